@@ -1,0 +1,111 @@
+# tracer — build, install, test.  `make demo` and `make check` are the two entry points.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+B       := build
+CC      ?= gcc
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Icommon -Inodeagent -Icorrelate -I$(B)/bpf -Ibpf
+LIBS_JSON := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+CFLAGS  += $(shell pkg-config --cflags json-c 2>/dev/null)
+
+COMMON_SRC    := $(wildcard common/*.c)
+NODEAGENT_SRC := $(filter-out nodeagent/main.c nodeagent/tracerctl.c,$(wildcard nodeagent/*.c))
+BPF_SRC       := $(wildcard bpf/*.bpf.c)
+BPF_SKELS     := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRC))
+
+COMMON_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
+NODEAGENT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(NODEAGENT_SRC))
+LIBCOMMON     := $(B)/libtracer-common.a
+LIBAGENT      := $(B)/libtracer-agent.a
+
+AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 $(LIBS_JSON)
+CLIENT_LIBS := $(LIBS_JSON)
+
+BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+
+.SECONDARY:
+.PHONY: all deps install check unit integration demo fuzz bench clean
+all: $(BINS)
+
+deps:
+	scripts/install-deps
+
+# ---- BPF: CO-RE objects and skeletons against the committed vmlinux.h
+$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)/bpf
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+	llvm-strip -g $@ 2>/dev/null || true
+$(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+# ---- user space
+$(B)/obj/%.o: %.c $(BPF_SKELS) | $(B)/obj
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+$(LIBCOMMON): $(COMMON_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(LIBAGENT): $(NODEAGENT_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
+	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
+$(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
+	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
+$(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(wildcard jobstat/*.c)) $(LIBCOMMON)
+	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
+
+$(B) $(B)/bpf $(B)/obj $(B)/tests:
+	mkdir -p $@
+
+# ---- tests: one cmocka binary per module; integration scripts run the real daemon as root
+$(B)/tests/test_%: tests/unit/test_%.c $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
+	$(CC) $(CFLAGS) -o $@ $< $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+integration: all
+	tests/integration/run-all
+
+check: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) integration
+
+demo: deps
+	$(MAKE) all
+	scripts/demo
+
+# ---- fuzzing (libFuzzer via clang): FUZZ_SECONDS per target
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+$(B)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC)
+	@mkdir -p $(B)/fuzz
+	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon $(shell pkg-config --cflags json-c) \
+	  -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS_JSON)
+fuzz: $(FUZZ_TARGETS)
+	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+bench: all
+	bench/run
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)/etc/tracer
+	install -m 755 $(B)/tracerd $(DESTDIR)$(PREFIX)/sbin/
+	install -m 755 $(B)/tracerctl $(B)/tracer-jobstat $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/ 2>/dev/null || true
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	test -e $(DESTDIR)/etc/tracer/tracer.conf || install -m 644 etc/tracer.conf $(DESTDIR)/etc/tracer/
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Process lifecycle collector: fork, exec, exit and OOM kills of tracked processes.
+ *
+ * A process is tracked when tracerd registered it, when its parent was tracked at fork, or
+ * when it runs in a registered cgroup (v2). Everything else costs one map lookup per event. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "process.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define SIGNAL_GROUP_EXIT_FLAG 0x00000004 /* include/linux/sched/signal.h */
+#define MM_FILEPAGES 0
+#define MM_ANONPAGES 1
+#define MM_SHMEMPAGES 3
+
+/* Set by tracerd once any cgroup is registered, so that untracked processes pay the cgroup
+ * lookup only on hosts that use cgroup tracking. */
+volatile __u32 cgroup_tracking = 0;
+const volatile __u32 page_kb = 4;
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, 65536);
+        __type(key, __u32);   /* tgid */
+        __type(value, __u64); /* unit */
+} tracked SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, 4096);
+        __type(key, __u64);   /* cgroup v2 id */
+        __type(value, __u64); /* unit */
+} tracked_cgroups SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_RINGBUF);
+        __uint(max_entries, 16 * 1024 * 1024); /* resized by tracerd before load */
+} events SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __uint(max_entries, STAT_MAX);
+        __type(key, __u32);
+        __type(value, __u64);
+} stats SEC(".maps");
+
+/* I/O of a tracked process's threads that already exited. signal_struct's own ioac cannot
+ * serve: wait(2) folds every reaped child's I/O into it, and a tool must not be charged for
+ * its children. */
+struct io_totals {
+        __u64 rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled;
+};
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, 65536);
+        __type(key, __u32); /* tgid */
+        __type(value, struct io_totals);
+} thread_io SEC(".maps");
+
+/* exec events are too big for the BPF stack: built here, then copied out at their real size */
+struct {
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __uint(max_entries, 1);
+        __type(key, __u32);
+        __type(value, struct exec_event);
+} exec_scratch SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+        __u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+        if (v)
+                *v += 1;
+}
+
+static __always_inline void header(struct event_header *h, __u32 type, __u32 pid, __u64 start,
+                                   __u64 unit)
+{
+        h->type = type;
+        h->pid = pid;
+        h->start_ns = start;
+        h->unit = unit;
+        h->time_ns = bpf_ktime_get_boot_ns();
+}
+
+/* The unit of a process not tracked by pid, from its cgroup, or 0. */
+static __always_inline __u64 unit_from_cgroup(void)
+{
+        __u64 cg, *unit;
+
+        if (!cgroup_tracking)
+                return 0;
+        cg = bpf_get_current_cgroup_id();
+        unit = bpf_map_lookup_elem(&tracked_cgroups, &cg);
+        return unit ? *unit : 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int handle_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+        struct task_struct *parent = (struct task_struct *)ctx->args[0];
+        struct task_struct *child = (struct task_struct *)ctx->args[1];
+        __u32 pid = BPF_CORE_READ(child, pid), tgid = BPF_CORE_READ(child, tgid);
+        __u32 ptgid;
+        __u64 *found, unit;
+        struct fork_event *e;
+
+        if (pid != tgid) /* a new thread, not a new process */
+                return 0;
+        ptgid = BPF_CORE_READ(parent, tgid);
+        found = bpf_map_lookup_elem(&tracked, &ptgid);
+        unit = found ? *found : unit_from_cgroup();
+        if (!unit)
+                return 0;
+        bpf_map_update_elem(&tracked, &tgid, &unit, BPF_ANY);
+
+        e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+        if (!e) {
+                count(STAT_LOST);
+                return 0;
+        }
+        header(&e->h, EVENT_FORK, tgid, BPF_CORE_READ(child, start_boottime), unit);
+        e->ppid = ptgid;
+        e->uid = BPF_CORE_READ(child, real_cred, uid.val);
+        e->parent_start_ns = BPF_CORE_READ(parent, group_leader, start_boottime);
+        bpf_ringbuf_submit(e, 0);
+        count(STAT_FORK);
+        return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int handle_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+        struct task_struct *task = (struct task_struct *)ctx->args[0];
+        struct linux_binprm *bprm = (struct linux_binprm *)ctx->args[2];
+        __u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
+        __u64 *found, unit, arg_start, arg_end, len;
+        struct exec_event *e;
+        const char *filename;
+        long n;
+
+        found = bpf_map_lookup_elem(&tracked, &tgid);
+        if (found) {
+                unit = *found;
+        } else {
+                unit = unit_from_cgroup();
+                if (!unit)
+                        return 0;
+                bpf_map_update_elem(&tracked, &tgid, &unit, BPF_ANY);
+        }
+        e = bpf_map_lookup_elem(&exec_scratch, &zero);
+        if (!e)
+                return 0;
+        header(&e->h, EVENT_EXEC, tgid, BPF_CORE_READ(task, group_leader, start_boottime), unit);
+        e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+        e->uid = BPF_CORE_READ(task, real_cred, uid.val);
+        e->gid = BPF_CORE_READ(task, real_cred, gid.val);
+        e->flags = 0;
+        e->cgroup_id = bpf_get_current_cgroup_id();
+        bpf_get_current_comm(e->comm, sizeof(e->comm));
+
+        filename = BPF_CORE_READ(bprm, filename);
+        n = bpf_probe_read_kernel_str(e->path, sizeof(e->path), filename);
+        if (n < 0)
+                e->path[0] = 0;
+        else if (n == sizeof(e->path))
+                e->flags |= EXEC_PATH_TRUNCATED;
+
+        arg_start = BPF_CORE_READ(task, mm, arg_start);
+        arg_end = BPF_CORE_READ(task, mm, arg_end);
+        len = arg_end > arg_start ? arg_end - arg_start : 0;
+        if (len > EXEC_ARGV_MAX - 1) {
+                len = EXEC_ARGV_MAX - 1;
+                e->flags |= EXEC_ARGV_TRUNCATED;
+        }
+        len &= EXEC_ARGV_MAX - 1;
+        if (len && bpf_probe_read_user(e->argv, len, (void *)arg_start) < 0)
+                len = 0;
+        e->argv_len = len;
+
+        if (bpf_ringbuf_output(&events, e, offsetof(struct exec_event, argv) + len, 0)) {
+                count(STAT_LOST);
+                return 0;
+        }
+        count(STAT_EXEC);
+        return 0;
+}
+
+struct thread_totals {
+        __u64 utime, stime, runtime;
+        __u64 minflt, majflt, nvcsw, nivcsw;
+};
+
+static __always_inline void add_io(struct io_totals *t, struct task_io_accounting *io)
+{
+        t->rchar += BPF_CORE_READ(io, rchar);
+        t->wchar += BPF_CORE_READ(io, wchar);
+        t->syscr += BPF_CORE_READ(io, syscr);
+        t->syscw += BPF_CORE_READ(io, syscw);
+        t->read_bytes += BPF_CORE_READ(io, read_bytes);
+        t->write_bytes += BPF_CORE_READ(io, write_bytes);
+        t->cancelled += BPF_CORE_READ(io, cancelled_write_bytes);
+}
+
+static __always_inline void add_thread(struct thread_totals *t, struct task_struct *task)
+{
+        t->utime += BPF_CORE_READ(task, utime);
+        t->stime += BPF_CORE_READ(task, stime);
+        t->runtime += BPF_CORE_READ(task, se.sum_exec_runtime);
+        t->minflt += BPF_CORE_READ(task, min_flt);
+        t->majflt += BPF_CORE_READ(task, maj_flt);
+        t->nvcsw += BPF_CORE_READ(task, nvcsw);
+        t->nivcsw += BPF_CORE_READ(task, nivcsw);
+}
+
+/* A thread other than the last leaves: keep its I/O for the process total. */
+static __always_inline void keep_thread_io(__u32 tgid, struct task_struct *task)
+{
+        struct io_totals zero = {}, *io;
+
+        io = bpf_map_lookup_elem(&thread_io, &tgid);
+        if (!io) {
+                bpf_map_update_elem(&thread_io, &tgid, &zero, BPF_NOEXIST);
+                io = bpf_map_lookup_elem(&thread_io, &tgid);
+                if (!io)
+                        return;
+        }
+        add_io(io, &task->ioac);
+}
+
+/* Peak RSS in pages as getrusage(2) computes it: the signal's record (earlier images, threads
+ * gone) and the current mm's high-water mark. */
+static __always_inline __u64 peak_rss_pages(struct task_struct *task)
+{
+        struct mm_struct *mm = BPF_CORE_READ(task, mm);
+        __u64 peak = BPF_CORE_READ(task, signal, maxrss), hiwater, rss = 0;
+        __s64 c;
+
+        if (!mm)
+                return peak;
+        hiwater = BPF_CORE_READ(mm, hiwater_rss);
+        /* percpu_counter's global count, the same approximation get_mm_rss() uses */
+        c = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
+        rss += c > 0 ? c : 0;
+        c = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
+        rss += c > 0 ? c : 0;
+        c = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
+        rss += c > 0 ? c : 0;
+        if (rss > hiwater)
+                hiwater = rss;
+        return hiwater > peak ? hiwater : peak;
+}
+
+SEC("raw_tp/sched_process_exit")
+int handle_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+        struct task_struct *task = (struct task_struct *)ctx->args[0];
+        struct task_struct *leader, *t;
+        struct signal_struct *sig;
+        struct thread_totals tot = {};
+        struct io_totals io = {}, *gone;
+        struct list_head *head, *pos;
+        __u32 tgid = BPF_CORE_READ(task, tgid), threads = 0, flags = 0;
+        __u64 *found, unit, node_off;
+        struct exit_event *e;
+        int i;
+
+        found = bpf_map_lookup_elem(&tracked, &tgid);
+        if (!found)
+                return 0;
+        sig = BPF_CORE_READ(task, signal);
+        if (BPF_CORE_READ(sig, live.counter) != 0) { /* not the last thread */
+                keep_thread_io(tgid, task);
+                return 0;
+        }
+        unit = *found;
+        bpf_map_delete_elem(&tracked, &tgid);
+        add_io(&io, &task->ioac);
+        gone = bpf_map_lookup_elem(&thread_io, &tgid);
+        if (gone) {
+                io.rchar += gone->rchar;
+                io.wchar += gone->wchar;
+                io.syscr += gone->syscr;
+                io.syscw += gone->syscw;
+                io.read_bytes += gone->read_bytes;
+                io.write_bytes += gone->write_bytes;
+                io.cancelled += gone->cancelled;
+                bpf_map_delete_elem(&thread_io, &tgid);
+        }
+
+        /* Threads already released were folded into signal_struct; those still listed (this
+         * one, a zombie leader, threads exiting alongside) are added one by one, as
+         * thread_group_cputime() does. */
+        tot.utime = BPF_CORE_READ(sig, utime);
+        tot.stime = BPF_CORE_READ(sig, stime);
+        tot.runtime = BPF_CORE_READ(sig, sum_sched_runtime);
+        tot.minflt = BPF_CORE_READ(sig, min_flt);
+        tot.majflt = BPF_CORE_READ(sig, maj_flt);
+        tot.nvcsw = BPF_CORE_READ(sig, nvcsw);
+        tot.nivcsw = BPF_CORE_READ(sig, nivcsw);
+
+        leader = BPF_CORE_READ(task, group_leader);
+        if (bpf_core_field_exists(sig->thread_head)) {
+                head = &sig->thread_head;
+                node_off = bpf_core_field_offset(struct task_struct, thread_node);
+                pos = BPF_CORE_READ(sig, thread_head.next);
+#pragma clang loop unroll(disable)
+                for (i = 0; i < EXIT_THREADS_MAX; i++) {
+                        if (pos == head || !pos)
+                                break;
+                        t = (struct task_struct *)((char *)pos - node_off);
+                        add_thread(&tot, t);
+                        threads++;
+                        pos = BPF_CORE_READ(t, thread_node.next);
+                }
+                if (pos != head && pos)
+                        flags |= EXIT_THREADS_TRUNCATED;
+        } else {
+                add_thread(&tot, task);
+                threads = 1;
+                if (leader != task) {
+                        add_thread(&tot, leader);
+                        threads++;
+                }
+        }
+
+        e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+        if (!e) {
+                count(STAT_LOST);
+                return 0;
+        }
+        header(&e->h, EVENT_EXIT, tgid, BPF_CORE_READ(leader, start_boottime), unit);
+        e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+        /* what wait(2) would report for the group: see wait_task_zombie() */
+        if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT_FLAG)
+                e->status = BPF_CORE_READ(sig, group_exit_code);
+        else
+                e->status = BPF_CORE_READ(leader, exit_code);
+        e->utime_ns = tot.utime;
+        e->stime_ns = tot.stime;
+        e->runtime_ns = tot.runtime;
+        e->maxrss_kb = peak_rss_pages(task) * page_kb;
+        e->rchar = io.rchar;
+        e->wchar = io.wchar;
+        e->syscr = io.syscr;
+        e->syscw = io.syscw;
+        e->read_bytes = io.read_bytes;
+        e->write_bytes = io.write_bytes;
+        e->cancelled_write_bytes = io.cancelled;
+        e->minflt = tot.minflt;
+        e->majflt = tot.majflt;
+        e->nvcsw = tot.nvcsw;
+        e->nivcsw = tot.nivcsw;
+        e->threads = threads;
+        e->flags = flags;
+        BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+        bpf_ringbuf_submit(e, 0);
+        count(STAT_EXIT);
+        return 0;
+}
+
+SEC("tracepoint/oom/mark_victim")
+int handle_oom(struct trace_event_raw_mark_victim *ctx)
+{
+        __u32 pid = ctx->pid;
+        __u64 *found;
+        struct oom_event *e;
+
+        /* the victim is the process's first thread with an mm: the leader but in rare cases */
+        found = bpf_map_lookup_elem(&tracked, &pid);
+        if (!found)
+                return 0;
+        e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+        if (!e) {
+                count(STAT_LOST);
+                return 0;
+        }
+        header(&e->h, EVENT_OOM, pid, 0, *found);
+        e->victim_tid = pid;
+        e->pad = 0;
+        e->total_vm_kb = ctx->total_vm;
+        e->anon_rss_kb = ctx->anon_rss;
+        e->file_rss_kb = ctx->file_rss;
+        e->shmem_rss_kb = ctx->shmem_rss;
+        bpf_ringbuf_submit(e, 0);
+        count(STAT_OOM);
+        return 0;
+}

@@ -1,0 +1,92 @@
+/* Events that bpf/process.bpf.c sends to tracerd over the ring buffer. Shared by the BPF
+ * program and user space, so only fixed-width types. */
+#ifndef TRACER_BPF_PROCESS_H
+#define TRACER_BPF_PROCESS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define TASK_COMM_LEN 16
+#define EXEC_PATH_MAX 256
+#define EXEC_ARGV_MAX 4096 /* power of two: the BPF side masks lengths with it */
+#define EXIT_THREADS_MAX 64
+
+enum event_type {
+        EVENT_FORK = 1,
+        EVENT_EXEC = 2,
+        EVENT_EXIT = 3,
+        EVENT_OOM = 4,
+};
+
+/* Counters in the per-CPU `stats` map. */
+enum stat_index {
+        STAT_LOST = 0,     /* ring buffer reserve/output failures: an event was dropped */
+        STAT_FORK,
+        STAT_EXEC,
+        STAT_EXIT,
+        STAT_OOM,
+        STAT_MAX,
+};
+
+struct event_header {
+        __u32 type;
+        __u32 pid;       /* thread group id */
+        __u64 start_ns;  /* group leader's start, CLOCK_BOOTTIME ns: with pid, the identity */
+        __u64 unit;      /* tracked unit the process belongs to */
+        __u64 time_ns;   /* when the event happened, CLOCK_BOOTTIME ns */
+};
+
+struct fork_event {
+        struct event_header h;
+        __u32 ppid;
+        __u32 uid;
+        __u64 parent_start_ns;
+};
+
+#define EXEC_ARGV_TRUNCATED 0x1
+#define EXEC_PATH_TRUNCATED 0x2
+
+struct exec_event {
+        struct event_header h;
+        __u32 ppid;
+        __u32 uid;
+        __u32 gid;
+        __u32 flags;
+        __u64 cgroup_id;  /* cgroup v2 id of the process, 0 when unknown */
+        char comm[TASK_COMM_LEN];
+        char path[EXEC_PATH_MAX]; /* the file execve() was given, NUL-terminated */
+        __u32 argv_len;           /* bytes used in argv: NUL-separated arguments */
+        __u32 pad;
+        char argv[EXEC_ARGV_MAX]; /* only argv_len bytes are sent */
+};
+
+#define EXIT_THREADS_TRUNCATED 0x1 /* more live threads than EXIT_THREADS_MAX at the end */
+
+struct exit_event {
+        struct event_header h;
+        __u32 ppid;
+        __s32 status;        /* wait(2) status word: exit code << 8 | terminating signal */
+        __u64 utime_ns;      /* tick-sampled user CPU, all threads: only the user/system split */
+        __u64 stime_ns;
+        __u64 runtime_ns;    /* scheduler runtime of all threads: the exact CPU total */
+        __u64 maxrss_kb;     /* peak resident set over the process's life (incl. before exec) */
+        __u64 rchar, wchar, syscr, syscw;
+        __u64 read_bytes, write_bytes, cancelled_write_bytes;
+        __u64 minflt, majflt, nvcsw, nivcsw;
+        __u32 threads;       /* threads still counted at the end (the last, zombies, exiting) */
+        __u32 flags;
+        char comm[TASK_COMM_LEN];
+};
+
+struct oom_event {
+        struct event_header h;
+        __u32 victim_tid;
+        __u32 pad;
+        __u64 total_vm_kb;
+        __u64 anon_rss_kb;
+        __u64 file_rss_kb;
+        __u64 shmem_rss_kb;
+};
+
+#endif

@@ -1,0 +1,22 @@
+/* What tracerctl and tracer-jobstat share: finding the node's tracerd and asking it. */
+#ifndef TRACER_CLIENT_H
+#define TRACER_CLIENT_H
+
+#include <json-c/json.h>
+
+struct client_target {
+        const char *config;  /* -c, else $TRACER_CONF, else the default */
+        const char *node;    /* -N, else NodeName, else the short host name */
+};
+
+/* Resolve the socket path of the target's tracerd. Errors are printed to stderr. */
+int client_socket_path(const struct client_target *t, char *out, size_t len);
+/* Connect, send req, read the reply (timeout_ms < 0: wait). Returns 0 and *reply when the
+ * daemon answered ok; otherwise prints "PROG: message" to stderr (nothing when prog is NULL) and returns -errno (-EREMOTEIO
+ * when the daemon answered with an error). */
+int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+                   struct json_object **reply);
+/* A request object with "v" and "op" set. */
+struct json_object *client_new_request(const char *op);
+
+#endif

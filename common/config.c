@@ -1,0 +1,515 @@
+/* tracer.conf parser: "Key = Value" lines like slurm.conf, validated strictly so that a typo
+ * stops the daemon with "file:line: what" instead of running with a surprising setting. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define CONF_LINE_MAX 4096           /* longest accepted line, newline excluded */
+#define CONF_FILE_MAX (1024 * 1024)  /* a config larger than this is a mistake, not a config */
+
+#define SAMPLE_MIN_MS 100u
+#define SAMPLE_MAX_MS (24u * 3600u * 1000u)
+#define COMMIT_MIN_MS 10u
+#define COMMIT_MAX_MS (60u * 1000u)
+#define RING_MIN (64ull * 1024)
+#define RING_MAX (1024ull * 1024 * 1024)
+#define CLIENTS_MIN 1u
+#define CLIENTS_MAX 4096u
+
+void config_defaults(struct tracer_config *cfg)
+{
+        memset(cfg, 0, sizeof(*cfg));
+        /* node_name stays empty: resolved to the short host name when used, so that one file
+         * can serve every node. */
+        snprintf(cfg->socket_dir, sizeof(cfg->socket_dir), "%s", "/run/tracer");
+        snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", "/var/lib/tracer");
+        snprintf(cfg->slurm_user, sizeof(cfg->slurm_user), "%s", "slurm");
+        cfg->sample_interval_ms = 10 * 1000;
+        cfg->commit_interval_ms = 1000;
+        cfg->ring_buffer_bytes = 16ull * 1024 * 1024;
+        cfg->max_clients = 64;
+        cfg->log_level = LOG_LEVEL_INFO;
+}
+
+/* ---- value parsers: each returns NULL on success or a reason for the error message */
+
+/* Unsigned decimal with overflow check; *end is set past the digits. */
+static const char *parse_u64(const char *s, uint64_t *out, const char **end)
+{
+        uint64_t v = 0;
+        const char *p = s;
+
+        if (!isdigit((unsigned char)*p))
+                return "expected a number";
+        for (; isdigit((unsigned char)*p); p++) {
+                unsigned d = (unsigned)(*p - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return "number too large";
+                v = v * 10 + d;
+        }
+        *out = v;
+        *end = p;
+        return NULL;
+}
+
+/* "N", "Ns", "Nms", "Nm" (bare = seconds) into milliseconds. */
+static const char *parse_duration(const char *s, uint64_t *ms)
+{
+        uint64_t v, mult;
+        const char *suf, *why = parse_u64(s, &v, &suf);
+
+        if (why)
+                return "expected a duration like 500ms, 10s or 5m";
+        if (!*suf || !strcasecmp(suf, "s"))
+                mult = 1000;
+        else if (!strcasecmp(suf, "ms"))
+                mult = 1;
+        else if (!strcasecmp(suf, "m"))
+                mult = 60 * 1000;
+        else
+                return "unknown duration unit (use ms, s or m)";
+        if (v > UINT64_MAX / mult)
+                return "duration too large";
+        *ms = v * mult;
+        return NULL;
+}
+
+/* "N", "NK", "NM", "NG" (binary multiples, bare = bytes). */
+static const char *parse_size(const char *s, uint64_t *bytes)
+{
+        uint64_t v, mult;
+        const char *suf, *why = parse_u64(s, &v, &suf);
+
+        if (why)
+                return "expected a size like 64K, 16M or 1G";
+        if (!*suf)
+                mult = 1;
+        else if (!strcasecmp(suf, "k"))
+                mult = 1ull << 10;
+        else if (!strcasecmp(suf, "m"))
+                mult = 1ull << 20;
+        else if (!strcasecmp(suf, "g"))
+                mult = 1ull << 30;
+        else
+                return "unknown size unit (use K, M or G)";
+        if (v > UINT64_MAX / mult)
+                return "size too large";
+        *bytes = v * mult;
+        return NULL;
+}
+
+/* Node and user names end up in file and socket names: keep them to a safe alphabet. */
+static const char *check_name(const char *s, size_t cap)
+{
+        size_t n = strlen(s);
+
+        if (n == 0 || n >= cap)
+                return n ? "too long (at most 63 characters)" : "empty name";
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)s[i];
+                if (!isalnum(c) && c != '.' && c != '_' && c != '-')
+                        return "only letters, digits, '.', '_' and '-' are allowed";
+        }
+        if (!strcmp(s, ".") || !strcmp(s, ".."))
+                return "not a usable name";
+        return NULL;
+}
+
+/* ---- keys */
+
+enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_LOGLEVEL };
+
+struct key_def {
+        const char *name;
+        enum key_type type;
+        size_t off, size;
+};
+
+#define KEY(n, t, f) { n, t, offsetof(struct tracer_config, f), sizeof(((struct tracer_config *)0)->f) }
+static const struct key_def keys[] = {
+        KEY("NodeName", K_NAME, node_name),
+        KEY("SocketDir", K_PATH, socket_dir),
+        KEY("StateDir", K_PATH, state_dir),
+        KEY("SlurmUser", K_NAME, slurm_user),
+        KEY("SampleInterval", K_SAMPLE, sample_interval_ms),
+        KEY("CommitInterval", K_COMMIT, commit_interval_ms),
+        KEY("RingBufferSize", K_RING, ring_buffer_bytes),
+        KEY("MaxClients", K_CLIENTS, max_clients),
+        KEY("LogLevel", K_LOGLEVEL, log_level),
+};
+#undef KEY
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* Apply one value to cfg; returns NULL or why the value is refused. */
+static const char *set_value(struct tracer_config *cfg, const struct key_def *k, const char *v)
+{
+        char *field = (char *)cfg + k->off;
+        uint64_t n;
+        const char *why;
+
+        switch (k->type) {
+        case K_NAME:
+                if ((why = check_name(v, k->size)))
+                        return why;
+                memcpy(field, v, strlen(v) + 1);
+                return NULL;
+        case K_PATH: {
+                size_t len = strlen(v);
+                if (v[0] != '/')
+                        return "must be an absolute path";
+                /* Trailing slashes would double up when file names are appended. */
+                while (len > 1 && v[len - 1] == '/')
+                        len--;
+                if (len >= k->size)
+                        return "path too long";
+                memcpy(field, v, len);
+                field[len] = '\0';
+                return NULL;
+        }
+        case K_SAMPLE:
+                if ((why = parse_duration(v, &n)))
+                        return why;
+                if (n != 0 && (n < SAMPLE_MIN_MS || n > SAMPLE_MAX_MS))
+                        return "must be 0 (off) or between 100ms and 24h";
+                cfg->sample_interval_ms = (uint32_t)n;
+                return NULL;
+        case K_COMMIT:
+                if ((why = parse_duration(v, &n)))
+                        return why;
+                if (n < COMMIT_MIN_MS || n > COMMIT_MAX_MS)
+                        return "must be between 10ms and 60s";
+                cfg->commit_interval_ms = (uint32_t)n;
+                return NULL;
+        case K_RING:
+                if ((why = parse_size(v, &n)))
+                        return why;
+                if (n < RING_MIN || n > RING_MAX || (n & (n - 1)))
+                        return "must be a power of two between 64K and 1G";
+                cfg->ring_buffer_bytes = n;
+                return NULL;
+        case K_CLIENTS: {
+                const char *end;
+                if (parse_u64(v, &n, &end) || *end)
+                        return "expected a number";
+                if (n < CLIENTS_MIN || n > CLIENTS_MAX)
+                        return "must be between 1 and 4096";
+                cfg->max_clients = (uint32_t)n;
+                return NULL;
+        }
+        case K_LOGLEVEL:
+                if (!strcasecmp(v, "error"))
+                        cfg->log_level = LOG_LEVEL_ERROR;
+                else if (!strcasecmp(v, "warning") || !strcasecmp(v, "warn"))
+                        cfg->log_level = LOG_LEVEL_WARNING;
+                else if (!strcasecmp(v, "info"))
+                        cfg->log_level = LOG_LEVEL_INFO;
+                else if (!strcasecmp(v, "debug"))
+                        cfg->log_level = LOG_LEVEL_DEBUG;
+                else
+                        return "must be error, warning, info or debug";
+                return NULL;
+        }
+        return "internal error";
+}
+
+/* ---- error reporting */
+
+static void set_err(char *err, size_t errlen, const char *name, unsigned line, const char *fmt,
+                    ...) __attribute__((format(printf, 5, 6)));
+static void set_err(char *err, size_t errlen, const char *name, unsigned line, const char *fmt,
+                    ...)
+{
+        va_list ap;
+        int n;
+
+        if (!err || !errlen)
+                return;
+        n = snprintf(err, errlen, "%s:%u: ", name, line);
+        if (n < 0 || (size_t)n >= errlen)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+}
+
+/* Quote user text for an error message: bounded, control bytes shown as '?', so a hostile
+ * file cannot inject lines or terminal escapes into logs. */
+static void show(char *dst, size_t cap, const char *s, size_t n)
+{
+        size_t keep = n < cap - 1 ? n : cap - 4, i; /* room for "..." when truncating */
+
+        for (i = 0; i < keep; i++) {
+                unsigned char c = (unsigned char)s[i];
+                dst[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+        }
+        if (keep < n)
+                memcpy(dst + i, "...", 3), i += 3;
+        dst[i] = '\0';
+}
+
+static bool is_blank(char c)
+{
+        return c == ' ' || c == '\t';
+}
+
+/* ---- the parser */
+
+int config_parse(const char *text, size_t len, const char *name, struct tracer_config *cfg,
+                 char *err, size_t errlen)
+{
+        struct tracer_config tmp;
+        unsigned seen[NKEYS] = { 0 }; /* line where each key was set, 0 = not yet */
+        char value[CONF_LINE_MAX + 1], shown[80];
+        size_t pos = 0;
+        unsigned lineno = 0;
+
+        if (!name)
+                name = "(config)";
+        if (!text && len)
+                return -EINVAL;
+        config_defaults(&tmp);
+
+        /* A UTF-8 byte-order mark from some editors is not part of the first key. */
+        if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+                pos = 3;
+
+        while (pos < len) {
+                const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+                size_t n = nl ? (size_t)(nl - line) : len - pos;
+                size_t i = 0, kstart, klen, vlen;
+                const struct key_def *k = NULL;
+                const char *why;
+
+                lineno++;
+                pos += n + (nl ? 1 : 0);
+                if (n && line[n - 1] == '\r') /* CRLF files */
+                        n--;
+                if (n > CONF_LINE_MAX) {
+                        set_err(err, errlen, name, lineno, "line too long (more than %d bytes)",
+                                CONF_LINE_MAX);
+                        return -EINVAL;
+                }
+                if (memchr(line, '\0', n)) {
+                        set_err(err, errlen, name, lineno, "NUL byte in text");
+                        return -EINVAL;
+                }
+
+                while (i < n && is_blank(line[i]))
+                        i++;
+                if (i == n || line[i] == '#')
+                        continue;
+
+                /* Key: everything up to blank or '='. */
+                kstart = i;
+                while (i < n && !is_blank(line[i]) && line[i] != '=')
+                        i++;
+                klen = i - kstart;
+                show(shown, sizeof(shown), line + kstart, klen);
+                if (klen == 0) {
+                        set_err(err, errlen, name, lineno, "missing key before '='");
+                        return -EINVAL;
+                }
+                while (i < n && is_blank(line[i]))
+                        i++;
+                if (i == n || line[i] != '=') {
+                        set_err(err, errlen, name, lineno, "missing '=' after '%s'", shown);
+                        return -EINVAL;
+                }
+                i++;
+                for (size_t j = 0; j < NKEYS; j++)
+                        if (strlen(keys[j].name) == klen &&
+                            !strncasecmp(keys[j].name, line + kstart, klen))
+                                k = &keys[j];
+                if (!k) {
+                        set_err(err, errlen, name, lineno, "unknown key '%s'", shown);
+                        return -EINVAL;
+                }
+                if (seen[k - keys]) {
+                        set_err(err, errlen, name, lineno, "duplicate key %s (first set on line %u)",
+                                k->name, seen[k - keys]);
+                        return -EINVAL;
+                }
+                seen[k - keys] = lineno;
+
+                /* Value: quoted (may hold '#' and blanks) or bare up to a comment. */
+                while (i < n && is_blank(line[i]))
+                        i++;
+                if (i < n && line[i] == '"') {
+                        const char *q = memchr(line + i + 1, '"', n - i - 1);
+                        if (!q) {
+                                set_err(err, errlen, name, lineno, "%s: bad value: missing closing '\"'",
+                                        k->name);
+                                return -EINVAL;
+                        }
+                        vlen = (size_t)(q - (line + i + 1));
+                        memcpy(value, line + i + 1, vlen);
+                        i = (size_t)(q - line) + 1;
+                        while (i < n && is_blank(line[i]))
+                                i++;
+                        if (i < n && line[i] != '#') {
+                                set_err(err, errlen, name, lineno,
+                                        "%s: bad value: unexpected text after closing '\"'", k->name);
+                                return -EINVAL;
+                        }
+                } else {
+                        size_t vs = i;
+                        while (i < n && line[i] != '#')
+                                i++;
+                        while (i > vs && is_blank(line[i - 1]))
+                                i--;
+                        vlen = i - vs;
+                        memcpy(value, line + vs, vlen);
+                }
+                value[vlen] = '\0';
+                show(shown, sizeof(shown), value, vlen);
+                if (vlen == 0) {
+                        set_err(err, errlen, name, lineno, "%s: bad value: empty", k->name);
+                        return -EINVAL;
+                }
+                for (size_t j = 0; j < vlen; j++) {
+                        unsigned char c = (unsigned char)value[j];
+                        if (c < 0x20 || c == 0x7f) {
+                                set_err(err, errlen, name, lineno,
+                                        "%s: bad value \"%s\": control character", k->name, shown);
+                                return -EINVAL;
+                        }
+                }
+                if ((why = set_value(&tmp, k, value))) {
+                        set_err(err, errlen, name, lineno, "%s: bad value \"%s\": %s", k->name,
+                                shown, why);
+                        return -EINVAL;
+                }
+        }
+
+        *cfg = tmp;
+        return 0;
+}
+
+int config_load(const char *path, int path_is_default, struct tracer_config *cfg, char *err,
+                size_t errlen)
+{
+        struct stat st;
+        char *buf = NULL;
+        size_t len = 0;
+        int fd, ret;
+
+        if (!path)
+                path = TRACER_CONF_DEFAULT;
+        /* O_NONBLOCK: a FIFO at the path must not hang the daemon; no effect on files. */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) {
+                ret = -errno;
+                if (ret == -ENOENT && path_is_default) {
+                        /* No file installed yet: run on defaults. */
+                        config_defaults(cfg);
+                        return 0;
+                }
+                if (err && errlen)
+                        snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+                return ret;
+        }
+        if (fstat(fd, &st) < 0) {
+                ret = -errno;
+                if (err && errlen)
+                        snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+                goto cleanup;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                ret = -EINVAL;
+                if (err && errlen)
+                        snprintf(err, errlen, "%s: not a regular file", path);
+                goto cleanup;
+        }
+        /* Read to EOF rather than trusting st_size, but never more than the limit (+1 to
+         * notice that it was exceeded). */
+        buf = malloc(CONF_FILE_MAX + 1);
+        if (!buf) {
+                ret = -ENOMEM;
+                if (err && errlen)
+                        snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+                goto cleanup;
+        }
+        for (;;) {
+                ssize_t r = read(fd, buf + len, CONF_FILE_MAX + 1 - len);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0) {
+                        ret = -errno;
+                        if (err && errlen)
+                                snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+                        goto cleanup;
+                }
+                if (r == 0)
+                        break;
+                len += (size_t)r;
+                if (len > CONF_FILE_MAX) {
+                        ret = -EFBIG;
+                        if (err && errlen)
+                                snprintf(err, errlen, "%s: file too large (more than %d bytes)",
+                                         path, CONF_FILE_MAX);
+                        goto cleanup;
+                }
+        }
+        ret = config_parse(buf, len, path, cfg, err, errlen);
+cleanup:
+        free(buf);
+        close(fd);
+        return ret;
+}
+
+int config_default_node(char *out, size_t outlen)
+{
+        char host[256];
+        char *dot;
+
+        if (!out || !outlen)
+                return -EINVAL;
+        if (gethostname(host, sizeof(host)) < 0)
+                return -errno;
+        host[sizeof(host) - 1] = '\0'; /* gethostname may not terminate on truncation */
+        if ((dot = strchr(host, '.')))
+                *dot = '\0';
+        if (!host[0])
+                return -EINVAL;
+        if (strlen(host) >= outlen)
+                return -ENAMETOOLONG;
+        memcpy(out, host, strlen(host) + 1);
+        return 0;
+}
+
+int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen)
+{
+        char def[64];
+        struct sockaddr_un sun;
+        int n, ret;
+
+        if (!cfg || !out || !outlen)
+                return -EINVAL;
+        if (!node || !node[0])
+                node = cfg->node_name;
+        if (!node[0]) {
+                if ((ret = config_default_node(def, sizeof(def))) < 0)
+                        return ret;
+                node = def;
+        }
+        /* The node name becomes part of a file name: no '/' or other surprises. */
+        if (check_name(node, sizeof(def)))
+                return -EINVAL;
+        n = snprintf(NULL, 0, "%s/tracerd-%s.sock", cfg->socket_dir, node);
+        /* A path that cannot be bound is useless even if the caller's buffer is larger. */
+        if (n < 0 || (size_t)n >= outlen || (size_t)n >= sizeof(sun.sun_path))
+                return -ENAMETOOLONG;
+        snprintf(out, outlen, "%s/tracerd-%s.sock", cfg->socket_dir, node);
+        return 0;
+}

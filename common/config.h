@@ -1,0 +1,46 @@
+/* tracer.conf: the node daemon's and its clients' settings (key = value). */
+#ifndef TRACER_CONFIG_H
+#define TRACER_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TRACER_CONF_DEFAULT "/etc/tracer/tracer.conf"
+
+enum tracer_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+
+struct tracer_config {
+        char node_name[64];          /* NodeName: default empty = short hostname, -N overrides */
+        char socket_dir[PATH_MAX];   /* SocketDir: /run/tracer */
+        char state_dir[PATH_MAX];    /* StateDir: /var/lib/tracer */
+        char slurm_user[64];         /* SlurmUser: may register jobs besides root (default "slurm") */
+        uint32_t sample_interval_ms; /* SampleInterval: live sampling period; 0 disables (default 10s) */
+        uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
+        uint64_t ring_buffer_bytes;  /* RingBufferSize: kernel→daemon ring, power of two (default 16M) */
+        uint32_t max_clients;        /* MaxClients: concurrent control connections (default 64) */
+        enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
+};
+
+/* Fill *cfg with defaults. */
+void config_defaults(struct tracer_config *cfg);
+
+/* Parse a whole config text. On success returns 0 and *cfg holds defaults overlaid with the
+ * text's settings. On error returns -EINVAL, leaves *cfg untouched and writes
+ * "NAME:LINE: message" into err. */
+int config_parse(const char *text, size_t len, const char *name, struct tracer_config *cfg,
+                 char *err, size_t errlen);
+
+/* Read and parse a file. A missing file at the default path is not an error (defaults);
+ * any other read error is (-errno, message in err). */
+int config_load(const char *path, int path_is_default, struct tracer_config *cfg, char *err,
+                size_t errlen);
+
+/* The control socket path for this config and node: SocketDir/tracerd-NODE.sock. */
+int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen);
+
+/* Short host name (up to the first dot), the default node name. */
+int config_default_node(char *out, size_t outlen);
+
+#endif

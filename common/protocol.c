@@ -1,0 +1,675 @@
+/* Control-socket protocol: newline-delimited JSON, one object per line, each with "v". Every
+ * byte here comes from another process, so sizes, depth and types are all checked. */
+#include "protocol.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REQ_DEPTH 16   /* requests are flat; a deeper one is an attack or a bug */
+#define REPLY_DEPTH 32 /* reports nest jobs > steps > tools > processes, with room to spare */
+#define OP_MAX 32
+#define IDLE_KEEP (16 * 1024) /* a drained reader keeps at most this much buffer */
+
+static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (!err || !errlen)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+}
+
+/* ---- line framing */
+
+void line_reader_init(struct line_reader *r)
+{
+        memset(r, 0, sizeof(*r));
+}
+
+void line_reader_free(struct line_reader *r)
+{
+        if (!r)
+                return;
+        free(r->buf);
+        memset(r, 0, sizeof(*r));
+}
+
+/* Does a line of n bytes (newline excluded) ending in byte last fit? The '\r' of CRLF does not
+ * count, since line_reader_next strips it. */
+static bool line_fits(size_t n, char last)
+{
+        return n <= TRACER_MSG_MAX || (n == TRACER_MSG_MAX + 1 && last == '\r');
+}
+
+int line_reader_feed(struct line_reader *r, const char *data, size_t n)
+{
+        size_t cur, need;
+        const char *p, *end, *lastnl = NULL;
+        char last;
+
+        if (!r)
+                return -EINVAL;
+        if (r->overflow)
+                return -EMSGSIZE;
+        if (!n)
+                return 0;
+        if (!data)
+                return -EINVAL;
+
+        /* Check every line this data completes, and the new unterminated tail, before storing
+         * anything: a hostile peer must not make us buffer more than one line's worth. Only the
+         * new bytes are scanned, so trickled input costs O(n) overall. */
+        cur = r->len - r->tail;
+        last = cur ? r->buf[r->len - 1] : '\0';
+        for (p = data, end = data + n; p < end;) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                size_t seg = (size_t)((nl ? nl : end) - p);
+
+                if (seg)
+                        last = p[seg - 1];
+                if (!nl) {
+                        /* Unterminated: may still gain a '\r' before its '\n'. */
+                        if (cur + seg > TRACER_MSG_MAX + 1 ||
+                            (cur + seg == TRACER_MSG_MAX + 1 && last != '\r'))
+                                goto overflow;
+                        break;
+                }
+                if (!line_fits(cur + seg, last))
+                        goto overflow;
+                lastnl = nl;
+                cur = 0;
+                last = '\0';
+                p = nl + 1;
+        }
+
+        if (n > SIZE_MAX - r->len)
+                return -ENOMEM;
+        /* Drop consumed lines first; amortised, since we only move when half is dead. */
+        if (r->start && (r->start >= r->cap / 2 || r->len + n > r->cap)) {
+                memmove(r->buf, r->buf + r->start, r->len - r->start);
+                r->len -= r->start;
+                r->tail -= r->start;
+                r->start = 0;
+        }
+        need = r->len + n;
+        if (need > r->cap) {
+                size_t cap = r->cap ? r->cap : 1024;
+                char *nb;
+
+                while (cap < need)
+                        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+                nb = realloc(r->buf, cap);
+                if (!nb)
+                        return -ENOMEM;
+                r->buf = nb;
+                r->cap = cap;
+        }
+        memcpy(r->buf + r->len, data, n);
+        if (lastnl)
+                r->tail = r->len + (size_t)(lastnl - data) + 1;
+        r->len += n;
+        return 0;
+
+overflow:
+        r->overflow = 1;
+        return -EMSGSIZE;
+}
+
+int line_reader_next(struct line_reader *r, char **line, size_t *len)
+{
+        const char *s, *nl;
+        size_t n;
+        char *out;
+
+        if (!r || !line || !len)
+                return -EINVAL;
+        /* After an overflow the stream position is lost: nothing more is trustworthy. */
+        if (r->overflow)
+                return -EMSGSIZE;
+        if (r->start >= r->tail)
+                return 0;
+        s = r->buf + r->start;
+        nl = memchr(s, '\n', r->tail - r->start); /* exists: tail is just past the last '\n' */
+        if (!nl)
+                return -EIO;
+        n = (size_t)(nl - s);
+        if (n && s[n - 1] == '\r')
+                n--;
+        out = malloc(n + 1);
+        if (!out)
+                return -ENOMEM;
+        memcpy(out, s, n);
+        out[n] = '\0';
+        *line = out;
+        *len = n;
+        r->start = (size_t)(nl - r->buf) + 1;
+        if (r->start == r->len) {
+                /* Drained: rewind, and give back a buffer that a big message grew. */
+                r->start = r->tail = r->len = 0;
+                if (r->cap > IDLE_KEEP) {
+                        free(r->buf);
+                        r->buf = NULL;
+                        r->cap = 0;
+                }
+        }
+        return 1;
+}
+
+/* ---- messages */
+
+/* Parse one line as a JSON object; the whole line must be one JSON value (trailing blanks
+ * aside). Returns the object or NULL with a message. */
+static struct json_object *parse_object(const char *line, size_t len, int depth, char *err,
+                                        size_t errlen)
+{
+        struct json_tokener *tok;
+        struct json_object *o;
+        enum json_tokener_error jerr;
+        size_t end;
+
+        if (len > TRACER_MSG_MAX) {
+                errf(err, errlen, "message too long (%zu bytes, at most %d)", len, TRACER_MSG_MAX);
+                return NULL;
+        }
+        if (memchr(line, '\0', len)) {
+                errf(err, errlen, "NUL byte in message");
+                return NULL;
+        }
+        if (!len) {
+                errf(err, errlen, "empty message");
+                return NULL;
+        }
+        tok = json_tokener_new_ex(depth);
+        if (!tok) {
+                errf(err, errlen, "out of memory");
+                return NULL;
+        }
+        /* Strict: no comments, no trailing commas, and nothing after the value. */
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+        o = json_tokener_parse_ex(tok, line, (int)len);
+        jerr = json_tokener_get_error(tok);
+        end = json_tokener_get_parse_end(tok);
+        json_tokener_free(tok);
+        if (jerr == json_tokener_continue) {
+                json_object_put(o);
+                errf(err, errlen, "invalid JSON: incomplete");
+                return NULL;
+        }
+        if (jerr != json_tokener_success || !o) {
+                json_object_put(o);
+                errf(err, errlen, "invalid JSON at offset %zu: %s", end, json_tokener_error_desc(jerr));
+                return NULL;
+        }
+        if (end != len) {
+                json_object_put(o);
+                errf(err, errlen, "invalid JSON: trailing data at offset %zu", end);
+                return NULL;
+        }
+        if (!json_object_is_type(o, json_type_object)) {
+                json_object_put(o);
+                errf(err, errlen, "message is not a JSON object");
+                return NULL;
+        }
+        return o;
+}
+
+/* "v" must be the integer TRACER_PROTO_VERSION. */
+static int check_version(struct json_object *o, char *err, size_t errlen)
+{
+        struct json_object *v;
+        int64_t ver;
+
+        if (!json_object_object_get_ex(o, "v", &v) || !v) {
+                errf(err, errlen, "missing protocol version \"v\"");
+                return -EPROTO;
+        }
+        if (!json_object_is_type(v, json_type_int)) {
+                errf(err, errlen, "protocol version \"v\" must be an integer");
+                return -EPROTO;
+        }
+        ver = json_object_get_int64(v);
+        if (ver != TRACER_PROTO_VERSION) {
+                errf(err, errlen, "unsupported protocol version %" PRId64, ver);
+                return -EPROTO;
+        }
+        return 0;
+}
+
+int proto_parse_request(const char *line, size_t len, struct json_object **out, char *err,
+                        size_t errlen)
+{
+        struct json_object *o, *op;
+        const char *s;
+        size_t n;
+        int ret;
+
+        if (!out || (!line && len))
+                return -EINVAL;
+        o = parse_object(line ? line : "", len, REQ_DEPTH, err, errlen);
+        if (!o)
+                return -EINVAL;
+        if ((ret = check_version(o, err, errlen)) < 0)
+                goto fail;
+        ret = -EINVAL;
+        if (!json_object_object_get_ex(o, "op", &op) || !op) {
+                errf(err, errlen, "missing \"op\"");
+                goto fail;
+        }
+        if (!json_object_is_type(op, json_type_string)) {
+                errf(err, errlen, "\"op\" must be a string");
+                goto fail;
+        }
+        s = json_object_get_string(op);
+        n = (size_t)json_object_get_string_len(op);
+        if (n == 0 || n > OP_MAX) {
+                errf(err, errlen, "\"op\" must be 1 to %d characters", OP_MAX);
+                goto fail;
+        }
+        /* The op is echoed in logs and replies: only [a-z_] (this also excludes NUL). */
+        for (size_t i = 0; i < n; i++) {
+                if (!((s[i] >= 'a' && s[i] <= 'z') || s[i] == '_')) {
+                        errf(err, errlen, "\"op\" may only contain a-z and '_'");
+                        goto fail;
+                }
+        }
+        *out = o;
+        return 0;
+fail:
+        json_object_put(o);
+        return ret;
+}
+
+/* Look key up in object o; JSON null counts as absent, which is how optional fields are
+ * usually left out by clients. */
+static int get_field(struct json_object *o, const char *key, struct json_object **v, char *err,
+                     size_t errlen)
+{
+        if (!o || !key || !json_object_is_type(o, json_type_object)) {
+                errf(err, errlen, "not a JSON object");
+                return -EINVAL;
+        }
+        if (!json_object_object_get_ex(o, key, v) || !*v) {
+                errf(err, errlen, "missing \"%s\"", key);
+                return -ENOENT;
+        }
+        return 0;
+}
+
+int proto_get_string(struct json_object *o, const char *key, size_t maxlen, const char **out,
+                     char *err, size_t errlen)
+{
+        struct json_object *v;
+        const char *s;
+        size_t n;
+        int ret;
+
+        if (!out)
+                return -EINVAL;
+        if ((ret = get_field(o, key, &v, err, errlen)) < 0)
+                return ret;
+        if (!json_object_is_type(v, json_type_string)) {
+                errf(err, errlen, "\"%s\" must be a string", key);
+                return -EINVAL;
+        }
+        s = json_object_get_string(v);
+        n = (size_t)json_object_get_string_len(v);
+        /* "\u0000" would silently truncate the C string the caller sees. */
+        if (strlen(s) != n) {
+                errf(err, errlen, "\"%s\" contains a NUL byte", key);
+                return -EINVAL;
+        }
+        if (n > maxlen) {
+                errf(err, errlen, "\"%s\" is too long (%zu bytes, at most %zu)", key, n, maxlen);
+                return -EINVAL;
+        }
+        *out = s;
+        return 0;
+}
+
+int proto_get_int64(struct json_object *o, const char *key, int64_t min, int64_t max,
+                    int64_t *out, char *err, size_t errlen)
+{
+        struct json_object *v;
+        int64_t x;
+        int ret;
+
+        if (!out)
+                return -EINVAL;
+        if ((ret = get_field(o, key, &v, err, errlen)) < 0)
+                return ret;
+        if (!json_object_is_type(v, json_type_int)) {
+                errf(err, errlen, "\"%s\" must be an integer", key);
+                return -EINVAL;
+        }
+        x = json_object_get_int64(v);
+        /* json-c saturates: a value above INT64_MAX reads as INT64_MAX, unless read unsigned. */
+        if ((x == INT64_MAX && json_object_get_uint64(v) > (uint64_t)INT64_MAX) || x < min ||
+            x > max) {
+                errf(err, errlen, "\"%s\" out of range (%" PRId64 "..%" PRId64 ")", key, min, max);
+                return -EINVAL;
+        }
+        *out = x;
+        return 0;
+}
+
+static struct json_object *reply_new(bool ok)
+{
+        struct json_object *o = json_object_new_object();
+        struct json_object *v, *b;
+
+        if (!o)
+                return NULL;
+        v = json_object_new_int(TRACER_PROTO_VERSION);
+        if (!v || json_object_object_add(o, "v", v) < 0) {
+                json_object_put(v);
+                goto fail;
+        }
+        b = json_object_new_boolean(ok);
+        if (!b || json_object_object_add(o, "ok", b) < 0) {
+                json_object_put(b);
+                goto fail;
+        }
+        return o;
+fail:
+        json_object_put(o);
+        return NULL;
+}
+
+struct json_object *proto_reply_ok(void)
+{
+        return reply_new(true);
+}
+
+struct json_object *proto_reply_error(const char *fmt, ...)
+{
+        struct json_object *o, *s;
+        char *msg;
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vasprintf(&msg, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                return NULL;
+        o = reply_new(false);
+        s = o ? json_object_new_string_len(msg, n) : NULL;
+        free(msg);
+        if (!s || json_object_object_add(o, "error", s) < 0) {
+                json_object_put(s);
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
+char *proto_serialize(struct json_object *o, size_t *len)
+{
+        const char *s;
+        size_t n;
+        char *out;
+
+        if (!o)
+                return NULL;
+        /* json-c escapes control characters in strings, so the output holds no '\n' of its own. */
+        s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+                                              &n);
+        if (!s)
+                return NULL;
+        out = malloc(n + 2);
+        if (!out)
+                return NULL;
+        memcpy(out, s, n);
+        out[n] = '\n';
+        out[n + 1] = '\0';
+        if (len)
+                *len = n + 1;
+        return out;
+}
+
+/* ---- client side */
+
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left until deadline for poll(): -1 = forever, 0 = expired. */
+static int remaining(int64_t deadline)
+{
+        int64_t left;
+
+        if (deadline < 0)
+                return -1;
+        left = deadline - now_ms();
+        if (left <= 0)
+                return 0;
+        return left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+/* Wait for events on fd until deadline: 0 when ready, -ETIMEDOUT, or -errno. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+        for (;;) {
+                struct pollfd pfd = { .fd = fd, .events = events };
+                int left = remaining(deadline);
+                int n;
+
+                if (left == 0)
+                        return -ETIMEDOUT;
+                n = poll(&pfd, 1, left);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n > 0)
+                        return 0; /* ready, or HUP/ERR: the next call reports which */
+        }
+}
+
+static int set_nonblock(int fd, bool on)
+{
+        int fl = fcntl(fd, F_GETFL);
+
+        if (fl < 0)
+                return -errno;
+        fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
+        return fcntl(fd, F_SETFL, fl) < 0 ? -errno : 0;
+}
+
+int proto_connect(const char *path, int timeout_ms)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+        int fd, ret;
+
+        if (!path || !path[0])
+                return -EINVAL;
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+
+        /* With a timeout, never block: the SPANK plugin must not stall a job on a hung daemon. */
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (timeout_ms >= 0 ? SOCK_NONBLOCK : 0), 0);
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+                        break;
+                ret = -errno;
+                if (ret == -EINTR && timeout_ms < 0)
+                        continue;
+                if (ret == -EINPROGRESS) {
+                        int soerr = 0;
+                        socklen_t sl = sizeof(soerr);
+
+                        if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
+                                goto fail;
+                        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0) {
+                                ret = -errno;
+                                goto fail;
+                        }
+                        if (soerr) {
+                                ret = -soerr;
+                                goto fail;
+                        }
+                        break;
+                }
+                if (ret == -EAGAIN && timeout_ms >= 0) {
+                        /* AF_UNIX says EAGAIN when the listen backlog is full; it cannot be
+                         * polled, so retry briefly until the deadline. */
+                        int left = remaining(deadline);
+                        if (left == 0) {
+                                ret = -ETIMEDOUT;
+                                goto fail;
+                        }
+                        usleep((useconds_t)(left < 10 ? left : 10) * 1000);
+                        continue;
+                }
+                goto fail;
+        }
+        if (timeout_ms >= 0 && (ret = set_nonblock(fd, false)) < 0)
+                goto fail;
+        return fd;
+fail:
+        close(fd);
+        return ret;
+}
+
+static int send_all(int fd, const char *p, size_t n, int64_t deadline)
+{
+        while (n) {
+                ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+                int ret;
+
+                if (w < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno != EAGAIN && errno != EWOULDBLOCK)
+                                return (errno == EPIPE || errno == ECONNRESET) ? -ECONNRESET : -errno;
+                        if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
+                                return ret;
+                        continue;
+                }
+                p += w;
+                n -= (size_t)w;
+        }
+        return 0;
+}
+
+/* Read exactly one line: peek first so that bytes after the '\n' stay in the socket for the
+ * next call on this connection. */
+static int recv_line(int fd, struct line_reader *lr, int64_t deadline, char **line, size_t *len)
+{
+        char buf[4096];
+
+        for (;;) {
+                ssize_t n;
+                const char *nl;
+                size_t take;
+                int ret = line_reader_next(lr, line, len);
+
+                if (ret != 0)
+                        return ret;
+                if ((ret = wait_fd(fd, POLLIN, deadline)) < 0)
+                        return ret;
+                n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+                if (n < 0) {
+                        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                                continue;
+                        return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
+                }
+                if (n == 0)
+                        return -ECONNRESET;
+                nl = memchr(buf, '\n', (size_t)n);
+                take = nl ? (size_t)(nl - buf) + 1 : (size_t)n;
+                n = recv(fd, buf, take, MSG_DONTWAIT);
+                if (n < 0) {
+                        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                                continue;
+                        return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
+                }
+                if (n == 0)
+                        return -ECONNRESET;
+                if ((ret = line_reader_feed(lr, buf, (size_t)n)) < 0)
+                        return ret;
+        }
+}
+
+int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
+               char *err, size_t errlen)
+{
+        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+        struct line_reader lr;
+        struct json_object *o;
+        char *msg, *line = NULL;
+        size_t mlen, llen = 0;
+        int ret;
+
+        if (fd < 0 || !req || !reply) {
+                errf(err, errlen, "invalid argument");
+                return -EINVAL;
+        }
+        msg = proto_serialize(req, &mlen);
+        if (!msg) {
+                errf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        ret = send_all(fd, msg, mlen, deadline);
+        free(msg);
+        if (ret < 0) {
+                if (ret == -ETIMEDOUT)
+                        errf(err, errlen, "timed out sending request");
+                else if (ret == -ECONNRESET)
+                        errf(err, errlen, "connection closed while sending request");
+                else
+                        errf(err, errlen, "sending request: %s", strerror(-ret));
+                return ret;
+        }
+
+        line_reader_init(&lr);
+        ret = recv_line(fd, &lr, deadline, &line, &llen);
+        line_reader_free(&lr);
+        if (ret < 0) {
+                if (ret == -EMSGSIZE) {
+                        errf(err, errlen, "reply longer than %d bytes", TRACER_MSG_MAX);
+                        ret = -EPROTO;
+                } else if (ret == -ETIMEDOUT) {
+                        errf(err, errlen, "no reply within %d ms", timeout_ms);
+                } else if (ret == -ECONNRESET) {
+                        errf(err, errlen, "connection closed before a reply");
+                } else {
+                        errf(err, errlen, "reading reply: %s", strerror(-ret));
+                }
+                return ret;
+        }
+
+        o = parse_object(line, llen, REPLY_DEPTH, err, errlen);
+        free(line);
+        if (!o)
+                return -EPROTO;
+        if ((ret = check_version(o, err, errlen)) < 0) {
+                json_object_put(o);
+                return ret;
+        }
+        *reply = o;
+        return 0;
+}

@@ -1,0 +1,55 @@
+/* Control-socket protocol between tracerd and its clients (tracerctl, tracer-jobstat, SPANK,
+ * prolog): newline-delimited JSON objects, each carrying the protocol version "v". */
+#ifndef TRACER_PROTOCOL_H
+#define TRACER_PROTOCOL_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+#define TRACER_PROTO_VERSION 1
+#define TRACER_MSG_MAX (64 * 1024) /* longest accepted line, newline excluded */
+
+/* Incremental line framer for one connection. */
+struct line_reader {
+        char *buf;
+        size_t len, cap;
+        int overflow; /* a line longer than TRACER_MSG_MAX was seen: the connection must close */
+        size_t start; /* first byte not yet returned by line_reader_next (private) */
+        size_t tail;  /* start of the unterminated last line; buf[tail..len) has no '\n' (private) */
+};
+
+void line_reader_init(struct line_reader *r);
+void line_reader_free(struct line_reader *r);
+/* Append received bytes. Returns 0, or -EMSGSIZE once a pending line exceeds TRACER_MSG_MAX,
+ * or -ENOMEM. */
+int line_reader_feed(struct line_reader *r, const char *data, size_t n);
+/* Take the next complete line (without '\n', NUL-terminated, caller frees). Returns 1 and sets
+ * *line and *len, 0 when no complete line is pending, negative errno on error. */
+int line_reader_next(struct line_reader *r, char **line, size_t *len);
+
+/* Parse one request line: must be a JSON object with integer "v" == TRACER_PROTO_VERSION and a
+ * non-empty string "op" of at most 32 chars made of [a-z_]. Returns 0 and *out (caller puts), or
+ * -EINVAL/-EPROTO with a message in err. Embedded NUL bytes are an error. */
+int proto_parse_request(const char *line, size_t len, struct json_object **out, char *err,
+                        size_t errlen);
+
+/* Typed field access with validation; each returns 0, -ENOENT when absent (and not required
+ * elsewhere), or -EINVAL when present with the wrong type/range, with a message in err. */
+int proto_get_string(struct json_object *o, const char *key, size_t maxlen, const char **out,
+                     char *err, size_t errlen);
+int proto_get_int64(struct json_object *o, const char *key, int64_t min, int64_t max,
+                    int64_t *out, char *err, size_t errlen);
+
+/* Replies: {"v":1,"ok":true,...} / {"v":1,"ok":false,"error":"..."}. */
+struct json_object *proto_reply_ok(void);
+struct json_object *proto_reply_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Serialise o as one line (plain JSON, no spaces) followed by '\n'; caller frees. NULL on ENOMEM. */
+char *proto_serialize(struct json_object *o, size_t *len);
+
+/* Client side: connect to a unix socket path (blocking connect, or non-blocking with timeout
+ * when timeout_ms >= 0), send a request and read one reply line. */
+int proto_connect(const char *path, int timeout_ms);
+int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
+               char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,362 @@
+/* Kernel events → process table → store; units; rediscovery; live samples. */
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "argv.h"
+#include "log.h"
+#include "procfs.h"
+
+static int64_t clock_ns(clockid_t id)
+{
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t agent_now_boot_ns(void)
+{
+        return clock_ns(CLOCK_BOOTTIME);
+}
+
+struct unit *agent_unit(struct agent *a, uint64_t id)
+{
+        struct unit *u;
+
+        for (u = a->units; u; u = u->next)
+                if (u->id == id)
+                        return u;
+        return NULL;
+}
+
+/* ---- events */
+
+static void set_command(struct proc *p, const struct exec_event *e, size_t argv_len)
+{
+        char *argv;
+        size_t len;
+
+        free(p->exe);
+        p->exe = strndup(e->path, sizeof(e->path));
+        memcpy(p->comm, e->comm, sizeof(p->comm));
+        p->comm[sizeof(p->comm) - 1] = 0;
+        if (argv_redact(e->argv, argv_len, &argv, &len) == 0) {
+                free(p->argv);
+                p->argv = argv;
+                p->argv_len = len;
+        }
+        p->flags |= PROC_EXECED;
+        if (e->flags & EXEC_ARGV_TRUNCATED)
+                p->flags |= PROC_ARGV_TRUNCATED;
+        else
+                p->flags &= ~PROC_ARGV_TRUNCATED;
+}
+
+static struct proc *get_proc(struct agent *a, const struct event_header *h)
+{
+        struct proc *p;
+        struct unit *u;
+        int created;
+
+        if (proctable_get(&a->procs, h->pid, h->start_ns, &p, &created) < 0) {
+                log_error("out of memory: process %u not recorded", h->pid);
+                return NULL;
+        }
+        if (created) {
+                p->unit = h->unit;
+                u = agent_unit(a, h->unit);
+                if (u)
+                        u->live++;
+        }
+        return p;
+}
+
+/* A process that never exec'd runs its parent's program: name it so. */
+static void inherit_command(struct agent *a, struct proc *p)
+{
+        struct proc *parent = proctable_find_pid(&a->procs, p->ppid);
+
+        if ((p->flags & PROC_EXECED) || !parent)
+                return;
+        if (parent->exe && !p->exe)
+                p->exe = strdup(parent->exe);
+        if (parent->argv && !p->argv) {
+                p->argv = malloc(parent->argv_len + 1);
+                if (p->argv) {
+                        memcpy(p->argv, parent->argv, parent->argv_len + 1);
+                        p->argv_len = parent->argv_len;
+                }
+        }
+}
+
+void agent_unit_drop(struct agent *a, struct unit *u)
+{
+        struct unit **pp;
+
+        for (pp = &a->units; *pp; pp = &(*pp)->next) {
+                if (*pp == u) {
+                        *pp = u->next;
+                        free(u);
+                        return;
+                }
+        }
+}
+
+static void finish_proc(struct agent *a, struct proc *p, const struct exit_event *e)
+{
+        struct unit *u = agent_unit(a, p->unit);
+
+        p->exit = *e;
+        p->flags |= PROC_FINISHED;
+        if (!p->ppid)
+                p->ppid = e->ppid;
+        if (!p->comm[0])
+                memcpy(p->comm, e->comm, sizeof(p->comm));
+        p->comm[sizeof(p->comm) - 1] = 0;
+        inherit_command(a, p);
+        if (store_add_process(a->store, p, a->offset_ns) == 0)
+                a->stored++;
+        if (u) {
+                u->finished++;
+                if (u->live)
+                        u->live--;
+        }
+        proctable_remove(&a->procs, p);
+        if (u && u->state != UNIT_RUNNING && !u->live)
+                agent_unit_drop(a, u); /* ended earlier, waited for its last process */
+}
+
+int agent_on_event(void *ctx, const void *data, size_t size)
+{
+        struct agent *a = ctx;
+        const struct event_header *h = data;
+        struct proc *p;
+
+        if (size < sizeof(*h) || h->type < EVENT_FORK || h->type > EVENT_OOM)
+                goto bad;
+        switch (h->type) {
+        case EVENT_FORK: {
+                const struct fork_event *e = data;
+
+                if (size < sizeof(*e))
+                        goto bad;
+                p = get_proc(a, h);
+                if (p) {
+                        p->ppid = e->ppid;
+                        p->uid = e->uid;
+                }
+                break;
+        }
+        case EVENT_EXEC: {
+                const struct exec_event *e = data;
+                size_t fixed = offsetof(struct exec_event, argv);
+
+                if (size < fixed || e->argv_len > sizeof(e->argv) || size < fixed + e->argv_len)
+                        goto bad;
+                p = get_proc(a, h);
+                if (p) {
+                        p->ppid = e->ppid;
+                        p->uid = e->uid;
+                        p->gid = e->gid;
+                        p->cgroup_id = e->cgroup_id;
+                        p->exec_ns = h->time_ns;
+                        set_command(p, e, e->argv_len);
+                }
+                break;
+        }
+        case EVENT_EXIT: {
+                const struct exit_event *e = data;
+
+                if (size < sizeof(*e))
+                        goto bad;
+                p = get_proc(a, h);
+                if (p)
+                        finish_proc(a, p, e);
+                break;
+        }
+        case EVENT_OOM: {
+                const struct oom_event *e = data;
+
+                if (size < sizeof(*e))
+                        goto bad;
+                p = proctable_find_pid(&a->procs, e->victim_tid);
+                log_warn("OOM killer chose pid %u (%s) of unit %llu, anon-rss %llukB", e->victim_tid,
+                         p ? p->comm : "?", (unsigned long long)h->unit,
+                         (unsigned long long)e->anon_rss_kb);
+                if (p)
+                        p->flags |= PROC_OOM_KILLED;
+                break;
+        }
+        }
+        a->events[h->type]++;
+        return 0;
+bad:
+        a->bad_events++;
+        log_warn("malformed event (%zu bytes) ignored", size);
+        return 0;
+}
+
+/* ---- rediscovery after a restart */
+
+struct rediscover_ctx {
+        struct agent *a;
+        struct unit *u;
+        unsigned found;
+};
+
+/* Track a live process of a unit again and give it a table entry from /proc. */
+static int adopt(pid_t pid, void *ctx)
+{
+        struct rediscover_ctx *rc = ctx;
+        struct agent *a = rc->a;
+        struct procfs_stat st;
+        struct proc *p;
+        char buf[EXEC_ARGV_MAX], exe[EXEC_PATH_MAX], *argv;
+        ssize_t n;
+        size_t len;
+        int created, trunc = 0;
+
+        if (procfs_read_stat(pid, &st) < 0)
+                return 0;
+        if (collector_track_pid(a->collector, pid, rc->u->id) < 0)
+                return 0;
+        if (proctable_get(&a->procs, pid, st.start_ticks * a->tick_ns, &p, &created) < 0)
+                return -ENOMEM;
+        if (!created)
+                return 0;
+        p->unit = rc->u->id;
+        p->ppid = st.ppid;
+        p->flags |= PROC_REDISCOVERED | PROC_EXECED;
+        procfs_read_uid(pid, &p->uid);
+        memcpy(p->comm, st.comm, sizeof(p->comm));
+        if (procfs_read_exe(pid, exe, sizeof(exe)) == 0)
+                p->exe = strdup(exe);
+        n = procfs_read_cmdline(pid, buf, sizeof(buf), &trunc);
+        if (n > 0 && argv_redact(buf, n, &argv, &len) == 0) {
+                p->argv = argv;
+                p->argv_len = len;
+                if (trunc)
+                        p->flags |= PROC_ARGV_TRUNCATED;
+        }
+        rc->u->live++;
+        rc->found++;
+        return 0;
+}
+
+static int rediscover_unit(const struct unit *stored, void *ctx)
+{
+        struct agent *a = ctx;
+        struct rediscover_ctx rc = { .a = a };
+        struct procfs_stat st;
+        struct unit *u;
+
+        u = malloc(sizeof(*u));
+        if (!u)
+                return -ENOMEM;
+        *u = *stored;
+        u->next = a->units;
+        a->units = u;
+        u->live = 0;
+        u->lost_at_start = 0;
+        rc.u = u;
+        if (u->cgroup_path[0])
+                procfs_cgroup_procs(u->cgroup_path, adopt, &rc);
+        if (u->cgroup_id)
+                collector_track_cgroup(a->collector, u->cgroup_id, u->id);
+        if (u->root_pid && procfs_read_stat(u->root_pid, &st) == 0 &&
+            st.start_ticks == u->root_start_ns / a->tick_ns) {
+                adopt(u->root_pid, &rc);
+                procfs_descendants(u->root_pid, adopt, &rc);
+        }
+        log_info("unit %llu (%s): %u running processes found again", (unsigned long long)u->id,
+                 u->name, rc.found);
+        return 0;
+}
+
+int agent_rediscover(struct agent *a)
+{
+        return store_running_units(a->store, rediscover_unit, a);
+}
+
+/* ---- live samples */
+
+static int sample_one(struct proc *p, void *ctx)
+{
+        struct agent *a = ctx;
+        struct procfs_stat st;
+
+        if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / a->tick_ns)
+                return 0; /* exited: its exit event is on its way */
+        p->sample_cpu_ns = st.cpu_ticks * a->tick_ns;
+        p->sample_rss_kb = st.rss_pages * (sysconf(_SC_PAGESIZE) / 1024);
+        store_add_sample(a->store, p, agent_now_boot_ns(), a->offset_ns);
+        return 0;
+}
+
+int agent_sample(struct agent *a)
+{
+        return proctable_foreach(&a->procs, sample_one, a);
+}
+
+/* ---- life cycle */
+
+int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
+{
+        struct passwd *pw;
+        char dir[PATH_MAX];
+        int err;
+
+        memset(a, 0, sizeof(*a));
+        a->cfg = *cfg;
+        snprintf(a->node, sizeof(a->node), "%s", node);
+        a->offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
+        a->started_ns = clock_ns(CLOCK_REALTIME);
+        a->tick_ns = procfs_tick_ns();
+        pw = getpwnam(cfg->slurm_user);
+        a->slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
+        err = procfs_boot_id(a->boot_id, sizeof(a->boot_id));
+        if (err) {
+                log_error("cannot read the boot id: %s", strerror(-err));
+                return err;
+        }
+        err = proctable_init(&a->procs, a->tick_ns);
+        if (err)
+                return err;
+        if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", cfg->state_dir, node) >= sizeof(dir))
+                return -ENAMETOOLONG;
+        if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
+                err = -errno;
+                log_error("cannot create %s: %m", cfg->state_dir);
+                return err;
+        }
+        err = store_open(&a->store, dir, a->boot_id);
+        if (err)
+                return err;
+        err = store_next_unit_id(a->store, &a->next_unit_id);
+        if (err)
+                return err;
+        return collector_open(&a->collector, cfg->ring_buffer_bytes, agent_on_event, a);
+}
+
+void agent_fini(struct agent *a)
+{
+        struct unit *u, *next;
+
+        if (a->collector)
+                collector_drain(a->collector);
+        collector_close(a->collector);
+        store_close(a->store);
+        proctable_free(&a->procs);
+        for (u = a->units; u; u = next) {
+                next = u->next;
+                free(u);
+        }
+        memset(a, 0, sizeof(*a));
+}

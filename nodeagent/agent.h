@@ -1,0 +1,61 @@
+/* tracerd's state and what it does with kernel events and registrations. main.c owns the
+ * event loop; server.c turns socket requests into the calls below. */
+#ifndef TRACER_AGENT_H
+#define TRACER_AGENT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <json-c/json.h>
+
+#include "collector.h"
+#include "config.h"
+#include "proctable.h"
+#include "store.h"
+#include "unit.h"
+
+struct agent {
+        struct tracer_config cfg;
+        char node[64];
+        char boot_id[40];
+        int64_t offset_ns;      /* unix time = CLOCK_BOOTTIME + offset */
+        uint64_t tick_ns;
+        uid_t slurm_uid;        /* SlurmUser's uid, (uid_t)-1 when unknown */
+        int64_t started_ns;
+        struct collector *collector;
+        struct store *store;
+        struct proctable procs;
+        struct unit *units;     /* units with work in memory: running, or ended with live processes */
+        uint64_t next_unit_id;
+        uint64_t events[STAT_MAX];   /* events handled, by type */
+        uint64_t bad_events;         /* malformed records from the ring buffer */
+        uint64_t stored;             /* processes stored since start */
+};
+
+/* The peer of a request, from SO_PEERCRED. */
+struct peer {
+        pid_t pid;
+        uid_t uid;
+        gid_t gid;
+};
+
+int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node);
+void agent_fini(struct agent *a);
+
+/* Ring-buffer callback (collector_event_fn). */
+int agent_on_event(void *ctx, const void *data, size_t size);
+
+/* Find tracked work of running units again after a restart. */
+int agent_rediscover(struct agent *a);
+/* Periodic: sample live processes for timelines. */
+int agent_sample(struct agent *a);
+
+/* Requests; each returns a reply object (never NULL unless out of memory). */
+struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req);
+
+uint64_t agent_now_boot_ns(void);
+struct unit *agent_unit(struct agent *a, uint64_t id);
+void agent_unit_drop(struct agent *a, struct unit *u); /* forget an in-memory unit */
+/* Mark a unit ended (exit status, or -1) and store it; it leaves memory with its last process. */
+int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state);
+
+#endif

@@ -1,0 +1,39 @@
+/* The kernel side of tracerd: loads bpf/process.bpf.c, attaches each tracepoint it can, and
+ * hands ring-buffer events to a callback. */
+#ifndef TRACER_COLLECTOR_H
+#define TRACER_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "process.h"
+
+struct collector;
+
+/* One kernel signal (a tracepoint) and whether this kernel gave it to us. */
+struct collector_signal {
+        const char *name;     /* e.g. "sched:sched_process_exec" */
+        const char *provides; /* what is missing without it, for status */
+        int available;
+        char reason[96];      /* why not, when unavailable */
+};
+
+typedef int (*collector_event_fn)(void *ctx, const void *data, size_t size);
+
+/* Load and attach. Fails (-errno) only when no process tracking is possible at all (BPF or the
+ * exec/exit tracepoints unavailable); a missing optional tracepoint is recorded as a signal. */
+int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_fn fn, void *ctx);
+void collector_close(struct collector *c);
+
+int collector_fd(const struct collector *c);  /* readable when events are waiting */
+int collector_drain(struct collector *c);     /* handle every pending event; count or -errno */
+
+int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t unit);
+int collector_untrack_pid(struct collector *c, uint32_t tgid);
+int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);
+int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);
+
+/* Sums over CPUs of the in-kernel counters (enum stat_index). */
+int collector_stats(const struct collector *c, uint64_t out[STAT_MAX]);
+size_t collector_signals(const struct collector *c, const struct collector_signal **out);
+
+#endif

@@ -1,0 +1,286 @@
+/* tracerd: the node daemon. main() is the life cycle: each init has its fini, in reverse. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "config.h"
+#include "log.h"
+#include "server.h"
+
+struct options {
+        const char *config;
+        int config_is_default;
+        const char *node;
+        int foreground;
+};
+
+static void usage(FILE *f)
+{
+        fprintf(f, "Usage: tracerd [-c FILE] [-N NODENAME] [-f]\n"
+                   "  -c FILE      configuration (default " TRACER_CONF_DEFAULT ")\n"
+                   "  -N NODENAME  node name this daemon serves (default: NodeName, else short host name)\n"
+                   "  -f           stay in the foreground, log to stderr\n");
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+        int c;
+
+        o->config = TRACER_CONF_DEFAULT;
+        o->config_is_default = 1;
+        while ((c = getopt(argc, argv, "c:N:fh")) != -1) {
+                switch (c) {
+                case 'c':
+                        o->config = optarg;
+                        o->config_is_default = 0;
+                        break;
+                case 'N':
+                        o->node = optarg;
+                        break;
+                case 'f':
+                        o->foreground = 1;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        exit(0);
+                default:
+                        usage(stderr);
+                        return -EINVAL;
+                }
+        }
+        if (optind != argc) {
+                usage(stderr);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int timer_new(int epfd, uint32_t interval_ms)
+{
+        struct itimerspec its = {
+                .it_interval = { interval_ms / 1000, (interval_ms % 1000) * 1000000L },
+        };
+        struct epoll_event ev = { .events = EPOLLIN };
+        int fd;
+
+        its.it_value = its.it_interval;
+        fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (interval_ms && timerfd_settime(fd, 0, &its, NULL) < 0)
+                goto fail;
+        ev.data.fd = fd;
+        if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+                goto fail;
+        return fd;
+fail:
+        close(fd);
+        return -errno;
+}
+
+static void timer_set(int fd, uint32_t interval_ms)
+{
+        struct itimerspec its = {
+                .it_interval = { interval_ms / 1000, (interval_ms % 1000) * 1000000L },
+        };
+
+        its.it_value = its.it_interval;
+        timerfd_settime(fd, 0, &its, NULL);
+}
+
+static int add_fd(int epfd, int fd)
+{
+        struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+        return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+struct daemon {
+        struct options opt;
+        struct agent agent;
+        struct server *server;
+        int epfd, sigfd, commit_fd, sample_fd;
+};
+
+/* SIGHUP: settings that can change live do; the rest wait for a restart, and say so. */
+static void reload(struct daemon *d)
+{
+        struct tracer_config cfg;
+        char err[512];
+
+        if (config_load(d->opt.config, d->opt.config_is_default, &cfg, err, sizeof(err)) < 0) {
+                log_error("reload refused, settings unchanged: %s", err);
+                return;
+        }
+        if (strcmp(cfg.socket_dir, d->agent.cfg.socket_dir) || strcmp(cfg.state_dir, d->agent.cfg.state_dir) ||
+            cfg.ring_buffer_bytes != d->agent.cfg.ring_buffer_bytes)
+                log_warn("SocketDir, StateDir and RingBufferSize change only at restart");
+        d->agent.cfg.sample_interval_ms = cfg.sample_interval_ms;
+        d->agent.cfg.commit_interval_ms = cfg.commit_interval_ms;
+        d->agent.cfg.log_level = cfg.log_level;
+        log_set_level(cfg.log_level);
+        timer_set(d->commit_fd, cfg.commit_interval_ms);
+        timer_set(d->sample_fd, cfg.sample_interval_ms);
+        log_info("configuration reloaded from %s", d->opt.config);
+}
+
+static void drain_timer(int fd)
+{
+        uint64_t n;
+
+        if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+                log_warn("timer read: %m");
+}
+
+static int run_loop(struct daemon *d)
+{
+        struct epoll_event evs[32];
+        struct signalfd_siginfo si;
+        int i, n, cfd = collector_fd(d->agent.collector);
+
+        for (;;) {
+                n = epoll_wait(d->epfd, evs, 32, -1);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        log_error("epoll_wait: %m");
+                        return -errno;
+                }
+                for (i = 0; i < n; i++) {
+                        int fd = evs[i].data.fd;
+
+                        if (fd == cfd) {
+                                collector_drain(d->agent.collector);
+                        } else if (fd == d->sigfd) {
+                                if (read(d->sigfd, &si, sizeof(si)) != sizeof(si))
+                                        continue;
+                                if (si.ssi_signo == SIGHUP) {
+                                        reload(d);
+                                        continue;
+                                }
+                                log_info("signal %u: flushing and exiting", si.ssi_signo);
+                                return 0;
+                        } else if (fd == d->commit_fd) {
+                                drain_timer(fd);
+                                store_commit(d->agent.store);
+                        } else if (fd == d->sample_fd) {
+                                drain_timer(fd);
+                                agent_sample(&d->agent);
+                        } else {
+                                server_handle(d->server, &d->agent, fd, evs[i].events);
+                        }
+                }
+        }
+}
+
+static int block_signals(void)
+{
+        sigset_t set;
+        int fd;
+
+        sigemptyset(&set);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+                return -errno;
+        signal(SIGPIPE, SIG_IGN);
+        fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+int main(int argc, char **argv)
+{
+        struct daemon d = { .epfd = -1, .sigfd = -1, .commit_fd = -1, .sample_fd = -1 };
+        struct tracer_config cfg;
+        char err[512], node[64], sock[4096];
+        int r, ret = 1;
+
+        if (parse_args(argc, argv, &d.opt) < 0)
+                return 2;
+        log_open("tracerd", d.opt.foreground, LOG_LEVEL_INFO);
+        if (config_load(d.opt.config, d.opt.config_is_default, &cfg, err, sizeof(err)) < 0) {
+                log_error("%s", err);
+                return 1;
+        }
+        log_set_level(cfg.log_level);
+        if (d.opt.node)
+                snprintf(node, sizeof(node), "%s", d.opt.node);
+        else if (cfg.node_name[0])
+                snprintf(node, sizeof(node), "%s", cfg.node_name);
+        else if (config_default_node(node, sizeof(node)) < 0) {
+                log_error("cannot tell the node name: give -N");
+                return 1;
+        }
+        if (!d.opt.foreground && daemon(0, 0) < 0) {
+                log_error("cannot daemonize: %m");
+                return 1;
+        }
+
+        d.sigfd = block_signals();
+        if (d.sigfd < 0) {
+                log_error("cannot set up signals: %s", strerror(-d.sigfd));
+                goto out;
+        }
+        d.epfd = epoll_create1(EPOLL_CLOEXEC);
+        if (d.epfd < 0 || add_fd(d.epfd, d.sigfd) < 0) {
+                log_error("epoll: %m");
+                goto out;
+        }
+        r = agent_init(&d.agent, &cfg, node);
+        if (r < 0) {
+                log_error("cannot start: %s", strerror(-r));
+                goto out_agent;
+        }
+        r = add_fd(d.epfd, collector_fd(d.agent.collector));
+        if (r < 0)
+                goto out_agent;
+        if (mkdir(cfg.socket_dir, 0755) < 0 && errno != EEXIST) {
+                log_error("cannot create %s: %m", cfg.socket_dir);
+                goto out_agent;
+        }
+        r = config_socket_path(&cfg, node, sock, sizeof(sock));
+        if (r < 0) {
+                log_error("socket path too long under %s", cfg.socket_dir);
+                goto out_agent;
+        }
+        r = server_open(&d.server, sock, cfg.max_clients, d.epfd);
+        if (r < 0)
+                goto out_agent;
+        d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);
+        d.sample_fd = timer_new(d.epfd, cfg.sample_interval_ms);
+        if (d.commit_fd < 0 || d.sample_fd < 0) {
+                log_error("cannot create timers");
+                goto out_server;
+        }
+        r = agent_rediscover(&d.agent);
+        if (r < 0)
+                log_warn("rediscovery of running units failed: %s", strerror(-r));
+        log_info("node %s ready on %s", node, sock);
+
+        ret = run_loop(&d) < 0;
+
+out_server:
+        server_close(d.server);
+out_agent:
+        agent_fini(&d.agent);
+out:
+        if (d.commit_fd >= 0)
+                close(d.commit_fd);
+        if (d.sample_fd >= 0)
+                close(d.sample_fd);
+        if (d.epfd >= 0)
+                close(d.epfd);
+        if (d.sigfd >= 0)
+                close(d.sigfd);
+        return ret;
+}

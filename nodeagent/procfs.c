@@ -1,0 +1,242 @@
+/* /proc readers. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+static ssize_t read_file(const char *path, char *buf, size_t len)
+{
+        ssize_t n, total = 0;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        while ((size_t)total < len - 1) {
+                n = read(fd, buf + total, len - 1 - total);
+                if (n < 0) {
+                        n = -errno;
+                        close(fd);
+                        return n;
+                }
+                if (n == 0)
+                        break;
+                total += n;
+        }
+        close(fd);
+        buf[total] = 0;
+        return total;
+}
+
+int procfs_boot_id(char *out, size_t len)
+{
+        char buf[64];
+        ssize_t n = read_file("/proc/sys/kernel/random/boot_id", buf, sizeof(buf));
+
+        if (n < 0)
+                return n;
+        buf[strcspn(buf, "\n")] = 0;
+        if (!*buf || strlen(buf) >= len)
+                return -EINVAL;
+        strcpy(out, buf);
+        return 0;
+}
+
+uint64_t procfs_tick_ns(void)
+{
+        long hz = sysconf(_SC_CLK_TCK);
+
+        return 1000000000ull / (hz > 0 ? hz : 100);
+}
+
+int procfs_parse_stat(const char *text, struct procfs_stat *out)
+{
+        const char *open = strchr(text, '('), *close = strrchr(text, ')');
+        unsigned long long f[52];
+        struct procfs_stat st = {};
+        const char *p;
+        char *end;
+        int i;
+        size_t clen;
+
+        if (!open || !close || close < open || close[1] != ' ' || !close[2])
+                return -EINVAL;
+        st.pid = strtoul(text, &end, 10);
+        if (end == text)
+                return -EINVAL;
+        clen = close - open - 1;
+        if (clen >= sizeof(st.comm))
+                clen = sizeof(st.comm) - 1;
+        memcpy(st.comm, open + 1, clen);
+        st.state = close[2];
+        /* fields after the state, numbered from 4 (ppid) as in proc(5) */
+        p = close + 3;
+        for (i = 4; i <= 24; i++) {
+                while (*p == ' ')
+                        p++;
+                if (!*p)
+                        return -EINVAL;
+                errno = 0;
+                f[i] = strtoull(p, &end, 10);
+                if (end == p) {
+                        /* signed fields may be negative */
+                        f[i] = (unsigned long long)strtoll(p, &end, 10);
+                        if (end == p)
+                                return -EINVAL;
+                }
+                p = end;
+        }
+        st.ppid = f[4];
+        st.cpu_ticks = f[14] + f[15];
+        st.start_ticks = f[22];
+        st.rss_pages = f[24];
+        st.tgid = st.pid;
+        *out = st;
+        return 0;
+}
+
+int procfs_read_stat(pid_t pid, struct procfs_stat *out)
+{
+        char path[64], buf[1024];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        n = read_file(path, buf, sizeof(buf));
+        if (n < 0)
+                return n;
+        return procfs_parse_stat(buf, out);
+}
+
+int procfs_read_uid(pid_t pid, uint32_t *uid)
+{
+        char path[64], buf[4096], *line;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", pid);
+        n = read_file(path, buf, sizeof(buf));
+        if (n < 0)
+                return n;
+        line = strstr(buf, "\nUid:");
+        if (!line)
+                return -EINVAL;
+        *uid = strtoul(line + 5, NULL, 10);
+        return 0;
+}
+
+ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated)
+{
+        char path[64];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+        n = read_file(path, buf, len);
+        if (n < 0)
+                return n;
+        *truncated = (size_t)n == len - 1;
+        while (n > 0 && buf[n - 1] == 0)
+                n--;
+        return n;
+}
+
+int procfs_read_exe(pid_t pid, char *buf, size_t len)
+{
+        char path[64];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+        n = readlink(path, buf, len - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = 0;
+        return 0;
+}
+
+struct pid_pair {
+        pid_t pid, ppid;
+};
+
+int procfs_descendants(pid_t root, int (*fn)(pid_t pid, void *ctx), void *ctx)
+{
+        struct pid_pair *all = NULL, *tmp;
+        size_t n = 0, cap = 0, i, j;
+        pid_t *queue = NULL;
+        size_t qhead = 0, qlen = 0;
+        struct procfs_stat st;
+        struct dirent *de;
+        DIR *d;
+        int err = 0;
+
+        d = opendir("/proc");
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                if (!isdigit((unsigned char)de->d_name[0]))
+                        continue;
+                if (procfs_read_stat(atoi(de->d_name), &st) < 0)
+                        continue; /* gone meanwhile */
+                if (n == cap) {
+                        cap = cap ? cap * 2 : 512;
+                        tmp = realloc(all, cap * sizeof(*all));
+                        if (!tmp) {
+                                err = -ENOMEM;
+                                goto out;
+                        }
+                        all = tmp;
+                }
+                all[n].pid = st.pid;
+                all[n++].ppid = st.ppid;
+        }
+        queue = malloc((n + 1) * sizeof(*queue));
+        if (!queue) {
+                err = -ENOMEM;
+                goto out;
+        }
+        queue[qlen++] = root;
+        while (qhead < qlen && !err) {
+                pid_t parent = queue[qhead++];
+
+                for (j = 0; j < n; j++) {
+                        if (all[j].ppid != parent || all[j].pid == root)
+                                continue;
+                        for (i = 0; i < qlen && queue[i] != all[j].pid; i++)
+                                ;
+                        if (i < qlen)
+                                continue;
+                        queue[qlen++] = all[j].pid;
+                        err = fn(all[j].pid, ctx);
+                        if (err)
+                                break;
+                }
+        }
+out:
+        closedir(d);
+        free(all);
+        free(queue);
+        return err;
+}
+
+int procfs_cgroup_procs(const char *cgroup_dir, int (*fn)(pid_t pid, void *ctx), void *ctx)
+{
+        char path[4096], line[32];
+        FILE *f;
+        int err = 0;
+
+        if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir) >= sizeof(path))
+                return -ENAMETOOLONG;
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        while (!err && fgets(line, sizeof(line), f)) {
+                long pid = strtol(line, NULL, 10);
+
+                if (pid > 0)
+                        err = fn(pid, ctx);
+        }
+        fclose(f);
+        return err;
+}

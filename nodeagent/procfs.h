@@ -1,0 +1,35 @@
+/* The few /proc readings tracerd needs: identity checks, live samples, rediscovery. Only ever
+ * called for tracked processes or for a registering client, never to scan untracked work
+ * periodically. */
+#ifndef TRACER_PROCFS_H
+#define TRACER_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct procfs_stat {
+        uint32_t pid, ppid, tgid;
+        char state;
+        char comm[16];
+        uint64_t start_ticks;   /* since boot, in clock ticks */
+        uint64_t cpu_ticks;     /* utime + stime */
+        uint64_t rss_pages;
+};
+
+int procfs_boot_id(char *out, size_t len);
+uint64_t procfs_tick_ns(void);
+/* Parse the text of /proc/PID/stat (exposed for tests). */
+int procfs_parse_stat(const char *text, struct procfs_stat *out);
+int procfs_read_stat(pid_t pid, struct procfs_stat *out);
+/* Real uid from /proc/PID/status. */
+int procfs_read_uid(pid_t pid, uint32_t *uid);
+/* NUL-separated argv; returns bytes or -errno; sets *truncated when it did not fit. */
+ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated);
+int procfs_read_exe(pid_t pid, char *buf, size_t len);
+/* Call fn for every live descendant of root (root excluded), from one pass over /proc. */
+int procfs_descendants(pid_t root, int (*fn)(pid_t pid, void *ctx), void *ctx);
+/* Call fn for every pid listed in a cgroup's cgroup.procs. */
+int procfs_cgroup_procs(const char *cgroup_dir, int (*fn)(pid_t pid, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,54 @@
+/* Live tracked processes, keyed by (pid, start time) so a reused PID is a new process.
+ * A process leaves the table at exit, once stored: memory follows the live count only. */
+#ifndef TRACER_PROCTABLE_H
+#define TRACER_PROCTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "process.h"
+
+#define PROC_REDISCOVERED 0x1 /* found in /proc after a restart: start known to a clock tick */
+#define PROC_EXECED 0x2       /* an exec was seen: comm, exe and argv are the command's */
+#define PROC_ARGV_TRUNCATED 0x4
+#define PROC_OOM_KILLED 0x8
+#define PROC_FINISHED 0x10    /* exit totals in .exit are valid */
+
+struct proc {
+        struct proc *next; /* hash chain */
+        uint32_t pid, ppid, uid, gid;
+        uint64_t start_ns; /* CLOCK_BOOTTIME ns */
+        uint64_t unit;
+        uint64_t exec_ns;
+        uint64_t cgroup_id;
+        uint32_t flags;
+        char comm[TASK_COMM_LEN];
+        char *exe;
+        char *argv;        /* NUL-separated, redacted */
+        uint32_t argv_len;
+        uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
+        struct exit_event exit;
+};
+
+struct proctable {
+        struct proc **buckets;
+        size_t nbuckets, count;
+        uint64_t tick_ns; /* /proc's clock tick, to match rediscovered starts */
+};
+
+int proctable_init(struct proctable *t, uint64_t tick_ns);
+void proctable_free(struct proctable *t);
+
+/* Find the process (pid, start_ns); a rediscovered one matches within its clock tick. */
+struct proc *proctable_find(struct proctable *t, uint32_t pid, uint64_t start_ns);
+/* Any live process with this pid (the newest start). */
+struct proc *proctable_find_pid(struct proctable *t, uint32_t pid);
+/* Find or create; -ENOMEM on failure. *created tells which. */
+int proctable_get(struct proctable *t, uint32_t pid, uint64_t start_ns, struct proc **out,
+                  int *created);
+/* Unlink and free. */
+void proctable_remove(struct proctable *t, struct proc *p);
+
+/* Visit every live process; stop early when fn returns non-zero (returned). */
+int proctable_foreach(struct proctable *t, int (*fn)(struct proc *p, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,259 @@
+/* Unix-socket server: one line_reader and one output queue per client. A client's requests are
+ * answered in order; while a reply is still being sent, its further input waits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "protocol.h"
+#include "server.h"
+
+struct client {
+        int fd;
+        struct peer peer;
+        struct line_reader in;
+        char *out;
+        size_t out_len, out_off;
+        int closing; /* close once the queued reply is sent */
+};
+
+struct server {
+        int listen_fd, epfd;
+        char path[108];
+        unsigned max_clients;
+        struct client *clients; /* max_clients slots, fd -1 when free */
+};
+
+int server_open(struct server **out, const char *path, unsigned max_clients, int epfd)
+{
+        struct sockaddr_un addr = { .sun_family = AF_UNIX };
+        struct epoll_event ev = { .events = EPOLLIN };
+        struct server *s;
+        unsigned i;
+        int err;
+
+        if (strlen(path) >= sizeof(addr.sun_path))
+                return -ENAMETOOLONG;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->clients = calloc(max_clients, sizeof(*s->clients));
+        if (!s->clients) {
+                free(s);
+                return -ENOMEM;
+        }
+        for (i = 0; i < max_clients; i++)
+                s->clients[i].fd = -1;
+        s->max_clients = max_clients;
+        s->epfd = epfd;
+        strcpy(s->path, path);
+        strcpy(addr.sun_path, path);
+        s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (s->listen_fd < 0)
+                goto fail;
+        /* a stale socket from a crashed daemon would make bind fail */
+        unlink(path);
+        if (bind(s->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || chmod(path, 0666) < 0 ||
+            listen(s->listen_fd, 128) < 0)
+                goto fail;
+        ev.data.fd = s->listen_fd;
+        if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->listen_fd, &ev) < 0)
+                goto fail;
+        *out = s;
+        return 0;
+fail:
+        err = -errno;
+        log_error("cannot listen on %s: %m", path);
+        if (s->listen_fd >= 0)
+                close(s->listen_fd);
+        free(s->clients);
+        free(s);
+        return err;
+}
+
+static void client_close(struct server *s, struct client *c)
+{
+        epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+        close(c->fd);
+        line_reader_free(&c->in);
+        free(c->out);
+        memset(c, 0, sizeof(*c));
+        c->fd = -1;
+}
+
+void server_close(struct server *s)
+{
+        unsigned i;
+
+        if (!s)
+                return;
+        for (i = 0; i < s->max_clients; i++)
+                if (s->clients[i].fd >= 0)
+                        client_close(s, &s->clients[i]);
+        close(s->listen_fd);
+        unlink(s->path);
+        free(s->clients);
+        free(s);
+}
+
+static struct client *client_of(const struct server *s, int fd)
+{
+        unsigned i;
+
+        for (i = 0; i < s->max_clients; i++)
+                if (s->clients[i].fd == fd)
+                        return &s->clients[i];
+        return NULL;
+}
+
+int server_owns(const struct server *s, int fd)
+{
+        return fd == s->listen_fd || client_of(s, fd);
+}
+
+static void accept_clients(struct server *s)
+{
+        struct epoll_event ev = { .events = EPOLLIN };
+        struct ucred cred;
+        socklen_t len = sizeof(cred);
+        struct client *c;
+        int fd;
+
+        while ((fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+                c = client_of(s, -1);
+                if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+                        static const char busy[] = "{\"v\":1,\"ok\":false,\"error\":\"too many clients\"}\n";
+
+                        if (!c && write(fd, busy, sizeof(busy) - 1) < 0)
+                                log_debug("client gone before the refusal: %m");
+                        log_warn("client refused: %s", c ? "no peer credentials" : "MaxClients reached");
+                        close(fd);
+                        continue;
+                }
+                c->fd = fd;
+                c->peer.pid = cred.pid;
+                c->peer.uid = cred.uid;
+                c->peer.gid = cred.gid;
+                line_reader_init(&c->in);
+                ev.data.fd = fd;
+                if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+                        log_error("epoll_ctl: %m");
+                        client_close(s, c);
+                }
+        }
+}
+
+/* Queue a reply; the client then waits in EPOLLOUT until it is sent. */
+static void queue_reply(struct server *s, struct client *c, struct json_object *reply)
+{
+        struct epoll_event ev = { .events = EPOLLOUT, .data.fd = c->fd };
+        size_t len = 0;
+        char *text = reply ? proto_serialize(reply, &len) : NULL;
+
+        json_object_put(reply);
+        if (!text) {
+                log_error("out of memory for a reply: closing client");
+                c->closing = 1;
+                return;
+        }
+        free(c->out);
+        c->out = text;
+        c->out_len = len;
+        c->out_off = 0;
+        epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* Answer the next complete request, if any. */
+static void serve_next(struct server *s, struct agent *a, struct client *c)
+{
+        struct json_object *req = NULL;
+        char err[256], *line;
+        size_t len;
+        int r;
+
+        r = line_reader_next(&c->in, &line, &len);
+        if (r <= 0)
+                return;
+        r = proto_parse_request(line, len, &req, err, sizeof(err));
+        free(line);
+        if (r) {
+                log_warn("malformed request from pid %d uid %u: %s", c->peer.pid, c->peer.uid, err);
+                c->closing = 1;
+                queue_reply(s, c, proto_reply_error("malformed request: %s", err));
+                return;
+        }
+        queue_reply(s, c, agent_request(a, &c->peer, req));
+        json_object_put(req);
+}
+
+static void flush_out(struct server *s, struct agent *a, struct client *c)
+{
+        struct epoll_event ev = { .events = EPOLLIN, .data.fd = c->fd };
+        ssize_t n;
+
+        while (c->out_off < c->out_len) {
+                n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+                if (n < 0) {
+                        if (errno == EAGAIN)
+                                return;
+                        client_close(s, c);
+                        return;
+                }
+                c->out_off += n;
+        }
+        free(c->out);
+        c->out = NULL;
+        c->out_len = c->out_off = 0;
+        if (c->closing) {
+                client_close(s, c);
+                return;
+        }
+        epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+        serve_next(s, a, c); /* a pipelined request may be waiting already */
+}
+
+static void read_in(struct server *s, struct agent *a, struct client *c)
+{
+        char buf[16384];
+        ssize_t n;
+
+        for (;;) {
+                n = recv(c->fd, buf, sizeof(buf), 0);
+                if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+                        client_close(s, c);
+                        return;
+                }
+                if (n < 0)
+                        break;
+                if (line_reader_feed(&c->in, buf, n) < 0) {
+                        log_warn("request from pid %d uid %u too long: closing", c->peer.pid, c->peer.uid);
+                        c->closing = 1;
+                        queue_reply(s, c, proto_reply_error("request longer than %d bytes", TRACER_MSG_MAX));
+                        return;
+                }
+        }
+        serve_next(s, a, c);
+}
+
+void server_handle(struct server *s, struct agent *a, int fd, uint32_t events)
+{
+        struct client *c;
+
+        if (fd == s->listen_fd) {
+                accept_clients(s);
+                return;
+        }
+        c = client_of(s, fd);
+        if (!c)
+                return;
+        if (events & EPOLLOUT)
+                flush_out(s, a, c);
+        else if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                read_in(s, a, c);
+}

@@ -1,0 +1,18 @@
+/* The control socket: accepts clients, frames their requests, queues replies. */
+#ifndef TRACER_SERVER_H
+#define TRACER_SERVER_H
+
+#include <stdint.h>
+#include "agent.h"
+
+struct server;
+
+/* Bind path (mode 0666: authorisation is per request, by SO_PEERCRED) and add it to epfd. */
+int server_open(struct server **out, const char *path, unsigned max_clients, int epfd);
+void server_close(struct server *s);
+/* Is fd one of ours (the listener or a client)? */
+int server_owns(const struct server *s, int fd);
+/* Handle readiness of one of our fds. */
+void server_handle(struct server *s, struct agent *a, int fd, uint32_t events);
+
+#endif

@@ -1,0 +1,38 @@
+/* The durable store: SQLite in WAL mode under the state directory. Writes are batched in one
+ * open transaction and committed by store_commit() on a timer; what was committed survives a
+ * crash of the daemon. */
+#ifndef TRACER_STORE_H
+#define TRACER_STORE_H
+
+#include <stdint.h>
+#include <json-c/json.h>
+#include "proctable.h"
+#include "unit.h"
+
+struct store;
+
+int store_open(struct store **out, const char *dir, const char *boot_id);
+void store_close(struct store *s); /* commits what is pending */
+int store_commit(struct store *s);
+unsigned store_pending(const struct store *s); /* writes not committed yet */
+
+/* Insert or update a unit (its id is the key). */
+int store_put_unit(struct store *s, const struct unit *u);
+/* The next free unit id. */
+int store_next_unit_id(struct store *s, uint64_t *out);
+/* Units still running on this boot, for rediscovery after a restart. */
+int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx);
+
+/* A finished process (PROC_FINISHED) with its totals; offset_ns turns boottime into unix time. */
+int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
+/* A live process's sample for timelines. */
+int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns, int64_t offset_ns);
+
+/* Queries answer JSON arrays for the control socket. uid (uint32 max: anybody) restricts to
+ * units of that user. A selector is a unit id, a job id, or a unit name. */
+int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out);
+int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out);
+/* Totals of one unit's processes: count, cpu, peak rss, I/O, ... as a JSON object. */
+int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out);
+
+#endif

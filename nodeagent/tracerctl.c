@@ -1,0 +1,344 @@
+/* tracerctl: control tracerd, and trace any command outside Slurm with `tracerctl run`. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "format.h"
+
+static const char *prog = "tracerctl";
+
+static void usage(FILE *f)
+{
+        fprintf(f,
+                "Usage: tracerctl [-c FILE] [-N NODE] COMMAND ...\n"
+                "  status [--json]                     daemon health, kernel signals, counters\n"
+                "  run [--name N] [--pipeline P] [--run R] [--step S] -- CMD [ARGS...]\n"
+                "                                      run CMD traced; summary on stderr; CMD's exit status\n"
+                "  register --uid U (--pid P | --cgroup-id ID) [--name N] [--job-id J] [--step-id S]\n"
+                "           [--task-id T] [--cluster C] [--job-name N] [--cgroup-path PATH]\n"
+                "                                      track a process tree or cgroup (root or SlurmUser)\n"
+                "  unregister UNIT [--status N]        end a registered unit (root or SlurmUser)\n");
+}
+
+static int64_t jint(struct json_object *o, const char *key, int64_t dflt)
+{
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : dflt;
+}
+
+static const char *jstr(struct json_object *o, const char *key, const char *dflt)
+{
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : dflt;
+}
+
+static int cmd_status(const char *sock, int argc, char **argv)
+{
+        struct json_object *reply, *sigs, *ev;
+        int json = argc > 1 && strcmp(argv[1], "--json") == 0;
+        size_t i;
+        int r;
+
+        r = client_request(prog, sock, client_new_request("status"), 5000, &reply);
+        if (r < 0)
+                return 1;
+        if (json) {
+                printf("%s\n", json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PRETTY));
+                json_object_put(reply);
+                return 0;
+        }
+        printf("tracerd on node %s, pid %" PRId64 ", socket %s\n", jstr(reply, "node", "?"),
+               jint(reply, "pid", 0), sock);
+        printf("  running units     %" PRId64 "\n", jint(reply, "running_units", 0));
+        printf("  live processes    %" PRId64 "\n", jint(reply, "live_processes", 0));
+        printf("  stored processes  %" PRId64 " since start\n", jint(reply, "stored_processes", 0));
+        if (json_object_object_get_ex(reply, "events", &ev))
+                printf("  kernel events     fork %" PRId64 ", exec %" PRId64 ", exit %" PRId64
+                       ", oom %" PRId64 ", lost %" PRId64 "\n",
+                       jint(ev, "fork", 0), jint(ev, "exec", 0), jint(ev, "exit", 0),
+                       jint(ev, "oom", 0), jint(ev, "lost", 0));
+        printf("  signals\n");
+        if (json_object_object_get_ex(reply, "signals", &sigs)) {
+                for (i = 0; i < json_object_array_length(sigs); i++) {
+                        struct json_object *s = json_object_array_get_idx(sigs, i), *av;
+                        int ok = json_object_object_get_ex(s, "available", &av) &&
+                                 json_object_get_boolean(av);
+
+                        printf("    %-28s %s", jstr(s, "name", "?"), ok ? "available" : "UNAVAILABLE");
+                        if (!ok)
+                                printf(" (%s): no %s", jstr(s, "reason", "?"), jstr(s, "provides", "?"));
+                        printf("\n");
+                }
+        }
+        json_object_put(reply);
+        return 0;
+}
+
+/* The one-screen summary of a finished run, on stderr so CMD's output stays clean. */
+static void print_summary(struct json_object *reply, double elapsed)
+{
+        struct json_object *u, *t;
+        char cpu[32], user[32], sys[32], rss[32], rd[32], wr[32];
+        int status;
+
+        if (!json_object_object_get_ex(reply, "unit", &u) || !json_object_object_get_ex(reply, "totals", &t))
+                return;
+        status = (int)jint(u, "exit_status", -1);
+        fmt_seconds(cpu, sizeof(cpu), jint(t, "cpu_ns", 0) / 1e9);
+        fmt_seconds(user, sizeof(user), jint(t, "user_ns", 0) / 1e9);
+        fmt_seconds(sys, sizeof(sys), jint(t, "sys_ns", 0) / 1e9);
+        fmt_bytes(rss, sizeof(rss), jint(t, "maxrss_kb", 0) * 1024.0);
+        fmt_bytes(rd, sizeof(rd), jint(t, "read_bytes", 0));
+        fmt_bytes(wr, sizeof(wr), jint(t, "write_bytes", 0));
+        fprintf(stderr, "\ntracer: %s (unit %" PRId64 ") %s after %.2fs, ", jstr(u, "name", "?"),
+                jint(u, "id", 0), jstr(u, "state", "?"), elapsed);
+        if (status >= 0 && WIFSIGNALED(status))
+                fprintf(stderr, "killed by signal %d\n", WTERMSIG(status));
+        else
+                fprintf(stderr, "exit code %d\n", status >= 0 ? WEXITSTATUS(status) : -1);
+        fprintf(stderr, "  processes   %" PRId64 " recorded, %" PRId64 " still running, %" PRId64
+                        " events lost\n",
+                jint(t, "nprocs", 0), jint(u, "live", 0), jint(u, "lost_events", 0));
+        fprintf(stderr, "  cpu         %s (user %s, system %s)\n", cpu, user, sys);
+        fprintf(stderr, "  peak rss    %s (largest process)\n", rss);
+        fprintf(stderr, "  storage     read %s, written %s\n", rd, wr);
+        if (jint(t, "oom_kills", 0))
+                fprintf(stderr, "  OOM kills   %" PRId64 "\n", jint(t, "oom_kills", 0));
+        fprintf(stderr, "  details     tracer-jobstat -j %" PRId64 " --processes\n", jint(u, "id", 0));
+}
+
+static double now_s(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Ask for the end of the run; a daemon restarting meanwhile gets a few seconds to come back. */
+static struct json_object *end_run(const char *sock, int64_t unit, int status)
+{
+        struct json_object *req, *reply = NULL;
+        int attempt, r = -1;
+
+        for (attempt = 0; attempt < 20; attempt++) {
+                req = client_new_request("run_end");
+                json_object_object_add(req, "unit", json_object_new_int64(unit));
+                json_object_object_add(req, "status", json_object_new_int(status));
+                r = client_request(attempt < 19 ? NULL : prog, sock, req, 10000, &reply);
+                json_object_put(req);
+                if (r != -ECONNREFUSED && r != -ENOENT)
+                        break;
+                usleep(250000);
+        }
+        return r == 0 ? reply : NULL;
+}
+
+static int cmd_run(const char *sock, int argc, char **argv)
+{
+        static const struct option longopts[] = {
+                { "name", required_argument, NULL, 'n' },   { "pipeline", required_argument, NULL, 'p' },
+                { "run", required_argument, NULL, 'r' },    { "step", required_argument, NULL, 's' },
+                { "help", no_argument, NULL, 'h' },         {}
+        };
+        const char *keys[4] = { "name", "pipeline", "run", "step" }, *vals[4] = {};
+        struct json_object *req, *reply = NULL, *u;
+        struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+        int go[2], c, i, status = 0, r;
+        int64_t unit = 0;
+        double t0;
+        pid_t pid;
+        char b;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "+n:p:r:s:h", longopts, NULL)) != -1) {
+                switch (c) {
+                case 'n': vals[0] = optarg; break;
+                case 'p': vals[1] = optarg; break;
+                case 'r': vals[2] = optarg; break;
+                case 's': vals[3] = optarg; break;
+                default: usage(c == 'h' ? stdout : stderr); return c == 'h' ? 0 : 2;
+                }
+        }
+        if (optind >= argc) {
+                fprintf(stderr, "%s run: no command given\n", prog);
+                return 2;
+        }
+        if (pipe2(go, O_CLOEXEC) < 0) {
+                perror("pipe");
+                return 1;
+        }
+        t0 = now_s();
+        pid = fork();
+        if (pid < 0) {
+                perror("fork");
+                return 1;
+        }
+        if (pid == 0) {
+                /* wait until tracerd tracks us, so the very first exec is seen */
+                close(go[1]);
+                if (read(go[0], &b, 1) < 0)
+                        _exit(127);
+                execvp(argv[optind], argv + optind);
+                fprintf(stderr, "%s run: %s: %s\n", prog, argv[optind], strerror(errno));
+                _exit(errno == ENOENT ? 127 : 126);
+        }
+        close(go[0]);
+        req = client_new_request("run_begin");
+        json_object_object_add(req, "pid", json_object_new_int(pid));
+        for (i = 0; i < 4; i++)
+                if (vals[i])
+                        json_object_object_add(req, keys[i], json_object_new_string(vals[i]));
+        r = client_request(prog, sock, req, 5000, &reply);
+        json_object_put(req);
+        if (r == 0 && json_object_object_get_ex(reply, "unit", &u))
+                unit = jint(u, "id", 0);
+        else
+                fprintf(stderr, "%s: running %s untraced\n", prog, argv[optind]);
+        json_object_put(reply);
+        if (write(go[1], "g", 1) < 0)
+                perror("write");
+        close(go[1]);
+
+        /* like system(3): the terminal's ^C and ^\ are for the command */
+        sigaction(SIGINT, &ign, &old_int);
+        sigaction(SIGQUIT, &ign, &old_quit);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+
+        if (unit) {
+                reply = end_run(sock, unit, status);
+                if (reply) {
+                        print_summary(reply, now_s() - t0);
+                        json_object_put(reply);
+                }
+        }
+        if (WIFSIGNALED(status))
+                return 128 + WTERMSIG(status);
+        return WEXITSTATUS(status);
+}
+
+static int cmd_register(const char *sock, int argc, char **argv)
+{
+        static const struct option longopts[] = {
+                { "uid", required_argument, NULL, 'u' },        { "gid", required_argument, NULL, 'g' },
+                { "pid", required_argument, NULL, 'p' },        { "cgroup-id", required_argument, NULL, 'C' },
+                { "name", required_argument, NULL, 'n' },       { "job-id", required_argument, NULL, 'j' },
+                { "step-id", required_argument, NULL, 's' },    { "task-id", required_argument, NULL, 't' },
+                { "cluster", required_argument, NULL, 'c' },    { "job-name", required_argument, NULL, 'J' },
+                { "cgroup-path", required_argument, NULL, 'P' }, {}
+        };
+        static const struct { int opt; const char *key; int number; } map[] = {
+                { 'u', "uid", 1 },     { 'g', "gid", 1 },      { 'p', "pid", 1 },
+                { 'C', "cgroup_id", 1 }, { 'n', "name", 0 },  { 'j', "job_id", 1 },
+                { 's', "step_id", 1 }, { 't', "task_id", 1 }, { 'c', "cluster", 0 },
+                { 'J', "job_name", 0 }, { 'P', "cgroup_path", 0 },
+        };
+        struct json_object *req = client_new_request("register"), *reply, *u;
+        size_t i;
+        char *end;
+        int c;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+                for (i = 0; i < sizeof(map) / sizeof(*map) && map[i].opt != c; i++)
+                        ;
+                if (i == sizeof(map) / sizeof(*map)) {
+                        usage(stderr);
+                        json_object_put(req);
+                        return 2;
+                }
+                if (map[i].number) {
+                        long long v = strtoll(optarg, &end, 10);
+
+                        if (!*optarg || *end) {
+                                fprintf(stderr, "%s register: --%s wants a number, not '%s'\n", prog,
+                                        longopts[i].name, optarg);
+                                json_object_put(req);
+                                return 2;
+                        }
+                        json_object_object_add(req, map[i].key, json_object_new_int64(v));
+                } else {
+                        json_object_object_add(req, map[i].key, json_object_new_string(optarg));
+                }
+        }
+        c = client_request(prog, sock, req, 5000, &reply);
+        json_object_put(req);
+        if (c < 0)
+                return 1;
+        if (json_object_object_get_ex(reply, "unit", &u))
+                printf("%" PRId64 "\n", jint(u, "id", 0));
+        json_object_put(reply);
+        return 0;
+}
+
+static int cmd_unregister(const char *sock, int argc, char **argv)
+{
+        struct json_object *req, *reply;
+        char *end;
+        long long unit;
+        int r;
+
+        if (argc < 2 || (unit = strtoll(argv[1], &end, 10)) <= 0 || *end) {
+                fprintf(stderr, "%s unregister: give a unit id\n", prog);
+                return 2;
+        }
+        req = client_new_request("unregister");
+        json_object_object_add(req, "unit", json_object_new_int64(unit));
+        if (argc >= 4 && strcmp(argv[2], "--status") == 0)
+                json_object_object_add(req, "status", json_object_new_int(atoi(argv[3]) << 8));
+        r = client_request(prog, sock, req, 10000, &reply);
+        json_object_put(req);
+        if (r < 0)
+                return 1;
+        json_object_put(reply);
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        struct client_target target = {};
+        char sock[4096];
+        int c;
+
+        while ((c = getopt(argc, argv, "+c:N:h")) != -1) {
+                switch (c) {
+                case 'c': target.config = optarg; break;
+                case 'N': target.node = optarg; break;
+                case 'h': usage(stdout); return 0;
+                default: usage(stderr); return 2;
+                }
+        }
+        if (optind >= argc) {
+                usage(stderr);
+                return 2;
+        }
+        if (client_socket_path(&target, sock, sizeof(sock)) < 0)
+                return 1;
+        argc -= optind;
+        argv += optind;
+        if (strcmp(argv[0], "status") == 0)
+                return cmd_status(sock, argc, argv);
+        if (strcmp(argv[0], "run") == 0)
+                return cmd_run(sock, argc, argv);
+        if (strcmp(argv[0], "register") == 0)
+                return cmd_register(sock, argc, argv);
+        if (strcmp(argv[0], "unregister") == 0)
+                return cmd_unregister(sock, argc, argv);
+        fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[0]);
+        usage(stderr);
+        return 2;
+}

@@ -1,0 +1,49 @@
+/* A tracked unit: a Slurm job step task, a job allocation, or a command run by `tracerctl run`.
+ * Every tracked process belongs to exactly one. */
+#ifndef TRACER_UNIT_H
+#define TRACER_UNIT_H
+
+#include <stdint.h>
+
+#define UNIT_NAME_MAX 128
+#define UNIT_STEP_BATCH 0xfffffffbu
+#define UNIT_STEP_EXTERN 0xfffffffcu
+#define UNIT_STEP_INTERACTIVE 0xfffffffau
+#define UNIT_STEP_NONE 0xffffffffu
+
+enum unit_state { UNIT_RUNNING, UNIT_COMPLETED, UNIT_FAILED, UNIT_CANCELLED, UNIT_LOST };
+
+struct unit {
+        struct unit *next;
+        uint64_t id;
+        char name[UNIT_NAME_MAX];
+        char kind[8];            /* "local" or "slurm" */
+        uint32_t uid, gid;
+        uint32_t root_pid;       /* the process registered first */
+        uint64_t root_start_ns;  /* its start, CLOCK_BOOTTIME ns */
+        uint64_t cgroup_id;
+        char cgroup_path[256];
+        /* Slurm context, zero/empty outside Slurm */
+        char cluster[64];
+        uint64_t job_id;
+        uint32_t step_id;
+        int32_t task_id;
+        char job_name[UNIT_NAME_MAX];
+        uint32_t alloc_cpus;
+        uint64_t alloc_mem_mb;
+        /* workflow context, when known */
+        char pipeline[UNIT_NAME_MAX], run[UNIT_NAME_MAX], step_name[UNIT_NAME_MAX];
+        int64_t start_ns, end_ns;  /* unix ns; end 0 while running */
+        enum unit_state state;
+        int32_t exit_status;       /* wait status, -1 unknown */
+        uint64_t lost_events;      /* ring-buffer losses while the unit ran */
+        /* in memory only */
+        uint64_t lost_at_start;
+        uint32_t live;             /* live processes in the table */
+        uint64_t finished;         /* processes stored since the daemon started */
+};
+
+const char *unit_state_name(enum unit_state s);
+int unit_state_parse(const char *s, enum unit_state *out);
+
+#endif
