@@ -12,6 +12,13 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define SIGNAL_GROUP_EXIT_FLAG 0x00000004 /* include/linux/sched/signal.h */
+#define PF_EXITING_FLAG 0x00000004        /* include/linux/sched.h */
+#define TASK_DEAD_STATE 0x00000080
+
+/* before 5.14 the task state field was `long state` */
+struct task_struct___old {
+        long state;
+} __attribute__((preserve_access_index));
 #define MM_FILEPAGES 0
 #define MM_ANONPAGES 1
 #define MM_SHMEMPAGES 3
@@ -20,6 +27,8 @@ char LICENSE[] SEC("license") = "GPL";
  * lookup only on hosts that use cgroup tracking. */
 volatile __u32 cgroup_tracking = 0;
 const volatile __u32 page_kb = 4;
+/* sched_switch attached: exits wait for their final switch-out to count the last slice */
+const volatile __u32 have_switch = 1;
 
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);
@@ -60,6 +69,27 @@ struct {
         __type(key, __u32); /* tgid */
         __type(value, struct io_totals);
 } thread_io SEC(".maps");
+
+/* An exit waiting for its thread's last switch-out: the scheduler only folds the final slice
+ * of CPU time into sum_exec_runtime then, and a short process may have no other update. */
+struct pending_exit {
+        struct exit_event e;
+        __u64 runtime, utime, stime, nvcsw, nivcsw; /* this thread's share already counted */
+};
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, 8192);
+        __type(key, __u32); /* tid of the last thread */
+        __type(value, struct pending_exit);
+} pending_exits SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __uint(max_entries, 1);
+        __type(key, __u32);
+        __type(value, struct pending_exit);
+} exit_scratch SEC(".maps");
 
 /* exec events are too big for the BPF stack: built here, then copied out at their real size */
 struct {
@@ -255,6 +285,15 @@ static __always_inline __u64 peak_rss_pages(struct task_struct *task)
         return hiwater > peak ? hiwater : peak;
 }
 
+static __always_inline void send_exit(struct exit_event *e)
+{
+        if (bpf_ringbuf_output(&events, e, sizeof(*e), 0)) {
+                count(STAT_LOST);
+                return;
+        }
+        count(STAT_EXIT);
+}
+
 SEC("raw_tp/sched_process_exit")
 int handle_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -266,7 +305,9 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         struct list_head *head, *pos;
         __u32 tgid = BPF_CORE_READ(task, tgid), threads = 0, flags = 0;
         __u64 *found, unit, node_off;
+        struct pending_exit *pe;
         struct exit_event *e;
+        __u32 zero = 0, tid;
         int i;
 
         found = bpf_map_lookup_elem(&tracked, &tgid);
@@ -328,11 +369,10 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
                 }
         }
 
-        e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-        if (!e) {
-                count(STAT_LOST);
+        pe = bpf_map_lookup_elem(&exit_scratch, &zero);
+        if (!pe)
                 return 0;
-        }
+        e = &pe->e;
         header(&e->h, EVENT_EXIT, tgid, BPF_CORE_READ(leader, start_boottime), unit);
         e->ppid = BPF_CORE_READ(task, real_parent, tgid);
         /* what wait(2) would report for the group: see wait_task_zombie() */
@@ -358,10 +398,52 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         e->threads = threads;
         e->flags = flags;
         BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
-        bpf_ringbuf_submit(e, 0);
-        count(STAT_EXIT);
+        pe->runtime = BPF_CORE_READ(task, se.sum_exec_runtime);
+        pe->utime = BPF_CORE_READ(task, utime);
+        pe->stime = BPF_CORE_READ(task, stime);
+        pe->nvcsw = BPF_CORE_READ(task, nvcsw);
+        pe->nivcsw = BPF_CORE_READ(task, nivcsw);
+        tid = BPF_CORE_READ(task, pid);
+        if (have_switch && bpf_map_update_elem(&pending_exits, &tid, pe, BPF_ANY) == 0)
+                return 0;
+        /* no room to wait: send it now, short of the last slice */
+        send_exit(e);
         return 0;
 }
+
+/* The last thread of a tracked process leaves the CPU for good: complete and send its exit.
+ * Every other switch costs one field read. */
+SEC("raw_tp/sched_switch")
+int handle_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+        struct task_struct *prev = (struct task_struct *)ctx->args[1];
+        struct pending_exit *pe;
+        __u32 tid;
+
+        if (!(BPF_CORE_READ(prev, flags) & PF_EXITING_FLAG))
+                return 0;
+        /* an exiting task may still block or be preempted (unmapping memory): wait for the end */
+        if (bpf_core_field_exists(prev->__state)) {
+                if (!(BPF_CORE_READ(prev, __state) & TASK_DEAD_STATE))
+                        return 0;
+        } else if (!(BPF_CORE_READ((struct task_struct___old *)prev, state) & TASK_DEAD_STATE)) {
+                return 0;
+        }
+        tid = BPF_CORE_READ(prev, pid);
+        pe = bpf_map_lookup_elem(&pending_exits, &tid);
+        if (!pe)
+                return 0;
+        pe->e.runtime_ns += BPF_CORE_READ(prev, se.sum_exec_runtime) - pe->runtime;
+        pe->e.utime_ns += BPF_CORE_READ(prev, utime) - pe->utime;
+        pe->e.stime_ns += BPF_CORE_READ(prev, stime) - pe->stime;
+        pe->e.nvcsw += BPF_CORE_READ(prev, nvcsw) - pe->nvcsw;
+        pe->e.nivcsw += BPF_CORE_READ(prev, nivcsw) - pe->nivcsw;
+        send_exit(&pe->e);
+        bpf_map_delete_elem(&pending_exits, &tid);
+        return 0;
+}
+
+
 
 SEC("tracepoint/oom/mark_victim")
 int handle_oom(struct trace_event_raw_mark_victim *ctx)

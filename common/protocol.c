@@ -51,9 +51,14 @@ void line_reader_free(struct line_reader *r)
 
 /* Does a line of n bytes (newline excluded) ending in byte last fit? The '\r' of CRLF does not
  * count, since line_reader_next strips it. */
-static bool line_fits(size_t n, char last)
+static size_t line_max(const struct line_reader *r)
 {
-        return n <= TRACER_MSG_MAX || (n == TRACER_MSG_MAX + 1 && last == '\r');
+        return r->max ? r->max : TRACER_MSG_MAX;
+}
+
+static bool line_fits(const struct line_reader *r, size_t n, char last)
+{
+        return n <= line_max(r) || (n == line_max(r) + 1 && last == '\r');
 }
 
 int line_reader_feed(struct line_reader *r, const char *data, size_t n)
@@ -84,12 +89,12 @@ int line_reader_feed(struct line_reader *r, const char *data, size_t n)
                         last = p[seg - 1];
                 if (!nl) {
                         /* Unterminated: may still gain a '\r' before its '\n'. */
-                        if (cur + seg > TRACER_MSG_MAX + 1 ||
-                            (cur + seg == TRACER_MSG_MAX + 1 && last != '\r'))
+                        if (cur + seg > line_max(r) + 1 ||
+                            (cur + seg == line_max(r) + 1 && last != '\r'))
                                 goto overflow;
                         break;
                 }
-                if (!line_fits(cur + seg, last))
+                if (!line_fits(r, cur + seg, last))
                         goto overflow;
                 lastnl = nl;
                 cur = 0;
@@ -174,16 +179,16 @@ int line_reader_next(struct line_reader *r, char **line, size_t *len)
 
 /* Parse one line as a JSON object; the whole line must be one JSON value (trailing blanks
  * aside). Returns the object or NULL with a message. */
-static struct json_object *parse_object(const char *line, size_t len, int depth, char *err,
-                                        size_t errlen)
+static struct json_object *parse_object(const char *line, size_t len, size_t max, int depth,
+                                        char *err, size_t errlen)
 {
         struct json_tokener *tok;
         struct json_object *o;
         enum json_tokener_error jerr;
         size_t end;
 
-        if (len > TRACER_MSG_MAX) {
-                errf(err, errlen, "message too long (%zu bytes, at most %d)", len, TRACER_MSG_MAX);
+        if (len > max) {
+                errf(err, errlen, "message too long (%zu bytes, at most %zu)", len, max);
                 return NULL;
         }
         if (memchr(line, '\0', len)) {
@@ -260,7 +265,7 @@ int proto_parse_request(const char *line, size_t len, struct json_object **out, 
 
         if (!out || (!line && len))
                 return -EINVAL;
-        o = parse_object(line ? line : "", len, REQ_DEPTH, err, errlen);
+        o = parse_object(line ? line : "", len, TRACER_MSG_MAX, REQ_DEPTH, err, errlen);
         if (!o)
                 return -EINVAL;
         if ((ret = check_version(o, err, errlen)) < 0)
@@ -646,11 +651,12 @@ int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_obje
         }
 
         line_reader_init(&lr);
+        lr.max = TRACER_REPLY_MAX; /* reports of big jobs are long; requests stay short */
         ret = recv_line(fd, &lr, deadline, &line, &llen);
         line_reader_free(&lr);
         if (ret < 0) {
                 if (ret == -EMSGSIZE) {
-                        errf(err, errlen, "reply longer than %d bytes", TRACER_MSG_MAX);
+                        errf(err, errlen, "reply longer than %u bytes", TRACER_REPLY_MAX);
                         ret = -EPROTO;
                 } else if (ret == -ETIMEDOUT) {
                         errf(err, errlen, "no reply within %d ms", timeout_ms);
@@ -662,7 +668,7 @@ int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_obje
                 return ret;
         }
 
-        o = parse_object(line, llen, REPLY_DEPTH, err, errlen);
+        o = parse_object(line, llen, TRACER_REPLY_MAX, REPLY_DEPTH, err, errlen);
         free(line);
         if (!o)
                 return -EPROTO;

@@ -7,7 +7,8 @@
 #include <json-c/json.h>
 
 #define TRACER_PROTO_VERSION 1
-#define TRACER_MSG_MAX (64 * 1024) /* longest accepted line, newline excluded */
+#define TRACER_MSG_MAX (64 * 1024) /* longest accepted request line, newline excluded */
+#define TRACER_REPLY_MAX (512u << 20) /* longest reply a client accepts: reports can be big */
 
 /* Incremental line framer for one connection. */
 struct line_reader {
@@ -16,6 +17,7 @@ struct line_reader {
         int overflow; /* a line longer than TRACER_MSG_MAX was seen: the connection must close */
         size_t start; /* first byte not yet returned by line_reader_next (private) */
         size_t tail;  /* start of the unterminated last line; buf[tail..len) has no '\n' (private) */
+        size_t max;   /* longest line accepted; 0 = TRACER_MSG_MAX */
 };
 
 void line_reader_init(struct line_reader *r);

@@ -151,23 +151,18 @@ static int print_processes(const struct opts *o, const char *sock, struct json_o
         return 0;
 }
 
-static int print_unit(const struct opts *o, const char *sock, struct json_object *unit, int *header)
+static int print_unit(const struct opts *o, struct json_object *unit, int *header)
 {
         static const char *names[] = { "JobID", "State", "Start", "Elapsed", "NProcs", "TotalCPU",
                                        "MaxRSS", "ReadBytes", "WriteBytes", "ExitCode", "Lost" };
         static const int widths[] = { -16, 10, 19, 10, 7, 10, 8, 10, 10, 8, 0 };
-        struct json_object *req = client_new_request("processes"), *reply, *t;
+        struct json_object *t;
         char v[11][64];
         const char *cols[11];
         int64_t start = jint(unit, "start_ns", 0), end = jint(unit, "end_ns", 0);
-        int r, c;
+        int c;
 
-        json_object_object_add(req, "unit", json_object_new_int64(jint(unit, "id", 0)));
-        r = client_request(prog, sock, req, 30000, &reply);
-        json_object_put(req);
-        if (r < 0)
-                return r;
-        if (!json_object_object_get_ex(reply, "totals", &t))
+        if (!json_object_object_get_ex(unit, "totals", &t))
                 t = NULL;
         if (*header && !o->noheader) {
                 row(o, 11, names, widths);
@@ -190,7 +185,6 @@ static int print_unit(const struct opts *o, const char *sock, struct json_object
         for (c = 0; c < 11; c++)
                 cols[c] = v[c];
         row(o, 11, cols, widths);
-        json_object_put(reply);
         return 0;
 }
 
@@ -240,7 +234,7 @@ int main(int argc, char **argv)
 
                         found++;
                         c = o.processes || o.json ? print_processes(&o, sock, u, &header)
-                                                  : print_unit(&o, sock, u, &header);
+                                                  : print_unit(&o, u, &header);
                         if (c < 0)
                                 ret = 1;
                 }

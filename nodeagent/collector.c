@@ -14,7 +14,7 @@
 #include "log.h"
 #include "process.skel.h"
 
-enum { SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_OOM, SIG_COUNT };
+enum { SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_SWITCH, SIG_OOM, SIG_COUNT };
 
 struct collector {
         struct process_bpf *skel;
@@ -34,6 +34,7 @@ static const struct {
         [SIG_FORK] = { "sched:sched_process_fork", "children of tracked processes", 1, 1 },
         [SIG_EXEC] = { "sched:sched_process_exec", "executed commands", 1, 1 },
         [SIG_EXIT] = { "sched:sched_process_exit", "per-process totals at exit", 1, 1 },
+        [SIG_SWITCH] = { "sched:sched_switch", "the last CPU slice of short processes", 1, 0 },
         [SIG_OOM] = { "oom:mark_victim", "OOM-kill attribution", 0, 0 },
 };
 
@@ -80,7 +81,7 @@ static void probe_signals(struct collector *c, struct btf *vmlinux)
 {
         struct bpf_program *progs[SIG_COUNT] = {
                 c->skel->progs.handle_fork, c->skel->progs.handle_exec,
-                c->skel->progs.handle_exit, c->skel->progs.handle_oom,
+                c->skel->progs.handle_exit, c->skel->progs.handle_switch, c->skel->progs.handle_oom,
         };
         char what[128];
         int i;
@@ -115,7 +116,7 @@ static int attach_signals(struct collector *c)
 {
         struct bpf_program *progs[SIG_COUNT] = {
                 c->skel->progs.handle_fork, c->skel->progs.handle_exec,
-                c->skel->progs.handle_exit, c->skel->progs.handle_oom,
+                c->skel->progs.handle_exit, c->skel->progs.handle_switch, c->skel->progs.handle_oom,
         };
         int i, err;
 
@@ -176,6 +177,7 @@ int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_
                 log_warn("kernel BTF not readable (%m): attaching every tracepoint blindly");
         probe_signals(c, vmlinux);
         btf__free(vmlinux);
+        c->skel->rodata->have_switch = c->signals[SIG_SWITCH].available;
 
         err = process_bpf__load(c->skel);
         if (err) {
@@ -220,6 +222,11 @@ int collector_fd(const struct collector *c)
 int collector_drain(struct collector *c)
 {
         return ring_buffer__consume(c->rb);
+}
+
+int collector_poll(struct collector *c, int timeout_ms)
+{
+        return ring_buffer__poll(c->rb, timeout_ms);
 }
 
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t unit)

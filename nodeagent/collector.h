@@ -26,6 +26,7 @@ void collector_close(struct collector *c);
 
 int collector_fd(const struct collector *c);  /* readable when events are waiting */
 int collector_drain(struct collector *c);     /* handle every pending event; count or -errno */
+int collector_poll(struct collector *c, int timeout_ms); /* wait for events, then handle them */
 
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t unit);
 int collector_untrack_pid(struct collector *c, uint32_t tgid);

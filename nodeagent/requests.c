@@ -13,6 +13,7 @@
 #include "protocol.h"
 
 #define ANY_UID UINT32_MAX
+#define UNIT_END_WAIT_MS 100
 
 static int64_t now_unix_ns(void)
 {
@@ -99,8 +100,12 @@ int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state 
 {
         int err;
 
-        /* every exit the kernel already reported belongs in the totals */
+        /* Every exit the kernel already reported belongs in the totals. The last one may be a
+         * few microseconds behind the client's wait(2) (it is sent at the final switch-out):
+         * give it a bounded moment. */
         collector_drain(a->collector);
+        for (int i = 0; i < UNIT_END_WAIT_MS / 5 && u->live; i++)
+                collector_poll(a->collector, 5);
         if (u->state == UNIT_RUNNING) {
                 u->end_ns = now_unix_ns();
                 u->state = state;
@@ -408,6 +413,13 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer, st
         collector_drain(a->collector);
         if (store_find_units(a->store, sel, peer->uid == 0 ? ANY_UID : peer->uid, &units))
                 return ERR_REPLY("store query failed");
+        for (size_t i = 0; i < json_object_array_length(units); i++) {
+                struct json_object *u = json_object_array_get_idx(units, i), *id, *totals;
+
+                if (json_object_object_get_ex(u, "id", &id) &&
+                    store_unit_totals(a->store, json_object_get_int64(id), &totals) == 0)
+                        json_object_object_add(u, "totals", totals);
+        }
         r = proto_reply_ok();
         json_object_object_add(r, "units", units);
         return r;

@@ -1,0 +1,72 @@
+# Shared by the integration tests: a real tracerd on the real kernel, in its own directories.
+# Each test sources this, calls start_daemon, and uses ok/fail; the runner counts results.
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=$TOP/build
+T=$(mktemp -d /tmp/tracer-it.XXXXXX)
+chmod 755 "$T"
+NODE=itest
+export TRACER_CONF=$T/tracer.conf
+PASSED=0
+FAILED=0
+DAEMON_PID=
+
+ok() { PASSED=$((PASSED + 1)); echo "  ok   $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "  FAIL $*"; }
+check() { # check DESCRIPTION COMMAND...
+  local what=$1; shift
+  if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+write_config() {
+  cat > "$T/tracer.conf" <<CONF
+SocketDir = $T/run
+StateDir = $T/state
+SampleInterval = 1s
+CommitInterval = 200ms
+CONF
+}
+
+start_daemon() {
+  [ -f "$T/tracer.conf" ] || write_config
+  "$BUILD/tracerd" -f -N $NODE -c "$T/tracer.conf" >> "$T/tracerd.log" 2>&1 &
+  DAEMON_PID=$!
+  for _ in $(seq 100); do
+    [ -S "$T/run/tracerd-$NODE.sock" ] && "$BUILD/tracerctl" -N $NODE status >/dev/null 2>&1 && return 0
+    kill -0 $DAEMON_PID 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "tracerd did not start:"; cat "$T/tracerd.log"
+  return 1
+}
+
+stop_daemon() {
+  [ -n "$DAEMON_PID" ] || return 0
+  kill -TERM $DAEMON_PID 2>/dev/null
+  wait $DAEMON_PID 2>/dev/null
+  DAEMON_PID=
+}
+
+finish() {
+  stop_daemon
+  if [ $FAILED -gt 0 ]; then
+    echo "--- tracerd log"; tail -30 "$T/tracerd.log"
+  fi
+  rm -rf "$T"
+  echo "$PASSED passed, $FAILED failed"
+  [ $FAILED -eq 0 ]
+}
+trap 'stop_daemon; rm -rf "$T"' INT TERM
+
+ctl() { "$BUILD/tracerctl" -N $NODE "$@"; }
+jobstat() { "$BUILD/tracer-jobstat" -N $NODE "$@"; }
+db() { sqlite3 "$T/state/$NODE/tracer.db" "$@"; }
+
+# Build a test program from progs/NAME.c once per run.
+prog() {
+  local out=$BUILD/itest/$1
+  mkdir -p "$BUILD/itest"
+  [ "$out" -nt "$TOP/tests/integration/progs/$1.c" ] ||
+    gcc -O1 -g -pthread -o "$out" "$TOP/tests/integration/progs/$1.c" || return 1
+  echo "$out"
+}
