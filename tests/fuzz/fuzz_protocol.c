@@ -10,9 +10,10 @@
 
 #include "protocol.h"
 
-/* Input layout: byte 0 seeds the chunk sizes; byte 1 >= 0xf0 repeats the rest up to 241
- * times (at most 3 * TRACER_MSG_MAX bytes in all), so that small inputs can still reach the
- * 64 KiB line limit. */
+/* Input layout: byte 0 seeds the chunk sizes; the rest is the stream. If byte 1 >= 0xf0, the
+ * stream is rest + filler + rest, where the filler is TRACER_MSG_MAX - 8 + (byte1 & 15) copies
+ * of rest's first byte (never '\n'): small inputs thus probe the 64 KiB line limit from both
+ * sides, and one filler line costs one parse, not thousands. */
 static uint32_t next_rand(uint32_t *s)
 {
         *s ^= *s << 13;
@@ -58,36 +59,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct line_reader r;
         uint32_t seed;
-        size_t reps = 1, total, fed = 0, taken = 0;
+        size_t total, fed = 0, taken = 0;
+        char *stream;
         int failed = 0;
 
-        if (size < 2)
+        if (size < 3)
                 return 0;
         seed = 0x9e3779b9u ^ ((uint32_t)data[0] << 8 | data[0]);
-        if (data[1] >= 0xf0)
-                reps = (size_t)(data[1] & 0x0f) * 16 + 1;
-        data += 2;
-        size -= 2;
-        total = size * reps;
-        if (total > 3 * TRACER_MSG_MAX) /* enough to cross the limit; more only slows fuzzing */
-                total = 3 * TRACER_MSG_MAX;
+        if (data[1] >= 0xf0) {
+                size_t rest = size - 2, fill = TRACER_MSG_MAX - 8 + (data[1] & 0x0f);
+                char c = data[2] == '\n' ? 'x' : (char)data[2];
+
+                total = 2 * rest + fill;
+                stream = malloc(total);
+                if (!stream)
+                        return 0;
+                memcpy(stream, data + 2, rest);
+                memset(stream + rest, c, fill);
+                memcpy(stream + rest + fill, data + 2, rest);
+        } else {
+                total = size - 2;
+                stream = malloc(total);
+                if (!stream)
+                        return 0;
+                memcpy(stream, data + 2, total);
+        }
 
         line_reader_init(&r);
         while (fed < total && !failed) {
                 /* Tiny, medium and large chunks, so every split point gets exercised. */
                 uint32_t k = next_rand(&seed);
-                size_t want = 1 + (k >> 8) % ((k & 3) == 0 ? 4 : (k & 3) == 3 ? 70000 : 256);
-                size_t off = size ? fed % size : 0;
-                size_t chunk = want;
+                size_t chunk = 1 + (k >> 8) % ((k & 3) == 0 ? 4 : (k & 3) == 3 ? 70000 : 256);
                 char *line;
                 size_t len;
                 int ret;
 
                 if (chunk > total - fed)
                         chunk = total - fed;
-                if (chunk > size - off)
-                        chunk = size - off; /* never wrap inside one feed */
-                ret = line_reader_feed(&r, (const char *)data + off, chunk);
+                ret = line_reader_feed(&r, stream + fed, chunk);
                 if (ret == -EMSGSIZE) {
                         if (!r.overflow)
                                 abort();
@@ -118,5 +127,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         failed = 1;
         }
         line_reader_free(&r);
+        free(stream);
         return 0;
 }
