@@ -1,0 +1,28 @@
+# kill -9 of tracerd mid-unit: what finished before is stored, what finishes after a restart is
+# recorded too, and the running unit's processes are found again.
+. "$(dirname "$0")/lib.sh"
+start_daemon || exit 1
+
+ctl run --name survivor -- bash -c "
+  for i in \$(seq 100); do /bin/true; done
+  touch $T/phase1
+  while [ ! -e $T/go ]; do sleep 0.05; done
+  for i in \$(seq 100); do /bin/true; done" 2> "$T/summary" &
+RUN=$!
+for _ in $(seq 100); do [ -e "$T/phase1" ] && break; sleep 0.1; done
+sleep 0.5 # CommitInterval is 200 ms: phase 1 is committed by now
+kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null; DAEMON_PID=
+check "phase 1's 100 processes were committed before the kill" \
+  [ "$(db "SELECT COUNT(*) FROM processes WHERE comm='true'")" -eq 100 ]
+start_daemon || { fail "restart"; finish; exit 1; }
+check "the restarted daemon found the unit's shell again" grep -q "survivor): [1-9][0-9]* running processes found again" "$T/tracerd.log"
+touch "$T/go"
+wait $RUN
+check "tracerctl run finished against the restarted daemon" [ $? -eq 0 ]
+cat "$T/summary"
+check "both phases' 200 true processes are in the store" \
+  [ "$(db "SELECT COUNT(*) FROM processes WHERE comm='true'")" -eq 200 ]
+check "the shell itself was recorded at its exit" \
+  [ "$(db "SELECT COUNT(*) FROM processes WHERE comm='bash' AND status=0")" -ge 1 ]
+check "the unit ended COMPLETED" [ "$(db "SELECT state FROM units WHERE name='survivor'")" = COMPLETED ]
+finish
