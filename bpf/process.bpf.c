@@ -146,7 +146,10 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
         unit = found ? *found : unit_from_cgroup();
         if (!unit)
                 return 0;
-        bpf_map_update_elem(&tracked, &tgid, &unit, BPF_ANY);
+        if (bpf_map_update_elem(&tracked, &tgid, &unit, BPF_ANY)) {
+                count(STAT_LOST); /* tracked set full: this child goes unseen */
+                return 0;
+        }
 
         e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
         if (!e) {
@@ -180,7 +183,10 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
                 unit = unit_from_cgroup();
                 if (!unit)
                         return 0;
-                bpf_map_update_elem(&tracked, &tgid, &unit, BPF_ANY);
+                if (bpf_map_update_elem(&tracked, &tgid, &unit, BPF_ANY)) {
+                        count(STAT_LOST);
+                        return 0;
+                }
         }
         e = bpf_map_lookup_elem(&exec_scratch, &zero);
         if (!e)

@@ -30,6 +30,24 @@ static int is_secret_flag(const char *arg, size_t len)
         return len > 1 && arg[0] == '-' && !memchr(arg, '=', len) && argv_is_secret_name(arg, len);
 }
 
+/* The '=' that starts a secret value: the first one after the first secret word (so the key
+ * before it looks secret, as in `token=x` or `--conf=a.password=x`), or NULL. */
+static const char *secret_eq(const char *arg, size_t len)
+{
+        size_t i, w, wl, end = 0;
+
+        for (i = 0; i < sizeof(secret_words) / sizeof(*secret_words); i++) {
+                wl = strlen(secret_words[i]);
+                for (w = 0; w + wl <= len && (!end || w + wl < end); w++) {
+                        if (strncasecmp(arg + w, secret_words[i], wl) == 0) {
+                                end = w + wl;
+                                break;
+                        }
+                }
+        }
+        return end ? memchr(arg + end, '=', len - end) : NULL;
+}
+
 static void append(char *dst, size_t *at, const char *src, size_t n)
 {
         memcpy(dst + *at, src, n);
@@ -62,30 +80,32 @@ int argv_redact(const char *argv, size_t len, char **out, size_t *outlen)
         int mask_next = 0;
         char *dst;
 
-        /* masking never grows an argument by more than ARGV_MASK */
+        /* masking grows an argument by at most two ARGV_MASK (URL password and value) */
         dst = malloc(len + len / 2 * sizeof(ARGV_MASK) + sizeof(ARGV_MASK) + 1);
         if (!dst)
                 return -ENOMEM;
         while (pos < len) {
                 const char *arg = argv + pos;
                 size_t alen = strnlen(arg, len - pos);
-                const char *eq = memchr(arg, '=', alen);
+                const char *eq = secret_eq(arg, alen);
+                size_t keep = eq ? (size_t)(eq - arg) + 1 : alen; /* shown, less URL passwords */
 
-                if (at)
+                if (pos)
                         dst[at++] = 0;
                 if (mask_next && alen) {
                         append(dst, &at, ARGV_MASK, strlen(ARGV_MASK));
                         mask_next = 0;
-                } else if (eq && argv_is_secret_name(arg, eq - arg)) {
-                        append(dst, &at, arg, eq - arg + 1);
-                        append(dst, &at, ARGV_MASK, strlen(ARGV_MASK));
-                } else if (url_password(arg, alen, &from, &to)) {
-                        append(dst, &at, arg, from);
-                        append(dst, &at, ARGV_MASK, strlen(ARGV_MASK));
-                        append(dst, &at, arg + to, alen - to);
                 } else {
-                        append(dst, &at, arg, alen);
-                        mask_next = is_secret_flag(arg, alen);
+                        if (url_password(arg, keep, &from, &to)) {
+                                append(dst, &at, arg, from);
+                                append(dst, &at, ARGV_MASK, strlen(ARGV_MASK));
+                                append(dst, &at, arg + to, keep - to);
+                        } else {
+                                append(dst, &at, arg, keep);
+                        }
+                        if (eq)
+                                append(dst, &at, ARGV_MASK, strlen(ARGV_MASK));
+                        mask_next = !eq && is_secret_flag(arg, alen);
                 }
                 pos += alen + 1;
         }

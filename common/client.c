@@ -73,3 +73,17 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
         *reply = r;
         return 0;
 }
+
+int64_t reply_int(struct json_object *o, const char *key, int64_t dflt)
+{
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : dflt;
+}
+
+const char *reply_str(struct json_object *o, const char *key, const char *dflt)
+{
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : dflt;
+}

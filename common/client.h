@@ -2,6 +2,7 @@
 #ifndef TRACER_CLIENT_H
 #define TRACER_CLIENT_H
 
+#include <stdint.h>
 #include <json-c/json.h>
 
 struct client_target {
@@ -18,5 +19,9 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
                    struct json_object **reply);
 /* A request object with "v" and "op" set. */
 struct json_object *client_new_request(const char *op);
+
+/* Fields of a reply, with a default when absent. */
+int64_t reply_int(struct json_object *o, const char *key, int64_t dflt);
+const char *reply_str(struct json_object *o, const char *key, const char *dflt);
 
 #endif

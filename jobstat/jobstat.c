@@ -22,20 +22,6 @@ struct opts {
         int processes, parsable, noheader, json;
 };
 
-static int64_t jint(struct json_object *o, const char *key, int64_t dflt)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : dflt;
-}
-
-static const char *jstr(struct json_object *o, const char *key, const char *dflt)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : dflt;
-}
-
 static void usage(FILE *f)
 {
         fprintf(f, "Usage: tracer-jobstat [-c FILE] [-N NODE] -j JOB[,JOB...] [--processes] [-P] [-n] [--json]\n"
@@ -76,13 +62,13 @@ static void fmt_argv(char *out, size_t len, struct json_object *p)
 
         out[0] = 0;
         if (!json_object_object_get_ex(p, "argv", &argv) || !json_object_is_type(argv, json_type_array)) {
-                snprintf(out, len, "%s", jstr(p, "comm", UNKNOWN));
+                snprintf(out, len, "%s", reply_str(p, "comm", UNKNOWN));
                 return;
         }
         for (i = 0; i < json_object_array_length(argv) && at + 1 < len; i++)
                 at += snprintf(out + at, len - at, "%s%s", i ? " " : "",
                                json_object_get_string(json_object_array_get_idx(argv, i)));
-        if (jint(p, "flags", 0) & 0x4)
+        if (reply_int(p, "flags", 0) & 0x4)
                 snprintf(out + (at < len - 4 ? at : len - 4), 4, "...");
 }
 
@@ -112,7 +98,7 @@ static int print_processes(const struct opts *o, const char *sock, struct json_o
         size_t i;
         int r, c;
 
-        json_object_object_add(req, "unit", json_object_new_int64(jint(unit, "id", 0)));
+        json_object_object_add(req, "unit", json_object_new_int64(reply_int(unit, "id", 0)));
         r = client_request(prog, sock, req, 30000, &reply);
         json_object_put(req);
         if (r < 0)
@@ -129,18 +115,18 @@ static int print_processes(const struct opts *o, const char *sock, struct json_o
         json_object_object_get_ex(reply, "processes", &procs);
         for (i = 0; procs && i < json_object_array_length(procs); i++) {
                 struct json_object *p = json_object_array_get_idx(procs, i);
-                int64_t start = jint(p, "start_ns", 0), end = jint(p, "end_ns", 0);
+                int64_t start = reply_int(p, "start_ns", 0), end = reply_int(p, "end_ns", 0);
 
-                snprintf(v[0], 64, "%s", jstr(unit, "name", UNKNOWN));
-                snprintf(v[1], 64, "%" PRId64, jint(p, "pid", 0));
-                snprintf(v[2], 64, "%" PRId64, jint(p, "ppid", 0));
+                snprintf(v[0], 64, "%s", reply_str(unit, "name", UNKNOWN));
+                snprintf(v[1], 64, "%" PRId64, reply_int(p, "pid", 0));
+                snprintf(v[2], 64, "%" PRId64, reply_int(p, "ppid", 0));
                 fmt_time(v[3], 64, start);
                 fmt_seconds(v[4], 64, (end - start) / 1e9);
-                fmt_seconds(v[5], 64, jint(p, "cpu_ns", 0) / 1e9);
-                fmt_bytes(v[6], 64, jint(p, "maxrss_kb", 0) * 1024.0);
-                fmt_bytes(v[7], 64, jint(p, "read_bytes", 0));
-                fmt_bytes(v[8], 64, jint(p, "write_bytes", 0));
-                fmt_exit(v[9], 64, jint(p, "status", -1));
+                fmt_seconds(v[5], 64, reply_int(p, "cpu_ns", 0) / 1e9);
+                fmt_bytes(v[6], 64, reply_int(p, "maxrss_kb", 0) * 1024.0);
+                fmt_bytes(v[7], 64, reply_int(p, "read_bytes", 0));
+                fmt_bytes(v[8], 64, reply_int(p, "write_bytes", 0));
+                fmt_exit(v[9], 64, reply_int(p, "status", -1));
                 fmt_argv(cmd, sizeof(cmd), p);
                 for (c = 0; c < 10; c++)
                         cols[c] = v[c];
@@ -159,7 +145,7 @@ static int print_unit(const struct opts *o, struct json_object *unit, int *heade
         struct json_object *t;
         char v[11][64];
         const char *cols[11];
-        int64_t start = jint(unit, "start_ns", 0), end = jint(unit, "end_ns", 0);
+        int64_t start = reply_int(unit, "start_ns", 0), end = reply_int(unit, "end_ns", 0);
         int c;
 
         if (!json_object_object_get_ex(unit, "totals", &t))
@@ -168,20 +154,20 @@ static int print_unit(const struct opts *o, struct json_object *unit, int *heade
                 row(o, 11, names, widths);
                 *header = 0;
         }
-        snprintf(v[0], 64, "%s", jstr(unit, "name", UNKNOWN));
-        snprintf(v[1], 64, "%s", jstr(unit, "state", UNKNOWN));
+        snprintf(v[0], 64, "%s", reply_str(unit, "name", UNKNOWN));
+        snprintf(v[1], 64, "%s", reply_str(unit, "state", UNKNOWN));
         fmt_time(v[2], 64, start);
         if (end)
                 fmt_seconds(v[3], 64, (end - start) / 1e9);
         else
                 snprintf(v[3], 64, UNKNOWN);
-        snprintf(v[4], 64, "%" PRId64, jint(t, "nprocs", 0));
-        fmt_seconds(v[5], 64, jint(t, "cpu_ns", 0) / 1e9);
-        fmt_bytes(v[6], 64, jint(t, "maxrss_kb", 0) * 1024.0);
-        fmt_bytes(v[7], 64, jint(t, "read_bytes", 0));
-        fmt_bytes(v[8], 64, jint(t, "write_bytes", 0));
-        fmt_exit(v[9], 64, jint(unit, "exit_status", -1));
-        snprintf(v[10], 64, "%" PRId64, jint(unit, "lost_events", 0));
+        snprintf(v[4], 64, "%" PRId64, reply_int(t, "nprocs", 0));
+        fmt_seconds(v[5], 64, reply_int(t, "cpu_ns", 0) / 1e9);
+        fmt_bytes(v[6], 64, reply_int(t, "maxrss_kb", 0) * 1024.0);
+        fmt_bytes(v[7], 64, reply_int(t, "read_bytes", 0));
+        fmt_bytes(v[8], 64, reply_int(t, "write_bytes", 0));
+        fmt_exit(v[9], 64, reply_int(unit, "exit_status", -1));
+        snprintf(v[10], 64, "%" PRId64, reply_int(unit, "lost_events", 0));
         for (c = 0; c < 11; c++)
                 cols[c] = v[c];
         row(o, 11, cols, widths);

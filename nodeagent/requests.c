@@ -259,9 +259,9 @@ static int peer_unit(struct agent *a, const struct peer *peer, struct json_objec
         *id = v;
         *live = agent_unit(a, v);
         if (*live)
-                return peer->uid == 0 || (*live)->uid == peer->uid ? 0 : -EPERM;
+                return is_admin(a, peer) || (*live)->uid == peer->uid ? 0 : -EPERM;
         snprintf(sel, sizeof(sel), "%" PRId64, v);
-        r = store_find_units(a->store, sel, peer->uid == 0 ? ANY_UID : peer->uid, &found);
+        r = store_find_units(a->store, sel, is_admin(a, peer) ? ANY_UID : peer->uid, &found);
         if (r)
                 return r;
         r = -ENOENT;
@@ -411,7 +411,7 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer, st
         if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
                 return ERR_REPLY("%s", err);
         collector_drain(a->collector);
-        if (store_find_units(a->store, sel, peer->uid == 0 ? ANY_UID : peer->uid, &units))
+        if (store_find_units(a->store, sel, is_admin(a, peer) ? ANY_UID : peer->uid, &units))
                 return ERR_REPLY("store query failed");
         for (size_t i = 0; i < json_object_array_length(units); i++) {
                 struct json_object *u = json_object_array_get_idx(units, i), *id, *totals;

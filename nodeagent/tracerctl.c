@@ -23,24 +23,11 @@ static void usage(FILE *f)
                 "  status [--json]                     daemon health, kernel signals, counters\n"
                 "  run [--name N] [--pipeline P] [--run R] [--step S] -- CMD [ARGS...]\n"
                 "                                      run CMD traced; summary on stderr; CMD's exit status\n"
-                "  register --uid U (--pid P | --cgroup-id ID) [--name N] [--job-id J] [--step-id S]\n"
+                "  register --uid U [--pid P] [--cgroup-id ID] [--name N] [--job-id J] [--step-id S]\n"
                 "           [--task-id T] [--cluster C] [--job-name N] [--cgroup-path PATH]\n"
-                "                                      track a process tree or cgroup (root or SlurmUser)\n"
+                "           [--pipeline P] [--run R] [--step S] [--alloc-cpus N] [--alloc-mem-mb MB]\n"
+                "                                      track a process tree and/or cgroup (root or SlurmUser)\n"
                 "  unregister UNIT [--status N]        end a registered unit (root or SlurmUser)\n");
-}
-
-static int64_t jint(struct json_object *o, const char *key, int64_t dflt)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : dflt;
-}
-
-static const char *jstr(struct json_object *o, const char *key, const char *dflt)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : dflt;
 }
 
 static int cmd_status(const char *sock, int argc, char **argv)
@@ -58,16 +45,16 @@ static int cmd_status(const char *sock, int argc, char **argv)
                 json_object_put(reply);
                 return 0;
         }
-        printf("tracerd on node %s, pid %" PRId64 ", socket %s\n", jstr(reply, "node", "?"),
-               jint(reply, "pid", 0), sock);
-        printf("  running units     %" PRId64 "\n", jint(reply, "running_units", 0));
-        printf("  live processes    %" PRId64 "\n", jint(reply, "live_processes", 0));
-        printf("  stored processes  %" PRId64 " since start\n", jint(reply, "stored_processes", 0));
+        printf("tracerd on node %s, pid %" PRId64 ", socket %s\n", reply_str(reply, "node", "?"),
+               reply_int(reply, "pid", 0), sock);
+        printf("  running units     %" PRId64 "\n", reply_int(reply, "running_units", 0));
+        printf("  live processes    %" PRId64 "\n", reply_int(reply, "live_processes", 0));
+        printf("  stored processes  %" PRId64 " since start\n", reply_int(reply, "stored_processes", 0));
         if (json_object_object_get_ex(reply, "events", &ev))
                 printf("  kernel events     fork %" PRId64 ", exec %" PRId64 ", exit %" PRId64
                        ", oom %" PRId64 ", lost %" PRId64 "\n",
-                       jint(ev, "fork", 0), jint(ev, "exec", 0), jint(ev, "exit", 0),
-                       jint(ev, "oom", 0), jint(ev, "lost", 0));
+                       reply_int(ev, "fork", 0), reply_int(ev, "exec", 0), reply_int(ev, "exit", 0),
+                       reply_int(ev, "oom", 0), reply_int(ev, "lost", 0));
         printf("  signals\n");
         if (json_object_object_get_ex(reply, "signals", &sigs)) {
                 for (i = 0; i < json_object_array_length(sigs); i++) {
@@ -75,9 +62,9 @@ static int cmd_status(const char *sock, int argc, char **argv)
                         int ok = json_object_object_get_ex(s, "available", &av) &&
                                  json_object_get_boolean(av);
 
-                        printf("    %-28s %s", jstr(s, "name", "?"), ok ? "available" : "UNAVAILABLE");
+                        printf("    %-28s %s", reply_str(s, "name", "?"), ok ? "available" : "UNAVAILABLE");
                         if (!ok)
-                                printf(" (%s): no %s", jstr(s, "reason", "?"), jstr(s, "provides", "?"));
+                                printf(" (%s): no %s", reply_str(s, "reason", "?"), reply_str(s, "provides", "?"));
                         printf("\n");
                 }
         }
@@ -94,28 +81,28 @@ static void print_summary(struct json_object *reply, double elapsed)
 
         if (!json_object_object_get_ex(reply, "unit", &u) || !json_object_object_get_ex(reply, "totals", &t))
                 return;
-        status = (int)jint(u, "exit_status", -1);
-        fmt_seconds(cpu, sizeof(cpu), jint(t, "cpu_ns", 0) / 1e9);
-        fmt_seconds(user, sizeof(user), jint(t, "user_ns", 0) / 1e9);
-        fmt_seconds(sys, sizeof(sys), jint(t, "sys_ns", 0) / 1e9);
-        fmt_bytes(rss, sizeof(rss), jint(t, "maxrss_kb", 0) * 1024.0);
-        fmt_bytes(rd, sizeof(rd), jint(t, "read_bytes", 0));
-        fmt_bytes(wr, sizeof(wr), jint(t, "write_bytes", 0));
-        fprintf(stderr, "\ntracer: %s (unit %" PRId64 ") %s after %.2fs, ", jstr(u, "name", "?"),
-                jint(u, "id", 0), jstr(u, "state", "?"), elapsed);
+        status = (int)reply_int(u, "exit_status", -1);
+        fmt_seconds(cpu, sizeof(cpu), reply_int(t, "cpu_ns", 0) / 1e9);
+        fmt_seconds(user, sizeof(user), reply_int(t, "user_ns", 0) / 1e9);
+        fmt_seconds(sys, sizeof(sys), reply_int(t, "sys_ns", 0) / 1e9);
+        fmt_bytes(rss, sizeof(rss), reply_int(t, "maxrss_kb", 0) * 1024.0);
+        fmt_bytes(rd, sizeof(rd), reply_int(t, "read_bytes", 0));
+        fmt_bytes(wr, sizeof(wr), reply_int(t, "write_bytes", 0));
+        fprintf(stderr, "\ntracer: %s (unit %" PRId64 ") %s after %.2fs, ", reply_str(u, "name", "?"),
+                reply_int(u, "id", 0), reply_str(u, "state", "?"), elapsed);
         if (status >= 0 && WIFSIGNALED(status))
                 fprintf(stderr, "killed by signal %d\n", WTERMSIG(status));
         else
                 fprintf(stderr, "exit code %d\n", status >= 0 ? WEXITSTATUS(status) : -1);
         fprintf(stderr, "  processes   %" PRId64 " recorded, %" PRId64 " still running, %" PRId64
                         " events lost\n",
-                jint(t, "nprocs", 0), jint(u, "live", 0), jint(u, "lost_events", 0));
+                reply_int(t, "nprocs", 0), reply_int(u, "live", 0), reply_int(u, "lost_events", 0));
         fprintf(stderr, "  cpu         %s (user %s, system %s)\n", cpu, user, sys);
         fprintf(stderr, "  peak rss    %s (largest process)\n", rss);
         fprintf(stderr, "  storage     read %s, written %s\n", rd, wr);
-        if (jint(t, "oom_kills", 0))
-                fprintf(stderr, "  OOM kills   %" PRId64 "\n", jint(t, "oom_kills", 0));
-        fprintf(stderr, "  details     tracer-jobstat -j %" PRId64 " --processes\n", jint(u, "id", 0));
+        if (reply_int(t, "oom_kills", 0))
+                fprintf(stderr, "  OOM kills   %" PRId64 "\n", reply_int(t, "oom_kills", 0));
+        fprintf(stderr, "  details     tracer-jobstat -j %" PRId64 " --processes\n", reply_int(u, "id", 0));
 }
 
 static double now_s(void)
@@ -203,7 +190,7 @@ static int cmd_run(const char *sock, int argc, char **argv)
         r = client_request(prog, sock, req, 5000, &reply);
         json_object_put(req);
         if (r == 0 && json_object_object_get_ex(reply, "unit", &u))
-                unit = jint(u, "id", 0);
+                unit = reply_int(u, "id", 0);
         else
                 fprintf(stderr, "%s: running %s untraced\n", prog, argv[optind]);
         json_object_put(reply);
@@ -239,13 +226,18 @@ static int cmd_register(const char *sock, int argc, char **argv)
                 { "name", required_argument, NULL, 'n' },       { "job-id", required_argument, NULL, 'j' },
                 { "step-id", required_argument, NULL, 's' },    { "task-id", required_argument, NULL, 't' },
                 { "cluster", required_argument, NULL, 'c' },    { "job-name", required_argument, NULL, 'J' },
-                { "cgroup-path", required_argument, NULL, 'P' }, {}
+                { "cgroup-path", required_argument, NULL, 'P' }, { "pipeline", required_argument, NULL, 'l' },
+                { "run", required_argument, NULL, 'r' },        { "step", required_argument, NULL, 'S' },
+                { "alloc-cpus", required_argument, NULL, 'a' }, { "alloc-mem-mb", required_argument, NULL, 'm' },
+                {}
         };
         static const struct { int opt; const char *key; int number; } map[] = {
                 { 'u', "uid", 1 },     { 'g', "gid", 1 },      { 'p', "pid", 1 },
                 { 'C', "cgroup_id", 1 }, { 'n', "name", 0 },  { 'j', "job_id", 1 },
                 { 's', "step_id", 1 }, { 't', "task_id", 1 }, { 'c', "cluster", 0 },
-                { 'J', "job_name", 0 }, { 'P', "cgroup_path", 0 },
+                { 'J', "job_name", 0 }, { 'P', "cgroup_path", 0 }, { 'l', "pipeline", 0 },
+                { 'r', "run", 0 },      { 'S', "step", 0 },     { 'a', "alloc_cpus", 1 },
+                { 'm', "alloc_mem_mb", 1 },
         };
         struct json_object *req = client_new_request("register"), *reply, *u;
         size_t i;
@@ -265,8 +257,8 @@ static int cmd_register(const char *sock, int argc, char **argv)
                         long long v = strtoll(optarg, &end, 10);
 
                         if (!*optarg || *end) {
-                                fprintf(stderr, "%s register: --%s wants a number, not '%s'\n", prog,
-                                        longopts[i].name, optarg);
+                                fprintf(stderr, "%s register: %s wants a number, not '%s'\n", prog,
+                                        map[i].key, optarg);
                                 json_object_put(req);
                                 return 2;
                         }
@@ -280,7 +272,7 @@ static int cmd_register(const char *sock, int argc, char **argv)
         if (c < 0)
                 return 1;
         if (json_object_object_get_ex(reply, "unit", &u))
-                printf("%" PRId64 "\n", jint(u, "id", 0));
+                printf("%" PRId64 "\n", reply_int(u, "id", 0));
         json_object_put(reply);
         return 0;
 }

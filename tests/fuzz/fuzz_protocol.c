@@ -10,7 +10,8 @@
 
 #include "protocol.h"
 
-/* Input layout: byte 0 seeds the chunk sizes; the rest is the stream. If byte 1 >= 0xf0, the
+/* Input layout: byte 0 seeds the chunk sizes (and, with its top bit set, a small per-reader
+ * line limit of 1..64); the rest is the stream. If byte 1 >= 0xf0, the
  * stream is rest + filler + rest, where the filler is TRACER_MSG_MAX - 8 + (byte1 & 15) copies
  * of rest's first byte (never '\n'): small inputs thus probe the 64 KiB line limit from both
  * sides, and one filler line costs one parse, not thousands. */
@@ -86,6 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
 
         line_reader_init(&r);
+        if (data[0] & 0x80) /* a per-reader limit, as clients set for long replies */
+                r.max = 1 + (data[0] & 0x3f);
         while (fed < total && !failed) {
                 /* Tiny, medium and large chunks, so every split point gets exercised. */
                 uint32_t k = next_rand(&seed);
@@ -109,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         struct json_object *o = NULL;
                         char err[256];
 
-                        if (len > TRACER_MSG_MAX || line[len] != '\0')
+                        if (len > (r.max ? r.max : TRACER_MSG_MAX) || line[len] != '\0')
                                 abort();
                         taken += len + 1;
                         if (taken > fed)
