@@ -221,10 +221,6 @@ int main(int argc, char **argv)
                 log_error("cannot tell the node name: give -N");
                 return 1;
         }
-        if (!d.opt.foreground && daemon(0, 0) < 0) {
-                log_error("cannot daemonize: %m");
-                return 1;
-        }
 
         d.sigfd = block_signals();
         if (d.sigfd < 0) {
@@ -265,6 +261,12 @@ int main(int argc, char **argv)
         r = agent_rediscover(&d.agent);
         if (r < 0)
                 log_warn("rediscovery of running units failed: %s", strerror(-r));
+        /* detach only once ready: a failed start is the caller's exit status, and the socket
+         * exists when the parent returns */
+        if (!d.opt.foreground && daemon(0, 0) < 0) {
+                log_error("cannot daemonize: %m");
+                goto out_server;
+        }
         log_info("node %s ready on %s", node, sock);
 
         ret = run_loop(&d) < 0;

@@ -1,6 +1,5 @@
 /* Unit tests for nodeagent/store.c on a temporary directory: schema, units, processes,
  * queries, running units by boot, schema versions, batching and what a crash keeps. */
-#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -9,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <setjmp.h>
@@ -541,18 +541,6 @@ static void test_running_units_by_boot(void **state)
         u = mkunit(2, "done", 1000, 0, UNIT_COMPLETED);
         put(s, &u);
         u = mkunit(3, "job-6.0", 1001, 6, UNIT_RUNNING);
-        u.step_id = 0;
-        u.task_id = 3;
-        u.cgroup_id = 0x1234567890ull;
-        u.alloc_cpus = 8;
-        u.alloc_mem_mb = 16384;
-        u.lost_events = 2;
-        snprintf(u.cgroup_path, sizeof(u.cgroup_path), "/sys/fs/cgroup/system.slice/job_6");
-        snprintf(u.cluster, sizeof(u.cluster), "hpc");
-        snprintf(u.job_name, sizeof(u.job_name), "align reads");
-        snprintf(u.pipeline, sizeof(u.pipeline), "nf-core/sarek");
-        snprintf(u.run, sizeof(u.run), "happy_turing");
-        snprintf(u.step_name, sizeof(u.step_name), "BWA_MEM (1)");
         put(s, &u);
         store_close(s);
 
@@ -575,10 +563,6 @@ static void test_running_units_by_boot(void **state)
         assert_int_equal(store_running_units(s, seen_fn, &v), 0);
         assert_int_equal(v.n, 2);
         assert_true((v.ids[0] == 1 && v.ids[1] == 3) || (v.ids[0] == 3 && v.ids[1] == 1));
-        if (v.ids[1] != 3) {
-                memset(&v, 0, sizeof(v));
-                v.stop = 0;
-        }
         /* the early stop returns the callback's value */
         memset(&v, 0, sizeof(v));
         v.stop = -ECANCELED;
