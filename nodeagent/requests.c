@@ -70,6 +70,7 @@ static struct unit *unit_new(struct agent *a, const char *kind, const char *name
         u->uid = uid;
         u->gid = gid;
         u->task_id = -1;
+        u->array_task_id = -1;
         u->step_id = UNIT_STEP_NONE;
         u->exit_status = -1;
         u->start_ns = now_unix_ns();
@@ -342,7 +343,7 @@ static struct json_object *op_register(struct agent *a, const struct peer *peer,
                                        struct json_object *req)
 {
         int64_t pid = 0, uid = -1, gid = 0, job = 0, step = UNIT_STEP_NONE, task = -1;
-        int64_t cgid = 0, cpus = 0, mem = 0;
+        int64_t cgid = 0, cpus = 0, mem = 0, array_job = 0, array_task = -1;
         const char *name = NULL;
         struct unit *u, tmp = {};
         char err[160];
@@ -357,6 +358,8 @@ static struct json_object *op_register(struct agent *a, const struct peer *peer,
             get_opt_int(req, "job_id", 0, INT64_MAX, &job, err, sizeof(err)) ||
             get_opt_int(req, "step_id", 0, UINT32_MAX, &step, err, sizeof(err)) ||
             get_opt_int(req, "task_id", -1, INT32_MAX, &task, err, sizeof(err)) ||
+            get_opt_int(req, "array_job_id", 0, INT64_MAX, &array_job, err, sizeof(err)) ||
+            get_opt_int(req, "array_task_id", -1, INT64_MAX, &array_task, err, sizeof(err)) ||
             get_opt_int(req, "cgroup_id", 0, INT64_MAX, &cgid, err, sizeof(err)) ||
             get_opt_int(req, "alloc_cpus", 0, UINT32_MAX, &cpus, err, sizeof(err)) ||
             get_opt_int(req, "alloc_mem_mb", 0, INT64_MAX, &mem, err, sizeof(err)) ||
@@ -379,6 +382,8 @@ static struct json_object *op_register(struct agent *a, const struct peer *peer,
         memcpy(u->run, tmp.run, sizeof(u->run));
         memcpy(u->step_name, tmp.step_name, sizeof(u->step_name));
         u->job_id = job;
+        u->array_job_id = array_job;
+        u->array_task_id = array_task;
         u->step_id = step;
         u->task_id = task;
         u->alloc_cpus = cpus;

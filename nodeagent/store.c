@@ -29,7 +29,8 @@ static const char schema[] =
         "CREATE TABLE IF NOT EXISTS units("
         " id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, boot_id TEXT,"
         " uid INTEGER, gid INTEGER, root_pid INTEGER, root_start_ns INTEGER,"
-        " cgroup_id INTEGER, cgroup_path TEXT, cluster TEXT, job_id INTEGER, step_id INTEGER,"
+        " cgroup_id INTEGER, cgroup_path TEXT, cluster TEXT, job_id INTEGER,"
+        " array_job_id INTEGER, array_task_id INTEGER, step_id INTEGER,"
         " task_id INTEGER, job_name TEXT, alloc_cpus INTEGER, alloc_mem_mb INTEGER,"
         " pipeline TEXT, run TEXT, step_name TEXT, start_ns INTEGER, end_ns INTEGER,"
         " state TEXT, exit_status INTEGER, lost_events INTEGER);"
@@ -52,7 +53,7 @@ static const char schema[] =
 
 static const char unit_columns[] =
         "id, name, kind, boot_id, uid, gid, root_pid, root_start_ns, cgroup_id, cgroup_path,"
-        " cluster, job_id, step_id, task_id, job_name, alloc_cpus, alloc_mem_mb, pipeline, run,"
+        " cluster, job_id, array_job_id, array_task_id, step_id, task_id, job_name, alloc_cpus, alloc_mem_mb, pipeline, run,"
         " step_name, start_ns, end_ns, state, exit_status, lost_events";
 
 static int fail(struct store *s, const char *what)
@@ -120,7 +121,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
         if (err)
                 goto fail;
         err = prepare(s, "INSERT OR REPLACE INTO units VALUES"
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
         if (!err)
                 err = prepare(s, "INSERT OR REPLACE INTO processes VALUES"
                                  "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -210,6 +211,8 @@ int store_put_unit(struct store *s, const struct unit *u)
         bind_text(st, i++, u->cgroup_path);
         bind_text(st, i++, u->cluster);
         sqlite3_bind_int64(st, i++, u->job_id);
+        sqlite3_bind_int64(st, i++, u->array_job_id);
+        sqlite3_bind_int64(st, i++, u->array_task_id);
         sqlite3_bind_int64(st, i++, u->step_id);
         sqlite3_bind_int64(st, i++, u->task_id);
         bind_text(st, i++, u->job_name);
@@ -269,6 +272,8 @@ static void unit_from_row(sqlite3_stmt *st, struct unit *u)
         copy_col(st, i++, u->cgroup_path, sizeof(u->cgroup_path));
         copy_col(st, i++, u->cluster, sizeof(u->cluster));
         u->job_id = sqlite3_column_int64(st, i++);
+        u->array_job_id = sqlite3_column_int64(st, i++);
+        u->array_task_id = sqlite3_column_int64(st, i++);
         u->step_id = sqlite3_column_int64(st, i++);
         u->task_id = sqlite3_column_int64(st, i++);
         copy_col(st, i++, u->job_name, sizeof(u->job_name));

@@ -26,6 +26,8 @@ struct unit {
         /* Slurm context, zero/empty outside Slurm */
         char cluster[64];
         uint64_t job_id;
+        uint64_t array_job_id;   /* job arrays: the array's id and this task's index, else 0/-1 */
+        int64_t array_task_id;
         uint32_t step_id;
         int32_t task_id;
         char job_name[UNIT_NAME_MAX];

@@ -2,6 +2,7 @@
  * queries, running units by boot, schema versions, batching and what a crash keeps. */
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -692,29 +693,37 @@ static void test_batching(void **state)
 
 static void test_crash_keeps_committed(void **state)
 {
+        int ready[2], status;
         pid_t pid;
-        int status;
         struct store *s;
         json_object *rows;
+        char x;
 
         (void)state;
         store_close(open_store(BOOT_A));
+        assert_int_equal(pipe(ready), 0);
         pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
                 struct unit u = mkunit(1, "committed", 1000, 1, UNIT_RUNNING);
                 struct store *c = NULL;
 
+                close(ready[0]);
                 if (store_open(&c, dbpath, BOOT_A) || store_put_unit(c, &u) || store_commit(c))
                         _exit(1);
                 u = mkunit(2, "pending", 1000, 2, UNIT_RUNNING);
-                if (store_put_unit(c, &u))
+                if (store_put_unit(c, &u) || write(ready[1], "x", 1) != 1)
                         _exit(1);
-                _exit(0); /* as after kill -9: no close, no commit */
+                for (;;)
+                        pause(); /* until kill -9: no close, no commit */
         }
+        close(ready[1]);
+        assert_int_equal(read(ready[0], &x, 1), 1);
+        close(ready[0]);
+        assert_int_equal(kill(pid, SIGKILL), 0);
         assert_int_equal(waitpid(pid, &status, 0), pid);
-        assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), SIGKILL);
 
         s = open_store(BOOT_A);
         assert_int_equal(store_find_units(s, "committed", UINT32_MAX, &rows), 0);
