@@ -26,7 +26,9 @@ LIBAGENT      := $(B)/libtracer-agent.a
 AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 $(LIBS_JSON)
 CLIENT_LIBS := $(LIBS_JSON)
 
-BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat
+BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so
+# the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
+SPANK_SRC := spank/spank_tracer.c common/config.c common/protocol.c common/traceparent.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
@@ -61,6 +63,9 @@ $(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
 $(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(wildcard jobstat/*.c)) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
+
+$(B)/spank_tracer.so: $(SPANK_SRC) spank/exports.map $(wildcard common/*.h) | $(B)
+	$(CC) $(CFLAGS) -fPIC -shared -Wl,--version-script=spank/exports.map -o $@ $(SPANK_SRC) $(LIBS_JSON)
 
 $(B) $(B)/bpf $(B)/obj $(B)/tests:
 	mkdir -p $@

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "protocol.h"
+#include "traceparent.h"
 
 #define ANY_UID UINT32_MAX
 #define UNIT_END_WAIT_MS 100
@@ -368,8 +369,11 @@ static struct json_object *op_register(struct agent *a, const struct peer *peer,
             copy_opt(req, "cgroup_path", tmp.cgroup_path, sizeof(tmp.cgroup_path), err, sizeof(err)) ||
             copy_opt(req, "pipeline", tmp.pipeline, sizeof(tmp.pipeline), err, sizeof(err)) ||
             copy_opt(req, "run", tmp.run, sizeof(tmp.run), err, sizeof(err)) ||
-            copy_opt(req, "step", tmp.step_name, sizeof(tmp.step_name), err, sizeof(err)))
+            copy_opt(req, "step", tmp.step_name, sizeof(tmp.step_name), err, sizeof(err)) ||
+            copy_opt(req, "traceparent", tmp.traceparent, sizeof(tmp.traceparent), err, sizeof(err)))
                 return ERR_REPLY("%s", err);
+        if (tmp.traceparent[0] && !traceparent_valid(tmp.traceparent))
+                return ERR_REPLY("traceparent is not a W3C trace context");
         if (!pid && !cgid)
                 return ERR_REPLY("register needs a pid or a cgroup_id");
         u = unit_new(a, job ? "slurm" : "local", name, uid, gid);
@@ -381,6 +385,7 @@ static struct json_object *op_register(struct agent *a, const struct peer *peer,
         memcpy(u->pipeline, tmp.pipeline, sizeof(u->pipeline));
         memcpy(u->run, tmp.run, sizeof(u->run));
         memcpy(u->step_name, tmp.step_name, sizeof(u->step_name));
+        memcpy(u->traceparent, tmp.traceparent, sizeof(u->traceparent));
         u->job_id = job;
         u->array_job_id = array_job;
         u->array_task_id = array_task;

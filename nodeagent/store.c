@@ -32,7 +32,7 @@ static const char schema[] =
         " cgroup_id INTEGER, cgroup_path TEXT, cluster TEXT, job_id INTEGER,"
         " array_job_id INTEGER, array_task_id INTEGER, step_id INTEGER,"
         " task_id INTEGER, job_name TEXT, alloc_cpus INTEGER, alloc_mem_mb INTEGER,"
-        " pipeline TEXT, run TEXT, step_name TEXT, start_ns INTEGER, end_ns INTEGER,"
+        " pipeline TEXT, run TEXT, step_name TEXT, traceparent TEXT, start_ns INTEGER, end_ns INTEGER,"
         " state TEXT, exit_status INTEGER, lost_events INTEGER);"
         "CREATE INDEX IF NOT EXISTS units_name ON units(name);"
         "CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
@@ -54,7 +54,7 @@ static const char schema[] =
 static const char unit_columns[] =
         "id, name, kind, boot_id, uid, gid, root_pid, root_start_ns, cgroup_id, cgroup_path,"
         " cluster, job_id, array_job_id, array_task_id, step_id, task_id, job_name, alloc_cpus, alloc_mem_mb, pipeline, run,"
-        " step_name, start_ns, end_ns, state, exit_status, lost_events";
+        " step_name, traceparent, start_ns, end_ns, state, exit_status, lost_events";
 
 static int fail(struct store *s, const char *what)
 {
@@ -121,7 +121,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
         if (err)
                 goto fail;
         err = prepare(s, "INSERT OR REPLACE INTO units VALUES"
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
         if (!err)
                 err = prepare(s, "INSERT OR REPLACE INTO processes VALUES"
                                  "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -221,6 +221,7 @@ int store_put_unit(struct store *s, const struct unit *u)
         bind_text(st, i++, u->pipeline);
         bind_text(st, i++, u->run);
         bind_text(st, i++, u->step_name);
+        bind_text(st, i++, u->traceparent);
         sqlite3_bind_int64(st, i++, u->start_ns);
         if (u->end_ns)
                 sqlite3_bind_int64(st, i++, u->end_ns);
@@ -282,6 +283,7 @@ static void unit_from_row(sqlite3_stmt *st, struct unit *u)
         copy_col(st, i++, u->pipeline, sizeof(u->pipeline));
         copy_col(st, i++, u->run, sizeof(u->run));
         copy_col(st, i++, u->step_name, sizeof(u->step_name));
+        copy_col(st, i++, u->traceparent, sizeof(u->traceparent));
         u->start_ns = sqlite3_column_int64(st, i++);
         u->end_ns = sqlite3_column_int64(st, i++);
         sn = sqlite3_column_text(st, i++);

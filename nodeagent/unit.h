@@ -35,6 +35,7 @@ struct unit {
         uint64_t alloc_mem_mb;
         /* workflow context, when known */
         char pipeline[UNIT_NAME_MAX], run[UNIT_NAME_MAX], step_name[UNIT_NAME_MAX];
+        char traceparent[56];      /* W3C trace context of the job, when known */
         int64_t start_ns, end_ns;  /* unix ns; end 0 while running */
         enum unit_state state;
         int32_t exit_status;       /* wait status, -1 unknown */
