@@ -26,7 +26,8 @@ LIBAGENT      := $(B)/libtracer-agent.a
 AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 $(LIBS_JSON)
 CLIENT_LIBS := $(LIBS_JSON)
 
-BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so
+BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
+        $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
 SPANK_SRC := spank/spank_tracer.c common/config.c common/protocol.c common/traceparent.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -63,6 +64,11 @@ $(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
 $(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(wildcard jobstat/*.c)) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
+
+$(B)/tracer-prolog: $(B)/obj/prolog/prolog.o $(LIBCOMMON)
+	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
+$(B)/tracer-epilog: $(B)/tracer-prolog
+	ln -sf tracer-prolog $@
 
 $(B)/spank_tracer.so: $(SPANK_SRC) spank/exports.map $(wildcard common/*.h) | $(B)
 	$(CC) $(CFLAGS) -fPIC -shared -Wl,--version-script=spank/exports.map -o $@ $(SPANK_SRC) $(LIBS_JSON)
@@ -107,6 +113,10 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)/etc/tracer
 	install -m 755 $(B)/tracerd $(DESTDIR)$(PREFIX)/sbin/
 	install -m 755 $(B)/tracerctl $(B)/tracer-jobstat $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/tracer-prolog $(DESTDIR)$(PREFIX)/sbin/
+	ln -sf tracer-prolog $(DESTDIR)$(PREFIX)/sbin/tracer-epilog
+	install -d $(DESTDIR)$(PREFIX)/lib/slurm
+	install -m 755 $(B)/spank_tracer.so $(DESTDIR)$(PREFIX)/lib/slurm/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/ 2>/dev/null || true
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cgroup.h"
 #include "log.h"
 #include "procfs.h"
 #include "protocol.h"
@@ -100,6 +101,7 @@ static int unit_track_pid(struct agent *a, struct unit *u, pid_t pid)
 
 int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state)
 {
+        struct cgroup_counters cg;
         int err;
 
         /* Every exit the kernel already reported belongs in the totals. The last one may be a
@@ -115,6 +117,12 @@ int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state 
                 u->lost_events = lost_now(a) - u->lost_at_start;
                 if (u->cgroup_id)
                         collector_untrack_cgroup(a->collector, u->cgroup_id);
+        }
+        /* the step's own counters, while its cgroup still exists: each task's end rereads
+         * them, so the last task of a step leaves the step's totals */
+        if (u->cgroup_path[0] && cgroup_step_counters(u->cgroup_path, &cg) == 0) {
+                u->cgroup_cpu_ns = cg.cpu_ns;
+                u->cgroup_mem_peak_kb = cg.mem_peak_kb;
         }
         err = store_put_unit(a->store, u);
         if (!err)
@@ -457,6 +465,76 @@ static struct json_object *op_processes(struct agent *a, const struct peer *peer
         return with_totals(a, r, id);
 }
 
+/* Prolog: the job's allocation on this node begins (no process yet: steps register theirs). */
+static struct json_object *op_job_begin(struct agent *a, const struct peer *peer,
+                                        struct json_object *req)
+{
+        int64_t job, uid, gid = 0;
+        struct unit *u, tmp = {};
+        char err[160], name[32];
+        int r;
+
+        if (!is_admin(a, peer))
+                return ERR_REPLY("permission denied: only root or SlurmUser may begin jobs");
+        if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
+            proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
+            get_opt_int(req, "gid", 0, UINT32_MAX - 1, &gid, err, sizeof(err)) ||
+            copy_opt(req, "cluster", tmp.cluster, sizeof(tmp.cluster), err, sizeof(err)) ||
+            copy_opt(req, "job_name", tmp.job_name, sizeof(tmp.job_name), err, sizeof(err)))
+                return ERR_REPLY("%s", err);
+        snprintf(name, sizeof(name), "%" PRId64, job);
+        u = unit_new(a, "slurm", name, uid, gid);
+        if (!u)
+                return ERR_REPLY("out of memory");
+        u->job_id = job;
+        memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
+        memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
+        r = store_put_unit(a->store, u);
+        if (!r)
+                r = store_commit(a->store);
+        if (r) {
+                agent_unit_drop(a, u);
+                return ERR_REPLY("cannot store job %" PRId64 ": %s", job, strerror(-r));
+        }
+        return reply_with_unit(u);
+}
+
+/* Epilog: the job is over on this node. Every unit of it still open ends now, after the last
+ * exits were given a bounded moment to arrive. */
+static struct json_object *op_job_end(struct agent *a, const struct peer *peer,
+                                      struct json_object *req)
+{
+        struct json_object *reply;
+        struct unit *u, *next;
+        int64_t job, status = -1;
+        unsigned ended = 0, live = 0;
+        char err[160];
+        int r;
+
+        if (!is_admin(a, peer))
+                return ERR_REPLY("permission denied: only root or SlurmUser may end jobs");
+        if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
+            get_opt_int(req, "status", -1, INT32_MAX, &status, err, sizeof(err)))
+                return ERR_REPLY("%s", err);
+        for (u = a->units; u; u = next) {
+                next = u->next;
+                if (u->job_id != (uint64_t)job || u->state != UNIT_RUNNING)
+                        continue;
+                r = agent_unit_end(a, u, status, state_of_status(status));
+                if (r)
+                        return ERR_REPLY("cannot store job %" PRId64 ": %s", job, strerror(-r));
+                ended++;
+                live += u->live;
+                if (!u->live)
+                        agent_unit_drop(a, u);
+        }
+        log_info("job %" PRId64 " ended: %u units closed, %u processes still running", job, ended, live);
+        reply = proto_reply_ok();
+        json_object_object_add(reply, "units_ended", json_object_new_int(ended));
+        json_object_object_add(reply, "still_running", json_object_new_int(live));
+        return reply;
+}
+
 struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req)
 {
         struct json_object *op_o;
@@ -475,6 +553,10 @@ struct json_object *agent_request(struct agent *a, const struct peer *peer, stru
                 return op_register(a, peer, req);
         if (strcmp(op, "unregister") == 0)
                 return op_unit_end(a, peer, req, 1);
+        if (strcmp(op, "job_begin") == 0)
+                return op_job_begin(a, peer, req);
+        if (strcmp(op, "job_end") == 0)
+                return op_job_end(a, peer, req);
         if (strcmp(op, "units") == 0)
                 return op_units(a, peer, req);
         if (strcmp(op, "processes") == 0)

@@ -33,7 +33,8 @@ static const char schema[] =
         " array_job_id INTEGER, array_task_id INTEGER, step_id INTEGER,"
         " task_id INTEGER, job_name TEXT, alloc_cpus INTEGER, alloc_mem_mb INTEGER,"
         " pipeline TEXT, run TEXT, step_name TEXT, traceparent TEXT, start_ns INTEGER, end_ns INTEGER,"
-        " state TEXT, exit_status INTEGER, lost_events INTEGER);"
+        " state TEXT, exit_status INTEGER, lost_events INTEGER, cgroup_cpu_ns INTEGER,"
+        " cgroup_mem_peak_kb INTEGER);"
         "CREATE INDEX IF NOT EXISTS units_name ON units(name);"
         "CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
         "CREATE TABLE IF NOT EXISTS processes("
@@ -54,7 +55,8 @@ static const char schema[] =
 static const char unit_columns[] =
         "id, name, kind, boot_id, uid, gid, root_pid, root_start_ns, cgroup_id, cgroup_path,"
         " cluster, job_id, array_job_id, array_task_id, step_id, task_id, job_name, alloc_cpus, alloc_mem_mb, pipeline, run,"
-        " step_name, traceparent, start_ns, end_ns, state, exit_status, lost_events";
+        " step_name, traceparent, start_ns, end_ns, state, exit_status, lost_events, cgroup_cpu_ns,"
+        " cgroup_mem_peak_kb";
 
 static int fail(struct store *s, const char *what)
 {
@@ -121,7 +123,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
         if (err)
                 goto fail;
         err = prepare(s, "INSERT OR REPLACE INTO units VALUES"
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
         if (!err)
                 err = prepare(s, "INSERT OR REPLACE INTO processes VALUES"
                                  "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -230,6 +232,10 @@ int store_put_unit(struct store *s, const struct unit *u)
         sqlite3_bind_text(st, i++, unit_state_name(u->state), -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, i++, u->exit_status);
         sqlite3_bind_int64(st, i++, u->lost_events);
+        if (u->cgroup_cpu_ns || u->cgroup_mem_peak_kb) {
+                sqlite3_bind_int64(st, i++, u->cgroup_cpu_ns);
+                sqlite3_bind_int64(st, i++, u->cgroup_mem_peak_kb);
+        }
         return write_step(s, st);
 }
 
@@ -292,6 +298,8 @@ static void unit_from_row(sqlite3_stmt *st, struct unit *u)
         u->state = state;
         u->exit_status = sqlite3_column_int64(st, i++);
         u->lost_events = sqlite3_column_int64(st, i++);
+        u->cgroup_cpu_ns = sqlite3_column_int64(st, i++);
+        u->cgroup_mem_peak_kb = sqlite3_column_int64(st, i++);
 }
 
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx)

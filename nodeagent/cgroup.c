@@ -1,0 +1,75 @@
+/* cgroup v1 (memory + cpuacct controllers) and v2 step counters. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup.h"
+
+static int read_u64(const char *dir, const char *file, const char *key, uint64_t *out)
+{
+        char path[PATH_MAX + 64], line[256];
+        size_t klen = key ? strlen(key) : 0;
+        FILE *f;
+        int err = -ENOENT;
+
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+                return -ENAMETOOLONG;
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f)) {
+                if (key && (strncmp(line, key, klen) || line[klen] != ' '))
+                        continue;
+                *out = strtoull(line + (key ? klen + 1 : 0), NULL, 10);
+                err = 0;
+                break;
+        }
+        fclose(f);
+        return err;
+}
+
+int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
+{
+        struct cgroup_counters c = {};
+        char step[PATH_MAX], cpuacct[PATH_MAX + 32];
+        const char *last = strrchr(task_path, '/');
+        uint64_t v;
+        int got = 0;
+
+        if (!last || strlen(task_path) >= sizeof(step))
+                return -EINVAL;
+        strcpy(step, task_path);
+        if (strncmp(last + 1, "task_", 5) == 0)
+                step[last - task_path] = 0;
+        /* Slurm ≥ 22.05 on v2 keeps tasks under step_S/user/task_T */
+        last = strrchr(step, '/');
+        if (last && strcmp(last + 1, "user") == 0)
+                step[last - step] = 0;
+
+        if (strncmp(step, "/sys/fs/cgroup/memory/", 22) == 0) {
+                snprintf(cpuacct, sizeof(cpuacct), "/sys/fs/cgroup/cpuacct/%s", step + 22);
+                if (read_u64(cpuacct, "cpuacct.usage", NULL, &v) == 0) {
+                        c.cpu_ns = v;
+                        got++;
+                }
+                if (read_u64(step, "memory.max_usage_in_bytes", NULL, &v) == 0) {
+                        c.mem_peak_kb = v / 1024;
+                        got++;
+                }
+        } else {
+                if (read_u64(step, "cpu.stat", "usage_usec", &v) == 0) {
+                        c.cpu_ns = v * 1000;
+                        got++;
+                }
+                if (read_u64(step, "memory.peak", NULL, &v) == 0) {
+                        c.mem_peak_kb = v / 1024;
+                        got++;
+                }
+        }
+        if (!got)
+                return -ENOENT;
+        *out = c;
+        return 0;
+}

@@ -1,0 +1,19 @@
+/* A Slurm step's own accounting, read from its cgroup before Slurm removes it: the reference
+ * tracer's per-process sums are checked against, and what a step used beyond its tracked
+ * processes. */
+#ifndef TRACER_CGROUP_H
+#define TRACER_CGROUP_H
+
+#include <stdint.h>
+
+struct cgroup_counters {
+        uint64_t cpu_ns;      /* CPU time of everything that ran in the cgroup */
+        uint64_t mem_peak_kb; /* memory high-water mark, 0 when the kernel keeps none */
+};
+
+/* Read the counters of the step that holds a task cgroup (…/step_S/task_T, or the step dir
+ * itself). path is the memory controller's dir on cgroup v1, the unified dir on v2.
+ * Returns 0, or -errno when neither counter could be read; *out untouched then. */
+int cgroup_step_counters(const char *task_path, struct cgroup_counters *out);
+
+#endif
