@@ -22,8 +22,7 @@
 #define OP_MAX 32
 #define IDLE_KEEP (16 * 1024) /* a drained reader keeps at most this much buffer */
 
-static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void errf(char *err, size_t errlen, const char *fmt, ...)
+void proto_errf(char *err, size_t errlen, const char *fmt, ...)
 {
         va_list ap;
 
@@ -188,20 +187,20 @@ static struct json_object *parse_object(const char *line, size_t len, size_t max
         size_t end;
 
         if (len > max) {
-                errf(err, errlen, "message too long (%zu bytes, at most %zu)", len, max);
+                proto_errf(err, errlen, "message too long (%zu bytes, at most %zu)", len, max);
                 return NULL;
         }
         if (memchr(line, '\0', len)) {
-                errf(err, errlen, "NUL byte in message");
+                proto_errf(err, errlen, "NUL byte in message");
                 return NULL;
         }
         if (!len) {
-                errf(err, errlen, "empty message");
+                proto_errf(err, errlen, "empty message");
                 return NULL;
         }
         tok = json_tokener_new_ex(depth);
         if (!tok) {
-                errf(err, errlen, "out of memory");
+                proto_errf(err, errlen, "out of memory");
                 return NULL;
         }
         /* Strict: no comments, no trailing commas, and nothing after the value. */
@@ -212,22 +211,22 @@ static struct json_object *parse_object(const char *line, size_t len, size_t max
         json_tokener_free(tok);
         if (jerr == json_tokener_continue) {
                 json_object_put(o);
-                errf(err, errlen, "invalid JSON: incomplete");
+                proto_errf(err, errlen, "invalid JSON: incomplete");
                 return NULL;
         }
         if (jerr != json_tokener_success || !o) {
                 json_object_put(o);
-                errf(err, errlen, "invalid JSON at offset %zu: %s", end, json_tokener_error_desc(jerr));
+                proto_errf(err, errlen, "invalid JSON at offset %zu: %s", end, json_tokener_error_desc(jerr));
                 return NULL;
         }
         if (end != len) {
                 json_object_put(o);
-                errf(err, errlen, "invalid JSON: trailing data at offset %zu", end);
+                proto_errf(err, errlen, "invalid JSON: trailing data at offset %zu", end);
                 return NULL;
         }
         if (!json_object_is_type(o, json_type_object)) {
                 json_object_put(o);
-                errf(err, errlen, "message is not a JSON object");
+                proto_errf(err, errlen, "message is not a JSON object");
                 return NULL;
         }
         return o;
@@ -240,16 +239,16 @@ static int check_version(struct json_object *o, char *err, size_t errlen)
         int64_t ver;
 
         if (!json_object_object_get_ex(o, "v", &v) || !v) {
-                errf(err, errlen, "missing protocol version \"v\"");
+                proto_errf(err, errlen, "missing protocol version \"v\"");
                 return -EPROTO;
         }
         if (!json_object_is_type(v, json_type_int)) {
-                errf(err, errlen, "protocol version \"v\" must be an integer");
+                proto_errf(err, errlen, "protocol version \"v\" must be an integer");
                 return -EPROTO;
         }
         ver = json_object_get_int64(v);
         if (ver != TRACER_PROTO_VERSION) {
-                errf(err, errlen, "unsupported protocol version %" PRId64, ver);
+                proto_errf(err, errlen, "unsupported protocol version %" PRId64, ver);
                 return -EPROTO;
         }
         return 0;
@@ -272,23 +271,23 @@ int proto_parse_request(const char *line, size_t len, struct json_object **out, 
                 goto fail;
         ret = -EINVAL;
         if (!json_object_object_get_ex(o, "op", &op) || !op) {
-                errf(err, errlen, "missing \"op\"");
+                proto_errf(err, errlen, "missing \"op\"");
                 goto fail;
         }
         if (!json_object_is_type(op, json_type_string)) {
-                errf(err, errlen, "\"op\" must be a string");
+                proto_errf(err, errlen, "\"op\" must be a string");
                 goto fail;
         }
         s = json_object_get_string(op);
         n = (size_t)json_object_get_string_len(op);
         if (n == 0 || n > OP_MAX) {
-                errf(err, errlen, "\"op\" must be 1 to %d characters", OP_MAX);
+                proto_errf(err, errlen, "\"op\" must be 1 to %d characters", OP_MAX);
                 goto fail;
         }
         /* The op is echoed in logs and replies: only [a-z_] (this also excludes NUL). */
         for (size_t i = 0; i < n; i++) {
                 if (!((s[i] >= 'a' && s[i] <= 'z') || s[i] == '_')) {
-                        errf(err, errlen, "\"op\" may only contain a-z and '_'");
+                        proto_errf(err, errlen, "\"op\" may only contain a-z and '_'");
                         goto fail;
                 }
         }
@@ -305,11 +304,11 @@ static int get_field(struct json_object *o, const char *key, struct json_object 
                      size_t errlen)
 {
         if (!o || !key || !json_object_is_type(o, json_type_object)) {
-                errf(err, errlen, "not a JSON object");
+                proto_errf(err, errlen, "not a JSON object");
                 return -EINVAL;
         }
         if (!json_object_object_get_ex(o, key, v) || !*v) {
-                errf(err, errlen, "missing \"%s\"", key);
+                proto_errf(err, errlen, "missing \"%s\"", key);
                 return -ENOENT;
         }
         return 0;
@@ -328,18 +327,18 @@ int proto_get_string(struct json_object *o, const char *key, size_t maxlen, cons
         if ((ret = get_field(o, key, &v, err, errlen)) < 0)
                 return ret;
         if (!json_object_is_type(v, json_type_string)) {
-                errf(err, errlen, "\"%s\" must be a string", key);
+                proto_errf(err, errlen, "\"%s\" must be a string", key);
                 return -EINVAL;
         }
         s = json_object_get_string(v);
         n = (size_t)json_object_get_string_len(v);
         /* "\u0000" would silently truncate the C string the caller sees. */
         if (strlen(s) != n) {
-                errf(err, errlen, "\"%s\" contains a NUL byte", key);
+                proto_errf(err, errlen, "\"%s\" contains a NUL byte", key);
                 return -EINVAL;
         }
         if (n > maxlen) {
-                errf(err, errlen, "\"%s\" is too long (%zu bytes, at most %zu)", key, n, maxlen);
+                proto_errf(err, errlen, "\"%s\" is too long (%zu bytes, at most %zu)", key, n, maxlen);
                 return -EINVAL;
         }
         *out = s;
@@ -358,14 +357,14 @@ int proto_get_int64(struct json_object *o, const char *key, int64_t min, int64_t
         if ((ret = get_field(o, key, &v, err, errlen)) < 0)
                 return ret;
         if (!json_object_is_type(v, json_type_int)) {
-                errf(err, errlen, "\"%s\" must be an integer", key);
+                proto_errf(err, errlen, "\"%s\" must be an integer", key);
                 return -EINVAL;
         }
         x = json_object_get_int64(v);
         /* json-c saturates: a value above INT64_MAX reads as INT64_MAX, unless read unsigned. */
         if ((x == INT64_MAX && json_object_get_uint64(v) > (uint64_t)INT64_MAX) || x < min ||
             x > max) {
-                errf(err, errlen, "\"%s\" out of range (%" PRId64 "..%" PRId64 ")", key, min, max);
+                proto_errf(err, errlen, "\"%s\" out of range (%" PRId64 "..%" PRId64 ")", key, min, max);
                 return -EINVAL;
         }
         *out = x;
@@ -447,235 +446,51 @@ char *proto_serialize(struct json_object *o, size_t *len)
         return out;
 }
 
-/* ---- client side */
-
-static int64_t now_ms(void)
+int proto_parse_reply(const char *line, size_t len, struct json_object **out, char *err, size_t errlen)
 {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Milliseconds left until deadline for poll(): -1 = forever, 0 = expired. */
-static int remaining(int64_t deadline)
-{
-        int64_t left;
-
-        if (deadline < 0)
-                return -1;
-        left = deadline - now_ms();
-        if (left <= 0)
-                return 0;
-        return left > INT32_MAX ? INT32_MAX : (int)left;
-}
-
-/* Wait for events on fd until deadline: 0 when ready, -ETIMEDOUT, or -errno. */
-static int wait_fd(int fd, short events, int64_t deadline)
-{
-        for (;;) {
-                struct pollfd pfd = { .fd = fd, .events = events };
-                int left = remaining(deadline);
-                int n;
-
-                if (left == 0)
-                        return -ETIMEDOUT;
-                n = poll(&pfd, 1, left);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n > 0)
-                        return 0; /* ready, or HUP/ERR: the next call reports which */
-        }
-}
-
-static int set_nonblock(int fd, bool on)
-{
-        int fl = fcntl(fd, F_GETFL);
-
-        if (fl < 0)
-                return -errno;
-        fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
-        return fcntl(fd, F_SETFL, fl) < 0 ? -errno : 0;
-}
-
-int proto_connect(const char *path, int timeout_ms)
-{
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
-        int fd, ret;
-
-        if (!path || !path[0])
-                return -EINVAL;
-        if (strlen(path) >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        memcpy(sa.sun_path, path, strlen(path) + 1);
-
-        /* With a timeout, never block: the SPANK plugin must not stall a job on a hung daemon. */
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (timeout_ms >= 0 ? SOCK_NONBLOCK : 0), 0);
-        if (fd < 0)
-                return -errno;
-        for (;;) {
-                if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-                        break;
-                ret = -errno;
-                if (ret == -EINTR && timeout_ms < 0)
-                        continue;
-                if (ret == -EINPROGRESS) {
-                        int soerr = 0;
-                        socklen_t sl = sizeof(soerr);
-
-                        if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
-                                goto fail;
-                        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0) {
-                                ret = -errno;
-                                goto fail;
-                        }
-                        if (soerr) {
-                                ret = -soerr;
-                                goto fail;
-                        }
-                        break;
-                }
-                if (ret == -EAGAIN && timeout_ms >= 0) {
-                        /* AF_UNIX says EAGAIN when the listen backlog is full; it cannot be
-                         * polled, so retry briefly until the deadline. */
-                        int left = remaining(deadline);
-                        if (left == 0) {
-                                ret = -ETIMEDOUT;
-                                goto fail;
-                        }
-                        usleep((useconds_t)(left < 10 ? left : 10) * 1000);
-                        continue;
-                }
-                goto fail;
-        }
-        if (timeout_ms >= 0 && (ret = set_nonblock(fd, false)) < 0)
-                goto fail;
-        return fd;
-fail:
-        close(fd);
-        return ret;
-}
-
-static int send_all(int fd, const char *p, size_t n, int64_t deadline)
-{
-        while (n) {
-                ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-                int ret;
-
-                if (w < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno != EAGAIN && errno != EWOULDBLOCK)
-                                return (errno == EPIPE || errno == ECONNRESET) ? -ECONNRESET : -errno;
-                        if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
-                                return ret;
-                        continue;
-                }
-                p += w;
-                n -= (size_t)w;
-        }
-        return 0;
-}
-
-/* Read exactly one line: peek first so that bytes after the '\n' stay in the socket for the
- * next call on this connection. */
-static int recv_line(int fd, struct line_reader *lr, int64_t deadline, char **line, size_t *len)
-{
-        char buf[4096];
-
-        for (;;) {
-                ssize_t n;
-                const char *nl;
-                size_t take;
-                int ret = line_reader_next(lr, line, len);
-
-                if (ret != 0)
-                        return ret;
-                if ((ret = wait_fd(fd, POLLIN, deadline)) < 0)
-                        return ret;
-                n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
-                if (n < 0) {
-                        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-                                continue;
-                        return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
-                }
-                if (n == 0)
-                        return -ECONNRESET;
-                nl = memchr(buf, '\n', (size_t)n);
-                take = nl ? (size_t)(nl - buf) + 1 : (size_t)n;
-                n = recv(fd, buf, take, MSG_DONTWAIT);
-                if (n < 0) {
-                        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-                                continue;
-                        return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
-                }
-                if (n == 0)
-                        return -ECONNRESET;
-                if ((ret = line_reader_feed(lr, buf, (size_t)n)) < 0)
-                        return ret;
-        }
-}
-
-int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
-               char *err, size_t errlen)
-{
-        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
-        struct line_reader lr;
-        struct json_object *o;
-        char *msg, *line = NULL;
-        size_t mlen, llen = 0;
+        struct json_object *o = parse_object(line, len, TRACER_REPLY_MAX, REPLY_DEPTH, err, errlen);
         int ret;
 
-        if (fd < 0 || !req || !reply) {
-                errf(err, errlen, "invalid argument");
-                return -EINVAL;
-        }
-        msg = proto_serialize(req, &mlen);
-        if (!msg) {
-                errf(err, errlen, "out of memory");
-                return -ENOMEM;
-        }
-        ret = send_all(fd, msg, mlen, deadline);
-        free(msg);
-        if (ret < 0) {
-                if (ret == -ETIMEDOUT)
-                        errf(err, errlen, "timed out sending request");
-                else if (ret == -ECONNRESET)
-                        errf(err, errlen, "connection closed while sending request");
-                else
-                        errf(err, errlen, "sending request: %s", strerror(-ret));
-                return ret;
-        }
-
-        line_reader_init(&lr);
-        lr.max = TRACER_REPLY_MAX; /* reports of big jobs are long; requests stay short */
-        ret = recv_line(fd, &lr, deadline, &line, &llen);
-        line_reader_free(&lr);
-        if (ret < 0) {
-                if (ret == -EMSGSIZE) {
-                        errf(err, errlen, "reply longer than %u bytes", TRACER_REPLY_MAX);
-                        ret = -EPROTO;
-                } else if (ret == -ETIMEDOUT) {
-                        errf(err, errlen, "no reply within %d ms", timeout_ms);
-                } else if (ret == -ECONNRESET) {
-                        errf(err, errlen, "connection closed before a reply");
-                } else {
-                        errf(err, errlen, "reading reply: %s", strerror(-ret));
-                }
-                return ret;
-        }
-
-        o = parse_object(line, llen, TRACER_REPLY_MAX, REPLY_DEPTH, err, errlen);
-        free(line);
         if (!o)
                 return -EPROTO;
         if ((ret = check_version(o, err, errlen)) < 0) {
                 json_object_put(o);
                 return ret;
         }
-        *reply = o;
+        *out = o;
         return 0;
 }
+
+/* ---- optional fields: absent is not an error */
+
+int proto_opt_string(struct json_object *req, const char *key, size_t max, const char **out,
+                      char *err, size_t errlen)
+{
+        int r = proto_get_string(req, key, max, out, err, errlen);
+
+        if (r == -ENOENT) {
+                *out = NULL;
+                return 0;
+        }
+        return r;
+}
+
+int proto_copy_string(struct json_object *req, const char *key, char *dst, size_t len, char *err,
+                    size_t errlen)
+{
+        const char *v;
+        int r = proto_opt_string(req, key, len - 1, &v, err, errlen);
+
+        if (!r && v)
+                snprintf(dst, len, "%s", v);
+        return r;
+}
+
+int proto_opt_int64(struct json_object *req, const char *key, int64_t min, int64_t max,
+                       int64_t *out, char *err, size_t errlen)
+{
+        int r = proto_get_int64(req, key, min, max, out, err, errlen);
+
+        return r == -ENOENT ? 0 : r;
+}
+

@@ -42,11 +42,25 @@ int proto_get_string(struct json_object *o, const char *key, size_t maxlen, cons
 int proto_get_int64(struct json_object *o, const char *key, int64_t min, int64_t max,
                     int64_t *out, char *err, size_t errlen);
 
+/* Optional fields: absent gives 0 and leaves the output alone (NULL for strings); present but
+ * wrong is -EINVAL with a message. proto_copy_string copies into dst[len]. */
+int proto_opt_string(struct json_object *o, const char *key, size_t maxlen, const char **out,
+                     char *err, size_t errlen);
+int proto_copy_string(struct json_object *o, const char *key, char *dst, size_t len, char *err,
+                      size_t errlen);
+int proto_opt_int64(struct json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
+                    char *err, size_t errlen);
+
 /* Replies: {"v":1,"ok":true,...} / {"v":1,"ok":false,"error":"..."}. */
 struct json_object *proto_reply_ok(void);
 struct json_object *proto_reply_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Serialise o as one line (plain JSON, no spaces) followed by '\n'; caller frees. NULL on ENOMEM. */
 char *proto_serialize(struct json_object *o, size_t *len);
+
+/* Parse one reply line: a JSON object with "v" == TRACER_PROTO_VERSION, up to TRACER_REPLY_MAX. */
+int proto_parse_reply(const char *line, size_t len, struct json_object **out, char *err, size_t errlen);
+/* Format an error message into err (NULL or 0 length: nothing). */
+void proto_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Client side: connect to a unix socket path (blocking connect, or non-blocking with timeout
  * when timeout_ms >= 0), send a request and read one reply line. */

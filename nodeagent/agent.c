@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cgroup.h"
 #include "argv.h"
 #include "log.h"
 #include "procfs.h"
@@ -34,6 +35,92 @@ struct unit *agent_unit(struct agent *a, uint64_t id)
                 if (u->id == id)
                         return u;
         return NULL;
+}
+
+/* ---- units */
+
+#define UNIT_END_WAIT_MS 100 /* how long a unit's end waits for its last exits */
+
+uint64_t agent_lost_events(struct agent *a)
+{
+        uint64_t st[STAT_MAX];
+
+        return collector_stats(a->collector, st) == 0 ? st[STAT_LOST] : 0;
+}
+
+/* Create a running unit, store it, keep it in memory. */
+struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name, uid_t uid,
+                             gid_t gid)
+{
+        struct unit *u = calloc(1, sizeof(*u));
+
+        if (!u)
+                return NULL;
+        u->id = a->next_unit_id++;
+        snprintf(u->kind, sizeof(u->kind), "%s", kind);
+        if (name && *name)
+                snprintf(u->name, sizeof(u->name), "%s", name);
+        else
+                snprintf(u->name, sizeof(u->name), "run-%" PRIu64, u->id);
+        u->uid = uid;
+        u->gid = gid;
+        u->task_id = -1;
+        u->array_task_id = -1;
+        u->step_id = UNIT_STEP_NONE;
+        u->exit_status = -1;
+        u->start_ns = clock_ns(CLOCK_REALTIME);
+        u->state = UNIT_RUNNING;
+        u->lost_at_start = agent_lost_events(a);
+        u->next = a->units;
+        a->units = u;
+        return u;
+}
+
+/* Seed the tracked set with pid; its descendants follow in the kernel. */
+int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid)
+{
+        struct procfs_stat st;
+        int err = procfs_read_stat(pid, &st);
+
+        if (err)
+                return err;
+        err = collector_track_pid(a->collector, pid, u->id);
+        if (err)
+                return err;
+        u->root_pid = pid;
+        u->root_start_ns = st.start_ticks * a->tick_ns;
+        return 0;
+}
+
+int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state)
+{
+        struct cgroup_counters cg;
+        int err;
+
+        /* Every exit the kernel already reported belongs in the totals. The last one may be a
+         * few microseconds behind the client's wait(2) (it is sent at the final switch-out):
+         * give it a bounded moment. */
+        collector_drain(a->collector);
+        for (int i = 0; i < UNIT_END_WAIT_MS / 5 && u->live; i++)
+                collector_poll(a->collector, 5);
+        if (u->state == UNIT_RUNNING) {
+                u->end_ns = clock_ns(CLOCK_REALTIME);
+                u->state = state;
+                u->exit_status = status;
+                u->lost_events = agent_lost_events(a) - u->lost_at_start;
+                if (u->cgroup_id)
+                        collector_untrack_cgroup(a->collector, u->cgroup_id);
+        }
+        /* the step's own counters, while its cgroup still exists: each task's end rereads
+         * them, so the last task of a step leaves the step's totals */
+        if (u->cgroup_path[0] && cgroup_step_counters(u->cgroup_path, &cg) == 0) {
+                u->cgroup_cpu_ns = cg.cpu_ns;
+                u->cgroup_mem_peak_kb = cg.mem_peak_kb;
+        }
+        err = store_put_unit(a->store, u);
+        if (!err)
+                err = store_commit(a->store);
+        return err;
 }
 
 /* ---- events */

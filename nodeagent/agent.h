@@ -57,5 +57,11 @@ struct unit *agent_unit(struct agent *a, uint64_t id);
 void agent_unit_drop(struct agent *a, struct unit *u); /* forget an in-memory unit */
 /* Mark a unit ended (exit status, or -1) and store it; it leaves memory with its last process. */
 int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state);
+/* A new running unit in memory (not stored yet); NULL when out of memory. */
+struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid);
+/* Seed the kernel's tracked set with pid for u; its descendants follow. */
+int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid);
+/* Ring-buffer losses so far on this node. */
+uint64_t agent_lost_events(struct agent *a);
 
 #endif

@@ -1,6 +1,7 @@
 /* Unit states as Slurm names them. */
 #include <errno.h>
 #include <string.h>
+#include <json-c/json.h>
 
 #include "unit.h"
 
@@ -26,3 +27,39 @@ int unit_state_parse(const char *s, enum unit_state *out)
         }
         return -EINVAL;
 }
+
+/* A wait status as Slurm would state it: -1 (unknown) counts as success. */
+enum unit_state unit_state_of_status(int status)
+{
+        if (status < 0)
+                return UNIT_COMPLETED;
+        if ((status & 0x7f) == 0)
+                return (status >> 8) & 0xff ? UNIT_FAILED : UNIT_COMPLETED;
+        switch (status & 0x7f) {
+        case 2: case 9: case 15: /* SIGINT, SIGKILL, SIGTERM: stopped from outside */
+                return UNIT_CANCELLED;
+        default:
+                return UNIT_FAILED;
+        }
+}
+
+
+/* What replies say of a unit. */
+struct json_object *unit_to_json(const struct unit *u)
+{
+        struct json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "id", json_object_new_int64(u->id));
+        json_object_object_add(o, "name", json_object_new_string(u->name));
+        json_object_object_add(o, "kind", json_object_new_string(u->kind));
+        json_object_object_add(o, "uid", json_object_new_int64(u->uid));
+        json_object_object_add(o, "state", json_object_new_string(unit_state_name(u->state)));
+        json_object_object_add(o, "start_ns", json_object_new_int64(u->start_ns));
+        if (u->end_ns)
+                json_object_object_add(o, "end_ns", json_object_new_int64(u->end_ns));
+        json_object_object_add(o, "exit_status", json_object_new_int(u->exit_status));
+        json_object_object_add(o, "lost_events", json_object_new_int64(u->lost_events));
+        json_object_object_add(o, "live", json_object_new_int64(u->live));
+        return o;
+}
+

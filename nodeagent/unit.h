@@ -50,5 +50,8 @@ struct unit {
 
 const char *unit_state_name(enum unit_state s);
 int unit_state_parse(const char *s, enum unit_state *out);
+enum unit_state unit_state_of_status(int status);
+struct json_object;
+struct json_object *unit_to_json(const struct unit *u);
 
 #endif

@@ -130,6 +130,9 @@ if j1=$(as $U1 sbatch --parsable two-steps.sh) && wait_done "$j1"; then
     for id in "$j1" "$j1.batch" "$j1.0" "$j1.1"; do
         check "two-step batch: $id COMPLETED" sacct_has "$j1" "$id" COMPLETED
     done
+    if grep -q '^PrologFlags=.*Contain' "$SLURM_CONF"; then
+        check "two-step batch: $j1.extern COMPLETED" sacct_has "$j1" "$j1.extern" COMPLETED
+    fi
     check "two-step batch: sacct User is $U1" \
         bash -c "sacct -n -X -P -j $j1 --format=User | grep -qx $U1"
     check "two-step batch: output written" grep -q '^done$' "$WORK/$U1/two-steps.out"

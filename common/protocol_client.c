@@ -1,0 +1,240 @@
+/* Control-socket protocol, client side: bounded connect, one request, one reply line. The
+ * SPANK plugin runs this inside slurmstepd, so every wait has a deadline. */
+#include "protocol.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left until deadline for poll(): -1 = forever, 0 = expired. */
+static int remaining(int64_t deadline)
+{
+        int64_t left;
+
+        if (deadline < 0)
+                return -1;
+        left = deadline - now_ms();
+        if (left <= 0)
+                return 0;
+        return left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+/* Wait for events on fd until deadline: 0 when ready, -ETIMEDOUT, or -errno. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+        for (;;) {
+                struct pollfd pfd = { .fd = fd, .events = events };
+                int left = remaining(deadline);
+                int n;
+
+                if (left == 0)
+                        return -ETIMEDOUT;
+                n = poll(&pfd, 1, left);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n > 0)
+                        return 0; /* ready, or HUP/ERR: the next call reports which */
+        }
+}
+
+static int set_nonblock(int fd, bool on)
+{
+        int fl = fcntl(fd, F_GETFL);
+
+        if (fl < 0)
+                return -errno;
+        fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
+        return fcntl(fd, F_SETFL, fl) < 0 ? -errno : 0;
+}
+
+int proto_connect(const char *path, int timeout_ms)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+        int fd, ret;
+
+        if (!path || !path[0])
+                return -EINVAL;
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+
+        /* With a timeout, never block: the SPANK plugin must not stall a job on a hung daemon. */
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (timeout_ms >= 0 ? SOCK_NONBLOCK : 0), 0);
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+                        break;
+                ret = -errno;
+                if (ret == -EINTR && timeout_ms < 0)
+                        continue;
+                if (ret == -EINPROGRESS) {
+                        int soerr = 0;
+                        socklen_t sl = sizeof(soerr);
+
+                        if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
+                                goto fail;
+                        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0) {
+                                ret = -errno;
+                                goto fail;
+                        }
+                        if (soerr) {
+                                ret = -soerr;
+                                goto fail;
+                        }
+                        break;
+                }
+                if (ret == -EAGAIN && timeout_ms >= 0) {
+                        /* AF_UNIX says EAGAIN when the listen backlog is full; it cannot be
+                         * polled, so retry briefly until the deadline. */
+                        int left = remaining(deadline);
+                        if (left == 0) {
+                                ret = -ETIMEDOUT;
+                                goto fail;
+                        }
+                        usleep((useconds_t)(left < 10 ? left : 10) * 1000);
+                        continue;
+                }
+                goto fail;
+        }
+        if (timeout_ms >= 0 && (ret = set_nonblock(fd, false)) < 0)
+                goto fail;
+        return fd;
+fail:
+        close(fd);
+        return ret;
+}
+
+static int send_all(int fd, const char *p, size_t n, int64_t deadline)
+{
+        while (n) {
+                ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+                int ret;
+
+                if (w < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno != EAGAIN && errno != EWOULDBLOCK)
+                                return (errno == EPIPE || errno == ECONNRESET) ? -ECONNRESET : -errno;
+                        if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
+                                return ret;
+                        continue;
+                }
+                p += w;
+                n -= (size_t)w;
+        }
+        return 0;
+}
+
+/* Read exactly one line: peek first so that bytes after the '\n' stay in the socket for the
+ * next call on this connection. */
+static int recv_line(int fd, struct line_reader *lr, int64_t deadline, char **line, size_t *len)
+{
+        char buf[4096];
+
+        for (;;) {
+                ssize_t n;
+                const char *nl;
+                size_t take;
+                int ret = line_reader_next(lr, line, len);
+
+                if (ret != 0)
+                        return ret;
+                if ((ret = wait_fd(fd, POLLIN, deadline)) < 0)
+                        return ret;
+                n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+                if (n < 0) {
+                        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                                continue;
+                        return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
+                }
+                if (n == 0)
+                        return -ECONNRESET;
+                nl = memchr(buf, '\n', (size_t)n);
+                take = nl ? (size_t)(nl - buf) + 1 : (size_t)n;
+                n = recv(fd, buf, take, MSG_DONTWAIT);
+                if (n < 0) {
+                        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                                continue;
+                        return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
+                }
+                if (n == 0)
+                        return -ECONNRESET;
+                if ((ret = line_reader_feed(lr, buf, (size_t)n)) < 0)
+                        return ret;
+        }
+}
+
+int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
+               char *err, size_t errlen)
+{
+        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+        struct line_reader lr;
+        char *msg, *line = NULL;
+        size_t mlen, llen = 0;
+        int ret;
+
+        if (fd < 0 || !req || !reply) {
+                proto_errf(err, errlen, "invalid argument");
+                return -EINVAL;
+        }
+        msg = proto_serialize(req, &mlen);
+        if (!msg) {
+                proto_errf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        ret = send_all(fd, msg, mlen, deadline);
+        free(msg);
+        if (ret < 0) {
+                if (ret == -ETIMEDOUT)
+                        proto_errf(err, errlen, "timed out sending request");
+                else if (ret == -ECONNRESET)
+                        proto_errf(err, errlen, "connection closed while sending request");
+                else
+                        proto_errf(err, errlen, "sending request: %s", strerror(-ret));
+                return ret;
+        }
+
+        line_reader_init(&lr);
+        lr.max = TRACER_REPLY_MAX; /* reports of big jobs are long; requests stay short */
+        ret = recv_line(fd, &lr, deadline, &line, &llen);
+        line_reader_free(&lr);
+        if (ret < 0) {
+                if (ret == -EMSGSIZE) {
+                        proto_errf(err, errlen, "reply longer than %u bytes", TRACER_REPLY_MAX);
+                        ret = -EPROTO;
+                } else if (ret == -ETIMEDOUT) {
+                        proto_errf(err, errlen, "no reply within %d ms", timeout_ms);
+                } else if (ret == -ECONNRESET) {
+                        proto_errf(err, errlen, "connection closed before a reply");
+                } else {
+                        proto_errf(err, errlen, "reading reply: %s", strerror(-ret));
+                }
+                return ret;
+        }
+
+        ret = proto_parse_reply(line, llen, reply, err, errlen);
+        free(line);
+        return ret;
+}
+

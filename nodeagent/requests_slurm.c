@@ -1,0 +1,156 @@
+/* Requests from Slurm's side: the SPANK plugin's task registrations, Prolog and Epilog. Only
+ * root or SlurmUser may make them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "protocol.h"
+#include "requests.h"
+#include "traceparent.h"
+
+#define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
+
+/* Slurm (or any admin) registration: a task pid and/or a cgroup, with its job context. */
+struct json_object *request_register(struct agent *a, const struct peer *peer,
+                                       struct json_object *req)
+{
+        int64_t pid = 0, uid = -1, gid = 0, job = 0, step = UNIT_STEP_NONE, task = -1;
+        int64_t cgid = 0, cpus = 0, mem = 0, array_job = 0, array_task = -1;
+        const char *name = NULL;
+        struct unit *u, tmp = {};
+        char err[160];
+        int r;
+
+        if (!request_is_admin(a, peer))
+                return ERR_REPLY("permission denied: only root or SlurmUser may register");
+        if (proto_opt_string(req, "name", UNIT_NAME_MAX - 1, &name, err, sizeof(err)) ||
+            proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
+            proto_opt_int64(req, "gid", 0, UINT32_MAX - 1, &gid, err, sizeof(err)) ||
+            proto_opt_int64(req, "pid", 1, INT32_MAX, &pid, err, sizeof(err)) ||
+            proto_opt_int64(req, "job_id", 0, INT64_MAX, &job, err, sizeof(err)) ||
+            proto_opt_int64(req, "step_id", 0, UINT32_MAX, &step, err, sizeof(err)) ||
+            proto_opt_int64(req, "task_id", -1, INT32_MAX, &task, err, sizeof(err)) ||
+            proto_opt_int64(req, "array_job_id", 0, INT64_MAX, &array_job, err, sizeof(err)) ||
+            proto_opt_int64(req, "array_task_id", -1, INT64_MAX, &array_task, err, sizeof(err)) ||
+            proto_opt_int64(req, "cgroup_id", 0, INT64_MAX, &cgid, err, sizeof(err)) ||
+            proto_opt_int64(req, "alloc_cpus", 0, UINT32_MAX, &cpus, err, sizeof(err)) ||
+            proto_opt_int64(req, "alloc_mem_mb", 0, INT64_MAX, &mem, err, sizeof(err)) ||
+            proto_copy_string(req, "cluster", tmp.cluster, sizeof(tmp.cluster), err, sizeof(err)) ||
+            proto_copy_string(req, "job_name", tmp.job_name, sizeof(tmp.job_name), err, sizeof(err)) ||
+            proto_copy_string(req, "cgroup_path", tmp.cgroup_path, sizeof(tmp.cgroup_path), err, sizeof(err)) ||
+            proto_copy_string(req, "pipeline", tmp.pipeline, sizeof(tmp.pipeline), err, sizeof(err)) ||
+            proto_copy_string(req, "run", tmp.run, sizeof(tmp.run), err, sizeof(err)) ||
+            proto_copy_string(req, "step", tmp.step_name, sizeof(tmp.step_name), err, sizeof(err)) ||
+            proto_copy_string(req, "traceparent", tmp.traceparent, sizeof(tmp.traceparent), err, sizeof(err)))
+                return ERR_REPLY("%s", err);
+        if (tmp.traceparent[0] && !traceparent_valid(tmp.traceparent))
+                return ERR_REPLY("traceparent is not a W3C trace context");
+        if (!pid && !cgid)
+                return ERR_REPLY("register needs a pid or a cgroup_id");
+        u = agent_unit_new(a, job ? "slurm" : "local", name, uid, gid);
+        if (!u)
+                return ERR_REPLY("out of memory");
+        memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
+        memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
+        memcpy(u->cgroup_path, tmp.cgroup_path, sizeof(u->cgroup_path));
+        memcpy(u->pipeline, tmp.pipeline, sizeof(u->pipeline));
+        memcpy(u->run, tmp.run, sizeof(u->run));
+        memcpy(u->step_name, tmp.step_name, sizeof(u->step_name));
+        memcpy(u->traceparent, tmp.traceparent, sizeof(u->traceparent));
+        u->job_id = job;
+        u->array_job_id = array_job;
+        u->array_task_id = array_task;
+        u->step_id = step;
+        u->task_id = task;
+        u->alloc_cpus = cpus;
+        u->alloc_mem_mb = mem;
+        u->cgroup_id = cgid;
+        r = pid ? agent_unit_track_pid(a, u, pid) : 0;
+        if (!r && cgid)
+                r = collector_track_cgroup(a->collector, cgid, u->id);
+        if (!r)
+                r = store_put_unit(a->store, u);
+        if (!r)
+                r = store_commit(a->store);
+        if (r) {
+                if (pid)
+                        collector_untrack_pid(a->collector, pid);
+                agent_unit_drop(a, u);
+                return ERR_REPLY("cannot track the unit: %s", strerror(-r));
+        }
+        log_info("unit %" PRIu64 " (%s) registered: job %" PRId64 " step %" PRId64 " task %" PRId64
+                 " pid %" PRId64, u->id, u->name, job, step, task, pid);
+        return request_reply_unit(u);
+}
+
+/* Prolog: the job's allocation on this node begins (no process yet: steps register theirs). */
+struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
+                                        struct json_object *req)
+{
+        int64_t job, uid, gid = 0;
+        struct unit *u, tmp = {};
+        char err[160], name[32];
+        int r;
+
+        if (!request_is_admin(a, peer))
+                return ERR_REPLY("permission denied: only root or SlurmUser may begin jobs");
+        if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
+            proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
+            proto_opt_int64(req, "gid", 0, UINT32_MAX - 1, &gid, err, sizeof(err)) ||
+            proto_copy_string(req, "cluster", tmp.cluster, sizeof(tmp.cluster), err, sizeof(err)) ||
+            proto_copy_string(req, "job_name", tmp.job_name, sizeof(tmp.job_name), err, sizeof(err)))
+                return ERR_REPLY("%s", err);
+        snprintf(name, sizeof(name), "%" PRId64, job);
+        u = agent_unit_new(a, "slurm", name, uid, gid);
+        if (!u)
+                return ERR_REPLY("out of memory");
+        u->job_id = job;
+        memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
+        memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
+        r = store_put_unit(a->store, u);
+        if (!r)
+                r = store_commit(a->store);
+        if (r) {
+                agent_unit_drop(a, u);
+                return ERR_REPLY("cannot store job %" PRId64 ": %s", job, strerror(-r));
+        }
+        return request_reply_unit(u);
+}
+
+/* Epilog: the job is over on this node. Every unit of it still open ends now, after the last
+ * exits were given a bounded moment to arrive. */
+struct json_object *request_job_end(struct agent *a, const struct peer *peer,
+                                      struct json_object *req)
+{
+        struct json_object *reply;
+        struct unit *u, *next;
+        int64_t job, status = -1;
+        unsigned ended = 0, live = 0;
+        char err[160];
+        int r;
+
+        if (!request_is_admin(a, peer))
+                return ERR_REPLY("permission denied: only root or SlurmUser may end jobs");
+        if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
+            proto_opt_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err)))
+                return ERR_REPLY("%s", err);
+        for (u = a->units; u; u = next) {
+                next = u->next;
+                if (u->job_id != (uint64_t)job || u->state != UNIT_RUNNING)
+                        continue;
+                r = agent_unit_end(a, u, status, unit_state_of_status(status));
+                if (r)
+                        return ERR_REPLY("cannot store job %" PRId64 ": %s", job, strerror(-r));
+                ended++;
+                live += u->live;
+                if (!u->live)
+                        agent_unit_drop(a, u);
+        }
+        log_info("job %" PRId64 " ended: %u units closed, %u processes still running", job, ended, live);
+        reply = proto_reply_ok();
+        json_object_object_add(reply, "units_ended", json_object_new_int(ended));
+        json_object_object_add(reply, "still_running", json_object_new_int(live));
+        return reply;
+}
