@@ -14,7 +14,7 @@
 struct line_reader {
         char *buf;
         size_t len, cap;
-        int overflow; /* a line longer than TRACER_MSG_MAX was seen: the connection must close */
+        int overflow; /* a line longer than max was seen: the connection must close */
         size_t start; /* first byte not yet returned by line_reader_next (private) */
         size_t tail;  /* start of the unterminated last line; buf[tail..len) has no '\n' (private) */
         size_t max;   /* longest line accepted; 0 = TRACER_MSG_MAX */
@@ -22,7 +22,7 @@ struct line_reader {
 
 void line_reader_init(struct line_reader *r);
 void line_reader_free(struct line_reader *r);
-/* Append received bytes. Returns 0, or -EMSGSIZE once a pending line exceeds TRACER_MSG_MAX,
+/* Append received bytes. Returns 0, or -EMSGSIZE once a pending line exceeds the reader's max,
  * or -ENOMEM. */
 int line_reader_feed(struct line_reader *r, const char *data, size_t n);
 /* Take the next complete line (without '\n', NUL-terminated, caller frees). Returns 1 and sets
