@@ -72,7 +72,7 @@ $(B)/tracer-epilog: $(B)/tracer-prolog
 	ln -sf tracer-prolog $@
 
 $(B)/spank_tracer.so: $(SPANK_SRC) spank/exports.map $(wildcard common/*.h) | $(B)
-	$(CC) $(CFLAGS) -fPIC -shared -Wl,--version-script=spank/exports.map -o $@ $(SPANK_SRC) $(LIBS_JSON)
+	$(CC) $(CFLAGS) -fPIC -shared -Wl,--version-script=spank/exports.map -o $@ $(SPANK_SRC) $(LIBS_JSON) -ldl
 
 $(B) $(B)/bpf $(B)/obj $(B)/tests:
 	mkdir -p $@

@@ -1,4 +1,5 @@
 /* SQLite store: schema, batched writes, and the queries the control socket answers. */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -460,21 +461,31 @@ static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object *
 
 int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
 {
+        long long num = -1, task = -1;
         char sql[1024], *end;
         sqlite3_stmt *st;
-        long long num;
         int err;
 
-        num = strtoll(selector, &end, 10);
+        /* "N": Slurm job N (all its steps) or local run N; "N_M": task M of job array N;
+         * anything else: a unit name ("N.batch", "N.0", a run's --name) */
+        if (isdigit((unsigned char)*selector)) {
+                num = strtoll(selector, &end, 10);
+                if (*end == '_' && isdigit((unsigned char)end[1]))
+                        task = strtoll(end + 1, &end, 10);
+                if (*end)
+                        num = task = -1;
+        }
         snprintf(sql, sizeof(sql),
-                 "SELECT %s FROM units WHERE (name=?1 OR (?2 AND (id=?3 OR (job_id=?3 AND job_id>0))))"
+                 "SELECT %s FROM units WHERE (name=?1"
+                 " OR (?3 < 0 AND (job_id=?2 OR (kind='local' AND id=?2)))"
+                 " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
                  " AND (?4 OR uid=?5) ORDER BY id",
                  unit_columns);
         if (prepare(s, sql, &st))
                 return -EIO;
         sqlite3_bind_text(st, 1, selector, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 2, *selector && !*end);
-        sqlite3_bind_int64(st, 3, num);
+        sqlite3_bind_int64(st, 2, num);
+        sqlite3_bind_int64(st, 3, task);
         sqlite3_bind_int(st, 4, uid == UINT32_MAX);
         sqlite3_bind_int64(st, 5, uid);
         err = rows_to_array(s, st, out);

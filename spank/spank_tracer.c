@@ -5,6 +5,7 @@
  * kernel. The plugin is listed `optional` and must never fail, block or slow a job: every
  * exchange with tracerd is bounded (TimeoutMs, 100 ms by default), errors are logged once and
  * the job carries on. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -36,7 +37,7 @@ static struct {
         int timeout_ms;
         int warned;
         int ntasks;
-        struct { uint32_t task; int64_t unit; } tasks[MAX_TASKS];
+        struct { uint32_t task; pid_t pid; int64_t unit; } tasks[MAX_TASKS];
 } st = { .timeout_ms = 100 };
 
 static int opt_cb(int val, const char *arg, int remote);
@@ -148,10 +149,75 @@ static const char *step_label(uint32_t step, char *buf, size_t len)
         }
 }
 
-static int socket_path(spank_t sp, char *out, size_t len)
+/* libslurm's hostlist, looked up at run time: present in slurmstepd, not linked by us */
+typedef void *(*hostlist_create_fn)(const char *);
+typedef char *(*hostlist_shift_fn)(void *);
+typedef void (*hostlist_destroy_fn)(void *);
+
+/* The name of node number `nodeid` of a step, from the step's (or job's) node list. */
+static int node_from_list(spank_t sp, char *out, size_t len)
+{
+        hostlist_create_fn create = (hostlist_create_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_create");
+        hostlist_shift_fn shift = (hostlist_shift_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_shift");
+        hostlist_destroy_fn destroy = (hostlist_destroy_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_destroy");
+        char list[4096], *host = NULL;
+        uint32_t nodeid = 0, i;
+        void *hl;
+
+        if (!create || !shift || !destroy || spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS)
+                return -1;
+        job_env(sp, "SLURM_STEP_NODELIST", list, sizeof(list));
+        if (!list[0])
+                job_env(sp, "SLURM_JOB_NODELIST", list, sizeof(list));
+        if (!list[0] || !(hl = create(list)))
+                return -1;
+        for (i = 0; i <= nodeid; i++) {
+                free(host);
+                host = shift(hl);
+                if (!host)
+                        break;
+        }
+        destroy(hl);
+        if (!host)
+                return -1;
+        snprintf(out, len, "%s", host);
+        free(host);
+        return 0;
+}
+
+/* cgroup v1 trees of Slurm carry the node name: /slurm_<node>/uid_U/job_J/... */
+static int node_from_cgroup(pid_t pid, char *out, size_t len)
+{
+        char file[64], line[1024], *p, *end;
+        FILE *f;
+        int r = -1;
+
+        snprintf(file, sizeof(file), "/proc/%d/cgroup", pid);
+        f = fopen(file, "re");
+        if (!f)
+                return -1;
+        while (r < 0 && fgets(line, sizeof(line), f)) {
+                p = strstr(line, "/slurm_");
+                if (!p)
+                        continue;
+                p += 7;
+                end = strchr(p, '/');
+                if (end && (size_t)(end - p) < len) {
+                        snprintf(out, len, "%.*s", (int)(end - p), p);
+                        r = 0;
+                }
+        }
+        fclose(f);
+        return r;
+}
+
+/* This node's tracerd: socket= wins; else SocketDir from the config and the node name, which
+ * slurmstepd does not hand plugins: the step's node list and this node's index in it, else
+ * Slurm's cgroup path, else NodeName or the host name. */
+static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
 {
         struct tracer_config cfg;
-        char err[256], node[64];
+        char err[256], node[64] = "";
 
         if (st.socket[0]) {
                 snprintf(out, len, "%s", st.socket);
@@ -161,11 +227,12 @@ static int socket_path(spank_t sp, char *out, size_t len)
                 slurm_error("tracer: %s", err);
                 return -1;
         }
-        job_env(sp, "SLURMD_NODENAME", node, sizeof(node));
-        if (!node[0] && cfg.node_name[0])
-                snprintf(node, sizeof(node), "%s", cfg.node_name);
-        if (!node[0] && config_default_node(node, sizeof(node)) < 0)
-                return -1;
+        if (node_from_list(sp, node, sizeof(node)) < 0 && node_from_cgroup(pid, node, sizeof(node)) < 0) {
+                if (cfg.node_name[0])
+                        snprintf(node, sizeof(node), "%s", cfg.node_name);
+                else if (config_default_node(node, sizeof(node)) < 0)
+                        return -1;
+        }
         return config_socket_path(&cfg, node, out, len);
 }
 
@@ -215,14 +282,14 @@ static int64_t ms_now(void)
 }
 
 /* One bounded exchange; failures are logged once per step and never reach the job. */
-static int call_tracerd(spank_t sp, struct json_object *req, struct json_object **reply)
+static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct json_object **reply)
 {
         char path[PATH_MAX], err[PATH_MAX + 128] = "";
         int64_t t0 = ms_now();
         int fd, r;
 
         *reply = NULL;
-        if (socket_path(sp, path, sizeof(path)) < 0)
+        if (socket_path(sp, pid, path, sizeof(path)) < 0)
                 return -1;
         fd = proto_connect(path, st.timeout_ms);
         if (fd < 0) {
@@ -332,9 +399,10 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         if (traceparent_valid(tp))
                 add_str(req, "traceparent", tp);
 
-        if (call_tracerd(sp, req, &reply) == 0 && json_object_object_get_ex(reply, "unit", &u) &&
+        if (call_tracerd(sp, pid, req, &reply) == 0 && json_object_object_get_ex(reply, "unit", &u) &&
             json_object_object_get_ex(u, "id", &idv) && st.ntasks < MAX_TASKS) {
                 st.tasks[st.ntasks].task = task;
+                st.tasks[st.ntasks].pid = pid;
                 st.tasks[st.ntasks++].unit = json_object_get_int64(idv);
         }
         json_object_put(reply);
@@ -363,7 +431,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
         json_object_object_add(req, "op", json_object_new_string("unregister"));
         json_object_object_add(req, "unit", json_object_new_int64(st.tasks[i].unit));
         json_object_object_add(req, "status", json_object_new_int(status));
-        call_tracerd(sp, req, &reply);
+        call_tracerd(sp, st.tasks[i].pid, req, &reply);
         json_object_put(reply);
         json_object_put(req);
         return ESPANK_SUCCESS;
