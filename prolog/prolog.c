@@ -13,8 +13,8 @@
 
 #include "client.h"
 
-#define PROLOG_TIMEOUT_MS 1000
-#define EPILOG_TIMEOUT_MS 5000 /* the daemon waits a bounded moment for the last exits */
+#define PROLOG_TIMEOUT_MS 200  /* the job waits for it to start */
+#define EPILOG_TIMEOUT_MS 1000 /* tracerd waits up to 100 ms per open unit for its last exits */
 
 static int env_u64(const char *name, long long *out)
 {

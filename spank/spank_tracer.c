@@ -382,7 +382,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         json_object_object_add(req, "job_id", json_object_new_int64(job));
         json_object_object_add(req, "step_id", json_object_new_int64(step));
         json_object_object_add(req, "task_id", json_object_new_int64(task));
-        if (array_job && array_job != job) {
+        if (array_job) {
                 json_object_object_add(req, "array_job_id", json_object_new_int64(array_job));
                 json_object_object_add(req, "array_task_id", json_object_new_int64(array_task));
         }
