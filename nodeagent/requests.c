@@ -123,8 +123,7 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 static int peer_unit(struct agent *a, const struct peer *peer, struct json_object *req,
                      uint64_t *id, struct unit **live, char *err, size_t errlen)
 {
-        struct json_object *found = NULL;
-        char sel[32];
+        uint32_t owner;
         int64_t v;
         int r;
 
@@ -134,21 +133,10 @@ static int peer_unit(struct agent *a, const struct peer *peer, struct json_objec
         *id = v;
         *live = agent_unit(a, v);
         if (*live)
-                return request_is_admin(a, peer) || (*live)->uid == peer->uid ? 0 : -EPERM;
-        snprintf(sel, sizeof(sel), "%" PRId64, v);
-        r = store_find_units(a->store, sel, request_is_admin(a, peer) ? ANY_UID : peer->uid, &found);
-        if (r)
+                owner = (*live)->uid;
+        else if ((r = store_unit_uid(a->store, v, &owner)) < 0)
                 return r;
-        r = -ENOENT;
-        for (size_t i = 0; i < json_object_array_length(found); i++) {
-                struct json_object *id_o;
-
-                if (json_object_object_get_ex(json_object_array_get_idx(found, i), "id", &id_o) &&
-                    json_object_get_int64(id_o) == v)
-                        r = 0;
-        }
-        json_object_put(found);
-        return r;
+        return request_is_admin(a, peer) || owner == peer->uid ? 0 : -EPERM;
 }
 
 static struct json_object *with_totals(struct agent *a, struct json_object *r, uint64_t id)

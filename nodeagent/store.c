@@ -493,6 +493,23 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
         return err;
 }
 
+int store_unit_uid(struct store *s, uint64_t id, uint32_t *uid)
+{
+        sqlite3_stmt *st;
+        int rc;
+
+        if (prepare(s, "SELECT uid FROM units WHERE id=?", &st))
+                return -EIO;
+        sqlite3_bind_int64(st, 1, id);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                *uid = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (rc == SQLITE_ROW)
+                return 0;
+        return rc == SQLITE_DONE ? -ENOENT : fail(s, "unit owner");
+}
+
 int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out)
 {
         sqlite3_stmt *st;

@@ -31,6 +31,8 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 /* Queries answer JSON arrays for the control socket. uid (uint32 max: anybody) restricts to
  * units of that user. A selector is a unit id, a job id, or a unit name. */
 int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out);
+/* The owner of unit id: 0, -ENOENT, or -EIO. */
+int store_unit_uid(struct store *s, uint64_t id, uint32_t *uid);
 int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out);
 /* Totals of one unit's processes: count, cpu, peak rss, I/O, ... as a JSON object. */
 int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out);
