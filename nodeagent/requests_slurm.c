@@ -38,6 +38,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
             proto_opt_int64(req, "alloc_cpus", 0, UINT32_MAX, &cpus, err, sizeof(err)) ||
             proto_opt_int64(req, "alloc_mem_mb", 0, INT64_MAX, &mem, err, sizeof(err)) ||
             proto_copy_string(req, "cluster", tmp.cluster, sizeof(tmp.cluster), err, sizeof(err)) ||
+            proto_copy_string(req, "alloc_cores", tmp.alloc_cores, sizeof(tmp.alloc_cores), err, sizeof(err)) ||
             proto_copy_string(req, "job_name", tmp.job_name, sizeof(tmp.job_name), err, sizeof(err)) ||
             proto_copy_string(req, "cgroup_path", tmp.cgroup_path, sizeof(tmp.cgroup_path), err, sizeof(err)) ||
             proto_copy_string(req, "pipeline", tmp.pipeline, sizeof(tmp.pipeline), err, sizeof(err)) ||
@@ -53,6 +54,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
         if (!u)
                 return ERR_REPLY("out of memory");
         memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
+        memcpy(u->alloc_cores, tmp.alloc_cores, sizeof(u->alloc_cores));
         memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
         memcpy(u->cgroup_path, tmp.cgroup_path, sizeof(u->cgroup_path));
         memcpy(u->pipeline, tmp.pipeline, sizeof(u->pipeline));

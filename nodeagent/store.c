@@ -32,7 +32,7 @@ static const char schema[] =
         " uid INTEGER, gid INTEGER, root_pid INTEGER, root_start_ns INTEGER,"
         " cgroup_id INTEGER, cgroup_path TEXT, cluster TEXT, job_id INTEGER,"
         " array_job_id INTEGER, array_task_id INTEGER, step_id INTEGER,"
-        " task_id INTEGER, job_name TEXT, alloc_cpus INTEGER, alloc_mem_mb INTEGER,"
+        " task_id INTEGER, job_name TEXT, alloc_cpus INTEGER, alloc_cores TEXT, alloc_mem_mb INTEGER,"
         " pipeline TEXT, run TEXT, step_name TEXT, traceparent TEXT, start_ns INTEGER, end_ns INTEGER,"
         " state TEXT, exit_status INTEGER, lost_events INTEGER, cgroup_cpu_ns INTEGER,"
         " cgroup_mem_peak_kb INTEGER);"
@@ -55,7 +55,7 @@ static const char schema[] =
 
 static const char unit_columns[] =
         "id, name, kind, boot_id, uid, gid, root_pid, root_start_ns, cgroup_id, cgroup_path,"
-        " cluster, job_id, array_job_id, array_task_id, step_id, task_id, job_name, alloc_cpus, alloc_mem_mb, pipeline, run,"
+        " cluster, job_id, array_job_id, array_task_id, step_id, task_id, job_name, alloc_cpus, alloc_cores, alloc_mem_mb, pipeline, run,"
         " step_name, traceparent, start_ns, end_ns, state, exit_status, lost_events, cgroup_cpu_ns,"
         " cgroup_mem_peak_kb";
 
@@ -124,7 +124,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
         if (err)
                 goto fail;
         err = prepare(s, "INSERT OR REPLACE INTO units VALUES"
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
+                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
         if (!err)
                 err = prepare(s, "INSERT OR REPLACE INTO processes VALUES"
                                  "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -220,6 +220,7 @@ int store_put_unit(struct store *s, const struct unit *u)
         sqlite3_bind_int64(st, i++, u->task_id);
         bind_text(st, i++, u->job_name);
         sqlite3_bind_int64(st, i++, u->alloc_cpus);
+        bind_text(st, i++, u->alloc_cores);
         sqlite3_bind_int64(st, i++, u->alloc_mem_mb);
         bind_text(st, i++, u->pipeline);
         bind_text(st, i++, u->run);
@@ -286,6 +287,7 @@ static void unit_from_row(sqlite3_stmt *st, struct unit *u)
         u->task_id = sqlite3_column_int64(st, i++);
         copy_col(st, i++, u->job_name, sizeof(u->job_name));
         u->alloc_cpus = sqlite3_column_int64(st, i++);
+        copy_col(st, i++, u->alloc_cores, sizeof(u->alloc_cores));
         u->alloc_mem_mb = sqlite3_column_int64(st, i++);
         copy_col(st, i++, u->pipeline, sizeof(u->pipeline));
         copy_col(st, i++, u->run, sizeof(u->run));

@@ -32,6 +32,7 @@ struct unit {
         int32_t task_id;
         char job_name[UNIT_NAME_MAX];
         uint32_t alloc_cpus;
+        char alloc_cores[64];      /* the step's cores as Slurm lists them, "0-3,8" */
         uint64_t alloc_mem_mb;
         /* workflow context, when known */
         char pipeline[UNIT_NAME_MAX], run[UNIT_NAME_MAX], step_name[UNIT_NAME_MAX];

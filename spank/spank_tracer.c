@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 #include <slurm/spank.h>
@@ -273,6 +274,25 @@ static void task_cgroup(pid_t pid, char *path, size_t len, uint64_t *id)
         fclose(f);
 }
 
+/* cgroup v2: leave the trace context on the step's cgroup too, for tools that start from a
+ * cgroup (user.* xattrs on cgroupfs: kernel >= 5.7; failure is harmless) */
+static void cgroup_xattrs(const char *task_dir, const char *traceparent)
+{
+        char step[PATH_MAX], id[33], *slash;
+
+        snprintf(step, sizeof(step), "%s", task_dir);
+        slash = strrchr(step, '/');
+        if (slash && strncmp(slash + 1, "task_", 5) == 0)
+                *slash = 0;
+        slash = strrchr(step, '/');
+        if (slash && strcmp(slash + 1, "user") == 0)
+                *slash = 0;
+        traceparent_trace_id(traceparent, id);
+        if (setxattr(step, "user.tracer.traceparent", traceparent, strlen(traceparent), 0) < 0 ||
+            setxattr(step, "user.tracer.trace_id", id, strlen(id), 0) < 0)
+                slurm_debug("tracer: no trace xattrs on %s: %m", step);
+}
+
 static int64_t ms_now(void)
 {
         struct timespec ts;
@@ -348,7 +368,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         gid_t gid = 0;
         pid_t pid = 0;
         char cluster[64], job_name[NAME_MAX_LEN + 1], tp[TRACEPARENT_LEN + 8], cg[PATH_MAX];
-        char name[64], label[16];
+        char name[64], label[16], *cores = NULL;
 
         (void)ac;
         (void)av;
@@ -364,6 +384,8 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         spank_get_item(sp, S_JOB_NCPUS, &cpus);
         if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mem) != ESPANK_SUCCESS || !mem)
                 spank_get_item(sp, S_JOB_ALLOC_MEM, &mem);
+        if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS)
+                cores = NULL;
         spank_get_item(sp, S_JOB_ARRAY_ID, &array_job);
         spank_get_item(sp, S_JOB_ARRAY_TASK_ID, &array_task);
         job_env(sp, "SLURM_CLUSTER_NAME", cluster, sizeof(cluster));
@@ -391,13 +413,18 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         if (cgid)
                 json_object_object_add(req, "cgroup_id", json_object_new_int64(cgid));
         add_str(req, "cgroup_path", cg);
+        if (cores && strlen(cores) < 64)
+                add_str(req, "alloc_cores", cores);
         add_str(req, "cluster", cluster);
         add_str(req, "job_name", job_name);
         add_str(req, "pipeline", st.pipeline);
         add_str(req, "run", st.run);
         add_str(req, "step", st.step);
-        if (traceparent_valid(tp))
+        if (traceparent_valid(tp)) {
                 add_str(req, "traceparent", tp);
+                if (cgid)
+                        cgroup_xattrs(cg, tp);
+        }
 
         if (call_tracerd(sp, pid, req, &reply) == 0 && json_object_object_get_ex(reply, "unit", &u) &&
             json_object_object_get_ex(u, "id", &idv) && st.ntasks < MAX_TASKS) {
