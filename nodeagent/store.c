@@ -21,43 +21,46 @@ struct store {
         int in_txn;
         unsigned pending;
         sqlite3_stmt *put_unit, *add_process, *add_sample;
+        char unit_columns[1024]; /* names of unit_cols, in order: what SELECTs of units list */
+};
+
+/* Tables are lists of columns so that a store written by an older tracerd gains the columns
+ * added since (ALTER TABLE ... ADD COLUMN): columns are only ever appended, never removed. */
+static const char *const unit_cols[] = {
+        "id INTEGER PRIMARY KEY", "name TEXT NOT NULL", "kind TEXT NOT NULL", "boot_id TEXT",
+        "uid INTEGER", "gid INTEGER", "root_pid INTEGER", "root_start_ns INTEGER",
+        "cgroup_id INTEGER", "cgroup_path TEXT", "cluster TEXT", "job_id INTEGER",
+        "array_job_id INTEGER", "array_task_id INTEGER", "step_id INTEGER", "task_id INTEGER",
+        "job_name TEXT", "alloc_cpus INTEGER", "alloc_cores TEXT", "alloc_mem_mb INTEGER",
+        "pipeline TEXT", "run TEXT", "step_name TEXT", "traceparent TEXT", "start_ns INTEGER",
+        "end_ns INTEGER", "state TEXT", "exit_status INTEGER", "lost_events INTEGER",
+        "cgroup_cpu_ns INTEGER", "cgroup_mem_peak_kb INTEGER", NULL
+};
+
+static const char *const process_cols[] = {
+        "boot_id TEXT NOT NULL", "pid INTEGER NOT NULL", "start_boot_ns INTEGER NOT NULL",
+        "unit INTEGER NOT NULL", "ppid INTEGER", "uid INTEGER", "gid INTEGER", "start_ns INTEGER",
+        "exec_ns INTEGER", "end_ns INTEGER", "comm TEXT", "exe TEXT", "argv BLOB",
+        "cgroup_id INTEGER", "cpu_ns INTEGER", "user_ns INTEGER", "sys_ns INTEGER",
+        "maxrss_kb INTEGER", "rchar INTEGER", "wchar INTEGER", "syscr INTEGER", "syscw INTEGER",
+        "read_bytes INTEGER", "write_bytes INTEGER", "cancelled_write_bytes INTEGER",
+        "minflt INTEGER", "majflt INTEGER", "nvcsw INTEGER", "nivcsw INTEGER", "threads INTEGER",
+        "status INTEGER", "flags INTEGER", NULL
 };
 
 static const char schema[] =
         "PRAGMA journal_mode=WAL;"
         "PRAGMA synchronous=NORMAL;"
         "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
-        "CREATE TABLE IF NOT EXISTS units("
-        " id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, boot_id TEXT,"
-        " uid INTEGER, gid INTEGER, root_pid INTEGER, root_start_ns INTEGER,"
-        " cgroup_id INTEGER, cgroup_path TEXT, cluster TEXT, job_id INTEGER,"
-        " array_job_id INTEGER, array_task_id INTEGER, step_id INTEGER,"
-        " task_id INTEGER, job_name TEXT, alloc_cpus INTEGER, alloc_cores TEXT, alloc_mem_mb INTEGER,"
-        " pipeline TEXT, run TEXT, step_name TEXT, traceparent TEXT, start_ns INTEGER, end_ns INTEGER,"
-        " state TEXT, exit_status INTEGER, lost_events INTEGER, cgroup_cpu_ns INTEGER,"
-        " cgroup_mem_peak_kb INTEGER);"
-        "CREATE INDEX IF NOT EXISTS units_name ON units(name);"
-        "CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
-        "CREATE TABLE IF NOT EXISTS processes("
-        " boot_id TEXT NOT NULL, pid INTEGER NOT NULL, start_boot_ns INTEGER NOT NULL,"
-        " unit INTEGER NOT NULL, ppid INTEGER, uid INTEGER, gid INTEGER,"
-        " start_ns INTEGER, exec_ns INTEGER, end_ns INTEGER, comm TEXT, exe TEXT, argv BLOB,"
-        " cgroup_id INTEGER, cpu_ns INTEGER, user_ns INTEGER, sys_ns INTEGER, maxrss_kb INTEGER,"
-        " rchar INTEGER, wchar INTEGER, syscr INTEGER, syscw INTEGER, read_bytes INTEGER,"
-        " write_bytes INTEGER, cancelled_write_bytes INTEGER, minflt INTEGER, majflt INTEGER,"
-        " nvcsw INTEGER, nivcsw INTEGER, threads INTEGER, status INTEGER, flags INTEGER,"
-        " PRIMARY KEY(boot_id, pid, start_boot_ns));"
-        "CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
         "CREATE TABLE IF NOT EXISTS samples("
         " unit INTEGER NOT NULL, pid INTEGER NOT NULL, start_boot_ns INTEGER NOT NULL,"
         " time_ns INTEGER NOT NULL, cpu_ns INTEGER, rss_kb INTEGER);"
         "CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
 
-static const char unit_columns[] =
-        "id, name, kind, boot_id, uid, gid, root_pid, root_start_ns, cgroup_id, cgroup_path,"
-        " cluster, job_id, array_job_id, array_task_id, step_id, task_id, job_name, alloc_cpus, alloc_cores, alloc_mem_mb, pipeline, run,"
-        " step_name, traceparent, start_ns, end_ns, state, exit_status, lost_events, cgroup_cpu_ns,"
-        " cgroup_mem_peak_kb";
+static const char indexes[] =
+        "CREATE INDEX IF NOT EXISTS units_name ON units(name);"
+        "CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
+        "CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);";
 
 static int fail(struct store *s, const char *what)
 {
@@ -70,6 +73,80 @@ static int prepare(struct store *s, const char *sql, sqlite3_stmt **out)
         if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
                 return fail(s, "prepare");
         return 0;
+}
+
+/* "a, b, c" from column definitions; with params, "?,?,?" instead */
+static int column_list(const char *const *cols, int params, char *out, size_t len)
+{
+        size_t at = 0;
+        int i;
+
+        out[0] = 0;
+        for (i = 0; cols[i]; i++) {
+                int n = params ? snprintf(out + at, len - at, "%s?", i ? "," : "")
+                               : snprintf(out + at, len - at, "%s%.*s", i ? ", " : "",
+                                          (int)strcspn(cols[i], " "), cols[i]);
+
+                if (n < 0 || (size_t)n >= len - at)
+                        return -ENAMETOOLONG;
+                at += n;
+        }
+        return 0;
+}
+
+/* Create the table, or add the columns an older store lacks. */
+static int ensure_table(struct store *s, const char *table, const char *const *cols,
+                        const char *constraint)
+{
+        char sql[4096], name[64];
+        sqlite3_stmt *st;
+        size_t at;
+        int i, have, rc;
+
+        at = snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s(", table);
+        for (i = 0; cols[i] && at < sizeof(sql); i++)
+                at += snprintf(sql + at, sizeof(sql) - at, "%s%s", i ? ", " : "", cols[i]);
+        if (at < sizeof(sql))
+                at += snprintf(sql + at, sizeof(sql) - at, "%s%s)", constraint ? ", " : "",
+                               constraint ? constraint : "");
+        if (at >= sizeof(sql))
+                return -ENAMETOOLONG;
+        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+                return fail(s, table);
+        for (i = 0; cols[i]; i++) {
+                snprintf(name, sizeof(name), "%.*s", (int)strcspn(cols[i], " "), cols[i]);
+                snprintf(sql, sizeof(sql),
+                         "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name='%s'", table, name);
+                if (prepare(s, sql, &st))
+                        return -EIO;
+                rc = sqlite3_step(st);
+                have = rc == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+                sqlite3_finalize(st);
+                if (rc != SQLITE_ROW)
+                        return fail(s, table);
+                if (have)
+                        continue;
+                snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s", table, cols[i]);
+                if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+                        return fail(s, sql);
+                log_info("store: added column %s.%s", table, name);
+        }
+        return 0;
+}
+
+/* INSERT OR REPLACE naming every column: right whatever order an older store has them in */
+static int prepare_insert(struct store *s, const char *table, const char *const *cols,
+                          sqlite3_stmt **out)
+{
+        char names[2048], params[512], sql[3072];
+        int err = column_list(cols, 0, names, sizeof(names));
+
+        if (!err)
+                err = column_list(cols, 1, params, sizeof(params));
+        if (err)
+                return err;
+        snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s(%s) VALUES(%s)", table, names, params);
+        return prepare(s, sql, out);
 }
 
 static int check_version(struct store *s)
@@ -120,15 +197,21 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
                 err = fail(s, "schema");
                 goto fail;
         }
+        err = ensure_table(s, "units", unit_cols, NULL);
+        if (!err)
+                err = ensure_table(s, "processes", process_cols, "PRIMARY KEY(boot_id, pid, start_boot_ns)");
+        if (!err && sqlite3_exec(s->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
+                err = fail(s, "indexes");
+        if (!err)
+                err = column_list(unit_cols, 0, s->unit_columns, sizeof(s->unit_columns));
+        if (err)
+                goto fail;
         err = check_version(s);
         if (err)
                 goto fail;
-        err = prepare(s, "INSERT OR REPLACE INTO units VALUES"
-                         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &s->put_unit);
+        err = prepare_insert(s, "units", unit_cols, &s->put_unit);
         if (!err)
-                err = prepare(s, "INSERT OR REPLACE INTO processes VALUES"
-                                 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                              &s->add_process);
+                err = prepare_insert(s, "processes", process_cols, &s->add_process);
         if (!err)
                 err = prepare(s, "INSERT INTO samples VALUES(?,?,?,?,?,?)", &s->add_sample);
         if (err)
@@ -307,13 +390,13 @@ static void unit_from_row(sqlite3_stmt *st, struct unit *u)
 
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx)
 {
-        char sql[1024];
+        char sql[1536];
         sqlite3_stmt *st;
         struct unit u;
         int rc, err = 0;
 
         snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE state='RUNNING' AND boot_id=?",
-                 unit_columns);
+                 s->unit_columns);
         if (prepare(s, sql, &st))
                 return -EIO;
         sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
@@ -464,7 +547,7 @@ static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object *
 int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
 {
         long long num = -1, task = -1;
-        char sql[1024], *end;
+        char sql[1536], *end;
         sqlite3_stmt *st;
         int err;
 
@@ -482,7 +565,7 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
                  " OR (?3 < 0 AND (job_id=?2 OR (kind='local' AND id=?2)))"
                  " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
                  " AND (?4 OR uid=?5) ORDER BY id",
-                 unit_columns);
+                 s->unit_columns);
         if (prepare(s, sql, &st))
                 return -EIO;
         sqlite3_bind_text(st, 1, selector, -1, SQLITE_STATIC);

@@ -739,6 +739,39 @@ static void test_crash_keeps_committed(void **state)
         store_close(s);
 }
 
+/* A store written by an older tracerd (fewer unit columns, in another order) gains the new
+ * columns and takes writes and reads as usual. */
+static void test_migrates_older_store(void **state)
+{
+        char path[256], cmd[1024];
+        struct json_object *rows;
+        struct store *s;
+        struct unit u;
+
+        (void)state;
+        assert_int_equal(mkdir(dbpath, 0700), 0);
+        snprintf(path, sizeof(path), "%s/tracer.db", dbpath);
+        snprintf(cmd, sizeof(cmd),
+                 "sqlite3 %s \"CREATE TABLE units(id INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                 " kind TEXT NOT NULL, boot_id TEXT, uid INTEGER, state TEXT, job_id INTEGER);"
+                 " INSERT INTO units(id, name, kind, boot_id, uid, state, job_id)"
+                 " VALUES(7, 'old', 'local', '%s', 0, 'COMPLETED', 0);\"", path, BOOT_A);
+        assert_int_equal(system(cmd), 0);
+        s = open_store(BOOT_A);
+        u = mkunit(8, "new", 0, 42, UNIT_RUNNING);
+        snprintf(u.alloc_cores, sizeof(u.alloc_cores), "0-1");
+        assert_int_equal(store_put_unit(s, &u), 0);
+        assert_int_equal(store_commit(s), 0);
+        assert_int_equal(store_find_units(s, "42", UINT32_MAX, &rows), 0);
+        assert_int_equal(json_object_array_length(rows), 1);
+        assert_string_equal(gets_(json_object_array_get_idx(rows, 0), "alloc_cores"), "0-1");
+        json_object_put(rows);
+        assert_int_equal(store_find_units(s, "old", UINT32_MAX, &rows), 0);
+        assert_int_equal(json_object_array_length(rows), 1);
+        json_object_put(rows);
+        store_close(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -749,6 +782,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_processes_roundtrip, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_argv_edge_blobs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_find_units, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_migrates_older_store, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_totals, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_running_units_by_boot, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unit_roundtrip, setup, teardown),
