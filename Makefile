@@ -23,7 +23,7 @@ NODEAGENT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(NODEAGENT_SRC))
 LIBCOMMON     := $(B)/libtracer-common.a
 LIBAGENT      := $(B)/libtracer-agent.a
 
-AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 $(LIBS_JSON)
+AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc $(LIBS_JSON)
 CLIENT_LIBS := $(LIBS_JSON)
 
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \

@@ -374,22 +374,30 @@ int agent_rediscover(struct agent *a)
 
 /* ---- live samples */
 
+struct sample_round {
+        struct agent *a;
+        uint64_t now_ns; /* one time for the whole round: samples of a round add up */
+        long page_kb;
+};
+
 static int sample_one(struct proc *p, void *ctx)
 {
-        struct agent *a = ctx;
+        struct sample_round *r = ctx;
         struct procfs_stat st;
 
-        if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / a->tick_ns)
+        if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / r->a->tick_ns)
                 return 0; /* exited: its exit event is on its way */
-        p->sample_cpu_ns = st.cpu_ticks * a->tick_ns;
-        p->sample_rss_kb = st.rss_pages * (sysconf(_SC_PAGESIZE) / 1024);
-        store_add_sample(a->store, p, agent_now_boot_ns(), a->offset_ns);
+        p->sample_cpu_ns = st.cpu_ticks * r->a->tick_ns;
+        p->sample_rss_kb = st.rss_pages * r->page_kb;
+        store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
         return 0;
 }
 
 int agent_sample(struct agent *a)
 {
-        return proctable_foreach(&a->procs, sample_one, a);
+        struct sample_round r = { a, agent_now_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
+
+        return proctable_foreach(&a->procs, sample_one, &r);
 }
 
 /* ---- life cycle */
@@ -413,6 +421,10 @@ int agent_init(struct agent *a, const struct tracer_config *cfg, const char *nod
                 log_error("cannot read the boot id: %s", strerror(-err));
                 return err;
         }
+        err = topology_load(&a->topology);
+        if (err)
+                log_warn("hwloc cannot read this node's topology (%s): no rightsizing facts", strerror(-err));
+        a->have_topology = !err;
         err = proctable_init(&a->procs, a->tick_ns);
         if (err)
                 return err;

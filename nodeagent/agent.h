@@ -11,6 +11,7 @@
 #include "config.h"
 #include "proctable.h"
 #include "store.h"
+#include "topology.h"
 #include "unit.h"
 
 struct agent {
@@ -29,6 +30,8 @@ struct agent {
         uint64_t events[STAT_MAX];   /* events handled, by type */
         uint64_t bad_events;         /* malformed records from the ring buffer */
         uint64_t stored;             /* processes stored since start */
+        struct topology topology;    /* hwloc's view of the node, loaded once */
+        int have_topology;
 };
 
 /* The peer of a request, from SO_PEERCRED. */

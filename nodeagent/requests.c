@@ -71,6 +71,8 @@ static struct json_object *op_status(struct agent *a, const struct peer *peer)
         json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
         json_object_object_add(r, "running_units", json_object_new_int64(running));
         json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
+        if (a->have_topology)
+                json_object_object_add(r, "topology", topology_to_json(&a->topology));
         return r;
 }
 

@@ -613,6 +613,7 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
 
 int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
 {
+        struct json_object *o = NULL;
         sqlite3_stmt *st;
         int rc;
 
@@ -626,7 +627,34 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_bind_int64(st, 1, unit);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
-                *out = row_to_json(st);
+                o = row_to_json(st);
         sqlite3_finalize(st);
-        return rc == SQLITE_ROW ? 0 : fail(s, "totals");
+        if (rc != SQLITE_ROW)
+                return fail(s, "totals");
+        /* Live samples: the most cores busy at once between two sampling rounds, and the
+         * largest sum of the unit's resident sets in one round. */
+        if (prepare(s, "WITH d AS (SELECT time_ns, rss_kb,"
+                       "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
+                       "  FROM samples WHERE unit=?1"
+                       "  WINDOW w AS (PARTITION BY pid, start_boot_ns ORDER BY time_ns))"
+                       " SELECT (SELECT MAX(busy) FROM (SELECT SUM(dcpu * 1.0 / dt) AS busy FROM d"
+                       "   WHERE dt > 0 GROUP BY time_ns)) AS peak_cores,"
+                       "  (SELECT MAX(rss) FROM (SELECT SUM(rss_kb) AS rss FROM d GROUP BY time_ns))"
+                       "   AS peak_sampled_rss_kb,"
+                       "  (SELECT COUNT(DISTINCT time_ns) FROM d) AS sample_rounds", &st)) {
+                json_object_put(o);
+                return -EIO;
+        }
+        sqlite3_bind_int64(st, 1, unit);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+                struct json_object *extra = row_to_json(st);
+
+                json_object_object_foreach(extra, key, val)
+                        json_object_object_add(o, key, json_object_get(val));
+                json_object_put(extra);
+        }
+        sqlite3_finalize(st);
+        *out = o;
+        return 0;
 }
