@@ -23,8 +23,8 @@ NODEAGENT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(NODEAGENT_SRC))
 LIBCOMMON     := $(B)/libtracer-common.a
 LIBAGENT      := $(B)/libtracer-agent.a
 
-AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc $(LIBS_JSON)
-CLIENT_LIBS := $(LIBS_JSON)
+AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc -lmunge $(LIBS_JSON)
+CLIENT_LIBS := -lmunge $(LIBS_JSON)
 
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
@@ -102,7 +102,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz
 $(B)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC)
 	@mkdir -p $(B)/fuzz
 	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon $(shell pkg-config --cflags json-c) \
-	  -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS_JSON)
+	  -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS_JSON) -lmunge
 fuzz: $(FUZZ_TARGETS)
 	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 

@@ -5,22 +5,33 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <munge.h>
+
 #include "client.h"
 #include "config.h"
 #include "protocol.h"
 
+int client_config(const struct client_target *t, struct tracer_config *cfg)
+{
+        const char *path = t->config ? t->config : getenv("TRACER_CONF");
+        char err[512];
+        int r;
+
+        r = config_load(path ? path : TRACER_CONF_DEFAULT, !path, cfg, err, sizeof(err));
+        if (r < 0)
+                fprintf(stderr, "%s\n", err);
+        return r;
+}
+
 int client_socket_path(const struct client_target *t, char *out, size_t len)
 {
         struct tracer_config cfg;
-        const char *path = t->config ? t->config : getenv("TRACER_CONF");
-        char err[512], node[64];
+        char node[64];
         int r;
 
-        r = config_load(path ? path : TRACER_CONF_DEFAULT, !path, &cfg, err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "%s\n", err);
+        r = client_config(t, &cfg);
+        if (r < 0)
                 return r;
-        }
         if (t->node)
                 snprintf(node, sizeof(node), "%s", t->node);
         else if (cfg.node_name[0])
@@ -42,24 +53,19 @@ struct json_object *client_new_request(const char *op)
         return o;
 }
 
-int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
-                   struct json_object **reply)
+/* Send req on fd and check the reply; see client_request(). */
+static int exchange(const char *prog, const char *where, int fd, struct json_object *req,
+                    int timeout_ms, struct json_object **reply)
 {
         struct json_object *r = NULL, *ok, *msg;
         char err[256] = "";
-        int fd, ret;
+        int ret;
 
-        fd = proto_connect(sock, timeout_ms < 0 ? 2000 : timeout_ms);
-        if (fd < 0) {
-                if (prog)
-                        fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, sock, strerror(-fd));
-                return fd;
-        }
         ret = proto_call(fd, req, timeout_ms, &r, err, sizeof(err));
         close(fd);
         if (ret < 0) {
                 if (prog)
-                        fprintf(stderr, "%s: tracerd at %s: %s\n", prog, sock, err[0] ? err : strerror(-ret));
+                        fprintf(stderr, "%s: tracerd at %s: %s\n", prog, where, err[0] ? err : strerror(-ret));
                 return ret;
         }
         if (!json_object_object_get_ex(r, "ok", &ok) || !json_object_get_boolean(ok)) {
@@ -72,6 +78,62 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
         }
         *reply = r;
         return 0;
+}
+
+int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+                   struct json_object **reply)
+{
+        int fd = proto_connect(sock, timeout_ms < 0 ? 2000 : timeout_ms);
+
+        if (fd < 0) {
+                if (prog)
+                        fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, sock, strerror(-fd));
+                return fd;
+        }
+        return exchange(prog, sock, fd, req, timeout_ms, reply);
+}
+
+int client_request_tcp(const char *prog, const char *host, unsigned port, const char *munge_socket,
+                       struct json_object *req, int timeout_ms, struct json_object **reply)
+{
+        struct json_object *signed_req;
+        munge_ctx_t ctx = munge_ctx_create();
+        const char *body;
+        char where[300], *cred = NULL;
+        munge_err_t e;
+        int fd, r;
+
+        snprintf(where, sizeof(where), "%s:%u", host, port);
+        if (!ctx)
+                return -ENOMEM;
+        if (munge_socket && *munge_socket)
+                munge_ctx_set(ctx, MUNGE_OPT_SOCKET, munge_socket);
+        /* the credential vouches for this very request: its payload is the request's text */
+        body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+        e = munge_encode(&cred, ctx, body, strlen(body));
+        if (e != EMUNGE_SUCCESS) {
+                if (prog)
+                        fprintf(stderr, "%s: no MUNGE credential: %s\n", prog, munge_ctx_strerror(ctx));
+                munge_ctx_destroy(ctx);
+                return -EPERM;
+        }
+        munge_ctx_destroy(ctx);
+        if (json_object_deep_copy(req, &signed_req, NULL) < 0) {
+                free(cred);
+                return -ENOMEM;
+        }
+        json_object_object_add(signed_req, "cred", json_object_new_string(cred));
+        free(cred);
+        fd = proto_connect_tcp(host, port, timeout_ms < 0 ? 2000 : timeout_ms);
+        if (fd < 0) {
+                if (prog)
+                        fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, where, strerror(-fd));
+                json_object_put(signed_req);
+                return fd;
+        }
+        r = exchange(prog, where, fd, signed_req, timeout_ms, reply);
+        json_object_put(signed_req);
+        return r;
 }
 
 int64_t reply_int(struct json_object *o, const char *key, int64_t dflt)

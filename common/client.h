@@ -10,6 +10,9 @@ struct client_target {
         const char *node;    /* -N, else NodeName, else the short host name */
 };
 
+/* Load the target's tracer.conf (errors printed). */
+struct tracer_config;
+int client_config(const struct client_target *t, struct tracer_config *cfg);
 /* Resolve the socket path of the target's tracerd. Errors are printed to stderr. */
 int client_socket_path(const struct client_target *t, char *out, size_t len);
 /* Connect, send req, read the reply (timeout_ms < 0: wait). Returns 0 and *reply when the
@@ -17,6 +20,10 @@ int client_socket_path(const struct client_target *t, char *out, size_t len);
  * when the daemon answered with an error). */
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
                    struct json_object **reply);
+/* The same with another node's tracerd over TCP, the request vouched for by a MUNGE
+ * credential (munge_socket: NULL or empty for libmunge's default). */
+int client_request_tcp(const char *prog, const char *host, unsigned port, const char *munge_socket,
+                       struct json_object *req, int timeout_ms, struct json_object **reply);
 /* A request object with "v" and "op" set. */
 struct json_object *client_new_request(const char *op);
 

@@ -128,7 +128,7 @@ static const char *check_name(const char *s, size_t cap)
 
 /* ---- keys */
 
-enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_LOGLEVEL };
+enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_LOGLEVEL, K_PORT };
 
 struct key_def {
         const char *name;
@@ -147,6 +147,8 @@ static const struct key_def keys[] = {
         KEY("RingBufferSize", K_RING, ring_buffer_bytes),
         KEY("MaxClients", K_CLIENTS, max_clients),
         KEY("LogLevel", K_LOGLEVEL, log_level),
+        KEY("ListenPort", K_PORT, listen_port),
+        KEY("MungeSocket", K_PATH, munge_socket),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -205,6 +207,15 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
                 if (n < CLIENTS_MIN || n > CLIENTS_MAX)
                         return "must be between 1 and 4096";
                 cfg->max_clients = (uint32_t)n;
+                return NULL;
+        }
+        case K_PORT: {
+                const char *end;
+                if (parse_u64(v, &n, &end) || *end)
+                        return "expected a number";
+                if (n > 65535)
+                        return "must be 0 (off) or a TCP port up to 65535";
+                cfg->listen_port = (uint32_t)n;
                 return NULL;
         }
         case K_LOGLEVEL:

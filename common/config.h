@@ -20,6 +20,8 @@ struct tracer_config {
         uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
         uint64_t ring_buffer_bytes;  /* RingBufferSize: kernel→daemon ring, power of two (default 16M) */
         uint32_t max_clients;        /* MaxClients: concurrent control connections (default 64) */
+        uint32_t listen_port;        /* ListenPort: TCP port for other nodes' queries, 0 = off */
+        char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
         enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
 };
 

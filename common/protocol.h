@@ -65,6 +65,8 @@ void proto_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((f
 /* Client side: connect to a unix socket path (blocking connect, or non-blocking with timeout
  * when timeout_ms >= 0), send a request and read one reply line. */
 int proto_connect(const char *path, int timeout_ms);
+/* The same over TCP to host:port (a name or an address). */
+int proto_connect_tcp(const char *host, unsigned port, int timeout_ms);
 int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
                char *err, size_t errlen);
 

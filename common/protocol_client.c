@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,24 +67,18 @@ static int set_nonblock(int fd, bool on)
         return fcntl(fd, F_SETFL, fl) < 0 ? -errno : 0;
 }
 
-int proto_connect(const char *path, int timeout_ms)
+/* Connect a new socket of this family to sa, within the deadline when timeout_ms >= 0. */
+static int connect_to(int family, const struct sockaddr *sa, socklen_t salen, int timeout_ms)
 {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
         int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
         int fd, ret;
 
-        if (!path || !path[0])
-                return -EINVAL;
-        if (strlen(path) >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        memcpy(sa.sun_path, path, strlen(path) + 1);
-
         /* With a timeout, never block: the SPANK plugin must not stall a job on a hung daemon. */
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | (timeout_ms >= 0 ? SOCK_NONBLOCK : 0), 0);
+        fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | (timeout_ms >= 0 ? SOCK_NONBLOCK : 0), 0);
         if (fd < 0)
                 return -errno;
         for (;;) {
-                if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+                if (connect(fd, sa, salen) == 0)
                         break;
                 ret = -errno;
                 if (ret == -EINTR && timeout_ms < 0)
@@ -104,7 +99,7 @@ int proto_connect(const char *path, int timeout_ms)
                         }
                         break;
                 }
-                if (ret == -EAGAIN && timeout_ms >= 0) {
+                if (ret == -EAGAIN && timeout_ms >= 0 && family == AF_UNIX) {
                         /* AF_UNIX says EAGAIN when the listen backlog is full; it cannot be
                          * polled, so retry briefly until the deadline. */
                         int left = remaining(deadline);
@@ -123,6 +118,38 @@ int proto_connect(const char *path, int timeout_ms)
 fail:
         close(fd);
         return ret;
+}
+
+int proto_connect(const char *path, int timeout_ms)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+        if (!path || !path[0])
+                return -EINVAL;
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        return connect_to(AF_UNIX, (struct sockaddr *)&sa, sizeof(sa), timeout_ms);
+}
+
+int proto_connect_tcp(const char *host, unsigned port, int timeout_ms)
+{
+        struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+        char service[16];
+        int fd = -EHOSTUNREACH;
+
+        if (!host || !*host || !port || port > 65535)
+                return -EINVAL;
+        snprintf(service, sizeof(service), "%u", port);
+        if (getaddrinfo(host, service, &hints, &res) != 0)
+                return -EHOSTUNREACH;
+        for (ai = res; ai; ai = ai->ai_next) {
+                fd = connect_to(ai->ai_family, ai->ai_addr, ai->ai_addrlen, timeout_ms);
+                if (fd >= 0)
+                        break;
+        }
+        freeaddrinfo(res);
+        return fd;
 }
 
 static int send_all(int fd, const char *p, size_t n, int64_t deadline)

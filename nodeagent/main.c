@@ -21,13 +21,15 @@ struct options {
         int config_is_default;
         const char *node;
         int foreground;
+        int port; /* -p: TCP port for this daemon, -1 = ListenPort */
 };
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: tracerd [-c FILE] [-N NODENAME] [-f]\n"
+        fprintf(f, "Usage: tracerd [-c FILE] [-N NODENAME] [-p PORT] [-f]\n"
                    "  -c FILE      configuration (default " TRACER_CONF_DEFAULT ")\n"
                    "  -N NODENAME  node name this daemon serves (default: NodeName, else short host name)\n"
+                   "  -p PORT      TCP port for other nodes' queries (default ListenPort; 0 off)\n"
                    "  -f           stay in the foreground, log to stderr\n");
 }
 
@@ -37,7 +39,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 
         o->config = TRACER_CONF_DEFAULT;
         o->config_is_default = 1;
-        while ((c = getopt(argc, argv, "c:N:fh")) != -1) {
+        o->port = -1;
+        while ((c = getopt(argc, argv, "c:N:p:fh")) != -1) {
                 switch (c) {
                 case 'c':
                         o->config = optarg;
@@ -49,6 +52,17 @@ static int parse_args(int argc, char **argv, struct options *o)
                 case 'f':
                         o->foreground = 1;
                         break;
+                case 'p': {
+                        char *end;
+                        long v = strtol(optarg, &end, 10);
+
+                        if (!*optarg || *end || v < 0 || v > 65535) {
+                                fprintf(stderr, "tracerd: -p wants a TCP port, not '%s'\n", optarg);
+                                return -EINVAL;
+                        }
+                        o->port = v;
+                        break;
+                }
                 case 'h':
                         usage(stdout);
                         exit(0);
@@ -249,7 +263,8 @@ int main(int argc, char **argv)
                 log_error("socket path too long under %s", cfg.socket_dir);
                 goto out_agent;
         }
-        r = server_open(&d.server, sock, cfg.max_clients, d.epfd);
+        r = server_open(&d.server, sock, cfg.max_clients, d.epfd,
+                        d.opt.port >= 0 ? (unsigned)d.opt.port : cfg.listen_port, cfg.munge_socket);
         if (r < 0)
                 goto out_agent;
         d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);

@@ -2,6 +2,9 @@
  * answered in order; while a reply is still being sent, its further input waits. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -10,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "log.h"
 #include "protocol.h"
 #include "server.h"
@@ -21,16 +25,46 @@ struct client {
         char *out;
         size_t out_len, out_off;
         int closing; /* close once the queued reply is sent */
+        int tcp;     /* from another node: each request carries a MUNGE credential */
 };
 
 struct server {
-        int listen_fd, epfd;
+        int listen_fd, tcp_fd, epfd;
+        char munge_socket[PATH_MAX];
         char path[108];
         unsigned max_clients;
         struct client *clients; /* max_clients slots, fd -1 when free */
 };
 
-int server_open(struct server **out, const char *path, unsigned max_clients, int epfd)
+/* TCP for other nodes' queries: IPv6 any with IPv4 mapped, or IPv4 any where v6 is off */
+static int tcp_listen(unsigned port)
+{
+        struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port), .sin6_addr = IN6ADDR_ANY_INIT };
+        struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_ANY) };
+        int fd, one = 1, zero = 0, err;
+
+        fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd >= 0) {
+                setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+                if (bind(fd, (struct sockaddr *)&a6, sizeof(a6)) == 0 && listen(fd, 128) == 0)
+                        return fd;
+                close(fd);
+        }
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(fd, (struct sockaddr *)&a4, sizeof(a4)) < 0 || listen(fd, 128) < 0) {
+                err = -errno;
+                close(fd);
+                return err;
+        }
+        return fd;
+}
+
+int server_open(struct server **out, const char *path, unsigned max_clients, int epfd,
+                unsigned tcp_port, const char *munge_socket)
 {
         struct sockaddr_un addr = { .sun_family = AF_UNIX };
         struct epoll_event ev = { .events = EPOLLIN };
@@ -52,6 +86,8 @@ int server_open(struct server **out, const char *path, unsigned max_clients, int
                 s->clients[i].fd = -1;
         s->max_clients = max_clients;
         s->epfd = epfd;
+        s->tcp_fd = -1;
+        snprintf(s->munge_socket, sizeof(s->munge_socket), "%s", munge_socket ? munge_socket : "");
         strcpy(s->path, path);
         strcpy(addr.sun_path, path);
         s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -65,11 +101,28 @@ int server_open(struct server **out, const char *path, unsigned max_clients, int
         ev.data.fd = s->listen_fd;
         if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->listen_fd, &ev) < 0)
                 goto fail;
+        if (tcp_port) {
+                s->tcp_fd = tcp_listen(tcp_port);
+                if (s->tcp_fd < 0) {
+                        errno = -s->tcp_fd;
+                        log_error("cannot listen on TCP port %u: %m", tcp_port);
+                        err = s->tcp_fd;
+                        s->tcp_fd = -1;
+                        goto fail_closed;
+                }
+                ev.data.fd = s->tcp_fd;
+                if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->tcp_fd, &ev) < 0)
+                        goto fail;
+                log_info("answering other nodes' queries on TCP port %u (MUNGE)", tcp_port);
+        }
         *out = s;
         return 0;
 fail:
         err = -errno;
         log_error("cannot listen on %s: %m", path);
+fail_closed:
+        if (s->tcp_fd >= 0)
+                close(s->tcp_fd);
         if (s->listen_fd >= 0)
                 close(s->listen_fd);
         free(s->clients);
@@ -97,6 +150,8 @@ void server_close(struct server *s)
                 if (s->clients[i].fd >= 0)
                         client_close(s, &s->clients[i]);
         close(s->listen_fd);
+        if (s->tcp_fd >= 0)
+                close(s->tcp_fd);
         unlink(s->path);
         free(s->clients);
         free(s);
@@ -114,20 +169,20 @@ static struct client *client_of(const struct server *s, int fd)
 
 int server_owns(const struct server *s, int fd)
 {
-        return fd == s->listen_fd || client_of(s, fd);
+        return fd == s->listen_fd || (fd == s->tcp_fd && fd >= 0) || client_of(s, fd);
 }
 
-static void accept_clients(struct server *s)
+static void accept_clients(struct server *s, int lfd)
 {
         struct epoll_event ev = { .events = EPOLLIN };
         struct ucred cred;
         socklen_t len = sizeof(cred);
         struct client *c;
-        int fd;
+        int fd, tcp = lfd == s->tcp_fd;
 
-        while ((fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+        while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
                 c = client_of(s, -1);
-                if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+                if (!c || (!tcp && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)) {
                         static const char busy[] = "{\"v\":1,\"ok\":false,\"error\":\"too many clients\"}\n";
 
                         if (!c && write(fd, busy, sizeof(busy) - 1) < 0)
@@ -137,9 +192,11 @@ static void accept_clients(struct server *s)
                         continue;
                 }
                 c->fd = fd;
-                c->peer.pid = cred.pid;
-                c->peer.uid = cred.uid;
-                c->peer.gid = cred.gid;
+                c->tcp = tcp;
+                /* a TCP peer is nobody until a request proves otherwise */
+                c->peer.pid = tcp ? 0 : cred.pid;
+                c->peer.uid = tcp ? (uid_t)-1 : cred.uid;
+                c->peer.gid = tcp ? (gid_t)-1 : cred.gid;
                 line_reader_init(&c->in);
                 ev.data.fd = fd;
                 if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -147,6 +204,28 @@ static void accept_clients(struct server *s)
                         client_close(s, c);
                 }
         }
+}
+
+/* Over TCP only queries, each with a valid MUNGE credential naming its sender. */
+static struct json_object *tcp_request(struct server *s, struct agent *a, struct client *c,
+                                       struct json_object *req)
+{
+        static const char *const allowed[] = { "status", "units", "processes" };
+        struct json_object *op;
+        struct peer peer = { 0 };
+        char err[256];
+        size_t i;
+
+        if (auth_munge_request(s->munge_socket, req, &peer.uid, &peer.gid, err, sizeof(err)) < 0) {
+                log_warn("TCP request refused: %s", err);
+                c->closing = 1;
+                return proto_reply_error("%s", err);
+        }
+        json_object_object_get_ex(req, "op", &op);
+        for (i = 0; i < sizeof(allowed) / sizeof(*allowed); i++)
+                if (strcmp(json_object_get_string(op), allowed[i]) == 0)
+                        return agent_request(a, &peer, req);
+        return proto_reply_error("op '%s' is not served over TCP", json_object_get_string(op));
 }
 
 /* Queue a reply; the client then waits in EPOLLOUT until it is sent. */
@@ -188,7 +267,7 @@ static void serve_next(struct server *s, struct agent *a, struct client *c)
                 queue_reply(s, c, proto_reply_error("malformed request: %s", err));
                 return;
         }
-        queue_reply(s, c, agent_request(a, &c->peer, req));
+        queue_reply(s, c, c->tcp ? tcp_request(s, a, c, req) : agent_request(a, &c->peer, req));
         json_object_put(req);
 }
 
@@ -245,8 +324,8 @@ void server_handle(struct server *s, struct agent *a, int fd, uint32_t events)
 {
         struct client *c;
 
-        if (fd == s->listen_fd) {
-                accept_clients(s);
+        if (fd == s->listen_fd || fd == s->tcp_fd) {
+                accept_clients(s, fd);
                 return;
         }
         c = client_of(s, fd);

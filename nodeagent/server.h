@@ -7,8 +7,10 @@
 
 struct server;
 
-/* Bind path (mode 0666: authorisation is per request, by SO_PEERCRED) and add it to epfd. */
-int server_open(struct server **out, const char *path, unsigned max_clients, int epfd);
+/* Bind path (mode 0666: authorisation is per request, by SO_PEERCRED) and add it to epfd;
+ * with tcp_port, also answer other nodes' queries there, authenticated by MUNGE. */
+int server_open(struct server **out, const char *path, unsigned max_clients, int epfd,
+                unsigned tcp_port, const char *munge_socket);
 void server_close(struct server *s);
 /* Is fd one of ours (the listener or a client)? */
 int server_owns(const struct server *s, int fd);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "config.h"
 #include "format.h"
 
 static const char *prog = "tracerctl";
@@ -19,7 +20,8 @@ static const char *prog = "tracerctl";
 static void usage(FILE *f)
 {
         fprintf(f,
-                "Usage: tracerctl [-c FILE] [-N NODE] COMMAND ...\n"
+                "Usage: tracerctl [-c FILE] [-N NODE | -H HOST[:PORT]] COMMAND ...\n"
+                "  -H HOST[:PORT]                      another node's tracerd over TCP (MUNGE); status only\n"
                 "  status [--json]                     daemon health, kernel signals, counters\n"
                 "  run [--name N] [--pipeline P] [--run R] [--step S] -- CMD [ARGS...]\n"
                 "                                      run CMD traced; summary on stderr; CMD's exit status\n"
@@ -30,14 +32,33 @@ static void usage(FILE *f)
                 "  unregister UNIT [--status N]        end a registered unit (root or SlurmUser)\n");
 }
 
-static int cmd_status(const char *sock, int argc, char **argv)
+/* Where requests go: the local socket, or another node's tracerd over TCP with MUNGE (-H). */
+struct target {
+        const char *sock;
+        const char *host;
+        unsigned port;
+        char munge_socket[4096];
+};
+
+static int request(const struct target *t, struct json_object *req, int timeout_ms,
+                   struct json_object **reply)
+{
+        if (t->host)
+                return client_request_tcp(prog, t->host, t->port, t->munge_socket, req, timeout_ms, reply);
+        return client_request(prog, t->sock, req, timeout_ms, reply);
+}
+
+static int cmd_status(const struct target *t, int argc, char **argv)
 {
         struct json_object *reply, *sigs, *ev;
         int json = argc > 1 && strcmp(argv[1], "--json") == 0;
         size_t i;
         int r;
 
-        r = client_request(prog, sock, client_new_request("status"), 5000, &reply);
+        struct json_object *req = client_new_request("status");
+
+        r = request(t, req, 5000, &reply);
+        json_object_put(req);
         if (r < 0)
                 return 1;
         if (json) {
@@ -45,8 +66,9 @@ static int cmd_status(const char *sock, int argc, char **argv)
                 json_object_put(reply);
                 return 0;
         }
-        printf("tracerd on node %s, pid %" PRId64 ", socket %s\n", reply_str(reply, "node", "?"),
-               reply_int(reply, "pid", 0), sock);
+        printf("tracerd on node %s, pid %" PRId64 ", %s %s\n", reply_str(reply, "node", "?"),
+               reply_int(reply, "pid", 0), t->host ? "reached over TCP at" : "socket",
+               t->host ? t->host : t->sock);
         printf("  running units     %" PRId64 "\n", reply_int(reply, "running_units", 0));
         printf("  live processes    %" PRId64 "\n", reply_int(reply, "live_processes", 0));
         printf("  stored processes  %" PRId64 " since start\n", reply_int(reply, "stored_processes", 0));
@@ -302,14 +324,20 @@ static int cmd_unregister(const char *sock, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-        struct client_target target = {};
-        char sock[4096];
+        struct client_target ct = {};
+        struct target t = {};
+        struct tracer_config cfg;
+        char sock[4096], host[256], *colon;
         int c;
 
-        while ((c = getopt(argc, argv, "+c:N:h")) != -1) {
+        while ((c = getopt(argc, argv, "+c:N:H:h")) != -1) {
                 switch (c) {
-                case 'c': target.config = optarg; break;
-                case 'N': target.node = optarg; break;
+                case 'c': ct.config = optarg; break;
+                case 'N': ct.node = optarg; break;
+                case 'H':
+                        snprintf(host, sizeof(host), "%s", optarg);
+                        t.host = host;
+                        break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
@@ -318,12 +346,37 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return 2;
         }
-        if (client_socket_path(&target, sock, sizeof(sock)) < 0)
-                return 1;
         argc -= optind;
         argv += optind;
+        if (t.host) {
+                /* HOST:PORT, or HOST with the configured ListenPort; [v6]:PORT too */
+                if (client_config(&ct, &cfg) < 0)
+                        return 1;
+                snprintf(t.munge_socket, sizeof(t.munge_socket), "%s", cfg.munge_socket);
+                t.port = cfg.listen_port;
+                colon = strrchr(host, ':');
+                if (colon && (host[0] != '[' || colon[-1] == ']')) {
+                        *colon = 0;
+                        t.port = atoi(colon + 1);
+                }
+                if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+                        host[strlen(host) - 1] = 0;
+                        t.host = host + 1;
+                }
+                if (!t.port) {
+                        fprintf(stderr, "%s: -H needs HOST:PORT or a ListenPort in tracer.conf\n", prog);
+                        return 2;
+                }
+                if (strcmp(argv[0], "status") == 0)
+                        return cmd_status(&t, argc, argv);
+                fprintf(stderr, "%s: only status is served over TCP (-H)\n", prog);
+                return 2;
+        }
+        if (client_socket_path(&ct, sock, sizeof(sock)) < 0)
+                return 1;
+        t.sock = sock;
         if (strcmp(argv[0], "status") == 0)
-                return cmd_status(sock, argc, argv);
+                return cmd_status(&t, argc, argv);
         if (strcmp(argv[0], "run") == 0)
                 return cmd_run(sock, argc, argv);
         if (strcmp(argv[0], "register") == 0)

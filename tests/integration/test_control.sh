@@ -58,7 +58,7 @@ check "an unprivileged user does not see root's run" grep -q "no job or run 'roo
 check "and gets none of its data" [ ! -s "$T/js.txt" ]
 check "root sees the user's run" bash -c "'$BUILD/tracer-jobstat' -N $NODE -j userrun -n -P | grep -q COMPLETED"
 sleep 30 & victim=$!
-r=$(asuser python3 -c "
+r=$(asuser /usr/bin/python3 -c "
 import socket; s=socket.socket(socket.AF_UNIX); s.connect('$SOCK')
 s.sendall(b'{\"v\":1,\"op\":\"run_begin\",\"pid\":$victim}\n'); print(s.recv(4096).decode())")
 kill $victim
