@@ -46,7 +46,7 @@ struct {
 
 struct {
         __uint(type, BPF_MAP_TYPE_RINGBUF);
-        __uint(max_entries, 16 * 1024 * 1024); /* resized by tracerd before load */
+        __uint(max_entries, 4 * 1024 * 1024); /* resized by tracerd before load */
 } events SEC(".maps");
 
 struct {

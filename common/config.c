@@ -37,7 +37,7 @@ void config_defaults(struct tracer_config *cfg)
         snprintf(cfg->slurm_user, sizeof(cfg->slurm_user), "%s", "slurm");
         cfg->sample_interval_ms = 10 * 1000;
         cfg->commit_interval_ms = 1000;
-        cfg->ring_buffer_bytes = 16ull * 1024 * 1024;
+        cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
         cfg->max_clients = 64;
         cfg->log_level = LOG_LEVEL_INFO;
 }

@@ -18,7 +18,7 @@ struct tracer_config {
         char slurm_user[64];         /* SlurmUser: may register jobs besides root (default "slurm") */
         uint32_t sample_interval_ms; /* SampleInterval: live sampling period; 0 disables (default 10s) */
         uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
-        uint64_t ring_buffer_bytes;  /* RingBufferSize: kernel→daemon ring, power of two (default 16M) */
+        uint64_t ring_buffer_bytes;  /* RingBufferSize: kernel→daemon ring, power of two (default 4M) */
         uint32_t max_clients;        /* MaxClients: concurrent control connections (default 64) */
         uint32_t listen_port;        /* ListenPort: TCP port for other nodes' queries, 0 = off */
         char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */

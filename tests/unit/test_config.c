@@ -66,7 +66,7 @@ static void test_defaults(void **state)
         assert_string_equal(c.slurm_user, "slurm");
         assert_int_equal(c.sample_interval_ms, 10000);
         assert_int_equal(c.commit_interval_ms, 1000);
-        assert_int_equal(c.ring_buffer_bytes, 16 * 1024 * 1024);
+        assert_int_equal(c.ring_buffer_bytes, 4 * 1024 * 1024);
         assert_int_equal(c.max_clients, 64);
         assert_int_equal(c.log_level, LOG_LEVEL_INFO);
 }
