@@ -1,5 +1,7 @@
 /* tracerd: the node daemon. main() is the life cycle: each init has its fini, in reverse. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -196,6 +198,50 @@ static int run_loop(struct daemon *d)
         }
 }
 
+/* Fork; the parent waits for the child's word (one byte: 0 ready) and exits with it. Returns
+ * the child's end of the pipe, or -errno. */
+static int detach(void)
+{
+        int p[2], fd;
+        char status = 1;
+        pid_t pid;
+
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -errno;
+        pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid > 0) {
+                close(p[1]);
+                if (read(p[0], &status, 1) != 1)
+                        status = 1; /* the child died before it was ready */
+                _exit(status);
+        }
+        close(p[0]);
+        setsid();
+        if (chdir("/") < 0)
+                return -errno;
+        fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (fd >= 0) {
+                dup2(fd, STDIN_FILENO);
+                dup2(fd, STDOUT_FILENO);
+                dup2(fd, STDERR_FILENO);
+                close(fd);
+        }
+        return p[1];
+}
+
+static void detach_ready(int fd)
+{
+        char ok = 0;
+
+        if (fd < 0)
+                return;
+        if (write(fd, &ok, 1) != 1)
+                log_warn("could not tell the starting process that tracerd is ready: %m");
+        close(fd);
+}
+
 static int block_signals(void)
 {
         sigset_t set;
@@ -216,11 +262,14 @@ int main(int argc, char **argv)
 {
         struct daemon d = { .epfd = -1, .sigfd = -1, .commit_fd = -1, .sample_fd = -1 };
         struct tracer_config cfg;
-        char err[512], node[64], sock[4096];
-        int r, ret = 1;
+        char err[512], node[64], sock[4096], conf[PATH_MAX];
+        int r, ret = 1, ready_fd = -1;
 
         if (parse_args(argc, argv, &d.opt) < 0)
                 return 2;
+        /* SIGHUP rereads it after the move to / */
+        if (!d.opt.config_is_default && realpath(d.opt.config, conf))
+                d.opt.config = conf;
         log_open("tracerd", d.opt.foreground, LOG_LEVEL_INFO);
         if (config_load(d.opt.config, d.opt.config_is_default, &cfg, err, sizeof(err)) < 0) {
                 log_error("%s", err);
@@ -236,6 +285,16 @@ int main(int argc, char **argv)
                 return 1;
         }
 
+        /* Detach before anything else: signalfd and epoll belong to the process that made them.
+         * The parent waits until the child is ready, so a failed start is still the exit
+         * status of whoever started tracerd, and the socket exists when it returns. */
+        if (!d.opt.foreground) {
+                ready_fd = detach();
+                if (ready_fd < 0) {
+                        log_error("cannot detach: %s", strerror(-ready_fd));
+                        return 1;
+                }
+        }
         d.sigfd = block_signals();
         if (d.sigfd < 0) {
                 log_error("cannot set up signals: %s", strerror(-d.sigfd));
@@ -276,13 +335,9 @@ int main(int argc, char **argv)
         r = agent_rediscover(&d.agent);
         if (r < 0)
                 log_warn("rediscovery of running units failed: %s", strerror(-r));
-        /* detach only once ready: a failed start is the caller's exit status, and the socket
-         * exists when the parent returns */
-        if (!d.opt.foreground && daemon(0, 0) < 0) {
-                log_error("cannot daemonize: %m");
-                goto out_server;
-        }
         log_info("node %s ready on %s", node, sock);
+        detach_ready(ready_fd);
+        ready_fd = -1;
 
         ret = run_loop(&d) < 0;
 
