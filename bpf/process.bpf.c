@@ -27,8 +27,9 @@ struct task_struct___old {
  * lookup only on hosts that use cgroup tracking. */
 volatile __u32 cgroup_tracking = 0;
 const volatile __u32 page_kb = 4;
-/* sched_switch attached: exits wait for their final switch-out to count the last slice */
-const volatile __u32 have_switch = 1;
+/* Set by tracerd once sched_switch is attached: from then on exits wait for their final
+ * switch-out to count the last slice; before, or without it, they go at once. */
+volatile __u32 have_switch = 0;
 
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);

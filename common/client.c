@@ -93,10 +93,11 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
         return exchange(prog, sock, fd, req, timeout_ms, reply);
 }
 
-int client_request_tcp(const char *prog, const char *host, unsigned port, const char *munge_socket,
-                       struct json_object *req, int timeout_ms, struct json_object **reply)
+int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
+                       const char *munge_socket, struct json_object *req, int timeout_ms,
+                       struct json_object **reply)
 {
-        struct json_object *signed_req;
+        struct json_object *signed_req, *outer;
         munge_ctx_t ctx = munge_ctx_create();
         const char *body;
         char where[300], *cred = NULL;
@@ -108,9 +109,15 @@ int client_request_tcp(const char *prog, const char *host, unsigned port, const 
                 return -ENOMEM;
         if (munge_socket && *munge_socket)
                 munge_ctx_set(ctx, MUNGE_OPT_SOCKET, munge_socket);
-        /* the credential vouches for this very request: its payload is the request's text */
-        body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+        /* the credential carries the request, naming its node: it vouches for nothing else */
+        if (json_object_deep_copy(req, &signed_req, NULL) < 0) {
+                munge_ctx_destroy(ctx);
+                return -ENOMEM;
+        }
+        json_object_object_add(signed_req, "node", json_object_new_string(node));
+        body = json_object_to_json_string_ext(signed_req, JSON_C_TO_STRING_PLAIN);
         e = munge_encode(&cred, ctx, body, strlen(body));
+        json_object_put(signed_req);
         if (e != EMUNGE_SUCCESS) {
                 if (prog)
                         fprintf(stderr, "%s: no MUNGE credential: %s\n", prog, munge_ctx_strerror(ctx));
@@ -118,21 +125,18 @@ int client_request_tcp(const char *prog, const char *host, unsigned port, const 
                 return -EPERM;
         }
         munge_ctx_destroy(ctx);
-        if (json_object_deep_copy(req, &signed_req, NULL) < 0) {
-                free(cred);
-                return -ENOMEM;
-        }
-        json_object_object_add(signed_req, "cred", json_object_new_string(cred));
+        outer = client_new_request("munge");
+        json_object_object_add(outer, "cred", json_object_new_string(cred));
         free(cred);
         fd = proto_connect_tcp(host, port, timeout_ms < 0 ? 2000 : timeout_ms);
         if (fd < 0) {
                 if (prog)
                         fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, where, strerror(-fd));
-                json_object_put(signed_req);
+                json_object_put(outer);
                 return fd;
         }
-        r = exchange(prog, where, fd, signed_req, timeout_ms, reply);
-        json_object_put(signed_req);
+        r = exchange(prog, where, fd, outer, timeout_ms, reply);
+        json_object_put(outer);
         return r;
 }
 

@@ -20,10 +20,11 @@ int client_socket_path(const struct client_target *t, char *out, size_t len);
  * when the daemon answered with an error). */
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
                    struct json_object **reply);
-/* The same with another node's tracerd over TCP, the request vouched for by a MUNGE
+/* The same with node's tracerd over TCP at host:port, the request carried in a MUNGE
  * credential (munge_socket: NULL or empty for libmunge's default). */
-int client_request_tcp(const char *prog, const char *host, unsigned port, const char *munge_socket,
-                       struct json_object *req, int timeout_ms, struct json_object **reply);
+int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
+                       const char *munge_socket, struct json_object *req, int timeout_ms,
+                       struct json_object **reply);
 /* A request object with "v" and "op" set. */
 struct json_object *client_new_request(const char *op);
 

@@ -92,7 +92,25 @@ int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid)
         return 0;
 }
 
-int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state)
+static unsigned job_live(const struct agent *a, uint64_t job_id)
+{
+        const struct unit *u;
+        unsigned live = 0;
+
+        for (u = a->units; u; u = u->next)
+                if (u->job_id == job_id && u->state == UNIT_RUNNING)
+                        live += u->live;
+        return live;
+}
+
+void agent_settle_job(struct agent *a, uint64_t job_id)
+{
+        collector_drain(a->collector);
+        for (int i = 0; i < UNIT_END_WAIT_MS / 5 && job_live(a, job_id); i++)
+                collector_poll(a->collector, 5);
+}
+
+int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state, int wait)
 {
         struct cgroup_counters cg;
         int err;
@@ -101,7 +119,7 @@ int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state 
          * few microseconds behind the client's wait(2) (it is sent at the final switch-out):
          * give it a bounded moment. */
         collector_drain(a->collector);
-        for (int i = 0; i < UNIT_END_WAIT_MS / 5 && u->live; i++)
+        for (int i = 0; wait && i < UNIT_END_WAIT_MS / 5 && u->live; i++)
                 collector_poll(a->collector, 5);
         if (u->state == UNIT_RUNNING) {
                 u->end_ns = clock_ns(CLOCK_REALTIME);
@@ -369,6 +387,7 @@ static int rediscover_unit(const struct unit *stored, void *ctx)
 
 int agent_rediscover(struct agent *a)
 {
+        store_close_stale_units(a->store);
         return store_running_units(a->store, rediscover_unit, a);
 }
 

@@ -58,8 +58,11 @@ struct json_object *agent_request(struct agent *a, const struct peer *peer, stru
 uint64_t agent_now_boot_ns(void);
 struct unit *agent_unit(struct agent *a, uint64_t id);
 void agent_unit_drop(struct agent *a, struct unit *u); /* forget an in-memory unit */
-/* Mark a unit ended (exit status, or -1) and store it; it leaves memory with its last process. */
-int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state);
+/* Mark a unit ended (exit status, or -1) and store it; it leaves memory with its last process.
+ * With wait, its last exits get a bounded moment (100 ms) to arrive first. */
+int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state, int wait);
+/* One bounded moment (100 ms in all) for the last exits of every unit of a job. */
+void agent_settle_job(struct agent *a, uint64_t job_id);
 /* A new running unit in memory (not stored yet); NULL when out of memory. */
 struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid);
 /* Seed the kernel's tracked set with pid for u; its descendants follow. */

@@ -177,7 +177,6 @@ int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_
                 log_warn("kernel BTF not readable (%m): attaching every tracepoint blindly");
         probe_signals(c, vmlinux);
         btf__free(vmlinux);
-        c->skel->rodata->have_switch = c->signals[SIG_SWITCH].available;
 
         err = process_bpf__load(c->skel);
         if (err) {
@@ -188,6 +187,7 @@ int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_
         err = attach_signals(c);
         if (err)
                 goto fail;
+        c->skel->bss->have_switch = c->signals[SIG_SWITCH].available;
         c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
         if (!c->rb) {
                 err = -errno;

@@ -188,6 +188,7 @@ static int run_loop(struct daemon *d)
                         } else if (fd == d->commit_fd) {
                                 drain_timer(fd);
                                 store_commit(d->agent.store);
+                                server_expire(d->server);
                         } else if (fd == d->sample_fd) {
                                 drain_timer(fd);
                                 agent_sample(&d->agent);

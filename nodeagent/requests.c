@@ -123,7 +123,7 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 
 /* The unit named by "unit" (an id) that this peer may see, whether in memory or stored. */
 static int peer_unit(struct agent *a, const struct peer *peer, struct json_object *req,
-                     uint64_t *id, struct unit **live, char *err, size_t errlen)
+                     uint64_t *id, struct unit **live, struct unit *stored, char *err, size_t errlen)
 {
         uint32_t owner;
         int64_t v;
@@ -136,8 +136,10 @@ static int peer_unit(struct agent *a, const struct peer *peer, struct json_objec
         *live = agent_unit(a, v);
         if (*live)
                 owner = (*live)->uid;
-        else if ((r = store_unit_uid(a->store, v, &owner)) < 0)
+        else if ((r = store_get_unit(a->store, v, stored)) < 0)
                 return r;
+        else
+                owner = stored->uid;
         return request_is_admin(a, peer) || owner == peer->uid ? 0 : -EPERM;
 }
 
@@ -157,12 +159,12 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
         char err[160];
         int64_t status = -1;
         uint64_t id = 0;
-        struct unit *u;
+        struct unit *u, stored;
         int r;
 
         if (admin_only && !request_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may unregister");
-        r = peer_unit(a, peer, req, &id, &u, err, sizeof(err));
+        r = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
         if (r == -EPERM || r == -ENOENT)
                 return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
         if (r)
@@ -171,8 +173,8 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
         if (r && r != -ENOENT)
                 return ERR_REPLY("%s", err);
         if (!u) /* ended before a restart, or twice: answer what is stored */
-                return with_totals(a, proto_reply_ok(), id);
-        r = agent_unit_end(a, u, status, unit_state_of_status(status));
+                return with_totals(a, request_reply_unit(&stored), id);
+        r = agent_unit_end(a, u, status, unit_state_of_status(status), 1);
         if (r)
                 return ERR_REPLY("cannot store unit %" PRIu64 ": %s", id, strerror(-r));
         log_info("unit %" PRIu64 " (%s) ended, status %" PRId64 ", %u processes still running",
@@ -210,12 +212,12 @@ static struct json_object *op_processes(struct agent *a, const struct peer *peer
                                         struct json_object *req)
 {
         struct json_object *procs, *r;
-        struct unit *u;
+        struct unit *u, stored;
         char err[160];
         uint64_t id = 0;
         int rc;
 
-        rc = peer_unit(a, peer, req, &id, &u, err, sizeof(err));
+        rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
         if (rc == -EPERM || rc == -ENOENT)
                 return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
         if (rc)

@@ -138,11 +138,12 @@ struct json_object *request_job_end(struct agent *a, const struct peer *peer,
         if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
             proto_opt_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err)))
                 return ERR_REPLY("%s", err);
+        agent_settle_job(a, job); /* once for the whole job, not per unit */
         for (u = a->units; u; u = next) {
                 next = u->next;
                 if (u->job_id != (uint64_t)job || u->state != UNIT_RUNNING)
                         continue;
-                r = agent_unit_end(a, u, status, unit_state_of_status(status));
+                r = agent_unit_end(a, u, status, unit_state_of_status(status), 0);
                 if (r)
                         return ERR_REPLY("cannot store job %" PRId64 ": %s", job, strerror(-r));
                 ended++;

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -26,7 +27,12 @@ struct client {
         size_t out_len, out_off;
         int closing; /* close once the queued reply is sent */
         int tcp;     /* from another node: each request carries a MUNGE credential */
+        time_t last; /* last activity: idle TCP clients are let go */
 };
+
+/* Other nodes' queries must never crowd out this node's own registrations: they get at most
+ * half the slots, and lose them when idle. */
+#define TCP_IDLE_SECONDS 10
 
 struct server {
         int listen_fd, tcp_fd, epfd;
@@ -172,6 +178,30 @@ int server_owns(const struct server *s, int fd)
         return fd == s->listen_fd || (fd == s->tcp_fd && fd >= 0) || client_of(s, fd);
 }
 
+static unsigned tcp_clients(const struct server *s)
+{
+        unsigned i, n = 0;
+
+        for (i = 0; i < s->max_clients; i++)
+                n += s->clients[i].fd >= 0 && s->clients[i].tcp;
+        return n;
+}
+
+void server_expire(struct server *s)
+{
+        time_t now = time(NULL);
+        unsigned i;
+
+        for (i = 0; i < s->max_clients; i++) {
+                struct client *c = &s->clients[i];
+
+                if (c->fd >= 0 && c->tcp && now - c->last > TCP_IDLE_SECONDS) {
+                        log_debug("idle TCP client let go");
+                        client_close(s, c);
+                }
+        }
+}
+
 static void accept_clients(struct server *s, int lfd)
 {
         struct epoll_event ev = { .events = EPOLLIN };
@@ -181,7 +211,7 @@ static void accept_clients(struct server *s, int lfd)
         int fd, tcp = lfd == s->tcp_fd;
 
         while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-                c = client_of(s, -1);
+                c = tcp && tcp_clients(s) >= (s->max_clients + 1) / 2 ? NULL : client_of(s, -1);
                 if (!c || (!tcp && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)) {
                         static const char busy[] = "{\"v\":1,\"ok\":false,\"error\":\"too many clients\"}\n";
 
@@ -193,6 +223,7 @@ static void accept_clients(struct server *s, int lfd)
                 }
                 c->fd = fd;
                 c->tcp = tcp;
+                c->last = time(NULL);
                 /* a TCP peer is nobody until a request proves otherwise */
                 c->peer.pid = tcp ? 0 : cred.pid;
                 c->peer.uid = tcp ? (uid_t)-1 : cred.uid;
@@ -206,17 +237,18 @@ static void accept_clients(struct server *s, int lfd)
         }
 }
 
-/* Over TCP only queries, each with a valid MUNGE credential naming its sender. */
+/* Over TCP only queries, each inside a valid MUNGE credential naming its sender. */
 static struct json_object *tcp_request(struct server *s, struct agent *a, struct client *c,
-                                       struct json_object *req)
+                                       struct json_object *outer)
 {
         static const char *const allowed[] = { "status", "units", "processes" };
-        struct json_object *op;
+        struct json_object *op, *req = NULL, *reply;
         struct peer peer = { 0 };
         char err[256];
         size_t i;
 
-        if (auth_munge_request(s->munge_socket, req, &peer.uid, &peer.gid, err, sizeof(err)) < 0) {
+        if (auth_munge_request(s->munge_socket, a->node, outer, &req, &peer.uid, &peer.gid, err,
+                               sizeof(err)) < 0) {
                 log_warn("TCP request refused: %s", err);
                 c->closing = 1;
                 return proto_reply_error("%s", err);
@@ -224,8 +256,12 @@ static struct json_object *tcp_request(struct server *s, struct agent *a, struct
         json_object_object_get_ex(req, "op", &op);
         for (i = 0; i < sizeof(allowed) / sizeof(*allowed); i++)
                 if (strcmp(json_object_get_string(op), allowed[i]) == 0)
-                        return agent_request(a, &peer, req);
-        return proto_reply_error("op '%s' is not served over TCP", json_object_get_string(op));
+                        break;
+        reply = i < sizeof(allowed) / sizeof(*allowed)
+                        ? agent_request(a, &peer, req)
+                        : proto_reply_error("op '%s' is not served over TCP", json_object_get_string(op));
+        json_object_put(req);
+        return reply;
 }
 
 /* Queue a reply; the client then waits in EPOLLOUT until it is sent. */
@@ -331,6 +367,7 @@ void server_handle(struct server *s, struct agent *a, int fd, uint32_t events)
         c = client_of(s, fd);
         if (!c)
                 return;
+        c->last = time(NULL);
         if (events & EPOLLOUT)
                 flush_out(s, a, c);
         else if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))

@@ -14,6 +14,8 @@ int server_open(struct server **out, const char *path, unsigned max_clients, int
 void server_close(struct server *s);
 /* Is fd one of ours (the listener or a client)? */
 int server_owns(const struct server *s, int fd);
+/* Let go of idle TCP clients (call now and then). */
+void server_expire(struct server *s);
 /* Handle readiness of one of our fds. */
 void server_handle(struct server *s, struct agent *a, int fd, uint32_t events);
 

@@ -388,6 +388,25 @@ static void unit_from_row(sqlite3_stmt *st, struct unit *u)
         u->cgroup_mem_peak_kb = sqlite3_column_int64(st, i++);
 }
 
+int store_close_stale_units(struct store *s)
+{
+        sqlite3_stmt *st;
+        int rc;
+
+        if (prepare(s, "UPDATE units SET state='LOST', end_ns=COALESCE(end_ns, start_ns)"
+                       " WHERE state='RUNNING' AND boot_id IS NOT ?", &st))
+                return -EIO;
+        sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+                return fail(s, "stale units");
+        rc = sqlite3_changes(s->db);
+        if (rc)
+                log_info("store: %d units of an earlier boot marked LOST", rc);
+        return 0;
+}
+
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx)
 {
         char sql[1536];
@@ -562,7 +581,7 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
         }
         snprintf(sql, sizeof(sql),
                  "SELECT %s FROM units WHERE (name=?1"
-                 " OR (?3 < 0 AND (job_id=?2 OR (kind='local' AND id=?2)))"
+                 " OR (?3 < 0 AND ((job_id=?2 AND ?2 > 0) OR (kind='local' AND id=?2)))"
                  " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
                  " AND (?4 OR uid=?5) ORDER BY id",
                  s->unit_columns);
@@ -578,21 +597,23 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
         return err;
 }
 
-int store_unit_uid(struct store *s, uint64_t id, uint32_t *uid)
+int store_get_unit(struct store *s, uint64_t id, struct unit *out)
 {
+        char sql[1536];
         sqlite3_stmt *st;
         int rc;
 
-        if (prepare(s, "SELECT uid FROM units WHERE id=?", &st))
+        snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE id=?", s->unit_columns);
+        if (prepare(s, sql, &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, id);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
-                *uid = sqlite3_column_int64(st, 0);
+                unit_from_row(st, out);
         sqlite3_finalize(st);
         if (rc == SQLITE_ROW)
                 return 0;
-        return rc == SQLITE_DONE ? -ENOENT : fail(s, "unit owner");
+        return rc == SQLITE_DONE ? -ENOENT : fail(s, "unit");
 }
 
 int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out)

@@ -20,6 +20,8 @@ unsigned store_pending(const struct store *s); /* writes not committed yet */
 int store_put_unit(struct store *s, const struct unit *u);
 /* The next free unit id. */
 int store_next_unit_id(struct store *s, uint64_t *out);
+/* Units left RUNNING by an earlier boot cannot be found again: mark them LOST. */
+int store_close_stale_units(struct store *s);
 /* Units still running on this boot, for rediscovery after a restart. */
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx);
 
@@ -31,8 +33,8 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 /* Queries answer JSON arrays for the control socket. uid (uint32 max: anybody) restricts to
  * units of that user. A selector is a unit id, a job id, or a unit name. */
 int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out);
-/* The owner of unit id: 0, -ENOENT, or -EIO. */
-int store_unit_uid(struct store *s, uint64_t id, uint32_t *uid);
+/* Unit id as stored: 0, -ENOENT, or -EIO. */
+int store_get_unit(struct store *s, uint64_t id, struct unit *out);
 int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out);
 /* Totals of one unit's processes: count, cpu, peak rss, I/O, ... as a JSON object. */
 int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out);

@@ -36,6 +36,7 @@ static void usage(FILE *f)
 struct target {
         const char *sock;
         const char *host;
+        const char *node; /* the node the request is for (TCP): -N, else the host */
         unsigned port;
         char munge_socket[4096];
 };
@@ -44,7 +45,8 @@ static int request(const struct target *t, struct json_object *req, int timeout_
                    struct json_object **reply)
 {
         if (t->host)
-                return client_request_tcp(prog, t->host, t->port, t->munge_socket, req, timeout_ms, reply);
+                return client_request_tcp(prog, t->host, t->port, t->node, t->munge_socket, req,
+                                          timeout_ms, reply);
         return client_request(prog, t->sock, req, timeout_ms, reply);
 }
 
@@ -363,6 +365,7 @@ int main(int argc, char **argv)
                         host[strlen(host) - 1] = 0;
                         t.host = host + 1;
                 }
+                t.node = ct.node ? ct.node : t.host;
                 if (!t.port) {
                         fprintf(stderr, "%s: -H needs HOST:PORT or a ListenPort in tracer.conf\n", prog);
                         return 2;
