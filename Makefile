@@ -14,7 +14,9 @@ LIBS_JSON := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 CFLAGS  += $(shell pkg-config --cflags json-c 2>/dev/null)
 
 COMMON_SRC    := $(wildcard common/*.c)
-NODEAGENT_SRC := $(filter-out nodeagent/main.c nodeagent/tracerctl.c,$(wildcard nodeagent/*.c))
+CORRELATE_SRC := $(wildcard correlate/*.c)
+NODEAGENT_SRC := $(filter-out nodeagent/main.c nodeagent/tracerctl.c,$(wildcard nodeagent/*.c)) \
+                 $(CORRELATE_SRC)
 BPF_SRC       := $(wildcard bpf/*.bpf.c)
 BPF_SKELS     := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRC))
 
@@ -63,8 +65,9 @@ $(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
 $(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
+JOBSTAT_LIBS := -lslurm
 $(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(wildcard jobstat/*.c)) $(LIBCOMMON)
-	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS) $(JOBSTAT_LIBS)
 
 $(B)/tracer-prolog: $(B)/obj/prolog/prolog.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
