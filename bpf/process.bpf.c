@@ -27,6 +27,10 @@ struct task_struct___old {
  * lookup only on hosts that use cgroup tracking. */
 volatile __u32 cgroup_tracking = 0;
 const volatile __u32 page_kb = 4;
+/* Wake tracerd only once this much is waiting: a wakeup per event costs the traced work an
+ * interrupt each (an expensive exit on VMs). tracerd also drains on a short timer. */
+const volatile __u64 wakeup_bytes = 0;
+
 /* Set by tracerd once sched_switch is attached: from then on exits wait for their final
  * switch-out to count the last slice; before, or without it, they go at once. */
 volatile __u32 have_switch = 0;
@@ -100,6 +104,12 @@ struct {
         __type(value, struct exec_event);
 } exec_scratch SEC(".maps");
 
+static __always_inline __u64 wakeup(void)
+{
+        return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+                                                                              : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void count(__u32 idx)
 {
         __u64 *v = bpf_map_lookup_elem(&stats, &idx);
@@ -161,7 +171,7 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
         e->ppid = ptgid;
         e->uid = BPF_CORE_READ(child, real_cred, uid.val);
         e->parent_start_ns = BPF_CORE_READ(parent, group_leader, start_boottime);
-        bpf_ringbuf_submit(e, 0);
+        bpf_ringbuf_submit(e, wakeup());
         count(STAT_FORK);
         return 0;
 }
@@ -219,7 +229,7 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
                 len = 0;
         e->argv_len = len;
 
-        if (bpf_ringbuf_output(&events, e, offsetof(struct exec_event, argv) + len, 0)) {
+        if (bpf_ringbuf_output(&events, e, offsetof(struct exec_event, argv) + len, wakeup())) {
                 count(STAT_LOST);
                 return 0;
         }
@@ -294,7 +304,7 @@ static __always_inline __u64 peak_rss_pages(struct task_struct *task)
 
 static __always_inline void send_exit(struct exit_event *e)
 {
-        if (bpf_ringbuf_output(&events, e, sizeof(*e), 0)) {
+        if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup())) {
                 count(STAT_LOST);
                 return;
         }
@@ -475,7 +485,7 @@ int handle_oom(struct trace_event_raw_mark_victim *ctx)
         e->anon_rss_kb = ctx->anon_rss;
         e->file_rss_kb = ctx->file_rss;
         e->shmem_rss_kb = ctx->shmem_rss;
-        bpf_ringbuf_submit(e, 0);
+        bpf_ringbuf_submit(e, wakeup());
         count(STAT_OOM);
         return 0;
 }

@@ -39,6 +39,7 @@ void config_defaults(struct tracer_config *cfg)
         cfg->commit_interval_ms = 1000;
         cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
         cfg->max_clients = 64;
+        snprintf(cfg->tool_rules, sizeof(cfg->tool_rules), "%s", TRACER_TOOL_RULES_DEFAULT);
         cfg->log_level = LOG_LEVEL_INFO;
 }
 
@@ -149,6 +150,7 @@ static const struct key_def keys[] = {
         KEY("LogLevel", K_LOGLEVEL, log_level),
         KEY("ListenPort", K_PORT, listen_port),
         KEY("MungeSocket", K_PATH, munge_socket),
+        KEY("ToolRules", K_PATH, tool_rules),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #define TRACER_CONF_DEFAULT "/etc/tracer/tracer.conf"
+#define TRACER_TOOL_RULES_DEFAULT "/etc/tracer/tools.rules"
 
 enum tracer_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
@@ -22,6 +23,7 @@ struct tracer_config {
         uint32_t max_clients;        /* MaxClients: concurrent control connections (default 64) */
         uint32_t listen_port;        /* ListenPort: TCP port for other nodes' queries, 0 = off */
         char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
+        char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
         enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
 };
 

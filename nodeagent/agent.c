@@ -224,6 +224,9 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
                 memcpy(p->comm, e->comm, sizeof(p->comm));
         p->comm[sizeof(p->comm) - 1] = 0;
         inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
+        if (tool_identify_flags(a->rules, p->exe, p->argv, p->argv_len,
+                                p->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0, &p->tool) < 0)
+                snprintf(p->tool.name, sizeof(p->tool.name), "%s", p->comm);
         if (store_add_process(a->store, p, a->offset_ns) == 0)
                 a->stored++;
         if (u) {
@@ -419,6 +422,26 @@ int agent_sample(struct agent *a)
         return proctable_foreach(&a->procs, sample_one, &r);
 }
 
+int agent_load_rules(struct agent *a, const char *path, int missing_ok)
+{
+        struct tool_rules *r;
+        char err[512];
+        int e = tool_rules_load(path, &r, err, sizeof(err));
+
+        if (e == -ENOENT && missing_ok) {
+                log_warn("no tool rules at %s: tools are named by their program's file name", path);
+                return 0;
+        }
+        if (e < 0) {
+                log_error("tool rules refused, %s: %s", a->rules ? "the rules in force stay" : "none in force", err);
+                return e;
+        }
+        tool_rules_free(a->rules);
+        a->rules = r;
+        log_info("%zu tool rules from %s", tool_rules_count(r), path);
+        return 0;
+}
+
 /* ---- life cycle */
 
 int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
@@ -444,6 +467,9 @@ int agent_init(struct agent *a, const struct tracer_config *cfg, const char *nod
         if (err)
                 log_warn("hwloc cannot read this node's topology (%s): no rightsizing facts", strerror(-err));
         a->have_topology = !err;
+        err = agent_load_rules(a, cfg->tool_rules, strcmp(cfg->tool_rules, TRACER_TOOL_RULES_DEFAULT) == 0);
+        if (err)
+                return err;
         err = proctable_init(&a->procs, a->tick_ns);
         if (err)
                 return err;
@@ -472,6 +498,7 @@ void agent_fini(struct agent *a)
         collector_close(a->collector);
         store_close(a->store);
         proctable_free(&a->procs);
+        tool_rules_free(a->rules);
         for (u = a->units; u; u = next) {
                 next = u->next;
                 free(u);

@@ -12,6 +12,7 @@
 #include "proctable.h"
 #include "store.h"
 #include "topology.h"
+#include "tools.h"
 #include "unit.h"
 
 struct agent {
@@ -31,6 +32,7 @@ struct agent {
         uint64_t bad_events;         /* malformed records from the ring buffer */
         uint64_t stored;             /* processes stored since start */
         struct topology topology;    /* hwloc's view of the node, loaded once */
+        struct tool_rules *rules;    /* ToolRules in force; NULL: programs named by file name */
         int have_topology;
 };
 
@@ -49,6 +51,9 @@ int agent_on_event(void *ctx, const void *data, size_t size);
 
 /* Find tracked work of running units again after a restart. */
 int agent_rediscover(struct agent *a);
+/* (Re)load ToolRules: on any error the rules in force stay, and the error is logged with
+ * file:line. Returns 0 or -errno. */
+int agent_load_rules(struct agent *a, const char *path, int missing_ok);
 /* Periodic: sample live processes for timelines. */
 int agent_sample(struct agent *a);
 

@@ -1,5 +1,6 @@
 /* Load the process collector, probe its tracepoints, attach, and drain its ring buffer. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,7 @@ int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_
                 goto fail;
         }
         c->skel->rodata->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+        c->skel->rodata->wakeup_bytes = ring_bytes / 8;
         bpf_map__set_max_entries(c->skel->maps.events, ring_bytes);
 
         vmlinux = btf__load_vmlinux_btf();
@@ -188,6 +190,7 @@ int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_
         if (err)
                 goto fail;
         c->skel->bss->have_switch = c->signals[SIG_SWITCH].available;
+        malloc_trim(0); /* parsing kernel BTF left ~10 MB of freed heap resident */
         c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
         if (!c->rb) {
                 err = -errno;

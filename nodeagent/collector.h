@@ -24,7 +24,10 @@ typedef int (*collector_event_fn)(void *ctx, const void *data, size_t size);
 int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_fn fn, void *ctx);
 void collector_close(struct collector *c);
 
-int collector_fd(const struct collector *c);  /* readable when events are waiting */
+/* Readable when an eighth of the ring is filled; below that events wait for the caller's
+ * periodic drain (COLLECTOR_DRAIN_MS), so that a busy node is not woken per event. */
+#define COLLECTOR_DRAIN_MS 50
+int collector_fd(const struct collector *c);
 int collector_drain(struct collector *c);     /* handle every pending event; count or -errno */
 int collector_poll(struct collector *c, int timeout_ms); /* wait for events, then handle them */
 

@@ -144,6 +144,7 @@ static void reload(struct daemon *d)
         d->agent.cfg.commit_interval_ms = cfg.commit_interval_ms;
         d->agent.cfg.log_level = cfg.log_level;
         log_set_level(cfg.log_level);
+        agent_load_rules(&d->agent, cfg.tool_rules, 1);
         timer_set(d->commit_fd, cfg.commit_interval_ms);
         timer_set(d->sample_fd, cfg.sample_interval_ms);
         log_info("configuration reloaded from %s", d->opt.config);
@@ -164,13 +165,14 @@ static int run_loop(struct daemon *d)
         int i, n, cfd = collector_fd(d->agent.collector);
 
         for (;;) {
-                n = epoll_wait(d->epfd, evs, 32, -1);
+                n = epoll_wait(d->epfd, evs, 32, COLLECTOR_DRAIN_MS);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
                         log_error("epoll_wait: %m");
                         return -errno;
                 }
+                collector_drain(d->agent.collector); /* below the wakeup mark, events wait for this */
                 for (i = 0; i < n; i++) {
                         int fd = evs[i].data.fd;
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "process.h"
+#include "tools.h"
 
 #define PROC_REDISCOVERED 0x1 /* found in /proc after a restart: start known to a clock tick */
 #define PROC_EXECED 0x2       /* an exec was seen: comm, exe and argv are the command's */
@@ -27,6 +28,7 @@ struct proc {
         uint32_t argv_len;
         uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
         struct exit_event exit;
+        struct tool_id tool;    /* named at exit, from exe and argv */
 };
 
 struct proctable {

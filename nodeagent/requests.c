@@ -208,10 +208,12 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer, st
         return r;
 }
 
-static struct json_object *op_processes(struct agent *a, const struct peer *peer,
-                                        struct json_object *req)
+/* A per-unit listing the peer may see, with the unit's totals. */
+static struct json_object *unit_listing(struct agent *a, const struct peer *peer,
+                                        struct json_object *req, const char *key,
+                                        int (*list)(struct store *, uint64_t, struct json_object **))
 {
-        struct json_object *procs, *r;
+        struct json_object *rows, *r;
         struct unit *u, stored;
         char err[160];
         uint64_t id = 0;
@@ -223,10 +225,10 @@ static struct json_object *op_processes(struct agent *a, const struct peer *peer
         if (rc)
                 return ERR_REPLY("%s", err);
         collector_drain(a->collector);
-        if (store_unit_processes(a->store, id, &procs))
+        if (list(a->store, id, &rows))
                 return ERR_REPLY("store query failed");
         r = proto_reply_ok();
-        json_object_object_add(r, "processes", procs);
+        json_object_object_add(r, key, rows);
         return with_totals(a, r, id);
 }
 
@@ -255,6 +257,8 @@ struct json_object *agent_request(struct agent *a, const struct peer *peer, stru
         if (strcmp(op, "units") == 0)
                 return op_units(a, peer, req);
         if (strcmp(op, "processes") == 0)
-                return op_processes(a, peer, req);
+                return unit_listing(a, peer, req, "processes", store_unit_processes);
+        if (strcmp(op, "tools") == 0)
+                return unit_listing(a, peer, req, "tools", store_unit_tools);
         return ERR_REPLY("unknown op '%s'", op);
 }

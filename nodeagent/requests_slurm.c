@@ -1,6 +1,9 @@
 /* Requests from Slurm's side: the SPANK plugin's task registrations, Prolog and Epilog. Only
  * root or SlurmUser may make them. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,10 +12,87 @@
 #include "protocol.h"
 #include "requests.h"
 #include "traceparent.h"
+#include "workflow.h"
 
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
 
 /* Slurm (or any admin) registration: a task pid and/or a cgroup, with its job context. */
+/* Which workflow a step belongs to, from what the engine already passed to Slurm: the job
+ * name, the batch script (read here, as root, from where slurmd keeps it), the step's command
+ * line and working directory. Explicit values (SPANK options, TRACER_* variables) win; steps
+ * started inside a job take what the job's batch step found. */
+static void unit_workflow(struct agent *a, struct unit *u, struct json_object *req)
+{
+        struct json_object *argv_o, *cwd_o;
+        struct workflow_input in = {};
+        struct workflow_id w;
+        const struct unit *v;
+        char argv[4096], *script = NULL;
+        size_t len = 0, i;
+        ssize_t n;
+        int fd;
+
+        if (json_object_object_get_ex(req, "argv", &argv_o) && json_object_is_type(argv_o, json_type_array)) {
+                for (i = 0; i < json_object_array_length(argv_o); i++) {
+                        const char *arg = json_object_get_string(json_object_array_get_idx(argv_o, i));
+                        size_t l = arg ? strlen(arg) : 0;
+
+                        if (!arg || len + l + 1 > sizeof(argv))
+                                break;
+                        memcpy(argv + len, arg, l + 1);
+                        len += l + 1;
+                }
+        }
+        if (len && u->step_id == UNIT_STEP_BATCH) {
+                fd = open(argv, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+                script = fd >= 0 ? malloc(WORKFLOW_SCRIPT_MAX) : NULL;
+                n = script ? read(fd, script, WORKFLOW_SCRIPT_MAX) : -1;
+                in.script = script;
+                in.script_len = n > 0 ? (size_t)n : 0;
+                if (fd >= 0)
+                        close(fd);
+        }
+        in.job_name = u->job_name;
+        in.argv = len ? argv : NULL;
+        in.argv_len = len;
+        in.cwd = json_object_object_get_ex(req, "cwd", &cwd_o) ? json_object_get_string(cwd_o) : NULL;
+        in.pipeline = u->pipeline;
+        in.run = u->run;
+        in.step = u->step_name;
+        if (workflow_identify(&in, &w) == 0) {
+                snprintf(u->engine, sizeof(u->engine), "%s", w.engine);
+                snprintf(u->pipeline, sizeof(u->pipeline), "%s", w.pipeline);
+                snprintf(u->run, sizeof(u->run), "%s", w.run);
+                snprintf(u->step_name, sizeof(u->step_name), "%s", w.step);
+                snprintf(u->wf_job, sizeof(u->wf_job), "%s", w.job);
+                snprintf(u->wildcards, sizeof(u->wildcards), "%s", w.wildcards);
+                snprintf(u->tag, sizeof(u->tag), "%s", w.tag);
+                snprintf(u->task_hash, sizeof(u->task_hash), "%s", w.task_hash);
+        }
+        free(script);
+        if (u->engine[0])
+                return;
+        for (v = a->units; v; v = v->next) {
+                if (v == u || v->job_id != u->job_id || !v->engine[0])
+                        continue;
+                memcpy(u->engine, v->engine, sizeof(u->engine));
+#define TAKE(f)                                         \
+        do {                                            \
+                if (!u->f[0])                           \
+                        memcpy(u->f, v->f, sizeof(u->f)); \
+        } while (0)
+                TAKE(pipeline);
+                TAKE(run);
+                TAKE(step_name);
+                TAKE(wf_job);
+                TAKE(wildcards);
+                TAKE(tag);
+                TAKE(task_hash);
+#undef TAKE
+                return;
+        }
+}
+
 struct json_object *request_register(struct agent *a, const struct peer *peer,
                                        struct json_object *req)
 {
@@ -69,6 +149,8 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
         u->alloc_cpus = cpus;
         u->alloc_mem_mb = mem;
         u->cgroup_id = cgid;
+        if (job)
+                unit_workflow(a, u, req);
         r = pid ? agent_unit_track_pid(a, u, pid) : 0;
         if (!r && cgid)
                 r = collector_track_cgroup(a->collector, cgid, u->id);

@@ -241,7 +241,7 @@ static void accept_clients(struct server *s, int lfd)
 static struct json_object *tcp_request(struct server *s, struct agent *a, struct client *c,
                                        struct json_object *outer)
 {
-        static const char *const allowed[] = { "status", "units", "processes" };
+        static const char *const allowed[] = { "status", "units", "processes", "tools" };
         struct json_object *op, *req = NULL, *reply;
         struct peer peer = { 0 };
         char err[256];

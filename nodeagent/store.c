@@ -34,7 +34,8 @@ static const char *const unit_cols[] = {
         "job_name TEXT", "alloc_cpus INTEGER", "alloc_cores TEXT", "alloc_mem_mb INTEGER",
         "pipeline TEXT", "run TEXT", "step_name TEXT", "traceparent TEXT", "start_ns INTEGER",
         "end_ns INTEGER", "state TEXT", "exit_status INTEGER", "lost_events INTEGER",
-        "cgroup_cpu_ns INTEGER", "cgroup_mem_peak_kb INTEGER", NULL
+        "cgroup_cpu_ns INTEGER", "cgroup_mem_peak_kb INTEGER", "engine TEXT", "wf_job TEXT",
+        "wildcards TEXT", "tag TEXT", "task_hash TEXT", NULL
 };
 
 static const char *const process_cols[] = {
@@ -45,7 +46,8 @@ static const char *const process_cols[] = {
         "maxrss_kb INTEGER", "rchar INTEGER", "wchar INTEGER", "syscr INTEGER", "syscw INTEGER",
         "read_bytes INTEGER", "write_bytes INTEGER", "cancelled_write_bytes INTEGER",
         "minflt INTEGER", "majflt INTEGER", "nvcsw INTEGER", "nivcsw INTEGER", "threads INTEGER",
-        "status INTEGER", "flags INTEGER", NULL
+        "status INTEGER", "flags INTEGER", "tool TEXT", "subcommand TEXT", "interpreter TEXT",
+        "tool_excluded INTEGER", NULL
 };
 
 static const char schema[] =
@@ -318,9 +320,15 @@ int store_put_unit(struct store *s, const struct unit *u)
         sqlite3_bind_int64(st, i++, u->exit_status);
         sqlite3_bind_int64(st, i++, u->lost_events);
         if (u->cgroup_cpu_ns || u->cgroup_mem_peak_kb) {
-                sqlite3_bind_int64(st, i++, u->cgroup_cpu_ns);
-                sqlite3_bind_int64(st, i++, u->cgroup_mem_peak_kb);
+                sqlite3_bind_int64(st, i, u->cgroup_cpu_ns);
+                sqlite3_bind_int64(st, i + 1, u->cgroup_mem_peak_kb);
         }
+        i += 2;
+        bind_text(st, i++, u->engine);
+        bind_text(st, i++, u->wf_job);
+        bind_text(st, i++, u->wildcards);
+        bind_text(st, i++, u->tag);
+        bind_text(st, i++, u->task_hash);
         return write_step(s, st);
 }
 
@@ -386,6 +394,11 @@ static void unit_from_row(sqlite3_stmt *st, struct unit *u)
         u->lost_events = sqlite3_column_int64(st, i++);
         u->cgroup_cpu_ns = sqlite3_column_int64(st, i++);
         u->cgroup_mem_peak_kb = sqlite3_column_int64(st, i++);
+        copy_col(st, i++, u->engine, sizeof(u->engine));
+        copy_col(st, i++, u->wf_job, sizeof(u->wf_job));
+        copy_col(st, i++, u->wildcards, sizeof(u->wildcards));
+        copy_col(st, i++, u->tag, sizeof(u->tag));
+        copy_col(st, i++, u->task_hash, sizeof(u->task_hash));
 }
 
 int store_close_stale_units(struct store *s)
@@ -489,6 +502,10 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         sqlite3_bind_int64(st, i++, e->threads);
         sqlite3_bind_int64(st, i++, e->status);
         sqlite3_bind_int64(st, i++, p->flags | (e->flags & EXIT_THREADS_TRUNCATED ? 0x100 : 0));
+        bind_text(st, i++, p->tool.name);
+        bind_text(st, i++, p->tool.subcommand);
+        bind_text(st, i++, p->tool.interpreter);
+        sqlite3_bind_int(st, i++, p->tool.excluded);
         return write_step(s, st);
 }
 
@@ -623,8 +640,29 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
 
         if (prepare(s, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
                        " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
-                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags"
+                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
+                       " interpreter, tool_excluded"
                        " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", &st))
+                return -EIO;
+        sqlite3_bind_int64(st, 1, unit);
+        err = rows_to_array(s, st, out);
+        sqlite3_finalize(st);
+        return err;
+}
+
+int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
+{
+        sqlite3_stmt *st;
+        int err;
+
+        if (prepare(s, "SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"
+                       " SUM(user_ns) AS user_ns, SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
+                       " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
+                       " MIN(start_ns) AS first_start_ns, MAX(end_ns) AS last_end_ns,"
+                       " group_concat(DISTINCT status) AS statuses,"
+                       " SUM((flags & 8) != 0) AS oom_kills"
+                       " FROM processes WHERE unit=? AND tool IS NOT NULL AND NOT tool_excluded"
+                       " GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC", &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, unit);
         err = rows_to_array(s, st, out);

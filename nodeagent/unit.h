@@ -37,6 +37,11 @@ struct unit {
         /* workflow context, when known */
         char pipeline[UNIT_NAME_MAX], run[UNIT_NAME_MAX], step_name[UNIT_NAME_MAX];
         char traceparent[56];      /* W3C trace context of the job, when known */
+        char engine[16];           /* workflow engine recognised: snakemake, nextflow, custom */
+        char wf_job[64];           /* the engine's own job id (Snakemake) */
+        char wildcards[256];       /* Snakemake wildcards "sample=A,unit=1" */
+        char tag[128];             /* Nextflow task tag */
+        char task_hash[64];        /* Nextflow task hash "3f/0a4e…" */
         int64_t start_ns, end_ns;  /* unix ns; end 0 while running */
         enum unit_state state;
         int32_t exit_status;       /* wait status, -1 unknown */

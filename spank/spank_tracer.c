@@ -332,6 +332,26 @@ static void add_str(struct json_object *o, const char *key, const char *v)
                 json_object_object_add(o, key, json_object_new_string(v));
 }
 
+/* The step's command line (for a batch step: the script, which tracerd reads to recognise
+ * workflow engines) and its working directory. */
+static void add_job_argv(spank_t sp, struct json_object *req)
+{
+        struct json_object *arr;
+        char **argv = NULL, cwd[PATH_MAX];
+        int argc = 0, i;
+
+        if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv) {
+                arr = json_object_new_array();
+                for (i = 0; i < argc && i < 64 && argv[i]; i++)
+                        json_object_array_add(arr, json_object_new_string_len(argv[i], strnlen(argv[i], 1024)));
+                json_object_object_add(req, "argv", arr);
+        }
+        job_env(sp, "PWD", cwd, sizeof(cwd));
+        if (!cwd[0])
+                job_env(sp, "SLURM_SUBMIT_DIR", cwd, sizeof(cwd));
+        add_str(req, "cwd", cwd);
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
         char cluster[64], tp[TRACEPARENT_LEN + 8], id[33];
@@ -420,6 +440,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         add_str(req, "pipeline", st.pipeline);
         add_str(req, "run", st.run);
         add_str(req, "step", st.step);
+        add_job_argv(sp, req);
         if (traceparent_valid(tp)) {
                 add_str(req, "traceparent", tp);
                 if (cgid)
