@@ -125,6 +125,7 @@ install: all
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	test -e $(DESTDIR)/etc/tracer/tracer.conf || install -m 644 etc/tracer.conf $(DESTDIR)/etc/tracer/
+	test -e $(DESTDIR)/etc/tracer/tools.rules || install -m 644 etc/tools.rules $(DESTDIR)/etc/tracer/
 
 clean:
 	rm -rf $(B)

@@ -97,7 +97,7 @@ int client_request_tcp(const char *prog, const char *host, unsigned port, const 
                        const char *munge_socket, struct json_object *req, int timeout_ms,
                        struct json_object **reply)
 {
-        struct json_object *signed_req, *outer;
+        struct json_object *signed_req = NULL, *outer; /* deep_copy wants NULL */
         munge_ctx_t ctx = munge_ctx_create();
         const char *body;
         char where[300], *cred = NULL;
@@ -111,6 +111,8 @@ int client_request_tcp(const char *prog, const char *host, unsigned port, const 
                 munge_ctx_set(ctx, MUNGE_OPT_SOCKET, munge_socket);
         /* the credential carries the request, naming its node: it vouches for nothing else */
         if (json_object_deep_copy(req, &signed_req, NULL) < 0) {
+                if (prog)
+                        fprintf(stderr, "%s: out of memory\n", prog);
                 munge_ctx_destroy(ctx);
                 return -ENOMEM;
         }

@@ -24,6 +24,7 @@ SocketDir = $T/run
 StateDir = $T/state
 SampleInterval = 1s
 CommitInterval = 200ms
+ToolRules = $TOP/etc/tools.rules
 CONF
 }
 

@@ -23,6 +23,7 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups env TRACER_CONF="$TRACER_C
   "$BUILD/tracerctl" -N $NODE run --name userjob -- /bin/true 2>/dev/null
 
 out=$(ctl -H 127.0.0.1:$PORT status 2>&1)   # -N names the node the request is for
+grep -q "reached over TCP" <<< "$out" || echo "  tracerctl -H said: $out"
 check "tracerctl -H status over TCP with MUNGE" grep -q "reached over TCP" <<< "$out"
 
 # tcp_query USER JSON [CRED]: send JSON inside a credential made by USER (or the given one)

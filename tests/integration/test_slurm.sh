@@ -66,7 +66,7 @@ for step in batch 0 1; do
   check "step $J1.$step: CPU of its processes within 2% of the step cgroup's counter" within "$procs" "$cg" 0.02
 done
 check "units ended COMPLETED" [ "$(ndb n1 "SELECT COUNT(*) FROM units WHERE job_id=$J1 AND state!='COMPLETED'")" -eq 0 ]
-check "tracer-jobstat -j $J1 shows the job's steps" bash -c "'$BUILD/tracer-jobstat' -N n1 -j $J1 -P -n | cut -d'|' -f1 | sort -u | tr '\n' ' ' | grep -qx '$J1 $J1.0 $J1.1 $J1.batch '"
+check "tracer-jobstat -j $J1 shows the job's steps" bash -c "'$BUILD/tracer-jobstat' -N n1 -j $J1 -P -n | cut -d'|' -f1 | sort -u | tr '\n' ' ' | grep -qx '$J1 $J1.0 $J1.1 $J1.batch $J1.extern '"
 check "tracertest2 cannot read tracertest's job" bash -c "! su tracertest2 -c \"TRACER_CONF=$TRACER_CONF '$BUILD/tracer-jobstat' -N n1 -j $J1\" 2>/dev/null | grep -q ."
 check "TRACEPARENT reached the job's units" \
   [ "$(ndb n1 "SELECT COUNT(DISTINCT substr(traceparent, 4, 32)) FROM units WHERE job_id=$J1 AND traceparent IS NOT NULL")" -eq 1 ]

@@ -14,7 +14,7 @@ check "run exits with the command's status" [ $rc -eq 0 ]
 check "summary counts 5002 processes (bash, seq, 5000 true)" grep -q "5002 recorded" "$T/summary"
 check "summary reports 0 lost events" grep -q " 0 events lost" "$T/summary"
 
-n_true=$(jobstat -j storm --processes -P -n | awk -F'|' '$11 == "/bin/true"' | wc -l)
+n_true=$(jobstat -j storm --processes -P -n | awk -F'|' '$12 == "/bin/true"' | wc -l)
 check "tracer-jobstat lists 5000 /bin/true processes (got $n_true)" [ "$n_true" -eq 5000 ]
 reused=$(db "SELECT COUNT(*) - COUNT(DISTINCT pid) FROM processes WHERE unit=(SELECT id FROM units WHERE name='storm')")
 check "PIDs were reused ($reused) and every process kept its own record" [ "$reused" -gt 0 ]

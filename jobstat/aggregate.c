@@ -1,0 +1,243 @@
+/* Units into figures. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aggregate.h"
+
+void figures_init(struct figures *f)
+{
+        memset(f, 0, sizeof(*f));
+        f->first_start_ns = f->last_end_ns = JS_NONE;
+        f->unit_start_ns = f->unit_end_ns = JS_NONE;
+        f->maxrss_kb = f->task_peak_rss_kb = JS_NONE;
+        f->cgroup_mem_peak_kb = f->cgroup_cpu_ns = JS_NONE;
+        f->peak_cores = f->task_peak_cores = -1;
+}
+
+void row_init(struct row *r, enum row_kind kind)
+{
+        memset(r, 0, sizeof(*r));
+        r->kind = kind;
+        r->nnodes = r->ntasks = r->step_id = JS_NONE;
+        r->elapsed = r->timelimit = r->alloc_cpus = r->req_mem_mb = JS_NONE;
+        r->exit_status = JS_NONE;
+        r->slurm_cpu_us = r->slurm_user_us = r->slurm_sys_us = JS_NONE;
+        r->cpu_ns = r->user_ns = r->sys_ns = r->peak_mem_kb = r->req_mem_share_mb = JS_NONE;
+        r->peak_cores = r->cores_per_task = -1;
+        r->pid = r->ppid = JS_NONE;
+        figures_init(&r->f);
+}
+
+static int64_t get_int(struct json_object *o, const char *key)
+{
+        struct json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) ||
+            !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+                return JS_NONE;
+        return json_object_get_int64(v);
+}
+
+static double get_double(struct json_object *o, const char *key)
+{
+        struct json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) ||
+            !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+                return -1;
+        return json_object_get_double(v);
+}
+
+static void get_str(struct json_object *o, const char *key, char *dst, size_t len)
+{
+        struct json_object *v;
+
+        dst[0] = 0;
+        if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+                snprintf(dst, len, "%s", json_object_get_string(v));
+}
+
+int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
+{
+        struct json_object *t;
+
+        memset(u, 0, sizeof(*u));
+        if (!o || !json_object_is_type(o, json_type_object))
+                return -EINVAL;
+        u->node = node;
+        u->id = get_int(o, "id");
+        if (u->id == JS_NONE)
+                return -EINVAL;
+        get_str(o, "name", u->name, sizeof(u->name));
+        get_str(o, "kind", u->kind, sizeof(u->kind));
+        get_str(o, "state", u->state, sizeof(u->state));
+        get_str(o, "job_name", u->job_name, sizeof(u->job_name));
+        get_str(o, "alloc_cores", u->alloc_cores, sizeof(u->alloc_cores));
+        get_str(o, "pipeline", u->pipeline, sizeof(u->pipeline));
+        get_str(o, "run", u->run, sizeof(u->run));
+        get_str(o, "step_name", u->step_name, sizeof(u->step_name));
+        u->uid = get_int(o, "uid");
+        u->job_id = get_int(o, "job_id");
+        u->array_job_id = get_int(o, "array_job_id");
+        u->array_task_id = get_int(o, "array_task_id");
+        if (u->array_task_id != JS_NONE && (u->array_task_id < 0 || u->array_task_id >= 0xfffffff0))
+                u->array_task_id = -1; /* Slurm's NO_VAL: not an array task */
+        u->step_id = get_int(o, "step_id");
+        u->task_id = get_int(o, "task_id");
+        u->alloc_cpus = get_int(o, "alloc_cpus");
+        u->alloc_mem_mb = get_int(o, "alloc_mem_mb");
+        u->start_ns = get_int(o, "start_ns");
+        u->end_ns = get_int(o, "end_ns");
+        u->exit_status = get_int(o, "exit_status");
+        u->lost = get_int(o, "lost_events");
+        u->cgroup_cpu_ns = get_int(o, "cgroup_cpu_ns");
+        u->cgroup_mem_peak_kb = get_int(o, "cgroup_mem_peak_kb");
+        if (u->cgroup_mem_peak_kb == 0)
+                u->cgroup_mem_peak_kb = JS_NONE; /* never read: the counters were not there */
+        if (u->cgroup_cpu_ns == 0)
+                u->cgroup_cpu_ns = JS_NONE;
+        u->t.peak_cores = -1;
+        if (json_object_object_get_ex(o, "totals", &t) && json_object_is_type(t, json_type_object)) {
+                u->have_totals = 1;
+                u->t.nprocs = get_int(t, "nprocs");
+                u->t.cpu_ns = get_int(t, "cpu_ns");
+                u->t.user_ns = get_int(t, "user_ns");
+                u->t.sys_ns = get_int(t, "sys_ns");
+                u->t.maxrss_kb = get_int(t, "maxrss_kb");
+                u->t.read_bytes = get_int(t, "read_bytes");
+                u->t.write_bytes = get_int(t, "write_bytes");
+                u->t.rchar = get_int(t, "rchar");
+                u->t.wchar = get_int(t, "wchar");
+                u->t.oom_kills = get_int(t, "oom_kills");
+                u->t.first_start_ns = get_int(t, "first_start_ns");
+                u->t.last_end_ns = get_int(t, "last_end_ns");
+                u->t.peak_sampled_rss_kb = get_int(t, "peak_sampled_rss_kb");
+                u->t.sample_rounds = get_int(t, "sample_rounds");
+                u->t.peak_cores = get_double(t, "peak_cores");
+        }
+        return 0;
+}
+
+int unit_running(const struct unit_rec *u)
+{
+        return strcmp(u->state, "RUNNING") == 0 || u->end_ns == JS_NONE || u->end_ns == 0;
+}
+
+static void add(int64_t *sum, int64_t v)
+{
+        if (v == JS_NONE)
+                return;
+        *sum += v;
+}
+
+static void max_of(int64_t *m, int64_t v)
+{
+        if (v != JS_NONE && (*m == JS_NONE || v > *m))
+                *m = v;
+}
+
+static void min_of(int64_t *m, int64_t v)
+{
+        if (v != JS_NONE && (*m == JS_NONE || v < *m))
+                *m = v;
+}
+
+void figures_add_units(struct figures *f, const struct unit_rec *const *units, size_t n)
+{
+        int seen_nodes[256], nseen = 0;
+        int64_t node_mem[256], node_cpu[256], node_lost[256];
+        size_t i;
+
+        for (i = 0; i < n; i++) {
+                const struct unit_rec *u = units[i];
+                int k;
+
+                f->nunits++;
+                if (u->step_id != (int64_t)STEP_ALLOC)
+                        f->ntasks++;
+                if (unit_running(u)) {
+                        f->running = 1;
+                        f->unit_end_ns = JS_NONE;
+                } else if (!f->running) {
+                        max_of(&f->unit_end_ns, u->end_ns);
+                }
+                min_of(&f->unit_start_ns, u->start_ns > 0 ? u->start_ns : JS_NONE);
+                for (k = 0; k < nseen && seen_nodes[k] != u->node; k++)
+                        ;
+                if (k == nseen && nseen < 256) {
+                        seen_nodes[nseen] = u->node;
+                        node_mem[nseen] = node_cpu[nseen] = node_lost[nseen] = JS_NONE;
+                        nseen++;
+                }
+                if (k < 256) {
+                        max_of(&node_mem[k], u->cgroup_mem_peak_kb);
+                        max_of(&node_cpu[k], u->cgroup_cpu_ns);
+                        max_of(&node_lost[k], u->lost);
+                }
+                if (!u->have_totals)
+                        continue;
+                add(&f->nprocs, u->t.nprocs);
+                add(&f->cpu_ns, u->t.cpu_ns);
+                add(&f->user_ns, u->t.user_ns);
+                add(&f->sys_ns, u->t.sys_ns);
+                max_of(&f->maxrss_kb, u->t.maxrss_kb);
+                add(&f->read_bytes, u->t.read_bytes);
+                add(&f->write_bytes, u->t.write_bytes);
+                add(&f->rchar, u->t.rchar);
+                add(&f->wchar, u->t.wchar);
+                add(&f->oom_kills, u->t.oom_kills);
+                min_of(&f->first_start_ns, u->t.first_start_ns);
+                max_of(&f->last_end_ns, u->t.last_end_ns);
+                max_of(&f->task_peak_rss_kb, u->t.peak_sampled_rss_kb);
+                if (u->t.peak_cores >= 0) {
+                        f->peak_cores = (f->peak_cores < 0 ? 0 : f->peak_cores) + u->t.peak_cores;
+                        if (u->t.peak_cores > f->task_peak_cores)
+                                f->task_peak_cores = u->t.peak_cores;
+                }
+        }
+        f->nnodes += nseen;
+        for (int k = 0; k < nseen; k++) {
+                if (node_mem[k] != JS_NONE)
+                        f->cgroup_mem_peak_kb = (f->cgroup_mem_peak_kb == JS_NONE ? 0 : f->cgroup_mem_peak_kb) + node_mem[k];
+                add(&f->lost, node_lost[k]);
+                if (node_cpu[k] != JS_NONE)
+                        f->cgroup_cpu_ns = (f->cgroup_cpu_ns == JS_NONE ? 0 : f->cgroup_cpu_ns) + node_cpu[k];
+        }
+}
+
+void figures_merge(struct figures *j, const struct figures *s)
+{
+        if (!s->nunits)
+                return;
+        j->nunits += s->nunits;
+        j->ntasks += s->ntasks;
+        if (s->nnodes > j->nnodes)
+                j->nnodes = s->nnodes;
+        if (s->running) {
+                j->running = 1;
+                j->unit_end_ns = JS_NONE;
+        } else if (!j->running) {
+                max_of(&j->unit_end_ns, s->unit_end_ns);
+        }
+        min_of(&j->unit_start_ns, s->unit_start_ns);
+        j->nprocs += s->nprocs;
+        j->cpu_ns += s->cpu_ns;
+        j->user_ns += s->user_ns;
+        j->sys_ns += s->sys_ns;
+        max_of(&j->maxrss_kb, s->maxrss_kb);
+        j->read_bytes += s->read_bytes;
+        j->write_bytes += s->write_bytes;
+        j->rchar += s->rchar;
+        j->wchar += s->wchar;
+        j->oom_kills += s->oom_kills;
+        if (s->lost > j->lost) /* node-wide losses while a unit ran: steps overlap in time */
+                j->lost = s->lost;
+        min_of(&j->first_start_ns, s->first_start_ns);
+        max_of(&j->last_end_ns, s->last_end_ns);
+        max_of(&j->task_peak_rss_kb, s->task_peak_rss_kb);
+        if (s->peak_cores > j->peak_cores)
+                j->peak_cores = s->peak_cores;
+        if (s->task_peak_cores > j->task_peak_cores)
+                j->task_peak_cores = s->task_peak_cores;
+}

@@ -1,0 +1,177 @@
+/* Job array summaries. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrays.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+void arrays_stats(double *v, size_t n, double *min, double *median, double *max)
+{
+        if (!n)
+                return;
+        qsort(v, n, sizeof(*v), cmp_double);
+        *min = v[0];
+        *max = v[n - 1];
+        *median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void count_state(struct array_stats *s, const char *state)
+{
+        char name[32], buf[sizeof(s->states)];
+        char *p = s->states;
+        size_t l;
+        long c;
+
+        snprintf(name, sizeof(name), "%.*s", (int)strcspn(state, " "), state); /* "CANCELLED by 0" */
+        l = strlen(name);
+        while (p && *p) {
+                if (strncmp(p, name, l) == 0 && p[l] == ':') {
+                        c = strtol(p + l + 1, NULL, 10) + 1;
+                        snprintf(buf, sizeof(buf), "%.*s%s:%ld%s", (int)(p - s->states), s->states, name, c,
+                                 strchr(p, ',') ? strchr(p, ',') : "");
+                        memcpy(s->states, buf, sizeof(buf));
+                        return;
+                }
+                p = strchr(p, ',');
+                p = p ? p + 1 : NULL;
+        }
+        l = strlen(s->states);
+        snprintf(s->states + l, sizeof(s->states) - l, "%s%s:1", l ? "," : "", name);
+}
+
+int arrays_build(const struct report *rep, struct row **rows_out, struct array_stats **stats_out)
+{
+        struct row *rows = NULL;
+        struct array_stats *st = NULL;
+        double *vals = malloc((rep->n + 1) * sizeof(double));
+        size_t n = 0;
+
+        if (!vals)
+                return -ENOMEM;
+        for (size_t i = 0; i < rep->n; i++) {
+                int64_t a = rep->jobs[i].array_job_id, lo = -1, hi = -1;
+                size_t k;
+                struct row *r;
+                struct array_stats *s;
+
+                if (a <= 0 || rep->jobs[i].array_task_id < 0)
+                        continue;
+                for (k = 0; k < n && strtoll(rows[k].jobid, NULL, 10) != a; k++)
+                        ;
+                if (k < n)
+                        continue; /* done with the first task of the array */
+                rows = realloc(rows, (n + 1) * sizeof(*rows));
+                st = realloc(st, (n + 1) * sizeof(*st));
+                if (!rows || !st) {
+                        free(rows);
+                        free(st);
+                        free(vals);
+                        return -ENOMEM;
+                }
+                r = &rows[n];
+                s = &st[n];
+                row_init(r, ROW_ARRAY);
+                memset(s, 0, sizeof(*s));
+                snprintf(r->jobname, sizeof(r->jobname), "%s", rep->jobs[i].row.jobname);
+                snprintf(r->user, sizeof(r->user), "%s", rep->jobs[i].row.user);
+                for (size_t j = i; j < rep->n; j++) {
+                        if (rep->jobs[j].array_job_id != a || rep->jobs[j].array_task_id < 0)
+                                continue;
+                        s->njobs++;
+                        count_state(s, rep->jobs[j].row.state);
+                        if (lo < 0 || rep->jobs[j].array_task_id < lo)
+                                lo = rep->jobs[j].array_task_id;
+                        if (rep->jobs[j].array_task_id > hi)
+                                hi = rep->jobs[j].array_task_id;
+                }
+                snprintf(r->jobid, sizeof(r->jobid), lo == hi ? "%" PRId64 "_%" PRId64 : "%" PRId64 "_[%" PRId64 "-%" PRId64 "]",
+                         a, lo, hi);
+                for (int f = 0; f < F_COUNT; f++) {
+                        size_t m = 0;
+                        double v;
+
+                        if (!field_defs[f].numeric)
+                                continue;
+                        for (size_t j = i; j < rep->n; j++)
+                                if (rep->jobs[j].array_job_id == a && rep->jobs[j].array_task_id >= 0 &&
+                                    cell_number(f, &rep->jobs[j].row, &v) == 1)
+                                        vals[m++] = v;
+                        s->v[f].n = m;
+                        arrays_stats(vals, m, &s->v[f].min, &s->v[f].median, &s->v[f].max);
+                }
+                n++;
+        }
+        free(vals);
+        for (size_t k = 0; k < n; k++)
+                rows[k].arr = &st[k];
+        *rows_out = rows;
+        *stats_out = st;
+        return (int)n;
+}
+
+int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)
+{
+        const struct array_stats *s = r->arr;
+        char a[64], b[64], d[64];
+
+        if (!s)
+                return 0;
+        switch (field) {
+        case F_NJOBS: snprintf(out, len, "%" PRId64, s->njobs); return 1;
+        case F_STATE: snprintf(out, len, "%s", s->states); return 1;
+        case F_JOBID: case F_JOBNAME: case F_USER: return 0;
+        default: break;
+        }
+        if (!field_defs[field].numeric) {
+                out[0] = 0;
+                return 1;
+        }
+        if (!s->v[field].n) {
+                snprintf(out, len, "%s", field == F_NETRX || field == F_NETTX || field == F_IOWAIT ||
+                                                 s->njobs ? "---" : "");
+                return 1;
+        }
+        cell_format_number(field, s->v[field].min, c, a, sizeof(a));
+        cell_format_number(field, s->v[field].median, c, b, sizeof(b));
+        cell_format_number(field, s->v[field].max, c, d, sizeof(d));
+        snprintf(out, len, "%s/%s/%s", a, b, d);
+        return 1;
+}
+
+struct json_object *array_json(const struct row *r, const struct col *cols, size_t n, const struct cellctx *c)
+{
+        struct json_object *o = json_object_new_object();
+        char buf[256];
+
+        for (size_t i = 0; o && i < n; i++) {
+                int f = cols[i].field;
+                const struct array_stats *s = r->arr;
+                struct json_object *v = NULL;
+
+                if (f == F_NJOBS) {
+                        v = json_object_new_int64(s->njobs);
+                } else if (field_defs[f].numeric) {
+                        if (s->v[f].n) {
+                                v = json_object_new_object();
+                                json_object_object_add(v, "min", cell_json_number(f, s->v[f].min));
+                                json_object_object_add(v, "median", cell_json_number(f, s->v[f].median));
+                                json_object_object_add(v, "max", cell_json_number(f, s->v[f].max));
+                        }
+                } else {
+                        cell_text(f, r, c, buf, sizeof(buf));
+                        if (buf[0])
+                                v = json_object_new_string(buf);
+                }
+                json_object_object_add(o, field_defs[f].name, v);
+        }
+        return o;
+}

@@ -1,0 +1,28 @@
+/* --array-summary: one row per job array with the min/median/max of each figure. */
+#ifndef JOBSTAT_ARRAYS_H
+#define JOBSTAT_ARRAYS_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "fields.h"
+#include "report.h"
+
+struct array_stats {
+        int64_t njobs;
+        char states[160];       /* "COMPLETED:9,FAILED:1" */
+        struct { size_t n; double min, median, max; } v[F_COUNT];
+};
+
+/* Group the report's array tasks by array; each group gives a ROW_ARRAY row pointing at its
+ * stats. Returns the number of arrays (*rows and *stats: caller frees), -ENOMEM. */
+int arrays_build(const struct report *rep, struct row **rows, struct array_stats **stats);
+/* min, median (the mean of the middle two for an even count) and max of v[0..n), sorted in
+ * place. */
+void arrays_stats(double *v, size_t n, double *min, double *median, double *max);
+/* The text of a field in an array row: 1 when written, 0 when the row has none. */
+int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len);
+/* An array row as JSON: numeric fields as {"min","median","max"}. */
+struct json_object *array_json(const struct row *r, const struct col *cols, size_t n, const struct cellctx *c);
+
+#endif

@@ -1,0 +1,238 @@
+/* What each field shows in a row, as text and as JSON. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "convert.h"
+#include "effic.h"
+#include "fields.h"
+
+struct array_stats; /* only the array view reads it: arrays.c */
+int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len);
+
+static int tracer_known(const struct row *r)
+{
+        return r->f.nunits > 0;
+}
+
+static int known(int64_t v)
+{
+        return v != JS_NONE;
+}
+
+int cell_number(int field, const struct row *r, double *v)
+{
+        int64_t x = JS_NONE;
+        double d = -1;
+
+        switch (field) {
+        case F_NNODES: x = r->nnodes; break;
+        case F_NTASKS: x = r->ntasks; break;
+        case F_ELAPSED: x = r->elapsed; break;
+        case F_ALLOCCPUS: x = r->alloc_cpus; break;
+        case F_REQMEM: x = r->req_mem_mb; break;
+        case F_TOTALCPU: x = r->cpu_ns; break;
+        case F_USERCPU: x = r->user_ns; break;
+        case F_SYSTEMCPU: x = r->sys_ns; break;
+        case F_CPUEFF: d = row_cpu_eff(r); goto dbl;
+        case F_MEMEFF: d = row_mem_eff(r); goto dbl;
+        case F_TIMEEFF: d = row_time_eff(r); goto dbl;
+        case F_PEAKCORES: d = r->peak_cores; goto dbl;
+        case F_MAXRSS: x = tracer_known(r) ? r->f.maxrss_kb : JS_NONE; break;
+        case F_PEAKMEM: x = r->peak_mem_kb; break;
+        case F_READBYTES: x = tracer_known(r) ? r->f.read_bytes : JS_NONE; break;
+        case F_WRITEBYTES: x = tracer_known(r) ? r->f.write_bytes : JS_NONE; break;
+        case F_READCHARS: x = tracer_known(r) ? r->f.rchar : JS_NONE; break;
+        case F_WRITECHARS: x = tracer_known(r) ? r->f.wchar : JS_NONE; break;
+        case F_NPROCS: x = tracer_known(r) ? r->f.nprocs : JS_NONE; break;
+        case F_OOMKILLS: x = tracer_known(r) ? r->f.oom_kills : JS_NONE; break;
+        case F_LOST: x = tracer_known(r) ? r->f.lost : JS_NONE; break;
+        case F_NETRX: case F_NETTX: case F_IOWAIT: break; /* no collector yet */
+        default: return -1;
+        }
+        if (!known(x))
+                return 0;
+        *v = (double)x;
+        return 1;
+dbl:
+        if (!(d >= 0))
+                return 0;
+        *v = d;
+        return 1;
+}
+
+void cell_format_number(int field, double v, const struct cellctx *c, char *out, size_t len)
+{
+        switch (field) {
+        case F_ELAPSED: conv_elapsed(out, len, conv_round(v)); break;
+        case F_TOTALCPU: case F_USERCPU: case F_SYSTEMCPU:
+                conv_cputime(out, len, conv_round(v / 1000));
+                break;
+        case F_CPUEFF: case F_MEMEFF: case F_TIMEEFF: conv_percent(out, len, v); break;
+        case F_PEAKCORES: snprintf(out, len, "%.2f", v); break;
+        case F_REQMEM: conv_size(out, len, v, U_M, c->units, 1); break;
+        case F_MAXRSS: case F_PEAKMEM: conv_size(out, len, v, U_K, c->units, 0); break;
+        case F_READBYTES: case F_WRITEBYTES: case F_READCHARS: case F_WRITECHARS:
+                conv_size(out, len, v, U_NONE, c->units, 0);
+                break;
+        default: snprintf(out, len, "%.0f", v); break;
+        }
+}
+
+double cell_eff(int field, const struct row *r)
+{
+        switch (field) {
+        case F_CPUEFF: return row_cpu_eff(r);
+        case F_MEMEFF: return row_mem_eff(r);
+        case F_TIMEEFF: return row_time_eff(r);
+        default: return -1;
+        }
+}
+
+/* Fields that sacct leaves blank where they do not apply (a step's user, time limit,
+ * requested memory); tracer's fields print "---" when tracer knows nothing. */
+static int blank_when_unknown(int field, const struct row *r)
+{
+        switch (field) {
+        case F_NNODES: case F_NTASKS: case F_PID: case F_PPID:
+                return 1;
+        case F_REQMEM:
+                return r->kind == ROW_STEP || r->kind == ROW_PROC || r->kind == ROW_TOOL || r->kind == ROW_TREE;
+        case F_TIMEEFF:
+                return r->kind != ROW_JOB && r->kind != ROW_LOCAL && r->kind != ROW_ARRAY;
+        case F_ALLOCCPUS: case F_ELAPSED:
+                return r->kind == ROW_TOOL || r->kind == ROW_TREE;
+        default:
+                return 0;
+        }
+}
+
+void cell_text(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)
+{
+        double v;
+        int k;
+
+        out[0] = 0;
+        if (r->kind == ROW_ARRAY && array_cell(field, r, c, out, len))
+                goto done;
+        k = cell_number(field, r, &v);
+        if (k == 1) {
+                cell_format_number(field, v, c, out, len);
+                goto done;
+        }
+        if (k == 0) {
+                snprintf(out, len, "%s", blank_when_unknown(field, r) ? "" : JS_UNKNOWN);
+                goto done;
+        }
+        switch (field) {
+        case F_JOBID: snprintf(out, len, "%s", r->jobid); break;
+        case F_JOBNAME: snprintf(out, len, "%s", r->jobname); break;
+        case F_USER: snprintf(out, len, "%s", r->user); break;
+        case F_STATE: snprintf(out, len, "%s", r->state); break;
+        case F_NODELIST: snprintf(out, len, "%s", r->nodelist); break;
+        case F_PARTITION: snprintf(out, len, "%s", r->partition); break;
+        case F_START:
+                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE)
+                        conv_datetime(out, len, r->f.first_start_ns == JS_NONE ? 0 : r->f.first_start_ns / 1000000000);
+                else
+                        conv_datetime(out, len, r->start);
+                break;
+        case F_END:
+                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE)
+                        conv_datetime(out, len, r->f.last_end_ns == JS_NONE ? 0 : r->f.last_end_ns / 1000000000);
+                else
+                        conv_datetime(out, len, r->end);
+                break;
+        case F_TIMELIMIT: conv_timelimit(out, len, r->timelimit); break;
+        case F_EXITCODE:
+                if (r->kind == ROW_TOOL)
+                        break;
+                conv_exitcode(out, len, r->exit_status);
+                break;
+        case F_ALLOCCORES: snprintf(out, len, "%s", r->alloc_cores); break;
+        case F_TOOL: snprintf(out, len, "%s", r->tool[0] ? r->tool : JS_UNKNOWN); break;
+        case F_PIPELINE: snprintf(out, len, "%s", r->pipeline); break;
+        case F_RUN: snprintf(out, len, "%s", r->run); break;
+        case F_STEP: snprintf(out, len, "%s", r->step); break;
+        case F_SUGGEST: row_suggest(r, out, len); break;
+        case F_PID:
+                if (known(r->pid))
+                        snprintf(out, len, "%" PRId64, r->pid);
+                break;
+        case F_PPID:
+                if (known(r->ppid))
+                        snprintf(out, len, "%" PRId64, r->ppid);
+                break;
+        case F_COMMAND: snprintf(out, len, "%s", r->command ? r->command : ""); break;
+        case F_TREE:
+                if (r->kind == ROW_TREE) {
+                        size_t at = 0;
+
+                        for (int d = 0; d < r->depth && at + 3 < len && d < 64; d++)
+                                at += snprintf(out + at, len - at, "%s", d == r->depth - 1 ? " \\_ " : "    ");
+                        snprintf(out + (at < len ? at : len - 1), len - (at < len ? at : len - 1), "%s", r->tool);
+                }
+                break;
+        case F_EXITCODES: snprintf(out, len, "%s", r->exit_codes); break;
+        default: break;
+        }
+done:
+        conv_sanitize(out);
+}
+
+struct json_object *cell_json_number(int field, double v)
+{
+        switch (field) {
+        case F_TOTALCPU: case F_USERCPU: case F_SYSTEMCPU: return json_object_new_double((double)conv_round(v / 1e6) / 1e3);
+        case F_MAXRSS: case F_PEAKMEM: return json_object_new_int64((int64_t)v * 1024);
+        case F_REQMEM: return json_object_new_int64((int64_t)v * 1024 * 1024);
+        case F_CPUEFF: case F_MEMEFF: case F_TIMEEFF: case F_PEAKCORES:
+                return json_object_new_double((double)conv_round(v * 100) / 100);
+        default: return json_object_new_int64(conv_round(v));
+        }
+}
+
+struct json_object *cell_json(int field, const struct row *r, const struct cellctx *c)
+{
+        char buf[1024];
+        double v;
+        int k = r->kind == ROW_ARRAY ? -1 : cell_number(field, r, &v);
+
+        if (k == 0)
+                return NULL;
+        if (k == 1)
+                return cell_json_number(field, v);
+        switch (field) {
+        case F_START:
+        case F_END: {
+                int64_t t = field == F_START ? r->start : r->end;
+
+                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE) {
+                        int64_t ns = field == F_START ? r->f.first_start_ns : r->f.last_end_ns;
+
+                        t = ns == JS_NONE ? 0 : ns / 1000000000;
+                }
+                return t > 0 ? json_object_new_int64(t) : NULL;
+        }
+        case F_TIMELIMIT:
+                if (r->timelimit == JS_NONE)
+                        return NULL;
+                if (r->timelimit < 0)
+                        return json_object_new_string(r->timelimit == TL_UNLIMITED ? "UNLIMITED" : "Partition_Limit");
+                return json_object_new_int64(r->timelimit * 60);
+        case F_EXITCODE:
+                if (r->exit_status == JS_NONE || r->kind == ROW_TOOL)
+                        return NULL;
+                break;
+        case F_PID: case F_PPID: {
+                int64_t x = field == F_PID ? r->pid : r->ppid;
+
+                return x == JS_NONE ? NULL : json_object_new_int64(x);
+        }
+        default: break;
+        }
+        cell_text(field, r, c, buf, sizeof(buf));
+        if (!buf[0] || strcmp(buf, JS_UNKNOWN) == 0)
+                return NULL;
+        return json_object_new_string(buf);
+}

@@ -1,0 +1,171 @@
+/* Requests to the nodes' tracerds. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "client.h"
+#include "daemons.h"
+#include "jobstat.h"
+#include "protocol.h"
+
+#define UNITS_TIMEOUT_MS 15000
+#define PROCS_TIMEOUT_MS 120000
+
+int daemons_init(struct daemons *d, const char *config_path, char *err, size_t errlen)
+{
+        const char *path = config_path ? config_path : getenv("TRACER_CONF");
+
+        memset(d, 0, sizeof(*d));
+        d->config_path = path;
+        return config_load(path ? path : TRACER_CONF_DEFAULT, !path, &d->cfg, err, errlen);
+}
+
+void daemons_fini(struct daemons *d)
+{
+        for (size_t i = 0; i < d->n; i++)
+                json_object_put(d->nodes[i].status);
+        free(d->nodes);
+        d->nodes = NULL;
+        d->n = d->cap = 0;
+}
+
+int daemons_node(struct daemons *d, const char *name)
+{
+        struct node_conn *c;
+        struct stat st;
+
+        for (size_t i = 0; i < d->n; i++)
+                if (strcmp(d->nodes[i].name, name) == 0)
+                        return (int)i;
+        if (d->n == d->cap) {
+                struct node_conn *nv = realloc(d->nodes, (d->cap = d->cap ? 2 * d->cap : 8) * sizeof(*nv));
+
+                if (!nv)
+                        return -1;
+                d->nodes = nv;
+        }
+        c = &d->nodes[d->n];
+        memset(c, 0, sizeof(*c));
+        snprintf(c->name, sizeof(c->name), "%s", name);
+        if (config_socket_path(&d->cfg, name, c->sock, sizeof(c->sock)) == 0)
+                c->local = stat(c->sock, &st) == 0 && S_ISSOCK(st.st_mode);
+        return (int)d->n++;
+}
+
+int daemons_local_nodes(struct daemons *d)
+{
+        DIR *dir = opendir(d->cfg.socket_dir);
+        struct dirent *e;
+        int n = 0;
+
+        if (!dir)
+                return 0;
+        while ((e = readdir(dir))) {
+                size_t l = strlen(e->d_name);
+                char name[64];
+
+                if (l <= 13 || strncmp(e->d_name, "tracerd-", 8) || strcmp(e->d_name + l - 5, ".sock") ||
+                    l - 13 >= sizeof(name))
+                        continue;
+                snprintf(name, sizeof(name), "%.*s", (int)(l - 13), e->d_name + 8);
+                if (daemons_node(d, name) >= 0 && d->nodes[daemons_node(d, name)].local)
+                        n++;
+        }
+        closedir(dir);
+        return n;
+}
+
+int daemons_default_node(struct daemons *d, const char *node_opt)
+{
+        char node[64];
+
+        if (node_opt)
+                snprintf(node, sizeof(node), "%s", node_opt);
+        else if (d->cfg.node_name[0])
+                snprintf(node, sizeof(node), "%s", d->cfg.node_name);
+        else if (config_default_node(node, sizeof(node)) < 0)
+                return -1;
+        return daemons_node(d, node);
+}
+
+/* one request to a node, by its socket or over TCP */
+static int ask(struct daemons *d, int node, struct json_object *req, int timeout_ms, struct json_object **reply)
+{
+        struct node_conn *c = &d->nodes[node];
+        int r;
+
+        if (c->failed)
+                return -EHOSTUNREACH;
+        if (c->local)
+                r = client_request(NULL, c->sock, req, timeout_ms, reply);
+        else if (d->cfg.listen_port)
+                r = client_request_tcp(NULL, c->name, d->cfg.listen_port, c->name, d->cfg.munge_socket,
+                                       req, timeout_ms, reply);
+        else
+                r = -ENOENT;
+        if (r == -EREMOTEIO)
+                return r; /* the daemon answered: a refusal, not an unreachable node */
+        if (r < 0) {
+                c->failed = 1;
+                if (!c->local && !d->cfg.listen_port)
+                        snprintf(c->error, sizeof(c->error), "no tracerd socket %.300s on this host and no ListenPort "
+                                 "to reach it over TCP", c->sock);
+                else
+                        snprintf(c->error, sizeof(c->error), "cannot reach tracerd %s%.300s: %s",
+                                 c->local ? "at " : "of node ", c->local ? c->sock : c->name, strerror(-r));
+        }
+        return r;
+}
+
+static int take_array(struct json_object *reply, const char *key, struct json_object **out)
+{
+        struct json_object *a;
+
+        if (!json_object_object_get_ex(reply, key, &a) || !json_object_is_type(a, json_type_array)) {
+                json_object_put(reply);
+                return -EPROTO;
+        }
+        *out = json_object_get(a);
+        json_object_put(reply);
+        return 0;
+}
+
+int daemons_units(struct daemons *d, int node, const char *sel, struct json_object **units)
+{
+        struct json_object *req = client_new_request("units"), *reply;
+        int r;
+
+        json_object_object_add(req, "select", json_object_new_string(sel));
+        r = ask(d, node, req, UNITS_TIMEOUT_MS, &reply);
+        json_object_put(req);
+        return r < 0 ? r : take_array(reply, "units", units);
+}
+
+int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs)
+{
+        struct json_object *req = client_new_request("processes"), *reply;
+        int r;
+
+        json_object_object_add(req, "unit", json_object_new_int64(unit));
+        r = ask(d, node, req, PROCS_TIMEOUT_MS, &reply);
+        json_object_put(req);
+        return r < 0 ? r : take_array(reply, "processes", procs);
+}
+
+struct json_object *daemons_topology(struct daemons *d, int node)
+{
+        struct node_conn *c = &d->nodes[node];
+        struct json_object *req, *topo;
+
+        if (!c->status_tried) {
+                c->status_tried = 1;
+                req = client_new_request("status");
+                if (ask(d, node, req, UNITS_TIMEOUT_MS, &c->status) < 0)
+                        c->status = NULL;
+                json_object_put(req);
+        }
+        return c->status && json_object_object_get_ex(c->status, "topology", &topo) ? topo : NULL;
+}

@@ -1,0 +1,49 @@
+/* Asking each node's tracerd: its local socket when this host has one, else over TCP with
+ * a MUNGE credential (ListenPort). A node that cannot be reached is remembered and named in
+ * a warning, never skipped silently. */
+#ifndef JOBSTAT_DAEMONS_H
+#define JOBSTAT_DAEMONS_H
+
+#include <stddef.h>
+#include <json-c/json.h>
+
+#include "config.h"
+
+struct node_conn {
+        char name[64];
+        char sock[PATH_MAX];
+        int local;              /* the socket exists on this host */
+        int failed;             /* a request failed: its figures are missing */
+        char error[512];
+        struct json_object *status; /* the "status" reply, fetched once */
+        int status_tried;
+};
+
+struct daemons {
+        struct tracer_config cfg;
+        const char *config_path;
+        struct node_conn *nodes;
+        size_t n, cap;
+        int quiet;              /* no per-request messages (failures still recorded) */
+};
+
+/* Read the configuration (-c, else TRACER_CONF, else the default). */
+int daemons_init(struct daemons *d, const char *config_path, char *err, size_t errlen);
+void daemons_fini(struct daemons *d);
+/* The node by name (added on first use); -1 on ENOMEM. */
+int daemons_node(struct daemons *d, const char *name);
+/* The nodes this host has a tracerd socket for (SocketDir/tracerd-*.sock), added; returns
+ * how many. */
+int daemons_local_nodes(struct daemons *d);
+/* The default node: -N, else NodeName, else the short host name. */
+int daemons_default_node(struct daemons *d, const char *node_opt);
+
+/* "units" {"select": sel} on a node: 0 and *units (an array, caller puts), -errno on failure
+ * (the node is then marked failed with the reason). */
+int daemons_units(struct daemons *d, int node, const char *sel, struct json_object **units);
+/* "processes" {"unit": id}: the reply's "processes" array (caller puts). */
+int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs);
+/* The node's topology ("status" reply), NULL when it has none or cannot be asked. */
+struct json_object *daemons_topology(struct daemons *d, int node);
+
+#endif

@@ -1,0 +1,53 @@
+/* Efficiency as seff and reportseff compute it, and what to ask Slurm for next time. Pure;
+ * every formula is written down in tracer-jobstat(1). */
+#ifndef JOBSTAT_EFFIC_H
+#define JOBSTAT_EFFIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobstat.h"
+
+/* Sampling jitter: busy cores within this much of a whole number count as that number. */
+#define CORE_SLACK 0.05
+/* Headroom on the peak memory for --mem, as Princeton's jobstats suggests it. */
+#define MEM_HEADROOM 1.2
+#define TIME_HEADROOM 1.2
+
+/* Percentages; -1 when an input is unknown or zero. */
+double eff_cpu(int64_t cpu_ns, int64_t elapsed_s, int64_t alloc_cpus); /* TotalCPU/(Elapsed*AllocCPUS) */
+double eff_mem(int64_t peak_kb, int64_t req_mb);                       /* peak/requested */
+double eff_time(int64_t elapsed_s, int64_t timelimit_min);             /* Elapsed/Timelimit */
+
+/* The peak memory of a step from its figures: the step cgroup's peak when known, else the
+ * largest sum of RSS of one task unit in a sampling round, else the largest process RSS;
+ * the last two are per task, scaled by ntasks (reportseff's way with sacct's per-task
+ * MaxRSS). *src names the source. JS_NONE when none is known. */
+int64_t eff_peak_memory(const struct figures *f, int64_t ntasks, const char **src);
+
+/* Cores per task: the most busy at once (from samples) when known, else CPU time / wall. */
+double eff_cores(const struct figures *f, int64_t cpu_ns, int64_t wall_ns, int64_t ntasks,
+                 const char **src);
+
+/* --cpus-per-task: cores rounded up (less CORE_SLACK), at least 1; -1 unknown. */
+int suggest_cpus(double cores);
+/* --mem in MiB: ceil(MEM_HEADROOM * peak); -1 unknown. */
+int64_t suggest_mem_mb(int64_t peak_kb);
+/* "360M", or whole GiB rounded up ("12G") from 10 GiB on. */
+void suggest_mem_text(char *out, size_t len, int64_t mb);
+/* --time in minutes: TIME_HEADROOM * elapsed rounded up to a whole minute below an hour, a
+ * quarter hour below a day, a whole hour beyond; -1 unknown. */
+int64_t suggest_time_min(int64_t elapsed_s);
+
+/* Colour of an efficiency: -1 red (< 20 %), 1 green (> 80 %), 0 none. */
+int eff_colour(double pct);
+
+/* The row's efficiencies, -1 when running or unknown. */
+double row_cpu_eff(const struct row *r);
+double row_mem_eff(const struct row *r);
+double row_time_eff(const struct row *r);
+/* The Suggest field of a job or run row: "--cpus-per-task=1 --mem=360M --time=00:05:00" (the
+ * parts that are known); empty for other rows and running jobs. */
+void row_suggest(const struct row *r, char *out, size_t len);
+
+#endif

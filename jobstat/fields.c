@@ -1,0 +1,148 @@
+/* Field names, widths and -o parsing. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fields.h"
+#include "protocol.h"
+
+/* sacct's own default widths for the fields sacct has */
+const struct field_def field_defs[F_COUNT] = {
+        [F_JOBID] = { "JobID", -12, 0 },        [F_JOBNAME] = { "JobName", 10, 0 },
+        [F_USER] = { "User", 9, 0 },            [F_STATE] = { "State", 10, 0 },
+        [F_NODELIST] = { "NodeList", 15, 0 },   [F_NNODES] = { "NNodes", 8, 1 },
+        [F_NTASKS] = { "NTasks", 8, 1 },        [F_PARTITION] = { "Partition", 10, 0 },
+        [F_START] = { "Start", 19, 0 },         [F_END] = { "End", 19, 0 },
+        [F_ELAPSED] = { "Elapsed", 10, 1 },     [F_TIMELIMIT] = { "Timelimit", 10, 0 },
+        [F_EXITCODE] = { "ExitCode", 8, 0 },    [F_ALLOCCPUS] = { "AllocCPUS", 10, 1 },
+        [F_ALLOCCORES] = { "AllocCores", 12, 0 }, [F_REQMEM] = { "ReqMem", 10, 1 },
+        [F_TOTALCPU] = { "TotalCPU", 10, 1 },   [F_USERCPU] = { "UserCPU", 10, 1 },
+        [F_SYSTEMCPU] = { "SystemCPU", 10, 1 }, [F_CPUEFF] = { "CPUEff", 6, 1 },
+        [F_MAXRSS] = { "MaxRSS", 10, 1 },       [F_PEAKMEM] = { "PeakMem", 8, 1 },
+        [F_MEMEFF] = { "MemEff", 6, 1 },        [F_TIMEEFF] = { "TimeEff", 7, 1 },
+        [F_PEAKCORES] = { "PeakCores", 9, 1 },  [F_READBYTES] = { "ReadBytes", 10, 1 },
+        [F_WRITEBYTES] = { "WriteBytes", 10, 1 }, [F_READCHARS] = { "ReadChars", 10, 1 },
+        [F_WRITECHARS] = { "WriteChars", 10, 1 }, [F_NETRX] = { "NetRx", 8, 1 },
+        [F_NETTX] = { "NetTx", 8, 1 },          [F_IOWAIT] = { "IOWait", 10, 1 },
+        [F_NPROCS] = { "NProcs", 8, 1 },        [F_OOMKILLS] = { "OOMKills", 8, 1 },
+        [F_LOST] = { "Lost", 6, 1 },            [F_TOOL] = { "Tool", -16, 0 },
+        [F_PIPELINE] = { "Pipeline", -12, 0 },  [F_RUN] = { "Run", -12, 0 },
+        [F_STEP] = { "Step", -12, 0 },          [F_SUGGEST] = { "Suggest", -50, 0 },
+        [F_PID] = { "PID", 8, 0 },              [F_PPID] = { "PPID", 8, 0 },
+        [F_COMMAND] = { "Command", -50, 0 },    [F_TREE] = { "Tree", -32, 0 },
+        [F_EXITCODES] = { "ExitCodes", -20, 0 }, [F_NJOBS] = { "NJobs", 6, 0 },
+};
+
+const char *view_default_format(enum view v)
+{
+        switch (v) {
+        case V_TOOLS:
+                return "JobID,Tool,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,Start,End,ExitCodes,OOMKills";
+        case V_PROCS:
+                return "JobID,PID,PPID,Start,Elapsed,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,Tool,Command";
+        case V_TREE:
+                return "JobID,PID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode";
+        case V_ARRAY:
+                return "JobID,NJobs,State,Elapsed,TotalCPU,CPUEff,PeakMem,MemEff,NProcs";
+        case V_JOBS:
+        default:
+                return "JobID,JobName,State,Elapsed,AllocCPUS,TotalCPU,CPUEff,PeakMem,ReqMem,MemEff,TimeEff,NProcs";
+        }
+}
+
+static int find_field(const char *name, size_t len)
+{
+        int i, hit = -1;
+
+        for (i = 0; i < F_COUNT; i++)
+                if (strlen(field_defs[i].name) == len && strncasecmp(field_defs[i].name, name, len) == 0)
+                        return i;
+        for (i = 0; i < F_COUNT; i++)
+                if (strncasecmp(field_defs[i].name, name, len) == 0) {
+                        if (hit >= 0)
+                                return -2; /* ambiguous */
+                        hit = i;
+                }
+        return hit;
+}
+
+int fields_parse(const char *spec, enum view v, struct col **out, char *err, size_t errlen)
+{
+        struct col *cols;
+        size_t n = 0, cap = 1;
+        const char *p;
+
+        if (!spec) {
+                proto_errf(err, errlen, "no format");
+                return -EINVAL;
+        }
+        for (p = spec; *p; p++)
+                cap += *p == ',';
+        cols = calloc(cap, sizeof(*cols));
+        if (!cols)
+                return -ENOMEM;
+        for (p = spec; *p;) {
+                size_t len = strcspn(p, ",");
+                const char *pct = memchr(p, '%', len), *name = p;
+                size_t nlen = pct ? (size_t)(pct - p) : len;
+                int f, width = 0;
+
+                while (nlen && isspace((unsigned char)*name)) {
+                        name++;
+                        nlen--;
+                }
+                while (nlen && isspace((unsigned char)name[nlen - 1]))
+                        nlen--;
+                if (nlen) {
+                        f = find_field(name, nlen);
+                        if (f < 0) {
+                                proto_errf(err, errlen, "%s field requested: \"%.*s\" (see --helpformat)",
+                                           f == -2 ? "Ambiguous" : "Invalid", (int)nlen, name);
+                                free(cols);
+                                return -EINVAL;
+                        }
+                        if (pct) { /* "%W" */
+                                char *end;
+                                long w = strtol(pct + 1, &end, 10);
+
+                                while (end < p + len && isspace((unsigned char)*end))
+                                        end++;
+                                if (end == pct + 1 || end != p + len || w < -1000 || w > 1000) {
+                                        proto_errf(err, errlen, "invalid width in \"%.*s\"", (int)len, p);
+                                        free(cols);
+                                        return -EINVAL;
+                                }
+                                width = (int)w;
+                        }
+                        if (!width) {
+                                width = field_defs[f].width;
+                                if (v == V_ARRAY && field_defs[f].numeric && f != F_NJOBS)
+                                        width = width < 0 ? 3 * width - 2 : 3 * width + 2;
+                                if (v == V_ARRAY && f == F_STATE)
+                                        width = 24; /* "COMPLETED:9,FAILED:1" */
+                        }
+                        cols[n].field = f;
+                        cols[n].width = width;
+                        n++;
+                }
+                p += len;
+                if (*p == ',')
+                        p++;
+        }
+        if (!n) {
+                proto_errf(err, errlen, "no field in format \"%s\"", spec);
+                free(cols);
+                return -EINVAL;
+        }
+        *out = cols;
+        return (int)n;
+}
+
+void fields_help(FILE *f)
+{
+        for (int i = 0; i < F_COUNT; i++)
+                fprintf(f, "%-20s%s", field_defs[i].name, i % 4 == 3 || i == F_COUNT - 1 ? "\n" : "");
+}

@@ -1,0 +1,23 @@
+/* The notes block after the default view: what a job used of what it asked for, and what to
+ * ask for next time. */
+#ifndef JOBSTAT_NOTES_H
+#define JOBSTAT_NOTES_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "report.h"
+
+#define NOTE_LEN 256
+#define NOTES_MAX 12
+
+/* The notes of a job (or traced run), one line each, without the heading. Pure: reads the
+ * resolved row, j->row.numa_span and j->missing. Returns the count. */
+size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max);
+/* "Job 123 (name), COMPLETED:" and the notes, indented; nothing when there are none. */
+void notes_print(FILE *f, const struct job *j, int units);
+/* The notes as a JSON array of strings. */
+struct json_object *notes_json(const struct job *j, int units);
+
+#endif

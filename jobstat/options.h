@@ -1,0 +1,36 @@
+/* Command line: sacct's options and tracer's own. */
+#ifndef JOBSTAT_OPTIONS_H
+#define JOBSTAT_OPTIONS_H
+
+#include <sys/types.h>
+#include <time.h>
+
+#include "fields.h"
+#include "output.h"
+
+struct opts {
+        const char *config, *node;
+        const char *jobs;               /* -j */
+        const char *users;              /* -u */
+        int all_users;                  /* -a */
+        const char *start, *end;        /* -S, -E as given */
+        const char *states;             /* -s */
+        const char *format;             /* -o */
+        enum parsable parsable;
+        const char *delim;
+        int noheader, json, allocations, helpformat;
+        int units;                      /* --units, or -1 */
+        enum view view;
+        /* derived */
+        time_t t_start, t_end;          /* 0: none */
+        int state_mask;                 /* bit per base state; 0: any */
+        uid_t *uids;                    /* -u resolved */
+        size_t nuids;
+};
+
+/* Parse argv into o. Returns 0 to go on, 1 when a message said all (--help, --helpformat:
+ * exit 0), -1 on a usage error (already reported: exit 2). */
+int opts_parse(int argc, char **argv, struct opts *o);
+void opts_free(struct opts *o);
+
+#endif

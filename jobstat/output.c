@@ -1,0 +1,146 @@
+/* Aligned, parsable and JSON rows. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "effic.h"
+#include "output.h"
+
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define RESET "\033[0m"
+
+void out_cell(char *buf, size_t len, const char *v, int width, int colour)
+{
+        int w = width < 0 ? -width : width;
+        char cut[1024];
+        size_t vl = strlen(v);
+
+        if (w >= (int)sizeof(cut))
+                w = sizeof(cut) - 1;
+        if ((int)vl > w) {
+                memcpy(cut, v, w);
+                if (w)
+                        cut[w - 1] = '+';
+                cut[w] = 0;
+        } else {
+                memcpy(cut, v, vl + 1);
+        }
+        snprintf(buf, len, "%s%*s%s ", colour < 0 ? RED : colour > 0 ? GREEN : "",
+                 width < 0 ? -w : w, cut, colour ? RESET : "");
+}
+
+static void put_value(struct out *o, const char *v, int last)
+{
+        if (!o->delim_warned && strstr(v, o->delim)) {
+                fprintf(stderr, "tracer-jobstat: warning: a value contains the delimiter '%s' "
+                                "(as sacct, it is not escaped); choose another with --delimiter\n", o->delim);
+                o->delim_warned = 1;
+        }
+        fputs(v, o->f);
+        if (!last || o->parsable == P_TRAILING)
+                fputs(o->delim, o->f);
+}
+
+void out_header(struct out *o)
+{
+        size_t i;
+
+        if (o->noheader)
+                return;
+        for (i = 0; i < o->ncols; i++) {
+                const char *name = field_defs[o->cols[i].field].name;
+
+                if (o->parsable) {
+                        put_value(o, name, i + 1 == o->ncols);
+                } else { /* sacct cuts a long name without a '+' */
+                        int w = o->cols[i].width < 0 ? -o->cols[i].width : o->cols[i].width;
+
+                        fprintf(o->f, "%*.*s ", o->cols[i].width < 0 ? -w : w, w, name);
+                }
+        }
+        fputc('\n', o->f);
+        if (o->parsable)
+                return;
+        for (i = 0; i < o->ncols; i++) {
+                int w = o->cols[i].width < 0 ? -o->cols[i].width : o->cols[i].width;
+
+                for (int k = 0; k < w; k++)
+                        fputc('-', o->f);
+                fputc(' ', o->f);
+        }
+        fputc('\n', o->f);
+}
+
+void out_row(struct out *o, const struct row *r)
+{
+        char v[1024], cell[1100];
+        size_t i;
+
+        for (i = 0; i < o->ncols; i++) {
+                int f = o->cols[i].field, colour = 0;
+
+                cell_text(f, r, &o->cc, v, sizeof(v));
+                if (o->parsable) {
+                        put_value(o, v, i + 1 == o->ncols);
+                        continue;
+                }
+                if (o->colour && strcmp(v, JS_UNKNOWN) != 0)
+                        colour = eff_colour(cell_eff(f, r));
+                out_cell(cell, sizeof(cell), v, o->cols[i].width, colour);
+                fputs(cell, o->f);
+        }
+        fputc('\n', o->f);
+}
+
+const char *view_json_format(enum view v)
+{
+        switch (v) {
+        case V_TOOLS:
+                return "JobID,Tool,NProcs,TotalCPU,UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,"
+                       "ReadChars,WriteChars,Start,End,ExitCodes,OOMKills";
+        case V_PROCS:
+                return "JobID,PID,PPID,Start,End,Elapsed,TotalCPU,UserCPU,SystemCPU,MaxRSS,ReadBytes,"
+                       "WriteBytes,ReadChars,WriteChars,ExitCode,OOMKills,Tool,Command";
+        case V_TREE:
+                return "JobID,PID,PPID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,OOMKills,Command";
+        case V_ARRAY:
+        case V_JOBS:
+        default:
+                return "JobID,JobName,User,State,NodeList,NNodes,NTasks,Partition,Start,End,Elapsed,"
+                       "Timelimit,ExitCode,AllocCPUS,AllocCores,ReqMem,TotalCPU,UserCPU,SystemCPU,CPUEff,"
+                       "MaxRSS,PeakMem,MemEff,TimeEff,PeakCores,ReadBytes,WriteBytes,ReadChars,WriteChars,"
+                       "NetRx,NetTx,IOWait,NProcs,OOMKills,Lost,Pipeline,Run,Step,Suggest";
+        }
+}
+
+struct json_object *out_row_json(const struct row *r, const struct col *cols, size_t n,
+                                 const struct cellctx *c)
+{
+        struct json_object *o = json_object_new_object();
+
+        for (size_t i = 0; o && i < n; i++)
+                json_object_object_add(o, field_defs[cols[i].field].name, cell_json(cols[i].field, r, c));
+        return o;
+}
+
+struct json_object *emit_row(struct emit *e, const struct row *r)
+{
+        struct json_object *o;
+
+        if (!e->json) {
+                out_row(e->o, r);
+                return NULL;
+        }
+        o = out_row_json(r, e->jcols, e->njcols, &e->o->cc);
+        if (o)
+                json_object_array_add(e->jarr, o);
+        return o;
+}
+
+int out_want_colour(int fd, int parsable, int json)
+{
+        const char *nc = getenv("NO_COLOR");
+
+        return !parsable && !json && isatty(fd) && !(nc && *nc);
+}

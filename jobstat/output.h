@@ -1,0 +1,56 @@
+/* Printing rows as sacct does: aligned columns, or -p/-P with a delimiter; or JSON. */
+#ifndef JOBSTAT_OUTPUT_H
+#define JOBSTAT_OUTPUT_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "fields.h"
+
+enum parsable { P_NONE, P_TRAILING /* -p */, P_PLAIN /* -P */ };
+
+struct out {
+        FILE *f;
+        const struct col *cols;
+        size_t ncols;
+        enum parsable parsable;
+        const char *delim;      /* "|" unless --delimiter */
+        int noheader;
+        int colour;             /* ANSI colours on efficiencies */
+        struct cellctx cc;
+        int delim_warned;       /* a value held the delimiter: said once on stderr */
+};
+
+/* One cell of an aligned table: value cut to |width| (the last character then '+', as sacct
+ * marks it), right-aligned for a positive width, left for a negative one, and a blank after
+ * it. colour: -1 red, 1 green, 0 none (the escape codes do not count in the width). Writes
+ * at most len - 1 bytes. */
+void out_cell(char *buf, size_t len, const char *value, int width, int colour);
+/* Write the header (names, and for aligned output a line of dashes) unless noheader. */
+void out_header(struct out *o);
+/* Write one row. */
+void out_row(struct out *o, const struct row *r);
+
+/* Fields that JSON output carries for a view (every one that applies to it). */
+const char *view_json_format(enum view v);
+/* A row as a JSON object with these columns' fields as keys (null for unknown). */
+struct json_object *out_row_json(const struct row *r, const struct col *cols, size_t n,
+                                 const struct cellctx *c);
+
+/* Where rows go: the table, or a JSON array (jarr) with the jcols fields. */
+struct emit {
+        struct out *o;
+        int json;
+        const struct col *jcols;
+        size_t njcols;
+        struct json_object *jarr;
+};
+/* Print the row, or append it as JSON and return the object (to add keys to); NULL when
+ * printed. */
+struct json_object *emit_row(struct emit *e, const struct row *r);
+
+/* Should efficiencies be coloured: stdout is a terminal, NO_COLOR is not set, and the
+ * output is neither parsable nor JSON. */
+int out_want_colour(int fd, int parsable, int json);
+
+#endif

@@ -1,0 +1,45 @@
+/* Per-process views of a step: --processes, --tools, --tree, and the Tool field. */
+#ifndef JOBSTAT_PROCS_H
+#define JOBSTAT_PROCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "daemons.h"
+#include "output.h"
+#include "report.h"
+
+struct proc_rec {
+        int64_t pid, ppid, start_ns, end_ns, cpu_ns, user_ns, sys_ns, maxrss_kb;
+        int64_t rchar, wchar, read_bytes, write_bytes, status, flags;
+        char tool[64];
+        int excluded; /* shell plumbing by tracerd's tool rules: in listings, not in tool tables */
+        char *cmd;
+};
+
+struct procset {
+        struct proc_rec *p;
+        size_t n;
+};
+
+/* One element of a "processes" reply. The tool is the "tool" field when tracerd gives one,
+ * else the base name of argv[0], else comm. Returns -EINVAL for a non-object. */
+int proc_from_json(struct json_object *o, struct proc_rec *p);
+/* The processes of step (or run) row s of job j, from the nodes of its units, by start. */
+int procs_load(const struct job *j, const struct row *s, struct daemons *d, struct procset *ps);
+void procs_free(struct procset *ps);
+
+/* Rows out: one per process; one per tool (most CPU first); the process tree (roots by
+ * start, children under their parent, each row with its subtree's totals). */
+void procs_emit_processes(const struct procset *ps, const struct row *s, struct emit *e);
+void procs_emit_tools(const struct procset *ps, const struct row *s, struct emit *e);
+int procs_emit_tree(const struct procset *ps, const struct row *s, struct emit *e);
+/* The tool that used the most CPU ("" when none). */
+void procs_main_tool(const struct procset *ps, char *out, size_t len);
+
+/* Parent of each process (index, or -1): the process with pid == ppid that started last
+ * before it. Pure; parent[] has n entries. */
+int procs_parents(const struct proc_rec *p, size_t n, long *parent);
+
+#endif

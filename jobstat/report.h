@@ -1,0 +1,53 @@
+/* Jobs as sacct shows them (a JobID row and its step rows) with tracer's figures, and traced
+ * runs outside Slurm. */
+#ifndef JOBSTAT_REPORT_H
+#define JOBSTAT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aggregate.h"
+#include "daemons.h"
+#include "jobstat.h"
+#include "slurmacct.h"
+
+struct job {
+        struct row row;                 /* JobID (ROW_JOB) or a traced run (ROW_LOCAL) */
+        struct row *steps;              /* JobID.batch, .extern, .N */
+        size_t nsteps;
+        struct unit_rec *units;         /* everything tracer returned for it */
+        size_t nunits;
+        char missing[256];              /* nodes whose tracerd could not be asked */
+        int slurm;                      /* Slurm's accounting knew it */
+        int step_only;                  /* asked for one step: print only its row */
+        int64_t uid;
+        int64_t array_job_id, array_task_id; /* 0 / -1 when not an array task */
+};
+
+struct report {
+        struct job *jobs;
+        size_t n, cap;
+};
+
+/* "123", "123_4", "123_[5-9]", "123+1" as sacct writes a job's id. */
+void sjob_id(const struct sjob *j, char *out, size_t len);
+/* A job from Slurm's accounting, with the units its nodes' tracerds hold for it. */
+int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *d);
+/* A Slurm job known to tracer only (accounting unreachable): units of one job_id. */
+int report_add_traced_job(struct report *rep, const struct unit_rec *units, size_t n);
+/* A run traced outside Slurm (tracerctl run): one unit, one row. */
+int report_add_local(struct report *rep, const struct unit_rec *u);
+/* Compute what the columns show: CPU from tracer (Slurm's accounting for a step tracer has
+ * no unit of), peak memory, cores busy, the share of requested memory; a job's from its
+ * steps'. Pure. */
+void report_resolve(struct job *j);
+/* The NUMA nodes the job's allocated cores span on each node (from the units' alloc_cores
+ * and the node's topology): the largest count, in j->row.numa_span. */
+void report_numa(struct job *j, struct daemons *d);
+void report_free(struct report *rep);
+
+/* The units of a job that make step row s (all task units with its step id). Returns the
+ * count; idx receives indexes into j->units (at most max). */
+size_t report_step_units(const struct job *j, const struct row *s, size_t *idx, size_t max);
+
+#endif

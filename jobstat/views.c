@@ -1,0 +1,214 @@
+/* Printing a report. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrays.h"
+#include "notes.h"
+#include "procs.h"
+#include "views.h"
+
+static void header(struct viewctx *v)
+{
+        if (!v->header_done && !v->e.json)
+                out_header(&v->out);
+        v->header_done = 1;
+}
+
+static void put(struct viewctx *v, const struct row *r)
+{
+        header(v);
+        out_row(&v->out, r);
+        v->rows++;
+}
+
+static int wants(const struct viewctx *v, int field)
+{
+        for (size_t i = 0; i < v->out.ncols; i++)
+                if (v->out.cols[i].field == field)
+                        return 1;
+        return 0;
+}
+
+/* the Tool field of jobs and steps: the tool that used the most CPU */
+static void main_tools(struct viewctx *v, struct job *j)
+{
+        struct procset ps;
+        int64_t best = -1;
+
+        if (j->row.kind == ROW_LOCAL) {
+                if (procs_load(j, &j->row, v->d, &ps) == 0)
+                        procs_main_tool(&ps, j->row.tool, sizeof(j->row.tool));
+                procs_free(&ps);
+                return;
+        }
+        for (size_t i = 0; i < j->nsteps; i++) {
+                struct row *s = &j->steps[i];
+
+                if (!s->f.nunits || procs_load(j, s, v->d, &ps) < 0)
+                        continue;
+                procs_main_tool(&ps, s->tool, sizeof(s->tool));
+                procs_free(&ps);
+                if (s->cpu_ns != JS_NONE && s->cpu_ns > best && s->tool[0]) {
+                        best = s->cpu_ns;
+                        snprintf(j->row.tool, sizeof(j->row.tool), "%s", s->tool);
+                }
+        }
+}
+
+static struct json_object *jobs_json(struct viewctx *v, struct job *j)
+{
+        struct json_object *o = out_row_json(&j->row, v->e.jcols, v->e.njcols, &v->out.cc), *steps;
+
+        if (!o)
+                return NULL;
+        if (wants(v, F_TOOL))
+                json_object_object_add(o, "Tool", j->row.tool[0] ? json_object_new_string(j->row.tool) : NULL);
+        if (j->row.kind == ROW_JOB && !v->o->allocations) {
+                steps = json_object_new_array();
+                for (size_t i = 0; i < j->nsteps; i++) {
+                        struct json_object *s = out_row_json(&j->steps[i], v->e.jcols, v->e.njcols, &v->out.cc);
+
+                        if (s && wants(v, F_TOOL))
+                                json_object_object_add(s, "Tool", j->steps[i].tool[0]
+                                                                          ? json_object_new_string(j->steps[i].tool) : NULL);
+                        json_object_array_add(steps, s);
+                }
+                json_object_object_add(o, "steps", steps);
+        }
+        report_numa(j, v->d);
+        json_object_object_add(o, "notes", notes_json(j, v->o->units));
+        return o;
+}
+
+static size_t view_jobs(struct viewctx *v, struct report *rep)
+{
+        int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json;
+
+        for (size_t i = 0; i < rep->n; i++) {
+                struct job *j = &rep->jobs[i];
+
+                if (tools)
+                        main_tools(v, j);
+                if (v->e.json) {
+                        json_object_array_add(v->e.jarr, jobs_json(v, j));
+                        v->rows++;
+                        continue;
+                }
+                if (!j->step_only)
+                        put(v, &j->row);
+                for (size_t k = 0; k < j->nsteps && (!v->o->allocations || j->step_only); k++)
+                        put(v, &j->steps[k]);
+        }
+        if (notes)
+                for (size_t i = 0; i < rep->n; i++) {
+                        if (rep->jobs[i].step_only)
+                                continue;
+                        report_numa(&rep->jobs[i], v->d);
+                        notes_print(v->out.f, &rep->jobs[i], v->o->units);
+                }
+        return v->rows;
+}
+
+static void emit_set(struct viewctx *v, const struct procset *ps, const struct row *s)
+{
+        size_t before = v->e.jarr ? json_object_array_length(v->e.jarr) : 0;
+
+        if (!ps->n)
+                return;
+        header(v);
+        switch (v->o->view) {
+        case V_TOOLS: procs_emit_tools(ps, s, &v->e); break;
+        case V_TREE:
+                if (procs_emit_tree(ps, s, &v->e) < 0)
+                        fprintf(stderr, JS_PROG ": out of memory for the tree of %s\n", s->jobid);
+                break;
+        default: procs_emit_processes(ps, s, &v->e); break;
+        }
+        v->rows += v->e.json ? json_object_array_length(v->e.jarr) - before : ps->n;
+}
+
+static size_t view_procs(struct viewctx *v, struct report *rep)
+{
+        for (size_t i = 0; i < rep->n; i++) {
+                struct job *j = &rep->jobs[i];
+                struct procset ps;
+
+                if (j->row.kind == ROW_LOCAL) {
+                        if (procs_load(j, &j->row, v->d, &ps) == 0)
+                                emit_set(v, &ps, &j->row);
+                        procs_free(&ps);
+                        continue;
+                }
+                for (size_t k = 0; k < j->nsteps; k++) {
+                        if (!j->steps[k].f.nunits)
+                                continue;
+                        if (procs_load(j, &j->steps[k], v->d, &ps) == 0)
+                                emit_set(v, &ps, &j->steps[k]);
+                        procs_free(&ps);
+                }
+        }
+        return v->rows;
+}
+
+static size_t view_arrays(struct viewctx *v, struct report *rep)
+{
+        struct row *rows;
+        struct array_stats *st;
+        int n = arrays_build(rep, &rows, &st);
+
+        if (n < 0) {
+                fprintf(stderr, JS_PROG ": out of memory\n");
+                return 0;
+        }
+        if (!n && rep->n)
+                fprintf(stderr, JS_PROG ": none of these jobs is part of a job array\n");
+        for (int i = 0; i < n; i++) {
+                if (v->e.json) {
+                        json_object_array_add(v->e.jarr, array_json(&rows[i], v->out.cols, v->out.ncols, &v->out.cc));
+                        v->rows++;
+                } else {
+                        put(v, &rows[i]);
+                }
+        }
+        free(rows);
+        free(st);
+        return v->rows;
+}
+
+size_t view_print(struct viewctx *v, struct report *rep)
+{
+        switch (v->o->view) {
+        case V_ARRAY: return view_arrays(v, rep);
+        case V_TOOLS: case V_PROCS: case V_TREE: return view_procs(v, rep);
+        case V_JOBS: default: return view_jobs(v, rep);
+        }
+}
+
+void view_warnings(struct viewctx *v, const struct report *rep)
+{
+        for (size_t i = 0; i < v->d->n; i++) {
+                const struct node_conn *c = &v->d->nodes[i];
+                char jobs[512] = "", msg[1024];
+                size_t at = 0;
+
+                if (!c->failed)
+                        continue;
+                for (size_t k = 0; k < rep->n && at < sizeof(jobs) - 32; k++) {
+                        const char *m = rep->jobs[k].missing;
+                        size_t l = strlen(c->name);
+                        const char *p = m;
+
+                        while ((p = strstr(p, c->name)) && !((p == m || p[-1] == ',') && (p[l] == ',' || !p[l])))
+                                p += l;
+                        if (p)
+                                at += snprintf(jobs + at, sizeof(jobs) - at, "%s%s", at ? "," : "", rep->jobs[k].row.jobid);
+                }
+                snprintf(msg, sizeof(msg), "node %s: %s%s%s", c->name, c->error,
+                         at ? "; figures missing for job(s) " : "", jobs);
+                fprintf(stderr, JS_PROG ": warning: %s\n", msg);
+                if (v->warnings)
+                        json_object_array_add(v->warnings, json_object_new_string(msg));
+        }
+}

@@ -1,0 +1,27 @@
+/* The four ways to print a report: jobs and steps (with notes), per process (--tools,
+ * --processes, --tree), and job arrays. */
+#ifndef JOBSTAT_VIEWS_H
+#define JOBSTAT_VIEWS_H
+
+#include "daemons.h"
+#include "options.h"
+#include "output.h"
+#include "report.h"
+
+struct viewctx {
+        const struct opts *o;
+        struct daemons *d;
+        struct out out;
+        struct emit e;
+        int header_done;
+        size_t rows;                    /* rows written */
+        struct json_object *warnings;   /* JSON: what stderr also says */
+};
+
+/* Print the report in o->view. Returns the number of rows written (jobs in JSON). */
+size_t view_print(struct viewctx *v, struct report *rep);
+/* Name each node that could not be asked, with the jobs whose figures lack it (stderr, and
+ * into v->warnings). */
+void view_warnings(struct viewctx *v, const struct report *rep);
+
+#endif

@@ -1,0 +1,179 @@
+# tracer-jobstat on real jobs of the test cluster (tests/slurm-docker/cluster): -P parses by
+# sacct's rules, Elapsed/AllocCPUS/ReqMem/State equal sacct's, TotalCPU within 2 % of sacct's,
+# rightsizing of a 2-CPU job that uses one core and 300 MiB, array summaries, per-tool and
+# per-process views, a node whose tracerd cannot be reached, and another user's job refused.
+# The cluster is shared: it is brought up (idempotent) and left running.
+. "$(dirname "$0")/lib.sh"
+CLUSTER=$TOP/tests/slurm-docker/cluster
+BASE=${TRACER_SLURM_DIR:-/var/tmp/tracer-slurm}
+if ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
+  tail -30 "$T/cluster.log"; fail "test cluster up"; finish; exit 1
+fi
+. "$BASE/env.sh"
+export TRACER_CONF=$BASE/etc/tracer.conf
+JS=$BUILD/tracer-jobstat
+JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
+
+as() { local u=$1; shift; su "$u" -c "SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }
+submit() { as "$1" "sbatch --parsable $2"; }
+wait_jobs() { # until Slurm's accounting has them all ended (180 s at most)
+  for _ in $(seq 1800); do
+    if [ -z "$(squeue -h -j "$(IFS=,; echo "$*")" 2>/dev/null)" ] &&
+       ! sacct -n -X -P -j "$(IFS=,; echo "$*")" -o State | grep -qE 'RUNNING|PENDING|COMPLETING'; then
+      sleep 1; return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+secs() { # sacct's [D-][HH:]MM:SS[.mmm] to seconds
+  awk -F'[-:]' '{ n = NF; s = $n + 60 * $(n - 1); if (n >= 3) s += 3600 * $(n - 2); if (n >= 4) s += 86400 * $(n - 3); printf "%.3f\n", s }' <<< "$1"
+}
+within() { awk -v m="$1" -v r="$2" -v rel="$3" 'BEGIN { d = m - r; if (d < 0) d = -d; exit !(d <= rel * r) }'; }
+
+# hold MIB SECONDS: keep MIB MiB resident while one core spins for SECONDS of CPU time
+cat > "$JOBS/hold.c" <<'C'
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+static double now(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+int main(int argc, char **argv)
+{
+        size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 0;
+        double secs = argc > 2 ? atof(argv[2]) : 1, t0 = now();
+        volatile unsigned long x = 0;
+        char *p = mib ? malloc(mib << 20) : NULL;
+        if (p) memset(p, 1, mib << 20);
+        while (now() - t0 < secs) for (int i = 0; i < 100000; i++) x += i;
+        return p ? p[mib] != 1 : 0;
+}
+C
+gcc -O1 -o "$JOBS/hold" "$JOBS/hold.c" || { fail "build the job program"; finish; exit 1; }
+chmod 755 "$JOBS/hold"
+
+# --- the jobs: the rightsizing case alone on n1, the others on n2 (2 CPUs per node)
+JA=$(submit tracertest "-w n1 -c 2 --mem=4000M -t 10 -J hold300 -o /dev/null --wrap '$JOBS/hold 300 25'")
+cat > "$JOBS/steps.sh" <<JOB
+#!/bin/bash
+#SBATCH -w n2 -n2 --mem=600M -t 5 -o /dev/null
+$JOBS/hold 0 1.5
+srun -n2 $JOBS/hold 20 1.2
+srun -n1 bash -c '$JOBS/hold 50 1; for i in \$(seq 20); do /bin/true; done'
+JOB
+chmod 644 "$JOBS/steps.sh"
+JB=$(submit tracertest "$JOBS/steps.sh")
+JC=$(submit tracertest "-w n2 -n1 --mem=100M -J 'pipe|name' -o /dev/null --wrap '$JOBS/hold 0 1.1'")
+JD=$(submit tracertest "-w n2 --array=1-3 -n1 --mem=50M -o /dev/null --wrap '$JOBS/hold 0 0.\$SLURM_ARRAY_TASK_ID'")
+JD=${JD%%_*}
+JE=$(submit tracertest "-N2 -n2 --mem=200M -o /dev/null --wrap 'srun -N2 -n2 $JOBS/hold 10 1.2'")
+check "jobs ran and ended ($JA $JB $JC ${JD}_[1-3] $JE)" wait_jobs "$JA" "$JB" "$JC" "$JD" "$JE"
+
+# --- -P parses by sacct's rules: one field per column on every line, none added at the end;
+# -p: a delimiter at the end of every line
+for j in "$JA" "$JB" "$JE"; do
+  out=$("$JS" -j "$j" -P 2>/dev/null)
+  cols=$(head -1 <<< "$out" | awk -F'|' '{ print NF }')
+  check "-P for $j: $(wc -l <<< "$out") lines of $cols fields" \
+    [ "$(awk -F'|' -v n="$cols" 'NF != n' <<< "$out" | wc -l)" -eq 0 -a "$cols" -ge 10 ]
+done
+check "-p: every line ends with the delimiter" \
+  bash -c "'$JS' -j $JB -p | awk '!/\\|\$/ { bad++ } END { exit bad > 0 }'"
+
+# --- golden: JobID, Elapsed, AllocCPUS, ReqMem, State as sacct prints them, every row
+for j in "$JA" "$JB" "$JC" "$JE" "${JD}_2"; do
+  mine=$("$JS" -j "$j" -P -n -o JobID,Elapsed,AllocCPUS,ReqMem,State 2>&1)
+  theirs=$(sacct -j "$j" -P -n -o JobID,Elapsed,AllocCPUS,ReqMem,State)
+  if [ "$mine" = "$theirs" ]; then ok "job $j: JobID, Elapsed, AllocCPUS, ReqMem, State equal sacct's ($(wc -l <<< "$mine") rows)"
+  else fail "job $j differs from sacct"; diff <(echo "$mine") <(echo "$theirs") | head; fi
+done
+check "job $JC: the aligned view cuts JobName as sacct does" \
+  bash -c "[ \"\$('$JS' -j $JC -X -n -o JobName | head -1)\" = \"\$(sacct -j $JC -X -n -o JobName)\" ]"
+
+# --- TotalCPU within 2 % of sacct's, for the rows with at least a second of CPU
+n=0
+while IFS='|' read -r id mine; do
+  theirs=$(sacct -j "${id%%.*}" -P -n -o JobID,TotalCPU | awk -F'|' -v id="$id" '$1 "" == id "" { print $2 }')
+  a=$(secs "$mine") b=$(secs "$theirs")
+  awk -v b="$b" 'BEGIN { exit !(b >= 1) }' || continue
+  n=$((n + 1))
+  check "$id: TotalCPU $mine within 2% of sacct's $theirs" within "$a" "$b" 0.02
+done < <("$JS" -j "$JA,$JB,$JC,$JE" -P -n -o JobID,TotalCPU)
+check "TotalCPU compared on at least 8 rows ($n)" [ "$n" -ge 8 ]
+
+# --- a '|' in a job name: -P breaks a line (as sacct's does, with a warning), --delimiter not
+line=$("$JS" -j "$JC" -X -P -n -o JobID,JobName,State 2>"$T/err")
+check "-P with '|' in the name: 4 fields where 3 were asked (sacct's rule)" [ "$(awk -F'|' '{ print NF }' <<< "$line")" -eq 4 ]
+check "... and a warning names --delimiter" grep -q -- "--delimiter" "$T/err"
+line=$("$JS" -j "$JC" -X -P -n --delimiter=';' -o JobID,JobName,State)
+check "--delimiter=';': 3 fields, the name whole ($line)" \
+  [ "$(awk -F';' '{ print NF "/" $2 }' <<< "$line")" = "3/pipe|name" ]
+
+# --- rightsizing: 2 CPUs and 4000M asked, one core busy and 300 MiB resident
+sug=$("$JS" -j "$JA" -X -P -n -o Suggest)
+echo "  job $JA suggests: $sug"
+check "one busy core: --cpus-per-task=1" grep -q -- "--cpus-per-task=1" <<< "$sug"
+mem=$(grep -o -- '--mem=[0-9]*M' <<< "$sug" | grep -o '[0-9]*')
+check "300 MiB resident: --mem=${mem}M, about 360M (330-400)" awk -v m="${mem:-0}" 'BEGIN { exit !(m >= 330 && m <= 400) }'
+check "a --time for the completed job" grep -q -- "--time=00:01:00" <<< "$sug"
+notes=$("$JS" -j "$JA")
+echo "$notes" | sed -n '/^Job /,$p' | sed 's/^/  | /'
+check "notes: used 1 of 2 allocated cores" grep -q "used 1 of 2 allocated cores" <<< "$notes"
+check "notes: busy cores from live samples (SampleInterval 10s, 25 s job)" grep -q "from live samples" <<< "$notes"
+check "CPUEff about 50 % (one of two cores)" \
+  awk -v e="$("$JS" -j "$JA" -X -P -n -o CPUEff | tr -d '%')" 'BEGIN { exit !(e > 35 && e <= 52) }'
+
+# --- per-tool, per-process and tree views agree with the job row
+np=$("$JS" -j "$JB" -X -P -n -o NProcs)
+check "--processes: one row per recorded process ($np)" [ "$("$JS" -j "$JB" --processes -P -n | wc -l)" -eq "$np" ]
+check "--tools: the tool 'hold' in the batch step and step 0" \
+  [ "$("$JS" -j "$JB" --tools -P -n -o JobID,Tool | grep -c '|hold$')" -ge 2 ]
+# /bin/true is shell plumbing by etc/tools.rules: listed as a process, not as a tool
+check "--tools: no 'true' tool (plumbing), yet its 20 processes are listed" \
+  bash -c "! '$JS' -j $JB --tools -P -n -o JobID,Tool | grep -q '|true$' && [ \$('$JS' -j $JB.1 --processes -P -n -o Tool | grep -cx true) -eq 20 ]"
+check "--tree: each step's root holds every process of it" \
+  bash -c "[ \"\$('$JS' -j $JB.1 --tree -P -n -o PID,Tree,NProcs | head -1 | cut -d'|' -f3)\" = \"\$('$JS' -j $JB.1 -P -n -o NProcs)\" ]"
+
+# --- arrays
+check "-j ${JD}_[1-2]: two tasks" [ "$("$JS" -j "${JD}_[1-2]" -X -P -n -o JobID | tr '\n' ' ')" = "${JD}_1 ${JD}_2 " ]
+line=$("$JS" -j "$JD" --array-summary -P -n -o JobID,NJobs,State,NProcs)
+check "--array-summary: one row for the 3 tasks ($line)" grep -qx "${JD}_\[1-3\]|3|COMPLETED:3|2/2/2" <<< "$line" # sh and hold
+
+# --- a 2-node step: one row, figures of both nodes; a node that cannot be asked is named
+check "job $JE: step 0 has 2 processes from 2 nodes" [ "$("$JS" -j "$JE.0" -P -n -o NProcs,NNodes)" = "2|2" ]
+mkdir -p "$T/onlyn1"
+ln -s "$BASE/run/tracerd-n1.sock" "$T/onlyn1/tracerd-n1.sock"
+sed "s|^SocketDir.*|SocketDir = $T/onlyn1|" "$TRACER_CONF" > "$T/onlyn1.conf"
+out=$("$JS" -c "$T/onlyn1.conf" -j "$JE.0" -P -n -o NProcs 2>"$T/err")
+check "tracerd of n2 unreachable: a warning names n2 and the job ($(head -1 "$T/err"))" \
+  grep -q "warning: node n2: .*$JE" "$T/err"
+check "... and the step shows n1's process only ($out)" [ "$out" = 1 ]
+
+# --- JSON
+check "--json: jobs with steps and notes" bash -c "'$JS' -j $JB --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+j = d[\"jobs\"][0]
+assert j[\"JobID\"] == \"$JB\" and len(j[\"steps\"]) == 4 and isinstance(j[\"notes\"], list), j
+assert j[\"TotalCPU\"] > 1 and j[\"ReqMem\"] == 600 * 2**20
+'"
+
+# --- colours: on a terminal only, never with NO_COLOR or -P
+tty_out=$(script -qec "'$JS' -j $JA -X -o JobID,CPUEff,MemEff" /dev/null)
+check "colours on a terminal" grep -q $'\033\[3[12]m' <<< "$tty_out"
+check "no colours with NO_COLOR" bash -c "! script -qec \"NO_COLOR=1 '$JS' -j $JA -X\" /dev/null | grep -q \$'\\033'"
+check "no colours in -P on a terminal" bash -c "! script -qec \"'$JS' -j $JA -X -P\" /dev/null | grep -q \$'\\033'"
+check "no colours into a pipe" bash -c "! '$JS' -j $JA -X | grep -q \$'\\033'"
+
+# --- another user: a clear message and none of the job's data
+out=$(as tracertest2 "'$JS' -j $JB" 2>"$T/err"); rc=$?
+check "tracertest2 asking for tracertest's job $JB: exit status 1 ($rc)" [ "$rc" -eq 1 ]
+check "... no data on stdout" [ -z "$out" ]
+check "... a clear message ($(cat "$T/err"))" grep -q "job $JB belongs to user tracertest: you may see only your own jobs" "$T/err"
+check "tracertest sees the job" bash -c "su tracertest -c \"SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF '$JS' -j $JB -X -P -n -o JobID\" | grep -qx $JB"
+check "tracertest2's listing (-a) hides tracertest's jobs" \
+  bash -c "! su tracertest2 -c \"SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF '$JS' -a -X -P -n -o User -S now-1hours\" 2>/dev/null | grep -qx tracertest"
+
+# --- usage errors
+check "an unknown field is an error (2)" bash -c "'$JS' -j $JB -o Bogus 2>/dev/null; [ \$? -eq 2 ]"
+check "--helpformat lists Suggest" bash -c "'$JS' --helpformat | grep -q Suggest"
+finish
