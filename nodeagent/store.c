@@ -1,4 +1,4 @@
-/* SQLite store: schema, batched writes, and the queries the control socket answers. */
+/* SQLite store: schema and its migration, batched writes. Reads are in store_query.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -10,19 +10,11 @@
 #include <sqlite3.h>
 
 #include "log.h"
-#include "store.h"
+#include "store_internal.h"
 
 #define SCHEMA_VERSION 1
 #define BATCH_MAX 20000 /* commit early past this many pending writes */
 
-struct store {
-        sqlite3 *db;
-        char boot_id[40];
-        int in_txn;
-        unsigned pending;
-        sqlite3_stmt *put_unit, *add_process, *add_sample;
-        char unit_columns[1024]; /* names of unit_cols, in order: what SELECTs of units list */
-};
 
 /* Tables are lists of columns so that a store written by an older tracerd gains the columns
  * added since (ALTER TABLE ... ADD COLUMN): columns are only ever appended, never removed. */
@@ -64,16 +56,16 @@ static const char indexes[] =
         "CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
         "CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);";
 
-static int fail(struct store *s, const char *what)
+int store_fail(struct store *s, const char *what)
 {
         log_error("%s: %s", what, sqlite3_errmsg(s->db));
         return -EIO;
 }
 
-static int prepare(struct store *s, const char *sql, sqlite3_stmt **out)
+int store_prepare(struct store *s, const char *sql, sqlite3_stmt **out)
 {
         if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
-                return fail(s, "prepare");
+                return store_fail(s, "prepare");
         return 0;
 }
 
@@ -114,23 +106,23 @@ static int ensure_table(struct store *s, const char *table, const char *const *c
         if (at >= sizeof(sql))
                 return -ENAMETOOLONG;
         if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                return fail(s, table);
+                return store_fail(s, table);
         for (i = 0; cols[i]; i++) {
                 snprintf(name, sizeof(name), "%.*s", (int)strcspn(cols[i], " "), cols[i]);
                 snprintf(sql, sizeof(sql),
                          "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name='%s'", table, name);
-                if (prepare(s, sql, &st))
+                if (store_prepare(s, sql, &st))
                         return -EIO;
                 rc = sqlite3_step(st);
                 have = rc == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
                 sqlite3_finalize(st);
                 if (rc != SQLITE_ROW)
-                        return fail(s, table);
+                        return store_fail(s, table);
                 if (have)
                         continue;
                 snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s", table, cols[i]);
                 if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                        return fail(s, sql);
+                        return store_fail(s, sql);
                 log_info("store: added column %s.%s", table, name);
         }
         return 0;
@@ -148,7 +140,7 @@ static int prepare_insert(struct store *s, const char *table, const char *const 
         if (err)
                 return err;
         snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s(%s) VALUES(%s)", table, names, params);
-        return prepare(s, sql, out);
+        return store_prepare(s, sql, out);
 }
 
 static int check_version(struct store *s)
@@ -156,7 +148,7 @@ static int check_version(struct store *s)
         sqlite3_stmt *st;
         int err = 0, version = 0;
 
-        if (prepare(s, "SELECT value FROM meta WHERE key='schema_version'", &st))
+        if (store_prepare(s, "SELECT value FROM meta WHERE key='schema_version'", &st))
                 return -EIO;
         if (sqlite3_step(st) == SQLITE_ROW)
                 version = sqlite3_column_int(st, 0);
@@ -168,7 +160,7 @@ static int check_version(struct store *s)
         }
         if (version == 0 &&
             sqlite3_exec(s->db, "INSERT INTO meta VALUES('schema_version','1')", NULL, NULL, NULL))
-                err = fail(s, "schema version");
+                err = store_fail(s, "schema version");
         return err;
 }
 
@@ -191,19 +183,19 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
         snprintf(s->boot_id, sizeof(s->boot_id), "%s", boot_id);
         if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
                             SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-                err = fail(s, path);
+                err = store_fail(s, path);
                 goto fail;
         }
         sqlite3_busy_timeout(s->db, 2000);
         if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
-                err = fail(s, "schema");
+                err = store_fail(s, "schema");
                 goto fail;
         }
         err = ensure_table(s, "units", unit_cols, NULL);
         if (!err)
                 err = ensure_table(s, "processes", process_cols, "PRIMARY KEY(boot_id, pid, start_boot_ns)");
         if (!err && sqlite3_exec(s->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
-                err = fail(s, "indexes");
+                err = store_fail(s, "indexes");
         if (!err)
                 err = column_list(unit_cols, 0, s->unit_columns, sizeof(s->unit_columns));
         if (err)
@@ -215,7 +207,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
         if (!err)
                 err = prepare_insert(s, "processes", process_cols, &s->add_process);
         if (!err)
-                err = prepare(s, "INSERT INTO samples VALUES(?,?,?,?,?,?)", &s->add_sample);
+                err = store_prepare(s, "INSERT INTO samples VALUES(?,?,?,?,?,?)", &s->add_sample);
         if (err)
                 goto fail;
         *out = s;
@@ -243,7 +235,7 @@ int store_commit(struct store *s)
         if (!s->in_txn)
                 return 0;
         if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-                return fail(s, "commit");
+                return store_fail(s, "commit");
         s->in_txn = 0;
         s->pending = 0;
         return 0;
@@ -261,14 +253,14 @@ static int write_step(struct store *s, sqlite3_stmt *st)
 
         if (!s->in_txn) {
                 if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-                        return fail(s, "begin");
+                        return store_fail(s, "begin");
                 s->in_txn = 1;
         }
         rc = sqlite3_step(st);
         sqlite3_reset(st);
         sqlite3_clear_bindings(st);
         if (rc != SQLITE_DONE)
-                return fail(s, "write");
+                return store_fail(s, "write");
         if (++s->pending >= BATCH_MAX)
                 return store_commit(s);
         return 0;
@@ -337,109 +329,13 @@ int store_next_unit_id(struct store *s, uint64_t *out)
         sqlite3_stmt *st;
         int rc;
 
-        if (prepare(s, "SELECT COALESCE(MAX(id), 0) + 1 FROM units", &st))
+        if (store_prepare(s, "SELECT COALESCE(MAX(id), 0) + 1 FROM units", &st))
                 return -EIO;
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
                 *out = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
-        return rc == SQLITE_ROW ? 0 : fail(s, "next unit id");
-}
-
-static void copy_col(sqlite3_stmt *st, int col, char *dst, size_t len)
-{
-        const unsigned char *v = sqlite3_column_text(st, col);
-
-        snprintf(dst, len, "%s", v ? (const char *)v : "");
-}
-
-static void unit_from_row(sqlite3_stmt *st, struct unit *u)
-{
-        enum unit_state state = UNIT_LOST;
-        const unsigned char *sn;
-        int i = 0;
-
-        memset(u, 0, sizeof(*u));
-        u->id = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->name, sizeof(u->name));
-        copy_col(st, i++, u->kind, sizeof(u->kind));
-        i++; /* boot_id */
-        u->uid = sqlite3_column_int64(st, i++);
-        u->gid = sqlite3_column_int64(st, i++);
-        u->root_pid = sqlite3_column_int64(st, i++);
-        u->root_start_ns = sqlite3_column_int64(st, i++);
-        u->cgroup_id = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->cgroup_path, sizeof(u->cgroup_path));
-        copy_col(st, i++, u->cluster, sizeof(u->cluster));
-        u->job_id = sqlite3_column_int64(st, i++);
-        u->array_job_id = sqlite3_column_int64(st, i++);
-        u->array_task_id = sqlite3_column_int64(st, i++);
-        u->step_id = sqlite3_column_int64(st, i++);
-        u->task_id = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->job_name, sizeof(u->job_name));
-        u->alloc_cpus = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->alloc_cores, sizeof(u->alloc_cores));
-        u->alloc_mem_mb = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->pipeline, sizeof(u->pipeline));
-        copy_col(st, i++, u->run, sizeof(u->run));
-        copy_col(st, i++, u->step_name, sizeof(u->step_name));
-        copy_col(st, i++, u->traceparent, sizeof(u->traceparent));
-        u->start_ns = sqlite3_column_int64(st, i++);
-        u->end_ns = sqlite3_column_int64(st, i++);
-        sn = sqlite3_column_text(st, i++);
-        if (sn)
-                unit_state_parse((const char *)sn, &state);
-        u->state = state;
-        u->exit_status = sqlite3_column_int64(st, i++);
-        u->lost_events = sqlite3_column_int64(st, i++);
-        u->cgroup_cpu_ns = sqlite3_column_int64(st, i++);
-        u->cgroup_mem_peak_kb = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->engine, sizeof(u->engine));
-        copy_col(st, i++, u->wf_job, sizeof(u->wf_job));
-        copy_col(st, i++, u->wildcards, sizeof(u->wildcards));
-        copy_col(st, i++, u->tag, sizeof(u->tag));
-        copy_col(st, i++, u->task_hash, sizeof(u->task_hash));
-}
-
-int store_close_stale_units(struct store *s)
-{
-        sqlite3_stmt *st;
-        int rc;
-
-        if (prepare(s, "UPDATE units SET state='LOST', end_ns=COALESCE(end_ns, start_ns)"
-                       " WHERE state='RUNNING' AND boot_id IS NOT ?", &st))
-                return -EIO;
-        sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE)
-                return fail(s, "stale units");
-        rc = sqlite3_changes(s->db);
-        if (rc)
-                log_info("store: %d units of an earlier boot marked LOST", rc);
-        return 0;
-}
-
-int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx)
-{
-        char sql[1536];
-        sqlite3_stmt *st;
-        struct unit u;
-        int rc, err = 0;
-
-        snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE state='RUNNING' AND boot_id=?",
-                 s->unit_columns);
-        if (prepare(s, sql, &st))
-                return -EIO;
-        sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW && !err) {
-                unit_from_row(st, &u);
-                err = fn(&u, ctx);
-        }
-        sqlite3_finalize(st);
-        if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
-                err = fail(s, "running units");
-        return err;
+        return rc == SQLITE_ROW ? 0 : store_fail(s, "next unit id");
 }
 
 /* getrusage(2)'s split: scheduler runtime is exact, the tick samples only give the ratio. */
@@ -520,200 +416,4 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
         sqlite3_bind_int64(st, 5, p->sample_cpu_ns);
         sqlite3_bind_int64(st, 6, p->sample_rss_kb);
         return write_step(s, st);
-}
-
-/* One row as a JSON object, column names as keys; argv (NUL-separated) as an array. */
-static struct json_object *row_to_json(sqlite3_stmt *st)
-{
-        struct json_object *o = json_object_new_object();
-        int i, n = sqlite3_column_count(st);
-
-        for (i = 0; o && i < n; i++) {
-                const char *name = sqlite3_column_name(st, i);
-                struct json_object *v = NULL;
-
-                switch (sqlite3_column_type(st, i)) {
-                case SQLITE_INTEGER:
-                        v = json_object_new_int64(sqlite3_column_int64(st, i));
-                        break;
-                case SQLITE_FLOAT:
-                        v = json_object_new_double(sqlite3_column_double(st, i));
-                        break;
-                case SQLITE_TEXT:
-                        v = json_object_new_string((const char *)sqlite3_column_text(st, i));
-                        break;
-                case SQLITE_BLOB: {
-                        const char *b = sqlite3_column_blob(st, i);
-                        int len = sqlite3_column_bytes(st, i), at = 0;
-
-                        v = json_object_new_array();
-                        while (v && at < len) {
-                                int l = strnlen(b + at, len - at);
-
-                                json_object_array_add(v, json_object_new_string_len(b + at, l));
-                                at += l + 1;
-                        }
-                        break;
-                }
-                default:
-                        continue; /* NULL: absent key, printed as unknown */
-                }
-                json_object_object_add(o, name, v);
-        }
-        return o;
-}
-
-static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object **out)
-{
-        struct json_object *arr = json_object_new_array();
-        int rc;
-
-        if (!arr)
-                return -ENOMEM;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-                json_object_array_add(arr, row_to_json(st));
-        if (rc != SQLITE_DONE) {
-                json_object_put(arr);
-                return fail(s, "query");
-        }
-        *out = arr;
-        return 0;
-}
-
-int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
-{
-        long long num = -1, task = -1;
-        char sql[1536], *end;
-        sqlite3_stmt *st;
-        int err;
-
-        /* "N": Slurm job N (all its steps) or local run N; "N_M": task M of job array N;
-         * anything else: a unit name ("N.batch", "N.0", a run's --name) */
-        if (isdigit((unsigned char)*selector)) {
-                num = strtoll(selector, &end, 10);
-                if (*end == '_' && isdigit((unsigned char)end[1]))
-                        task = strtoll(end + 1, &end, 10);
-                if (*end)
-                        num = task = -1;
-        }
-        snprintf(sql, sizeof(sql),
-                 "SELECT %s FROM units WHERE (name=?1"
-                 " OR (?3 < 0 AND ((job_id=?2 AND ?2 > 0) OR (kind='local' AND id=?2)))"
-                 " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
-                 " AND (?4 OR uid=?5) ORDER BY id",
-                 s->unit_columns);
-        if (prepare(s, sql, &st))
-                return -EIO;
-        sqlite3_bind_text(st, 1, selector, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, num);
-        sqlite3_bind_int64(st, 3, task);
-        sqlite3_bind_int(st, 4, uid == UINT32_MAX);
-        sqlite3_bind_int64(st, 5, uid);
-        err = rows_to_array(s, st, out);
-        sqlite3_finalize(st);
-        return err;
-}
-
-int store_get_unit(struct store *s, uint64_t id, struct unit *out)
-{
-        char sql[1536];
-        sqlite3_stmt *st;
-        int rc;
-
-        snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE id=?", s->unit_columns);
-        if (prepare(s, sql, &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, id);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW)
-                unit_from_row(st, out);
-        sqlite3_finalize(st);
-        if (rc == SQLITE_ROW)
-                return 0;
-        return rc == SQLITE_DONE ? -ENOENT : fail(s, "unit");
-}
-
-int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out)
-{
-        sqlite3_stmt *st;
-        int err;
-
-        if (prepare(s, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
-                       " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
-                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
-                       " interpreter, tool_excluded"
-                       " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, unit);
-        err = rows_to_array(s, st, out);
-        sqlite3_finalize(st);
-        return err;
-}
-
-int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
-{
-        sqlite3_stmt *st;
-        int err;
-
-        if (prepare(s, "SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"
-                       " SUM(user_ns) AS user_ns, SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
-                       " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
-                       " MIN(start_ns) AS first_start_ns, MAX(end_ns) AS last_end_ns,"
-                       " group_concat(DISTINCT status) AS statuses,"
-                       " SUM((flags & 8) != 0) AS oom_kills"
-                       " FROM processes WHERE unit=? AND tool IS NOT NULL AND NOT tool_excluded"
-                       " GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC", &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, unit);
-        err = rows_to_array(s, st, out);
-        sqlite3_finalize(st);
-        return err;
-}
-
-int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
-{
-        struct json_object *o = NULL;
-        sqlite3_stmt *st;
-        int rc;
-
-        if (prepare(s, "SELECT COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns, SUM(user_ns) AS user_ns,"
-                       " SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
-                       " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
-                       " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
-                       " SUM((flags & 8) != 0) AS oom_kills, MIN(start_ns) AS first_start_ns,"
-                       " MAX(end_ns) AS last_end_ns FROM processes WHERE unit=?", &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, unit);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW)
-                o = row_to_json(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_ROW)
-                return fail(s, "totals");
-        /* Live samples: the most cores busy at once between two sampling rounds, and the
-         * largest sum of the unit's resident sets in one round. */
-        if (prepare(s, "WITH d AS (SELECT time_ns, rss_kb,"
-                       "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
-                       "  FROM samples WHERE unit=?1"
-                       "  WINDOW w AS (PARTITION BY pid, start_boot_ns ORDER BY time_ns))"
-                       " SELECT (SELECT MAX(busy) FROM (SELECT SUM(dcpu * 1.0 / dt) AS busy FROM d"
-                       "   WHERE dt > 0 GROUP BY time_ns)) AS peak_cores,"
-                       "  (SELECT MAX(rss) FROM (SELECT SUM(rss_kb) AS rss FROM d GROUP BY time_ns))"
-                       "   AS peak_sampled_rss_kb,"
-                       "  (SELECT COUNT(DISTINCT time_ns) FROM d) AS sample_rounds", &st)) {
-                json_object_put(o);
-                return -EIO;
-        }
-        sqlite3_bind_int64(st, 1, unit);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-                struct json_object *extra = row_to_json(st);
-
-                json_object_object_foreach(extra, key, val)
-                        json_object_object_add(o, key, json_object_get(val));
-                json_object_put(extra);
-        }
-        sqlite3_finalize(st);
-        *out = o;
-        return 0;
 }

@@ -1,0 +1,303 @@
+/* Reads of the store: what the control socket answers and what a restart finds again. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "log.h"
+#include "store_internal.h"
+
+static void copy_col(sqlite3_stmt *st, int col, char *dst, size_t len)
+{
+        const unsigned char *v = sqlite3_column_text(st, col);
+
+        snprintf(dst, len, "%s", v ? (const char *)v : "");
+}
+
+static void unit_from_row(sqlite3_stmt *st, struct unit *u)
+{
+        enum unit_state state = UNIT_LOST;
+        const unsigned char *sn;
+        int i = 0;
+
+        memset(u, 0, sizeof(*u));
+        u->id = sqlite3_column_int64(st, i++);
+        copy_col(st, i++, u->name, sizeof(u->name));
+        copy_col(st, i++, u->kind, sizeof(u->kind));
+        i++; /* boot_id */
+        u->uid = sqlite3_column_int64(st, i++);
+        u->gid = sqlite3_column_int64(st, i++);
+        u->root_pid = sqlite3_column_int64(st, i++);
+        u->root_start_ns = sqlite3_column_int64(st, i++);
+        u->cgroup_id = sqlite3_column_int64(st, i++);
+        copy_col(st, i++, u->cgroup_path, sizeof(u->cgroup_path));
+        copy_col(st, i++, u->cluster, sizeof(u->cluster));
+        u->job_id = sqlite3_column_int64(st, i++);
+        u->array_job_id = sqlite3_column_int64(st, i++);
+        u->array_task_id = sqlite3_column_int64(st, i++);
+        u->step_id = sqlite3_column_int64(st, i++);
+        u->task_id = sqlite3_column_int64(st, i++);
+        copy_col(st, i++, u->job_name, sizeof(u->job_name));
+        u->alloc_cpus = sqlite3_column_int64(st, i++);
+        copy_col(st, i++, u->alloc_cores, sizeof(u->alloc_cores));
+        u->alloc_mem_mb = sqlite3_column_int64(st, i++);
+        copy_col(st, i++, u->pipeline, sizeof(u->pipeline));
+        copy_col(st, i++, u->run, sizeof(u->run));
+        copy_col(st, i++, u->step_name, sizeof(u->step_name));
+        copy_col(st, i++, u->traceparent, sizeof(u->traceparent));
+        u->start_ns = sqlite3_column_int64(st, i++);
+        u->end_ns = sqlite3_column_int64(st, i++);
+        sn = sqlite3_column_text(st, i++);
+        if (sn)
+                unit_state_parse((const char *)sn, &state);
+        u->state = state;
+        u->exit_status = sqlite3_column_int64(st, i++);
+        u->lost_events = sqlite3_column_int64(st, i++);
+        u->cgroup_cpu_ns = sqlite3_column_int64(st, i++);
+        u->cgroup_mem_peak_kb = sqlite3_column_int64(st, i++);
+        copy_col(st, i++, u->engine, sizeof(u->engine));
+        copy_col(st, i++, u->wf_job, sizeof(u->wf_job));
+        copy_col(st, i++, u->wildcards, sizeof(u->wildcards));
+        copy_col(st, i++, u->tag, sizeof(u->tag));
+        copy_col(st, i++, u->task_hash, sizeof(u->task_hash));
+}
+
+int store_close_stale_units(struct store *s)
+{
+        sqlite3_stmt *st;
+        int rc;
+
+        if (store_prepare(s, "UPDATE units SET state='LOST', end_ns=COALESCE(end_ns, start_ns)"
+                       " WHERE state='RUNNING' AND boot_id IS NOT ?", &st))
+                return -EIO;
+        sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+                return store_fail(s, "stale units");
+        rc = sqlite3_changes(s->db);
+        if (rc)
+                log_info("store: %d units of an earlier boot marked LOST", rc);
+        return 0;
+}
+
+int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx)
+{
+        char sql[1536];
+        sqlite3_stmt *st;
+        struct unit u;
+        int rc, err = 0;
+
+        snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE state='RUNNING' AND boot_id=?",
+                 s->unit_columns);
+        if (store_prepare(s, sql, &st))
+                return -EIO;
+        sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW && !err) {
+                unit_from_row(st, &u);
+                err = fn(&u, ctx);
+        }
+        sqlite3_finalize(st);
+        if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
+                err = store_fail(s, "running units");
+        return err;
+}
+
+/* One row as a JSON object, column names as keys; argv (NUL-separated) as an array. */
+static struct json_object *row_to_json(sqlite3_stmt *st)
+{
+        struct json_object *o = json_object_new_object();
+        int i, n = sqlite3_column_count(st);
+
+        for (i = 0; o && i < n; i++) {
+                const char *name = sqlite3_column_name(st, i);
+                struct json_object *v = NULL;
+
+                switch (sqlite3_column_type(st, i)) {
+                case SQLITE_INTEGER:
+                        v = json_object_new_int64(sqlite3_column_int64(st, i));
+                        break;
+                case SQLITE_FLOAT:
+                        v = json_object_new_double(sqlite3_column_double(st, i));
+                        break;
+                case SQLITE_TEXT:
+                        v = json_object_new_string((const char *)sqlite3_column_text(st, i));
+                        break;
+                case SQLITE_BLOB: {
+                        const char *b = sqlite3_column_blob(st, i);
+                        int len = sqlite3_column_bytes(st, i), at = 0;
+
+                        v = json_object_new_array();
+                        while (v && at < len) {
+                                int l = strnlen(b + at, len - at);
+
+                                json_object_array_add(v, json_object_new_string_len(b + at, l));
+                                at += l + 1;
+                        }
+                        break;
+                }
+                default:
+                        continue; /* NULL: absent key, printed as unknown */
+                }
+                json_object_object_add(o, name, v);
+        }
+        return o;
+}
+
+static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object **out)
+{
+        struct json_object *arr = json_object_new_array();
+        int rc;
+
+        if (!arr)
+                return -ENOMEM;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+                json_object_array_add(arr, row_to_json(st));
+        if (rc != SQLITE_DONE) {
+                json_object_put(arr);
+                return store_fail(s, "query");
+        }
+        *out = arr;
+        return 0;
+}
+
+int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
+{
+        long long num = -1, task = -1;
+        char sql[1536], *end;
+        sqlite3_stmt *st;
+        int err;
+
+        /* "N": Slurm job N (all its steps) or local run N; "N_M": task M of job array N;
+         * anything else: a unit name ("N.batch", "N.0", a run's --name) */
+        if (isdigit((unsigned char)*selector)) {
+                num = strtoll(selector, &end, 10);
+                if (*end == '_' && isdigit((unsigned char)end[1]))
+                        task = strtoll(end + 1, &end, 10);
+                if (*end)
+                        num = task = -1;
+        }
+        snprintf(sql, sizeof(sql),
+                 "SELECT %s FROM units WHERE (name=?1"
+                 " OR (?3 < 0 AND ((job_id=?2 AND ?2 > 0) OR (kind='local' AND id=?2)))"
+                 " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
+                 " AND (?4 OR uid=?5) ORDER BY id",
+                 s->unit_columns);
+        if (store_prepare(s, sql, &st))
+                return -EIO;
+        sqlite3_bind_text(st, 1, selector, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, num);
+        sqlite3_bind_int64(st, 3, task);
+        sqlite3_bind_int(st, 4, uid == UINT32_MAX);
+        sqlite3_bind_int64(st, 5, uid);
+        err = rows_to_array(s, st, out);
+        sqlite3_finalize(st);
+        return err;
+}
+
+int store_get_unit(struct store *s, uint64_t id, struct unit *out)
+{
+        char sql[1536];
+        sqlite3_stmt *st;
+        int rc;
+
+        snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE id=?", s->unit_columns);
+        if (store_prepare(s, sql, &st))
+                return -EIO;
+        sqlite3_bind_int64(st, 1, id);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                unit_from_row(st, out);
+        sqlite3_finalize(st);
+        if (rc == SQLITE_ROW)
+                return 0;
+        return rc == SQLITE_DONE ? -ENOENT : store_fail(s, "unit");
+}
+
+int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out)
+{
+        sqlite3_stmt *st;
+        int err;
+
+        if (store_prepare(s, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
+                       " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
+                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
+                       " interpreter, tool_excluded"
+                       " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", &st))
+                return -EIO;
+        sqlite3_bind_int64(st, 1, unit);
+        err = rows_to_array(s, st, out);
+        sqlite3_finalize(st);
+        return err;
+}
+
+int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
+{
+        sqlite3_stmt *st;
+        int err;
+
+        if (store_prepare(s, "SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"
+                       " SUM(user_ns) AS user_ns, SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
+                       " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
+                       " MIN(start_ns) AS first_start_ns, MAX(end_ns) AS last_end_ns,"
+                       " group_concat(DISTINCT status) AS statuses,"
+                       " SUM((flags & 8) != 0) AS oom_kills"
+                       " FROM processes WHERE unit=? AND tool IS NOT NULL AND NOT tool_excluded"
+                       " GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC", &st))
+                return -EIO;
+        sqlite3_bind_int64(st, 1, unit);
+        err = rows_to_array(s, st, out);
+        sqlite3_finalize(st);
+        return err;
+}
+
+int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
+{
+        struct json_object *o = NULL;
+        sqlite3_stmt *st;
+        int rc;
+
+        if (store_prepare(s, "SELECT COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns, SUM(user_ns) AS user_ns,"
+                       " SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
+                       " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
+                       " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
+                       " SUM((flags & 8) != 0) AS oom_kills, MIN(start_ns) AS first_start_ns,"
+                       " MAX(end_ns) AS last_end_ns FROM processes WHERE unit=?", &st))
+                return -EIO;
+        sqlite3_bind_int64(st, 1, unit);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                o = row_to_json(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW)
+                return store_fail(s, "totals");
+        /* Live samples: the most cores busy at once between two sampling rounds, and the
+         * largest sum of the unit's resident sets in one round. */
+        if (store_prepare(s, "WITH d AS (SELECT time_ns, rss_kb,"
+                       "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
+                       "  FROM samples WHERE unit=?1"
+                       "  WINDOW w AS (PARTITION BY pid, start_boot_ns ORDER BY time_ns))"
+                       " SELECT (SELECT MAX(busy) FROM (SELECT SUM(dcpu * 1.0 / dt) AS busy FROM d"
+                       "   WHERE dt > 0 GROUP BY time_ns)) AS peak_cores,"
+                       "  (SELECT MAX(rss) FROM (SELECT SUM(rss_kb) AS rss FROM d GROUP BY time_ns))"
+                       "   AS peak_sampled_rss_kb,"
+                       "  (SELECT COUNT(DISTINCT time_ns) FROM d) AS sample_rounds", &st)) {
+                json_object_put(o);
+                return -EIO;
+        }
+        sqlite3_bind_int64(st, 1, unit);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+                struct json_object *extra = row_to_json(st);
+
+                json_object_object_foreach(extra, key, val)
+                        json_object_object_add(o, key, json_object_get(val));
+                json_object_put(extra);
+        }
+        sqlite3_finalize(st);
+        *out = o;
+        return 0;
+}
