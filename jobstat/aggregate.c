@@ -77,6 +77,11 @@ int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
         get_str(o, "pipeline", u->pipeline, sizeof(u->pipeline));
         get_str(o, "run", u->run, sizeof(u->run));
         get_str(o, "step_name", u->step_name, sizeof(u->step_name));
+        get_str(o, "engine", u->engine, sizeof(u->engine));
+        get_str(o, "wf_job", u->wf_job, sizeof(u->wf_job));
+        get_str(o, "wildcards", u->wildcards, sizeof(u->wildcards));
+        get_str(o, "tag", u->tag, sizeof(u->tag));
+        get_str(o, "task_hash", u->task_hash, sizeof(u->task_hash));
         u->uid = get_int(o, "uid");
         u->job_id = get_int(o, "job_id");
         u->array_job_id = get_int(o, "array_job_id");
@@ -117,6 +122,50 @@ int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
                 u->t.peak_cores = get_double(t, "peak_cores");
         }
         return 0;
+}
+
+int unit_labelled(const struct unit_rec *u)
+{
+        return u->engine[0] || u->pipeline[0] || u->run[0] || u->step_name[0];
+}
+
+void units_fill_labels(struct unit_rec *units, size_t n)
+{
+        const struct unit_rec *ref = NULL;
+
+        for (size_t i = 0; i < n && !ref; i++)
+                if (units[i].step_id == (int64_t)STEP_BATCH && unit_labelled(&units[i]))
+                        ref = &units[i];
+        for (size_t i = 0; i < n && !ref; i++)
+                if (unit_labelled(&units[i]))
+                        ref = &units[i];
+        if (!ref)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                struct unit_rec *u = &units[i];
+
+                if (u == ref || (u->job_id != ref->job_id && u->job_id != JS_NONE))
+                        continue;
+                if (!unit_labelled(u)) {
+#define COPY(f) memcpy(u->f, ref->f, sizeof(u->f))
+                        COPY(engine);
+                        COPY(pipeline);
+                        COPY(run);
+                        COPY(step_name);
+                        COPY(wf_job);
+                        COPY(wildcards);
+                        COPY(tag);
+                        COPY(task_hash);
+#undef COPY
+                } else if (!u->pipeline[0] || strcmp(u->pipeline, ref->pipeline) == 0) {
+                        /* a step of the same workflow that names its own step only, or whose
+                         * command line does not show the run */
+                        if (!u->pipeline[0])
+                                memcpy(u->pipeline, ref->pipeline, sizeof(u->pipeline));
+                        if (!u->run[0])
+                                memcpy(u->run, ref->run, sizeof(u->run));
+                }
+        }
 }
 
 int unit_running(const struct unit_rec *u)

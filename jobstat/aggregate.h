@@ -3,6 +3,7 @@
 #ifndef JOBSTAT_AGGREGATE_H
 #define JOBSTAT_AGGREGATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
@@ -14,6 +15,7 @@ struct unit_rec {
         char name[128], kind[16], state[16];
         int64_t uid, job_id, array_job_id, array_task_id, step_id, task_id;
         char job_name[256], alloc_cores[128], pipeline[128], run[128], step_name[128];
+        char engine[16], wf_job[64], wildcards[256], tag[128], task_hash[64]; /* workflow */
         int64_t alloc_cpus, alloc_mem_mb, start_ns, end_ns, exit_status, lost;
         int64_t cgroup_cpu_ns, cgroup_mem_peak_kb;
         int have_totals;
@@ -28,6 +30,16 @@ struct unit_rec {
 /* One element of a "units" reply. Absent or mistyped keys read as unknown (JS_NONE, "", -1
  * for peak_cores); returns -EINVAL only when o is not an object or has no id. */
 int unit_from_json(struct json_object *o, int node, struct unit_rec *u);
+
+/* Does the unit carry a workflow label (engine, pipeline, run or step)? */
+int unit_labelled(const struct unit_rec *u);
+/* Workflow labels shared within a job: every unit of a Slurm job belongs to the workflow its
+ * batch step (else its first labelled unit) names. A unit with no label at all (the
+ * allocation, the extern step) takes all of that unit's labels; a unit of the same pipeline,
+ * or of none, takes the pipeline and run it lacks (a step whose command line does not show
+ * the run, a step given only its own step name) and keeps its step. units are those of one
+ * job. */
+void units_fill_labels(struct unit_rec *units, size_t n);
 
 /* Is the unit still running (state RUNNING, or no end)? */
 int unit_running(const struct unit_rec *u);

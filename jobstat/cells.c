@@ -48,6 +48,11 @@ int cell_number(int field, const struct row *r, double *v)
         case F_OOMKILLS: x = tracer_known(r) ? r->f.oom_kills : JS_NONE; break;
         case F_LOST: x = tracer_known(r) ? r->f.lost : JS_NONE; break;
         case F_NETRX: case F_NETTX: case F_IOWAIT: break; /* no collector yet */
+        case F_NJOBS:
+                if (r->kind != ROW_WF)
+                        return -1;
+                x = r->njobs;
+                break;
         default: return -1;
         }
         if (!known(x))
@@ -97,10 +102,13 @@ static int blank_when_unknown(int field, const struct row *r)
         case F_NNODES: case F_NTASKS: case F_PID: case F_PPID:
                 return 1;
         case F_REQMEM:
-                return r->kind == ROW_STEP || r->kind == ROW_PROC || r->kind == ROW_TOOL || r->kind == ROW_TREE;
+                return r->kind == ROW_STEP || r->kind == ROW_PROC || r->kind == ROW_TOOL || r->kind == ROW_TREE ||
+                       r->kind == ROW_WF;
         case F_TIMEEFF:
                 return r->kind != ROW_JOB && r->kind != ROW_LOCAL && r->kind != ROW_ARRAY;
-        case F_ALLOCCPUS: case F_ELAPSED:
+        case F_ALLOCCPUS:
+                return r->kind == ROW_TOOL || r->kind == ROW_TREE || r->kind == ROW_WF;
+        case F_ELAPSED:
                 return r->kind == ROW_TOOL || r->kind == ROW_TREE;
         default:
                 return 0;
@@ -132,28 +140,30 @@ void cell_text(int field, const struct row *r, const struct cellctx *c, char *ou
         case F_NODELIST: snprintf(out, len, "%s", r->nodelist); break;
         case F_PARTITION: snprintf(out, len, "%s", r->partition); break;
         case F_START:
-                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE)
+                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE || r->kind == ROW_WF)
                         conv_datetime(out, len, r->f.first_start_ns == JS_NONE ? 0 : r->f.first_start_ns / 1000000000);
                 else
                         conv_datetime(out, len, r->start);
                 break;
         case F_END:
-                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE)
+                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE || r->kind == ROW_WF)
                         conv_datetime(out, len, r->f.last_end_ns == JS_NONE ? 0 : r->f.last_end_ns / 1000000000);
                 else
                         conv_datetime(out, len, r->end);
                 break;
         case F_TIMELIMIT: conv_timelimit(out, len, r->timelimit); break;
         case F_EXITCODE:
-                if (r->kind == ROW_TOOL)
+                if (r->kind == ROW_TOOL || r->kind == ROW_WF)
                         break;
                 conv_exitcode(out, len, r->exit_status);
                 break;
         case F_ALLOCCORES: snprintf(out, len, "%s", r->alloc_cores); break;
-        case F_TOOL: snprintf(out, len, "%s", r->tool[0] ? r->tool : JS_UNKNOWN); break;
+        case F_TOOL: snprintf(out, len, "%s", r->tool[0] || r->kind == ROW_WF ? r->tool : JS_UNKNOWN); break;
         case F_PIPELINE: snprintf(out, len, "%s", r->pipeline); break;
         case F_RUN: snprintf(out, len, "%s", r->run); break;
         case F_STEP: snprintf(out, len, "%s", r->step); break;
+        case F_WILDCARDS: snprintf(out, len, "%s", r->wildcards); break;
+        case F_TAG: snprintf(out, len, "%s", r->tag); break;
         case F_SUGGEST: row_suggest(r, out, len); break;
         case F_PID:
                 if (known(r->pid))
@@ -207,7 +217,7 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
         case F_END: {
                 int64_t t = field == F_START ? r->start : r->end;
 
-                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE) {
+                if (r->kind == ROW_TOOL || r->kind == ROW_PROC || r->kind == ROW_TREE || r->kind == ROW_WF) {
                         int64_t ns = field == F_START ? r->f.first_start_ns : r->f.last_end_ns;
 
                         t = ns == JS_NONE ? 0 : ns / 1000000000;
@@ -221,7 +231,7 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
                         return json_object_new_string(r->timelimit == TL_UNLIMITED ? "UNLIMITED" : "Partition_Limit");
                 return json_object_new_int64(r->timelimit * 60);
         case F_EXITCODE:
-                if (r->exit_status == JS_NONE || r->kind == ROW_TOOL)
+                if (r->exit_status == JS_NONE || r->kind == ROW_TOOL || r->kind == ROW_WF)
                         return NULL;
                 break;
         case F_PID: case F_PPID: {

@@ -8,6 +8,7 @@
 #include "collect.h"
 #include "convert.h"
 #include "jobids.h"
+#include "pipelines.h"
 #include "slurmacct.h"
 
 static time_t midnight(void)
@@ -225,5 +226,10 @@ int collect(const struct opts *o, const struct ident *id, struct daemons *d, str
         }
         free(found);
         free(sel);
+        st->filtered = pipelines_filter(rep, o->pipelines, o->runs);
+        if (st->filtered && !rep->n)
+                fprintf(stderr, JS_PROG ": none of the %zu job(s) selected belongs to %s%s%s%s%s\n", st->filtered,
+                        o->pipelines ? "pipeline " : "", o->pipelines ? o->pipelines : "",
+                        o->pipelines && o->runs ? " and " : "", o->runs ? "run " : "", o->runs ? o->runs : "");
         return 0;
 }

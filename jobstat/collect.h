@@ -18,6 +18,7 @@ struct collect_stats {
         size_t refused;         /* jobs asked for by id that belong to someone else */
         size_t hidden;          /* others' jobs left out of a listing */
         size_t not_found;       /* selectors nothing answered */
+        size_t filtered;        /* jobs left out by --pipeline/--run */
 };
 
 /* Fill rep. Returns 0, or -1 after an error message (nothing to report at all). */

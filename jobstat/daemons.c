@@ -155,6 +155,17 @@ int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_obj
         return r < 0 ? r : take_array(reply, "processes", procs);
 }
 
+int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object **tools)
+{
+        struct json_object *req = client_new_request("tools"), *reply;
+        int r;
+
+        json_object_object_add(req, "unit", json_object_new_int64(unit));
+        r = ask(d, node, req, UNITS_TIMEOUT_MS, &reply);
+        json_object_put(req);
+        return r < 0 ? r : take_array(reply, "tools", tools);
+}
+
 struct json_object *daemons_topology(struct daemons *d, int node)
 {
         struct node_conn *c = &d->nodes[node];

@@ -43,6 +43,10 @@ int daemons_default_node(struct daemons *d, const char *node_opt);
 int daemons_units(struct daemons *d, int node, const char *sel, struct json_object **units);
 /* "processes" {"unit": id}: the reply's "processes" array (caller puts). */
 int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs);
+/* "tools" {"unit": id}: the unit's processes grouped by tool and subcommand, shell plumbing
+ * left out, computed in the store: the reply's "tools" array (caller puts). -EREMOTEIO when
+ * the daemon refused (an older tracerd without the op). */
+int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object **tools);
 /* The node's topology ("status" reply), NULL when it has none or cannot be asked. */
 struct json_object *daemons_topology(struct daemons *d, int node);
 

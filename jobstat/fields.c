@@ -30,7 +30,8 @@ const struct field_def field_defs[F_COUNT] = {
         [F_NPROCS] = { "NProcs", 8, 1 },        [F_OOMKILLS] = { "OOMKills", 8, 1 },
         [F_LOST] = { "Lost", 6, 1 },            [F_TOOL] = { "Tool", -16, 0 },
         [F_PIPELINE] = { "Pipeline", -12, 0 },  [F_RUN] = { "Run", -12, 0 },
-        [F_STEP] = { "Step", -12, 0 },          [F_SUGGEST] = { "Suggest", -50, 0 },
+        [F_STEP] = { "Step", -12, 0 },          [F_WILDCARDS] = { "Wildcards", -20, 0 },
+        [F_TAG] = { "Tag", -12, 0 },            [F_SUGGEST] = { "Suggest", -50, 0 },
         [F_PID] = { "PID", 8, 0 },              [F_PPID] = { "PPID", 8, 0 },
         [F_COMMAND] = { "Command", -50, 0 },    [F_TREE] = { "Tree", -32, 0 },
         [F_EXITCODES] = { "ExitCodes", -20, 0 }, [F_NJOBS] = { "NJobs", 6, 0 },
@@ -47,6 +48,8 @@ const char *view_default_format(enum view v)
                 return "JobID,PID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode";
         case V_ARRAY:
                 return "JobID,NJobs,State,Elapsed,TotalCPU,CPUEff,PeakMem,MemEff,NProcs";
+        case V_WORKFLOW:
+                return "Pipeline%-24,Run%-10,Step%-30,Tool%-18,NJobs,NProcs,Elapsed,TotalCPU,MaxRSS,ReadBytes,WriteBytes";
         case V_JOBS:
         default:
                 return "JobID,JobName,State,Elapsed,AllocCPUS,TotalCPU,CPUEff,PeakMem,ReqMem,MemEff,TimeEff,NProcs";

@@ -38,7 +38,7 @@ struct figures {
         int64_t cgroup_cpu_ns;      /* likewise */
 };
 
-enum row_kind { ROW_JOB, ROW_STEP, ROW_LOCAL, ROW_TOOL, ROW_PROC, ROW_TREE, ROW_ARRAY };
+enum row_kind { ROW_JOB, ROW_STEP, ROW_LOCAL, ROW_TOOL, ROW_PROC, ROW_TREE, ROW_ARRAY, ROW_WF };
 
 struct array_stats;
 
@@ -53,6 +53,7 @@ struct row {
         char nodelist[512];
         char partition[64];
         char pipeline[128], run[128], step[128];
+        char wildcards[256], tag[128];  /* of a workflow step (Snakemake, Nextflow) */
         char alloc_cores[128];
         int64_t step_id;                /* Slurm step id of a step row, JS_NONE otherwise */
         int64_t nnodes, ntasks;
@@ -80,6 +81,8 @@ struct row {
         const char *command;            /* borrowed */
         char exit_codes[256];
         const struct array_stats *arr;  /* ROW_ARRAY */
+        int64_t njobs;                  /* ROW_WF: jobs and runs that make it */
+        int wf_level;                   /* ROW_WF: 0 pipeline, 1 run, 2 step, 3 tool */
 };
 
 void row_init(struct row *r, enum row_kind kind);

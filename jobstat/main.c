@@ -92,7 +92,9 @@ int main(int argc, char **argv)
                         st.hidden);
         if (top) {
                 json_object_object_add(top, "v", json_object_new_int(1));
-                json_object_object_add(top, o.view == V_JOBS ? "jobs" : o.view == V_ARRAY ? "arrays" : "rows", v.e.jarr);
+                json_object_object_add(top, o.view == V_JOBS       ? "jobs"
+                                            : o.view == V_ARRAY    ? "arrays"
+                                            : o.view == V_WORKFLOW ? "pipelines" : "rows", v.e.jarr);
                 json_object_object_add(top, "warnings", v.warnings);
                 v.e.jarr = v.warnings = NULL;
                 printf("%s\n", json_object_to_json_string_ext(top, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -36,12 +36,16 @@ static void usage(FILE *f)
 "      --processes          one row per process\n"
 "      --tree               the process tree, totals per subtree\n"
 "      --array-summary      one row per job array: min/median/max of each figure\n"
+"      --workflow           grouped by pipeline, run, step and tool\n"
+"      --pipeline=P[,...]   only jobs of these workflow pipelines\n"
+"      --run=R[,...]        only jobs of these workflow runs\n"
 "  -c FILE                  tracer configuration (default $TRACER_CONF, /etc/tracer/tracer.conf)\n"
 "  -N NODE                  the node whose tracerd holds traced runs (default: this one)\n"
 "  -h, --help               this help\n");
 }
 
-enum { O_DELIM = 256, O_UNITS, O_JSON, O_HELPFORMAT, O_TOOLS, O_PROCS, O_TREE, O_ARRAY };
+enum { O_DELIM = 256, O_UNITS, O_JSON, O_HELPFORMAT, O_TOOLS, O_PROCS, O_TREE, O_ARRAY, O_WORKFLOW, O_PIPELINE,
+       O_RUN };
 
 static int parse_states(struct opts *o)
 {
@@ -109,6 +113,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
                 { "json", no_argument, NULL, O_JSON },          { "helpformat", no_argument, NULL, O_HELPFORMAT },
                 { "tools", no_argument, NULL, O_TOOLS },        { "processes", no_argument, NULL, O_PROCS },
                 { "tree", no_argument, NULL, O_TREE },          { "array-summary", no_argument, NULL, O_ARRAY },
+                { "workflow", no_argument, NULL, O_WORKFLOW },  { "pipeline", required_argument, NULL, O_PIPELINE },
+                { "run", required_argument, NULL, O_RUN },
                 { "help", no_argument, NULL, 'h' },             {}
         };
         time_t now = time(NULL), t;
@@ -146,6 +152,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
                 case O_PROCS: o->view = V_PROCS; views++; break;
                 case O_TREE: o->view = V_TREE; views++; break;
                 case O_ARRAY: o->view = V_ARRAY; views++; break;
+                case O_WORKFLOW: o->view = V_WORKFLOW; views++; break;
+                case O_PIPELINE: o->pipelines = optarg; break;
+                case O_RUN: o->runs = optarg; break;
                 case 'h': usage(stdout); return 1;
                 default: usage(stderr); return -1;
                 }
@@ -160,7 +169,11 @@ int opts_parse(int argc, char **argv, struct opts *o)
                 return 1;
         }
         if (views > 1) {
-                fprintf(stderr, JS_PROG ": --tools, --processes, --tree and --array-summary exclude each other\n");
+                fprintf(stderr, JS_PROG ": --tools, --processes, --tree, --array-summary and --workflow exclude each other\n");
+                return -1;
+        }
+        if ((o->pipelines && !*o->pipelines) || (o->runs && !*o->runs)) {
+                fprintf(stderr, JS_PROG ": empty --%s\n", o->pipelines && !*o->pipelines ? "pipeline" : "run");
                 return -1;
         }
         if (!*o->delim) {

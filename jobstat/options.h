@@ -16,6 +16,7 @@ struct opts {
         const char *start, *end;        /* -S, -E as given */
         const char *states;             /* -s */
         const char *format;             /* -o */
+        const char *pipelines, *runs;   /* --pipeline, --run: NULL for any */
         enum parsable parsable;
         const char *delim;
         int noheader, json, allocations, helpformat;

@@ -155,10 +155,21 @@ void procs_free(struct procset *ps)
         memset(ps, 0, sizeof(*ps));
 }
 
+/* the workflow labels of the step (or run) a process row belongs to */
+static void step_labels(struct row *r, const struct row *s)
+{
+        memcpy(r->pipeline, s->pipeline, sizeof(r->pipeline));
+        memcpy(r->run, s->run, sizeof(r->run));
+        memcpy(r->step, s->step, sizeof(r->step));
+        memcpy(r->wildcards, s->wildcards, sizeof(r->wildcards));
+        memcpy(r->tag, s->tag, sizeof(r->tag));
+}
+
 static void proc_row(struct row *r, const struct proc_rec *p, const struct row *s)
 {
         row_init(r, ROW_PROC);
         snprintf(r->jobid, sizeof(r->jobid), "%s", s->jobid);
+        step_labels(r, s);
         r->pid = p->pid;
         r->ppid = p->ppid;
         r->f.nunits = 1;
@@ -221,6 +232,7 @@ static void agg_row(struct row *r, enum row_kind kind, const struct row *s)
 {
         row_init(r, kind);
         snprintf(r->jobid, sizeof(r->jobid), "%s", s->jobid);
+        step_labels(r, s);
         r->f.nunits = 1;
         r->cpu_ns = r->user_ns = r->sys_ns = 0;
 }

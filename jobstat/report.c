@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,10 @@ static void labels_from(struct row *r, const struct unit_rec *const *u, size_t n
                         snprintf(r->run, sizeof(r->run), "%s", u[i]->run);
                 if (!r->step[0] && u[i]->step_name[0])
                         snprintf(r->step, sizeof(r->step), "%s", u[i]->step_name);
+                if (!r->wildcards[0] && u[i]->wildcards[0])
+                        snprintf(r->wildcards, sizeof(r->wildcards), "%s", u[i]->wildcards);
+                if (!r->tag[0] && u[i]->tag[0])
+                        snprintf(r->tag, sizeof(r->tag), "%s", u[i]->tag);
                 if (!r->alloc_cores[0] && u[i]->alloc_cores[0])
                         snprintf(r->alloc_cores, sizeof(r->alloc_cores), "%s", u[i]->alloc_cores);
         }
@@ -234,6 +239,7 @@ int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *
         r->slurm_sys_us = sj->sys_cpu_us;
         if ((err = fetch_units(j, sj, d)) < 0)
                 return err;
+        units_fill_labels(j->units, j->nunits);
         if (sj->step_only) { /* the other steps' units are not asked for */
                 size_t k = 0;
 
@@ -307,6 +313,7 @@ int report_add_traced_job(struct report *rep, const struct unit_rec *units, size
                 return -ENOMEM;
         memcpy(j->units, units, n * sizeof(*units));
         j->nunits = n;
+        units_fill_labels(j->units, j->nunits);
         j->uid = units[0].uid;
         r = &j->row;
         row_init(r, ROW_JOB);
@@ -436,6 +443,25 @@ static void resolve_leaf(struct row *r, int64_t job_req_mb, int64_t job_nnodes)
                 r->req_mem_share_mb = job_req_mb * r->nnodes / job_nnodes;
 }
 
+/* a label of the job's steps that they all agree on (those that have one): a job that runs
+ * one workflow step, as Snakemake's and Nextflow's Slurm executors submit them */
+static void job_label(char *out, size_t len, const struct job *j, size_t off)
+{
+        const char *v = NULL;
+
+        for (size_t i = 0; i < j->nsteps; i++) {
+                const char *s = (const char *)&j->steps[i] + off;
+
+                if (!*s)
+                        continue;
+                if (v && strcmp(v, s) != 0)
+                        return;
+                v = s;
+        }
+        if (v && !*out)
+                snprintf(out, len, "%s", v);
+}
+
 void report_resolve(struct job *j)
 {
         struct row *r = &j->row;
@@ -477,6 +503,9 @@ void report_resolve(struct job *j)
                 if (!r->run[0])
                         snprintf(r->run, sizeof(r->run), "%s", s->run);
         }
+        job_label(r->step, sizeof(r->step), j, offsetof(struct row, step));
+        job_label(r->wildcards, sizeof(r->wildcards), j, offsetof(struct row, wildcards));
+        job_label(r->tag, sizeof(r->tag), j, offsetof(struct row, tag));
         /* processes of the allocation itself (outside any step) count for the job */
         alloc = malloc((j->nunits + 1) * sizeof(*alloc));
         if (alloc) {

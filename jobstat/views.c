@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "arrays.h"
 #include "notes.h"
+#include "pipelines.h"
 #include "procs.h"
 #include "views.h"
 
@@ -177,9 +179,31 @@ static size_t view_arrays(struct viewctx *v, struct report *rep)
         return v->rows;
 }
 
+static size_t view_workflow(struct viewctx *v, struct report *rep)
+{
+        struct row *rows;
+        struct timespec now;
+        long n;
+
+        clock_gettime(CLOCK_REALTIME, &now);
+        n = pipelines_build(rep, pipelines_daemon_tools, v->d, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, &rows);
+        if (n < 0) {
+                fprintf(stderr, JS_PROG ": out of memory\n");
+                return 0;
+        }
+        if (!n && rep->n)
+                fprintf(stderr, JS_PROG ": none of these jobs belongs to a workflow tracer recognised\n");
+        if (n)
+                header(v);
+        v->rows += pipelines_emit(rows, (size_t)n, &v->e);
+        free(rows);
+        return v->rows;
+}
+
 size_t view_print(struct viewctx *v, struct report *rep)
 {
         switch (v->o->view) {
+        case V_WORKFLOW: return view_workflow(v, rep);
         case V_ARRAY: return view_arrays(v, rep);
         case V_TOOLS: case V_PROCS: case V_TREE: return view_procs(v, rep);
         case V_JOBS: default: return view_jobs(v, rep);

@@ -1,0 +1,494 @@
+/* Workflow filters and the pipeline -> run -> step -> tool view. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "pipelines.h"
+#include "procs.h"
+
+int pipelines_listed(const char *list, const char *name)
+{
+        size_t l = strlen(name);
+
+        if (!list || !*list)
+                return 1;
+        for (const char *p = list; *p;) {
+                size_t n = strcspn(p, ",");
+
+                if (n == l && strncmp(p, name, l) == 0)
+                        return 1;
+                p += n;
+                if (*p == ',')
+                        p++;
+        }
+        return 0;
+}
+
+int pipelines_match(const struct job *j, const char *pipelines, const char *runs)
+{
+        for (size_t i = 0; i < j->nunits; i++)
+                if ((!pipelines || (j->units[i].pipeline[0] && pipelines_listed(pipelines, j->units[i].pipeline))) &&
+                    (!runs || (j->units[i].run[0] && pipelines_listed(runs, j->units[i].run))))
+                        return 1;
+        return 0;
+}
+
+size_t pipelines_filter(struct report *rep, const char *pipelines, const char *runs)
+{
+        size_t k = 0, dropped = 0;
+
+        if (!pipelines && !runs)
+                return 0;
+        for (size_t i = 0; i < rep->n; i++) {
+                struct job *j = &rep->jobs[i];
+
+                if (pipelines_match(j, pipelines, runs)) {
+                        if (k != i)
+                                rep->jobs[k] = *j;
+                        k++;
+                } else {
+                        free(j->steps);
+                        free(j->units);
+                        dropped++;
+                }
+        }
+        rep->n = k;
+        return dropped;
+}
+
+/* ---- the default source of tool rows */
+
+static void add_int(struct json_object *o, const char *key, int64_t v)
+{
+        if (v != JS_NONE)
+                json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+/* an older tracerd: one tools-shaped record per process that is not shell plumbing */
+static int tools_from_processes(struct daemons *d, const struct unit_rec *u, struct json_object **tools)
+{
+        struct json_object *procs, *out;
+        int r = daemons_processes(d, u->node, u->id, &procs);
+
+        if (r < 0)
+                return r;
+        if (!(out = json_object_new_array())) {
+                json_object_put(procs);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < json_object_array_length(procs); i++) {
+                struct proc_rec p;
+                struct json_object *o;
+                char st[24];
+
+                if (proc_from_json(json_object_array_get_idx(procs, i), &p) < 0)
+                        continue;
+                if (!p.excluded && (o = json_object_new_object())) {
+                        json_object_object_add(o, "tool", json_object_new_string(p.tool));
+                        json_object_object_add(o, "nprocs", json_object_new_int64(1));
+                        add_int(o, "cpu_ns", p.cpu_ns);
+                        add_int(o, "user_ns", p.user_ns);
+                        add_int(o, "sys_ns", p.sys_ns);
+                        add_int(o, "maxrss_kb", p.maxrss_kb);
+                        add_int(o, "read_bytes", p.read_bytes);
+                        add_int(o, "write_bytes", p.write_bytes);
+                        add_int(o, "first_start_ns", p.start_ns);
+                        add_int(o, "last_end_ns", p.end_ns);
+                        add_int(o, "oom_kills", p.flags != JS_NONE && (p.flags & 0x8) ? 1 : 0);
+                        if (p.status != JS_NONE) {
+                                snprintf(st, sizeof(st), "%" PRId64, p.status);
+                                json_object_object_add(o, "statuses", json_object_new_string(st));
+                        }
+                        json_object_array_add(out, o);
+                }
+                free(p.cmd);
+        }
+        json_object_put(procs);
+        *tools = out;
+        return 0;
+}
+
+int pipelines_daemon_tools(void *ctx, const struct unit_rec *u, struct json_object **tools)
+{
+        struct daemons *d = ctx;
+        int r = daemons_tools(d, u->node, u->id, tools);
+
+        return r == -EREMOTEIO ? tools_from_processes(d, u, tools) : r;
+}
+
+/* ---- grouping */
+
+struct acc {
+        struct row r;
+        long up[WF_TOOL];       /* the pipeline, run and step rows above (-1: none) */
+        size_t last_job;        /* the last job counted, + 1 */
+        int codes[16], ncodes;  /* exit statuses of a tool */
+};
+
+struct accs {
+        struct acc *a;
+        size_t n, cap;
+};
+
+static int64_t jget(struct json_object *o, const char *key)
+{
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) &&
+                               (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+                       ? json_object_get_int64(v) : JS_NONE;
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+                       ? json_object_get_string(v) : "";
+}
+
+static void sum(int64_t *s, int64_t v)
+{
+        if (v != JS_NONE)
+                *s = (*s == JS_NONE ? 0 : *s) + v;
+}
+
+static void maxv(int64_t *m, int64_t v)
+{
+        if (v != JS_NONE && (*m == JS_NONE || v > *m))
+                *m = v;
+}
+
+static void minv(int64_t *m, int64_t v)
+{
+        if (v != JS_NONE && v > 0 && (*m == JS_NONE || v < *m))
+                *m = v;
+}
+
+/* add "v" to a ';'-separated list of distinct values */
+static void add_distinct(char *list, size_t len, const char *v)
+{
+        size_t l = strlen(v), at = strlen(list);
+
+        if (!l)
+                return;
+        for (const char *p = list; *p;) {
+                size_t n = strcspn(p, ";");
+
+                if (n == l && strncmp(p, v, l) == 0)
+                        return;
+                p += n;
+                if (*p == ';')
+                        p++;
+        }
+        if (at + l + 2 < len)
+                snprintf(list + at, len - at, "%s%s", at ? ";" : "", v);
+        else if (at + 5 < len && strcmp(list + at - 3, "...") != 0)
+                snprintf(list + at, len - at, ";...");
+}
+
+/* the row of this level and labels (created at first use); -1 on ENOMEM */
+static long find(struct accs *s, int level, const char *pipeline, const char *run, const char *step,
+                 const char *tool, const long *up)
+{
+        struct acc *a;
+
+        for (size_t i = 0; i < s->n; i++) {
+                const struct row *r = &s->a[i].r;
+
+                if (r->wf_level == level && !strcmp(r->pipeline, pipeline) && (level < WF_RUN || !strcmp(r->run, run)) &&
+                    (level < WF_STEP || !strcmp(r->step, step)) && (level < WF_TOOL || !strcmp(r->tool, tool)))
+                        return (long)i;
+        }
+        if (s->n == s->cap) {
+                struct acc *nv = realloc(s->a, (s->cap = s->cap ? 2 * s->cap : 32) * sizeof(*nv));
+
+                if (!nv)
+                        return -1;
+                s->a = nv;
+        }
+        a = &s->a[s->n];
+        memset(a, 0, sizeof(*a));
+        row_init(&a->r, ROW_WF);
+        a->r.wf_level = level;
+        a->r.njobs = 0;
+        a->r.f.nunits = 1;
+        a->r.f.nprocs = 0;
+        a->r.cpu_ns = a->r.user_ns = a->r.sys_ns = 0;
+        snprintf(a->r.pipeline, sizeof(a->r.pipeline), "%s", pipeline);
+        if (level >= WF_RUN)
+                snprintf(a->r.run, sizeof(a->r.run), "%s", run);
+        if (level >= WF_STEP)
+                snprintf(a->r.step, sizeof(a->r.step), "%s", step);
+        if (level >= WF_TOOL)
+                snprintf(a->r.tool, sizeof(a->r.tool), "%s", tool);
+        for (int l = 0; l < WF_TOOL; l++)
+                a->up[l] = l < level ? up[l] : -1;
+        return (long)s->n++;
+}
+
+/* the job (index ji in the report) counts once per row */
+static void count_job(struct acc *a, size_t ji, const struct job *j, const struct unit_rec *u)
+{
+        size_t at;
+
+        if (a->r.wf_level >= WF_STEP) {
+                add_distinct(a->r.wildcards, sizeof(a->r.wildcards), u->wildcards);
+                add_distinct(a->r.tag, sizeof(a->r.tag), u->tag);
+        }
+        if (a->last_job == ji + 1)
+                return;
+        a->last_job = ji + 1;
+        a->r.njobs++;
+        at = strlen(a->r.jobid);
+        if (at + strlen(j->row.jobid) + 5 < sizeof(a->r.jobid))
+                snprintf(a->r.jobid + at, sizeof(a->r.jobid) - at, "%s%s", at ? "," : "", j->row.jobid);
+        else if (at + 5 < sizeof(a->r.jobid) && strcmp(a->r.jobid + at - 3, "..."))
+                snprintf(a->r.jobid + at, sizeof(a->r.jobid) - at, ",...");
+}
+
+/* a unit's totals into a pipeline, run or step row */
+static void add_unit(struct acc *a, const struct unit_rec *u, int64_t now_ns)
+{
+        struct figures *f = &a->r.f;
+
+        minv(&f->first_start_ns, u->start_ns);
+        if (unit_running(u)) {
+                f->running = 1;
+                maxv(&f->last_end_ns, now_ns);
+        } else {
+                maxv(&f->last_end_ns, u->end_ns);
+        }
+        if (!u->have_totals)
+                return;
+        sum(&f->nprocs, u->t.nprocs);
+        sum(&a->r.cpu_ns, u->t.cpu_ns);
+        sum(&a->r.user_ns, u->t.user_ns);
+        sum(&a->r.sys_ns, u->t.sys_ns);
+        maxv(&f->maxrss_kb, u->t.maxrss_kb);
+        sum(&f->read_bytes, u->t.read_bytes);
+        sum(&f->write_bytes, u->t.write_bytes);
+        sum(&f->oom_kills, u->t.oom_kills);
+        if (u->start_ns == JS_NONE || u->start_ns <= 0)
+                minv(&f->first_start_ns, u->t.first_start_ns);
+}
+
+/* one element of a "tools" reply into a tool row */
+static void add_tool(struct acc *a, struct json_object *t)
+{
+        struct figures *f = &a->r.f;
+        const char *st = jstr(t, "statuses");
+
+        sum(&f->nprocs, jget(t, "nprocs"));
+        sum(&a->r.cpu_ns, jget(t, "cpu_ns"));
+        sum(&a->r.user_ns, jget(t, "user_ns"));
+        sum(&a->r.sys_ns, jget(t, "sys_ns"));
+        maxv(&f->maxrss_kb, jget(t, "maxrss_kb"));
+        sum(&f->read_bytes, jget(t, "read_bytes"));
+        sum(&f->write_bytes, jget(t, "write_bytes"));
+        sum(&f->oom_kills, jget(t, "oom_kills"));
+        minv(&f->first_start_ns, jget(t, "first_start_ns"));
+        maxv(&f->last_end_ns, jget(t, "last_end_ns"));
+        while (*st) { /* "0,256": distinct wait statuses */
+                char *end;
+                long v = strtol(st, &end, 10);
+                int c;
+
+                if (end == st)
+                        break;
+                for (c = 0; c < a->ncodes && a->codes[c] != v; c++)
+                        ;
+                if (c == a->ncodes && c < (int)(sizeof(a->codes) / sizeof(a->codes[0])))
+                        a->codes[a->ncodes++] = (int)v;
+                st = *end == ',' ? end + 1 : end;
+        }
+}
+
+static int add_tools(struct accs *s, const long *up, const struct unit_rec *u, size_t ji, const struct job *j,
+                     pipelines_tools_fn fetch, void *ctx)
+{
+        struct json_object *tools;
+
+        if (!fetch || (u->have_totals && u->t.nprocs != JS_NONE && u->t.nprocs <= 0))
+                return 0;
+        if (fetch(ctx, u, &tools) < 0)
+                return 0; /* the node is named in the warnings */
+        for (size_t k = 0; k < json_object_array_length(tools); k++) {
+                struct json_object *t = json_object_array_get_idx(tools, k);
+                const char *name = jstr(t, "tool"), *sub = jstr(t, "subcommand");
+                char tool[128];
+                long i;
+
+                if (!json_object_is_type(t, json_type_object) || !*name)
+                        continue;
+                snprintf(tool, sizeof(tool), "%s%s%s", name, *sub ? " " : "", sub);
+                conv_sanitize(tool);
+                if ((i = find(s, WF_TOOL, u->pipeline, u->run, u->step_name, tool, up)) < 0) {
+                        json_object_put(tools);
+                        return -ENOMEM;
+                }
+                count_job(&s->a[i], ji, j, u);
+                add_tool(&s->a[i], t);
+        }
+        json_object_put(tools);
+        return 0;
+}
+
+static const struct acc *sort_accs;
+
+static long ancestor(long i, int level)
+{
+        const struct acc *a = &sort_accs[i];
+
+        if (a->r.wf_level == level)
+                return i;
+        return a->r.wf_level < level ? -1 : a->up[level];
+}
+
+static int by_tree(const void *pa, const void *pb)
+{
+        long a = *(const long *)pa, b = *(const long *)pb;
+
+        for (int l = WF_PIPELINE; l <= WF_TOOL; l++) {
+                long x = ancestor(a, l), y = ancestor(b, l);
+                const struct row *rx, *ry;
+                int c;
+
+                if (x == y)
+                        continue;
+                if (x < 0 || y < 0)
+                        return x < 0 ? -1 : 1; /* the row of the level above first */
+                rx = &sort_accs[x].r;
+                ry = &sort_accs[y].r;
+                if (l == WF_TOOL && rx->cpu_ns != ry->cpu_ns)
+                        return rx->cpu_ns > ry->cpu_ns ? -1 : 1;
+                if (l < WF_TOOL && rx->f.first_start_ns != ry->f.first_start_ns) {
+                        if (rx->f.first_start_ns == JS_NONE || ry->f.first_start_ns == JS_NONE)
+                                return rx->f.first_start_ns == JS_NONE ? 1 : -1;
+                        return rx->f.first_start_ns < ry->f.first_start_ns ? -1 : 1;
+                }
+                c = l == WF_TOOL ? strcmp(rx->tool, ry->tool)
+                    : l == WF_STEP ? strcmp(rx->step, ry->step)
+                    : l == WF_RUN ? strcmp(rx->run, ry->run) : strcmp(rx->pipeline, ry->pipeline);
+                if (c)
+                        return c;
+                return x < y ? -1 : 1;
+        }
+        return 0;
+}
+
+/* what a finished row shows */
+static void finish(struct acc *a)
+{
+        struct row *r = &a->r;
+        size_t at = 0;
+
+        if (r->f.first_start_ns != JS_NONE && r->f.last_end_ns != JS_NONE && r->f.last_end_ns >= r->f.first_start_ns)
+                r->elapsed = (r->f.last_end_ns - r->f.first_start_ns + 500000000) / 1000000000;
+        if (r->f.running)
+                r->f.last_end_ns = JS_NONE; /* End: Unknown, as for a running job */
+        if (!r->pipeline[0])
+                snprintf(r->pipeline, sizeof(r->pipeline), JS_UNKNOWN);
+        if (r->wf_level >= WF_RUN && !r->run[0])
+                snprintf(r->run, sizeof(r->run), JS_UNKNOWN);
+        if (r->wf_level >= WF_STEP && !r->step[0])
+                snprintf(r->step, sizeof(r->step), JS_UNKNOWN);
+        for (int c = 0; c < a->ncodes && at + 16 < sizeof(r->exit_codes); c++) {
+                char code[16];
+
+                conv_exitcode(code, sizeof(code), a->codes[c]);
+                at += snprintf(r->exit_codes + at, sizeof(r->exit_codes) - at, "%s%s", c ? "," : "", code);
+        }
+}
+
+long pipelines_build(const struct report *rep, pipelines_tools_fn fetch, void *ctx, int64_t now_ns,
+                     struct row **rows)
+{
+        struct accs s = {};
+        long *order = NULL, ret = -ENOMEM;
+        struct row *out = NULL;
+
+        *rows = NULL;
+        for (size_t ji = 0; ji < rep->n; ji++) {
+                const struct job *j = &rep->jobs[ji];
+
+                for (size_t k = 0; k < j->nunits; k++) {
+                        const struct unit_rec *u = &j->units[k];
+                        long up[WF_TOOL];
+
+                        if (!unit_labelled(u))
+                                continue;
+                        if ((up[0] = find(&s, WF_PIPELINE, u->pipeline, "", "", "", up)) < 0 ||
+                            (up[1] = find(&s, WF_RUN, u->pipeline, u->run, "", "", up)) < 0 ||
+                            (up[2] = find(&s, WF_STEP, u->pipeline, u->run, u->step_name, "", up)) < 0)
+                                goto out;
+                        for (int l = 0; l < WF_TOOL; l++) {
+                                count_job(&s.a[up[l]], ji, j, u);
+                                add_unit(&s.a[up[l]], u, now_ns);
+                        }
+                        if (add_tools(&s, up, u, ji, j, fetch, ctx) < 0)
+                                goto out;
+                }
+        }
+        if (!s.n) {
+                ret = 0;
+                goto out;
+        }
+        order = malloc(s.n * sizeof(*order));
+        out = malloc(s.n * sizeof(*out));
+        if (!order || !out)
+                goto out;
+        for (size_t i = 0; i < s.n; i++) {
+                order[i] = (long)i;
+                finish(&s.a[i]);
+        }
+        sort_accs = s.a;
+        qsort(order, s.n, sizeof(*order), by_tree);
+        for (size_t i = 0; i < s.n; i++)
+                out[i] = s.a[order[i]].r;
+        *rows = out;
+        out = NULL;
+        ret = (long)s.n;
+out:
+        free(out);
+        free(order);
+        free(s.a);
+        return ret;
+}
+
+size_t pipelines_emit(const struct row *rows, size_t n, struct emit *e)
+{
+        struct json_object *parent[WF_TOOL] = {};
+        static const char *const child_key[WF_TOOL] = { "runs", "steps", "tools" };
+
+        for (size_t i = 0; i < n; i++) {
+                const struct row *r = &rows[i];
+                struct json_object *o, *list;
+                int l = r->wf_level;
+
+                if (!e->json) {
+                        out_row(e->o, r);
+                        continue;
+                }
+                if (!(o = out_row_json(r, e->jcols, e->njcols, &e->o->cc)))
+                        continue;
+                if (l == WF_PIPELINE) {
+                        json_object_array_add(e->jarr, o);
+                } else if (parent[l - 1] && json_object_object_get_ex(parent[l - 1], child_key[l - 1], &list)) {
+                        json_object_array_add(list, o);
+                } else {
+                        json_object_put(o);
+                        continue;
+                }
+                if (l < WF_TOOL) {
+                        json_object_object_add(o, child_key[l], json_object_new_array());
+                        parent[l] = o;
+                        for (int k = l + 1; k < WF_TOOL; k++)
+                                parent[k] = NULL;
+                }
+        }
+        return n;
+}
