@@ -487,7 +487,7 @@ int tool_identify_flags(const struct tool_rules *r, const char *exe, const char 
         const struct tool_rule *rule;
         struct hop h, next, prev;
         struct word exe_w = { exe, exe ? strlen(exe) : 0 }, verb, script = { "", 0 };
-        int hops;
+        int hops, wrapper = 0;
 
         if (!out)
                 return -EINVAL;
@@ -544,6 +544,7 @@ int tool_identify_flags(const struct tool_rules *r, const char *exe, const char 
                         if ((rule = find_rule(r, RULE_WRAPPER, h.name))) {
                                 if (!see_through(id, rule, &h, &next, &verb))
                                         break;
+                                wrapper |= hops == 0;
                                 prev = h;
                                 h = next;
                                 continue;
@@ -563,6 +564,7 @@ int tool_identify_flags(const struct tool_rules *r, const char *exe, const char 
                 break;
         }
         finish(id, &h, out);
+        out->wrapper = wrapper;
         if (verb.len && hops < TOOL_HOPS_MAX && !out->subcommand[0])
                 field_set(out->subcommand, sizeof(out->subcommand), verb.s, verb.len);
         return 0;

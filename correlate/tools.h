@@ -17,6 +17,9 @@ struct tool_id {
         char subcommand[64];  /* "sort", "HaplotypeCaller", "" when none */
         char interpreter[32]; /* "python3", "java", "Rscript" when the tool ran through one */
         int excluded;         /* 1: shell plumbing, kept out of tool tables (not out of listings) */
+        int wrapper;          /* 1: the process is a wrapper that ran the tool (env, time, srun,
+                               * conda run, ...): its memory is its own (or, forked from a large
+                               * parent, that parent's), not the tool's */
 };
 
 struct tool_rules;

@@ -144,26 +144,27 @@ int daemons_units(struct daemons *d, int node, const char *sel, struct json_obje
         return r < 0 ? r : take_array(reply, "units", units);
 }
 
-int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs)
+/* a per-unit query {"op": op, "unit": id}: the reply's array named op (caller puts) */
+static int unit_query(struct daemons *d, int node, const char *op, int64_t unit, int timeout_ms,
+                      struct json_object **out)
 {
-        struct json_object *req = client_new_request("processes"), *reply;
+        struct json_object *req = client_new_request(op), *reply;
         int r;
 
         json_object_object_add(req, "unit", json_object_new_int64(unit));
-        r = ask(d, node, req, PROCS_TIMEOUT_MS, &reply);
+        r = ask(d, node, req, timeout_ms, &reply);
         json_object_put(req);
-        return r < 0 ? r : take_array(reply, "processes", procs);
+        return r < 0 ? r : take_array(reply, op, out);
+}
+
+int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs)
+{
+        return unit_query(d, node, "processes", unit, PROCS_TIMEOUT_MS, procs);
 }
 
 int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object **tools)
 {
-        struct json_object *req = client_new_request("tools"), *reply;
-        int r;
-
-        json_object_object_add(req, "unit", json_object_new_int64(unit));
-        r = ask(d, node, req, UNITS_TIMEOUT_MS, &reply);
-        json_object_put(req);
-        return r < 0 ? r : take_array(reply, "tools", tools);
+        return unit_query(d, node, "tools", unit, UNITS_TIMEOUT_MS, tools);
 }
 
 struct json_object *daemons_topology(struct daemons *d, int node)

@@ -92,7 +92,7 @@ static int tools_from_processes(struct daemons *d, const struct unit_rec *u, str
                         add_int(o, "cpu_ns", p.cpu_ns);
                         add_int(o, "user_ns", p.user_ns);
                         add_int(o, "sys_ns", p.sys_ns);
-                        add_int(o, "maxrss_kb", p.maxrss_kb);
+                        add_int(o, "maxrss_kb", p.wrapper ? JS_NONE : p.maxrss_kb);
                         add_int(o, "read_bytes", p.read_bytes);
                         add_int(o, "write_bytes", p.write_bytes);
                         add_int(o, "first_start_ns", p.start_ns);

@@ -96,6 +96,7 @@ int proc_from_json(struct json_object *o, struct proc_rec *p)
         p->flags = iget(o, "flags");
         tool_of(o, argv, p->tool, sizeof(p->tool));
         p->excluded = iget(o, "tool_excluded") > 0;
+        p->wrapper = iget(o, "tool_wrapper") > 0;
         p->cmd = command_of(o, argv, p->flags);
         return p->cmd ? 0 : -ENOMEM;
 }
@@ -239,6 +240,7 @@ static void agg_row(struct row *r, enum row_kind kind, const struct row *s)
 
 struct tool_acc {
         struct row r;
+        int64_t wrapper_rss_kb; /* the tool's MaxRSS only when no process of its own has one */
         struct { char code[16]; int64_t n; } codes[8];
         int ncodes, more;
 };
@@ -296,7 +298,16 @@ static size_t group_tools(const struct procset *ps, const struct row *s, struct 
                         n++;
                 }
                 a = &t[n - 1];
-                accumulate(&a->r, p);
+                if (p->wrapper) { /* time -v forked from a 70 MB python keeps python's peak */
+                        struct proc_rec own = *p;
+
+                        if (p->maxrss_kb != JS_NONE && p->maxrss_kb > a->wrapper_rss_kb)
+                                a->wrapper_rss_kb = p->maxrss_kb;
+                        own.maxrss_kb = JS_NONE;
+                        accumulate(&a->r, &own);
+                } else {
+                        accumulate(&a->r, p);
+                }
                 conv_exitcode(code, sizeof(code), p->status);
                 for (c = 0; c < a->ncodes && strcmp(a->codes[c].code, code); c++)
                         ;
@@ -311,6 +322,9 @@ static size_t group_tools(const struct procset *ps, const struct row *s, struct 
                 a->codes[c].n++;
         }
         free(sorted);
+        for (size_t k = 0; k < n; k++)
+                if (t[k].r.f.maxrss_kb == JS_NONE && t[k].wrapper_rss_kb > 0)
+                        t[k].r.f.maxrss_kb = t[k].wrapper_rss_kb;
         if (n > 1)
                 qsort(t, n, sizeof(*t), by_cpu);
         *out = t;

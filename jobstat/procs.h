@@ -15,6 +15,7 @@ struct proc_rec {
         int64_t rchar, wchar, read_bytes, write_bytes, status, flags;
         char tool[64];
         int excluded; /* shell plumbing by tracerd's tool rules: in listings, not in tool tables */
+        int wrapper;  /* env, time, srun, ... that ran the tool: its RSS is not the tool's */
         char *cmd;
 };
 

@@ -39,7 +39,7 @@ static const char *const process_cols[] = {
         "read_bytes INTEGER", "write_bytes INTEGER", "cancelled_write_bytes INTEGER",
         "minflt INTEGER", "majflt INTEGER", "nvcsw INTEGER", "nivcsw INTEGER", "threads INTEGER",
         "status INTEGER", "flags INTEGER", "tool TEXT", "subcommand TEXT", "interpreter TEXT",
-        "tool_excluded INTEGER", NULL
+        "tool_excluded INTEGER", "tool_wrapper INTEGER", NULL
 };
 
 static const char schema[] =
@@ -402,6 +402,7 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         bind_text(st, i++, p->tool.subcommand);
         bind_text(st, i++, p->tool.interpreter);
         sqlite3_bind_int(st, i++, p->tool.excluded);
+        sqlite3_bind_int(st, i++, p->tool.wrapper);
         return write_step(s, st);
 }
 

@@ -225,7 +225,7 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
         if (store_prepare(s, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
                        " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
                        " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
-                       " interpreter, tool_excluded"
+                       " interpreter, tool_excluded, tool_wrapper"
                        " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, unit);
@@ -240,7 +240,11 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
         int err;
 
         if (store_prepare(s, "SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"
-                       " SUM(user_ns) AS user_ns, SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
+                       " SUM(user_ns) AS user_ns, SUM(sys_ns) AS sys_ns,"
+                       /* a wrapper's peak RSS is not the tool's: time -v forked from a 70 MB
+                        * python keeps python's peak as its ru_maxrss */
+                       " COALESCE(MAX(CASE WHEN tool_wrapper THEN NULL ELSE maxrss_kb END),"
+                       "  MAX(maxrss_kb)) AS maxrss_kb,"
                        " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
                        " MIN(start_ns) AS first_start_ns, MAX(end_ns) AS last_end_ns,"
                        " group_concat(DISTINCT status) AS statuses,"

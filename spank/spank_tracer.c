@@ -36,7 +36,7 @@ static struct {
         char conf[PATH_MAX];
         char socket[PATH_MAX]; /* socket= plugin argument, else from the config */
         int timeout_ms;
-        int warned;
+        int failed;     /* an exchange of this step failed: the step's others are skipped */
         int ntasks;
         struct { uint32_t task; pid_t pid; int64_t unit; } tasks[MAX_TASKS];
 } st = { .timeout_ms = 100 };
@@ -301,7 +301,9 @@ static int64_t ms_now(void)
         return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* One bounded exchange; failures are logged once per step and never reach the job. */
+/* One bounded exchange; a failure is logged once and never reaches the job. After one, the
+ * step's other tasks skip theirs: a tracerd that is down or hung costs a step timeout_ms in
+ * all, however many tasks it starts. */
 static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct json_object **reply)
 {
         char path[PATH_MAX], err[PATH_MAX + 128] = "";
@@ -309,6 +311,8 @@ static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct j
         int fd, r;
 
         *reply = NULL;
+        if (st.failed)
+                return -1;
         if (socket_path(sp, pid, path, sizeof(path)) < 0)
                 return -1;
         fd = proto_connect(path, st.timeout_ms);
@@ -321,7 +325,7 @@ static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct j
                 r = proto_call(fd, req, left > 0 ? left : 1, reply, err, sizeof(err));
                 close(fd);
         }
-        if (r < 0 && !st.warned++)
+        if (r < 0 && !st.failed++)
                 slurm_info("tracer: tracerd not reachable, job runs untraced: %s", err);
         return r;
 }

@@ -37,6 +37,11 @@ export TRACER_CONF=$BASE/etc/tracer.conf
 START=$(date +%Y-%m-%dT%H:%M:%S)
 as() { su tracertest -c "cd '$1' && SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $2"; }
 js() { as "$T" "'$JS' -S $START $*"; } # as the user who ran the workflow
+counted() { # FILE: compare.py's "ok   …" / "FAIL …" lines counted as this test's results
+  while IFS= read -r line; do
+    case $line in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; *) echo "  $line" ;; esac
+  done < "$1"
+}
 listed() { # JOBID,...: until a listing by time (sacct -S, tracer-jobstat without -j) has them
   # all ended: a job's end reaches the accounting after the job (and Nextflow's .exitcode), and
   # such a listing shows a job only a moment after it, as sacct does (60 s at most)
@@ -74,9 +79,7 @@ js "--pipeline $P --workflow" | sed 's/^/  | /'
 js "--pipeline $P --workflow --json" > "$T/smk-wf.json"
 js "--pipeline $P --processes --json" > "$T/smk-procs.json"
 python3 "$HERE/compare.py" snakemake "$P" "$T/smk-wf.json" "$T/smk-procs.json" "$WF"/time/*.txt > "$T/cmp" 2>&1
-while IFS= read -r line; do
-  case $line in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; *) echo "  $line" ;; esac
-done < "$T/cmp"
+counted "$T/cmp"
 
 # each job: the pipeline, one run for all, the rule of its job name as the step, its wildcards
 rows=$(js "--pipeline $P -X -P -n -o JobID,JobName%60,Pipeline%60,Run,Step,Wildcards")
@@ -125,9 +128,7 @@ js "--pipeline $NP --workflow --json" > "$T/nf-wf.json"
 js "--pipeline $NP --processes --json" > "$T/nf-procs.json"
 python3 "$HERE/compare.py" nextflow "$NP" "$T/nf-wf.json" "$T/nf-procs.json" "$NF"/work/*/*/.time.* > "$T/cmp" 2>&1
 python3 "$HERE/compare.py" same "$T/smk-wf.json" "$T/nf-wf.json" >> "$T/cmp" 2>&1
-while IFS= read -r line; do
-  case $line in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; *) echo "  $line" ;; esac
-done < "$T/cmp"
+counted "$T/cmp"
 rows=$(js "--pipeline $NP -X -P -n -o JobID,JobName%60,Pipeline%60,Step%60,Tag")
 echo "$rows" | sed 's/^/  | /'
 check "--pipeline $NP: the 8 tasks' jobs" [ "$(cut -d'|' -f1 <<< "$rows" | paste -sd,)" = "$nf_jobs" ]

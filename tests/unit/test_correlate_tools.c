@@ -300,6 +300,31 @@ static void test_count(void **state)
         assert_true(n >= 60);
 }
 
+/* ---- a wrapper process (it ran the tool) is flagged; the tool itself and an interpreter
+ * running a script are not */
+static void test_wrapper_flag(void **state)
+{
+        static const struct { const char *argv; size_t len; int wrapper; } t[] = {
+#define W(a, w) { a, sizeof(a) - 1, w }
+                W("/usr/bin/time\0-v\0-o\0t.txt\0samtools\0sort\0x.bam", 1),
+                W("env\0A=1\0samtools\0sort\0x.bam", 1),
+                W("srun\0-n1\0bwa\0mem\0ref.fa\0r.fq", 1),
+                W("samtools\0sort\0x.bam", 0),
+                W("python3\0-m\0snakemake\0--snakefile\0S", 0),
+                W("nice\0-n\05\0python3\0train.py", 1),
+                W("time", 0), /* nothing to run: the wrapper is the tool */
+#undef W
+        };
+        struct tool_id id;
+
+        (void)state;
+        for (size_t i = 0; i < sizeof(t) / sizeof(*t); i++) {
+                assert_int_equal(identify(rules, NULL, t[i].argv, t[i].len, 0, &id), 0);
+                if (id.wrapper != t[i].wrapper)
+                        fail_msg("%s: wrapper %d, want %d (tool %s)", t[i].argv, id.wrapper, t[i].wrapper, id.name);
+        }
+}
+
 /* ---- argv cut short (TOOL_ARGV_TRUNCATED): a cut name is not used */
 static void test_truncated(void **state)
 {
@@ -641,6 +666,7 @@ int main(void)
                 cmocka_unit_test(test_interp),
                 cmocka_unit_test(test_wrap),
                 cmocka_unit_test(test_odd),
+                cmocka_unit_test(test_wrapper_flag),
                 cmocka_unit_test(test_truncated),
                 cmocka_unit_test(test_bounds),
                 cmocka_unit_test(test_fixture_execs),

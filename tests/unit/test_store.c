@@ -516,6 +516,51 @@ static void test_totals(void **state)
         store_close(s);
 }
 
+/* tools: processes grouped by tool and subcommand, plumbing left out, the most CPU first; a
+ * wrapper's peak RSS (inherited from the large parent it was forked from) is not the tool's */
+static void add_tool_proc(struct store *s, uint32_t pid, const char *tool, const char *sub, int excluded,
+                          int wrapper, uint64_t cpu_ns, uint64_t rss_kb)
+{
+        struct proc p = mkproc(12, pid, 1000000000ull * pid);
+
+        snprintf(p.tool.name, sizeof(p.tool.name), "%s", tool);
+        snprintf(p.tool.subcommand, sizeof(p.tool.subcommand), "%s", sub);
+        p.tool.excluded = excluded;
+        p.tool.wrapper = wrapper;
+        p.exit.runtime_ns = cpu_ns;
+        p.exit.maxrss_kb = rss_kb;
+        assert_int_equal(store_add_process(s, &p, OFFSET), 0);
+}
+
+static void test_tools(void **state)
+{
+        struct store *s = open_store(BOOT_A);
+        json_object *t, *o;
+
+        (void)state;
+        add_tool_proc(s, 1, "samtools", "sort", 0, 1, 1000, 74000);  /* time -v, forked from python */
+        add_tool_proc(s, 2, "samtools", "sort", 0, 0, 70000, 16000); /* samtools itself */
+        add_tool_proc(s, 3, "samtools", "index", 0, 0, 500, 3600);
+        add_tool_proc(s, 4, "bwa", "mem", 0, 1, 100, 2000);          /* only its wrapper seen */
+        add_tool_proc(s, 5, "sh", "", 1, 0, 900000, 90000);           /* plumbing */
+        assert_int_equal(store_unit_tools(s, 12, &t), 0);
+        assert_int_equal(json_object_array_length(t), 3);
+        o = json_object_array_get_idx(t, 0);
+        assert_string_equal(json_object_get_string(get(o, "tool")), "samtools");
+        assert_string_equal(json_object_get_string(get(o, "subcommand")), "sort");
+        assert_int_equal(geti(o, "nprocs"), 2);
+        assert_int_equal(geti(o, "cpu_ns"), 71000);
+        assert_int_equal(geti(o, "maxrss_kb"), 16000);
+        o = json_object_array_get_idx(t, 1);
+        assert_string_equal(json_object_get_string(get(o, "subcommand")), "index");
+        assert_int_equal(geti(o, "maxrss_kb"), 3600);
+        o = json_object_array_get_idx(t, 2);
+        assert_string_equal(json_object_get_string(get(o, "tool")), "bwa");
+        assert_int_equal(geti(o, "maxrss_kb"), 2000);
+        json_object_put(t);
+        store_close(s);
+}
+
 struct seen {
         uint64_t ids[16];
         size_t n;
@@ -784,6 +829,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_find_units, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_migrates_older_store, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_totals, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_running_units_by_boot, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unit_roundtrip, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_batching, setup, teardown),
