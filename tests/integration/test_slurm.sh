@@ -22,6 +22,7 @@ wait_jobs() { # wait_jobs JOBID...: until Slurm has them all finished (60 s at m
   done
   return 1
 }
+exit_of() { sacct -n -X -P -j "$1" --format=ExitCode | head -1; }
 lost() { "$BUILD/tracerctl" -N "$1" status --json | grep -o '"lost": *[0-9]*' | grep -o '[0-9]*$'; }
 within() { awk -v m="$1" -v r="$2" -v rel="$3" 'BEGIN { d = m - r; if (d < 0) d = -d; exit !(d <= rel * r) }'; }
 
@@ -96,10 +97,21 @@ check "cancelled job: its 30 true and the killed sleep are recorded" \
   [ "$(ndb n1 "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit=u.id WHERE u.job_id=$J4 AND (p.comm='true' OR (p.comm='sleep' AND p.status & 127 != 0))")" -eq 31 ]
 check "no unit of the cancelled job is left running" \
   [ "$(ndb n1 "SELECT COUNT(*) FROM units WHERE job_id=$J4 AND state='RUNNING'")" -eq 0 ]
+
+# --- naming work without changing it: SPANK options, TRACER_* variables; --tracer=off
+J5=$(submit tracertest "-w n1 -n1 --mem=50M -o /dev/null --tracer-pipeline=rnaseq --tracer-run=r7 --wrap 'srun --tracer-step=align /bin/true; /bin/true'")
+J6=$(as tracertest "TRACER_PIPELINE_NAME=chipseq TRACER_RUN_NAME=r8 TRACER_STEP_NAME=peaks sbatch --parsable -w n1 -n1 --mem=50M -o /dev/null --wrap /bin/true")
+J7=$(submit tracertest "-w n1 -n1 --mem=50M -o /dev/null --tracer=off --wrap 'srun /bin/true; /bin/true'")
+check "labelled and untraced jobs ran" wait_jobs "$J5" "$J6" "$J7"
+check "sbatch --tracer-pipeline/--tracer-run, srun --tracer-step: the units carry them" \
+  [ "$(ndb n1 "SELECT group_concat(n, ' ') FROM (SELECT name || '=' || pipeline || '/' || run || '/' || COALESCE(step_name, '') AS n FROM units WHERE job_id=$J5 AND step_id IN (0, 4294967291) ORDER BY name)")" = "$J5.0=rnaseq/r7/align $J5.batch=rnaseq/r7/" ]
+check "TRACER_PIPELINE_NAME/RUN/STEP in the job's environment name it" \
+  [ "$(ndb n1 "SELECT pipeline || '/' || run || '/' || step_name FROM units WHERE name='$J6.batch'")" = "chipseq/r8/peaks" ]
+check "--tracer=off: job $J7 ran and nothing of it is recorded" \
+  [ "$(exit_of "$J7")" = "0:0" -a "$(ndb n1 "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit=u.id WHERE u.job_id=$J7 AND u.step_id IN (0, 4294967291)")" -eq 0 ]
 for n in n1 n2; do check "$n: 0 lost events" [ "$(lost $n)" = 0 ]; done
 
 # --- tracerd down, hanging or answering garbage: jobs run and end as they would anyway
-exit_of() { sacct -n -X -P -j "$1" --format=ExitCode | head -1; }
 fake_tracerd() { # fake_tracerd MODE: replace n1's socket with a peer that hangs or talks nonsense
   python3 - "$BASE/run/tracerd-n1.sock" "$1" <<'PY' &
 import os, socket, sys, time
