@@ -209,8 +209,7 @@ static void add_nz(int64_t *sum, int64_t v)
                 *sum += v;
 }
 
-/* p's figures into an aggregate row (tools, subtrees) */
-static void accumulate(struct row *r, const struct proc_rec *p)
+void procs_accumulate(struct row *r, const struct proc_rec *p)
 {
         r->f.nprocs++;
         add_nz(&r->cpu_ns, p->cpu_ns);
@@ -229,137 +228,13 @@ static void accumulate(struct row *r, const struct proc_rec *p)
                 r->f.last_end_ns = p->end_ns;
 }
 
-static void agg_row(struct row *r, enum row_kind kind, const struct row *s)
+void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s)
 {
         row_init(r, kind);
         snprintf(r->jobid, sizeof(r->jobid), "%s", s->jobid);
         step_labels(r, s);
         r->f.nunits = 1;
         r->cpu_ns = r->user_ns = r->sys_ns = 0;
-}
-
-struct tool_acc {
-        struct row r;
-        int64_t wrapper_rss_kb; /* the tool's MaxRSS only when no process of its own has one */
-        struct { char code[16]; int64_t n; } codes[8];
-        int ncodes, more;
-};
-
-static int by_cpu(const void *a, const void *b)
-{
-        const struct tool_acc *x = a, *y = b;
-
-        if (x->r.cpu_ns != y->r.cpu_ns)
-                return x->r.cpu_ns > y->r.cpu_ns ? -1 : 1;
-        return strcmp(x->r.tool, y->r.tool);
-}
-
-static int by_tool(const void *a, const void *b)
-{
-        const struct proc_rec *x = *(const struct proc_rec *const *)a, *y = *(const struct proc_rec *const *)b;
-        int c = strcmp(x->tool, y->tool);
-
-        return c ? c : x < y ? -1 : x > y;
-}
-
-/* group by tool, most CPU first; returns the count (*out: caller frees) */
-static size_t group_tools(const struct procset *ps, const struct row *s, struct tool_acc **out)
-{
-        const struct proc_rec **sorted = malloc((ps->n + 1) * sizeof(*sorted));
-        struct tool_acc *t = NULL;
-        size_t n = 0, cap = 0;
-
-        *out = NULL;
-        if (!sorted)
-                return 0;
-        size_t m = 0;
-
-        for (size_t i = 0; i < ps->n; i++)
-                if (!ps->p[i].excluded)
-                        sorted[m++] = &ps->p[i];
-        qsort(sorted, m, sizeof(*sorted), by_tool);
-        for (size_t i = 0; i < m; i++) {
-                const struct proc_rec *p = sorted[i];
-                struct tool_acc *a;
-                char code[16];
-                int c;
-
-                if (!n || strcmp(t[n - 1].r.tool, p->tool)) {
-                        if (n == cap) {
-                                struct tool_acc *nv = realloc(t, (cap = cap ? 2 * cap : 16) * sizeof(*nv));
-
-                                if (!nv)
-                                        break;
-                                t = nv;
-                        }
-                        memset(&t[n], 0, sizeof(t[n]));
-                        agg_row(&t[n].r, ROW_TOOL, s);
-                        snprintf(t[n].r.tool, sizeof(t[n].r.tool), "%s", p->tool);
-                        n++;
-                }
-                a = &t[n - 1];
-                if (p->wrapper) { /* time -v forked from a 70 MB python keeps python's peak */
-                        struct proc_rec own = *p;
-
-                        if (p->maxrss_kb != JS_NONE && p->maxrss_kb > a->wrapper_rss_kb)
-                                a->wrapper_rss_kb = p->maxrss_kb;
-                        own.maxrss_kb = JS_NONE;
-                        accumulate(&a->r, &own);
-                } else {
-                        accumulate(&a->r, p);
-                }
-                conv_exitcode(code, sizeof(code), p->status);
-                for (c = 0; c < a->ncodes && strcmp(a->codes[c].code, code); c++)
-                        ;
-                if (c == a->ncodes) {
-                        if (c == 8) {
-                                a->more++;
-                                continue;
-                        }
-                        snprintf(a->codes[c].code, sizeof(a->codes[c].code), "%s", code);
-                        a->ncodes++;
-                }
-                a->codes[c].n++;
-        }
-        free(sorted);
-        for (size_t k = 0; k < n; k++)
-                if (t[k].r.f.maxrss_kb == JS_NONE && t[k].wrapper_rss_kb > 0)
-                        t[k].r.f.maxrss_kb = t[k].wrapper_rss_kb;
-        if (n > 1)
-                qsort(t, n, sizeof(*t), by_cpu);
-        *out = t;
-        return n;
-}
-
-void procs_emit_tools(const struct procset *ps, const struct row *s, struct emit *e)
-{
-        struct tool_acc *t;
-        size_t n = group_tools(ps, s, &t);
-
-        for (size_t k = 0; k < n; k++) {
-                size_t at = 0;
-
-                for (int c = 0; c < t[k].ncodes && at < sizeof(t[k].r.exit_codes); c++)
-                        at += snprintf(t[k].r.exit_codes + at, sizeof(t[k].r.exit_codes) - at, "%s%s(%" PRId64 ")",
-                                       c ? "," : "", t[k].codes[c].code, t[k].codes[c].n);
-                if (t[k].more && at < sizeof(t[k].r.exit_codes))
-                        snprintf(t[k].r.exit_codes + at, sizeof(t[k].r.exit_codes) - at, ",...");
-                emit_row(e, &t[k].r);
-        }
-        free(t);
-}
-
-void procs_main_tool(const struct procset *ps, char *out, size_t len)
-{
-        struct tool_acc *t;
-        struct row none;
-        size_t n;
-
-        row_init(&none, ROW_TOOL);
-        n = group_tools(ps, &none, &t);
-
-        snprintf(out, len, "%s", n ? t[0].r.tool : "");
-        free(t);
 }
 
 static const struct proc_rec *sort_base;
@@ -499,7 +374,7 @@ int procs_emit_tree(const struct procset *ps, const struct row *s, struct emit *
                 struct row r;
                 struct json_object *o;
 
-                agg_row(&r, ROW_TREE, s);
+                procs_agg_row(&r, ROW_TREE, s);
                 r.f.nprocs = sub[v].nprocs;
                 r.cpu_ns = sub[v].cpu;
                 r.user_ns = sub[v].user;

@@ -31,13 +31,15 @@ int proc_from_json(struct json_object *o, struct proc_rec *p);
 int procs_load(const struct job *j, const struct row *s, struct daemons *d, struct procset *ps);
 void procs_free(struct procset *ps);
 
-/* Rows out: one per process; one per tool (most CPU first); the process tree (roots by
- * start, children under their parent, each row with its subtree's totals). */
+/* Rows out: one per process; the process tree (roots by start, children under their parent,
+ * each row with its subtree's totals). Tool tables are in tooltable.h. */
 void procs_emit_processes(const struct procset *ps, const struct row *s, struct emit *e);
-void procs_emit_tools(const struct procset *ps, const struct row *s, struct emit *e);
 int procs_emit_tree(const struct procset *ps, const struct row *s, struct emit *e);
-/* The tool that used the most CPU ("" when none). */
-void procs_main_tool(const struct procset *ps, char *out, size_t len);
+
+/* An aggregate row of kind for step (or run) row s: its JobID and workflow labels, sums at 0;
+ * and p's figures added into such a row. */
+void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s);
+void procs_accumulate(struct row *r, const struct proc_rec *p);
 
 /* Parent of each process (index, or -1): the process with pid == ppid that started last
  * before it. Pure; parent[] has n entries. */

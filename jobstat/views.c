@@ -9,6 +9,7 @@
 #include "notes.h"
 #include "pipelines.h"
 #include "procs.h"
+#include "tooltable.h"
 #include "views.h"
 
 static void header(struct viewctx *v)
@@ -36,22 +37,18 @@ static int wants(const struct viewctx *v, int field)
 /* the Tool field of jobs and steps: the tool that used the most CPU */
 static void main_tools(struct viewctx *v, struct job *j)
 {
-        struct procset ps;
         int64_t best = -1;
 
         if (j->row.kind == ROW_LOCAL) {
-                if (procs_load(j, &j->row, v->d, &ps) == 0)
-                        procs_main_tool(&ps, j->row.tool, sizeof(j->row.tool));
-                procs_free(&ps);
+                tooltable_main_tool(j, &j->row, v->d, j->row.tool, sizeof(j->row.tool));
                 return;
         }
         for (size_t i = 0; i < j->nsteps; i++) {
                 struct row *s = &j->steps[i];
 
-                if (!s->f.nunits || procs_load(j, s, v->d, &ps) < 0)
+                if (!s->f.nunits)
                         continue;
-                procs_main_tool(&ps, s->tool, sizeof(s->tool));
-                procs_free(&ps);
+                tooltable_main_tool(j, s, v->d, s->tool, sizeof(s->tool));
                 if (s->cpu_ns != JS_NONE && s->cpu_ns > best && s->tool[0]) {
                         best = s->cpu_ns;
                         snprintf(j->row.tool, sizeof(j->row.tool), "%s", s->tool);
@@ -121,7 +118,6 @@ static void emit_set(struct viewctx *v, const struct procset *ps, const struct r
                 return;
         header(v);
         switch (v->o->view) {
-        case V_TOOLS: procs_emit_tools(ps, s, &v->e); break;
         case V_TREE:
                 if (procs_emit_tree(ps, s, &v->e) < 0)
                         fprintf(stderr, JS_PROG ": out of memory for the tree of %s\n", s->jobid);
@@ -131,12 +127,34 @@ static void emit_set(struct viewctx *v, const struct procset *ps, const struct r
         v->rows += v->e.json ? json_object_array_length(v->e.jarr) - before : ps->n;
 }
 
+/* the tool table of step (or run) row s, grouped in tracerd's store */
+static void emit_tools(struct viewctx *v, const struct job *j, const struct row *s)
+{
+        long n;
+
+        if (s->f.nprocs == 0)
+                return;
+        header(v);
+        if ((n = tooltable_emit(j, s, v->d, &v->e)) < 0)
+                fprintf(stderr, JS_PROG ": out of memory for the tools of %s\n", s->jobid);
+        else
+                v->rows += (size_t)n;
+}
+
 static size_t view_procs(struct viewctx *v, struct report *rep)
 {
         for (size_t i = 0; i < rep->n; i++) {
                 struct job *j = &rep->jobs[i];
                 struct procset ps;
 
+                if (v->o->view == V_TOOLS) {
+                        if (j->row.kind == ROW_LOCAL)
+                                emit_tools(v, j, &j->row);
+                        for (size_t k = 0; k < j->nsteps && j->row.kind != ROW_LOCAL; k++)
+                                if (j->steps[k].f.nunits)
+                                        emit_tools(v, j, &j->steps[k]);
+                        continue;
+                }
                 if (j->row.kind == ROW_LOCAL) {
                         if (procs_load(j, &j->row, v->d, &ps) == 0)
                                 emit_set(v, &ps, &j->row);

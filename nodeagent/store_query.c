@@ -239,18 +239,24 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_stmt *st;
         int err;
 
-        if (store_prepare(s, "SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"
+        if (store_prepare(s, "WITH p AS (SELECT * FROM processes"
+                       "  WHERE unit=?1 AND tool IS NOT NULL AND NOT tool_excluded),"
+                       " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p"
+                       "  GROUP BY tool, subcommand, status)"
+                       " SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"
                        " SUM(user_ns) AS user_ns, SUM(sys_ns) AS sys_ns,"
                        /* a wrapper's peak RSS is not the tool's: time -v forked from a 70 MB
                         * python keeps python's peak as its ru_maxrss */
                        " COALESCE(MAX(CASE WHEN tool_wrapper THEN NULL ELSE maxrss_kb END),"
                        "  MAX(maxrss_kb)) AS maxrss_kb,"
                        " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
+                       " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
                        " MIN(start_ns) AS first_start_ns, MAX(end_ns) AS last_end_ns,"
                        " group_concat(DISTINCT status) AS statuses,"
+                       " (SELECT group_concat(COALESCE(c.status, '') || ':' || c.n) FROM c"
+                       "   WHERE c.tool = p.tool AND c.subcommand IS p.subcommand) AS status_counts,"
                        " SUM((flags & 8) != 0) AS oom_kills"
-                       " FROM processes WHERE unit=? AND tool IS NOT NULL AND NOT tool_excluded"
-                       " GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC", &st))
+                       " FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC", &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, unit);
         err = rows_to_array(s, st, out);

@@ -130,6 +130,23 @@ check "--tools: the tool 'hold' in the batch step and step 0" \
 # /bin/true is shell plumbing by etc/tools.rules: listed as a process, not as a tool
 check "--tools: no 'true' tool (plumbing), yet its 20 processes are listed" \
   bash -c "! '$JS' -j $JB --tools -P -n -o JobID,Tool | grep -q '|true$' && [ \$('$JS' -j $JB.1 --processes -P -n -o Tool | grep -cx true) -eq 20 ]"
+# the tool rows (grouped in tracerd's store) are the step's processes grouped by Tool
+"$JS" -j "$JB" --tools --json > "$T/tools.json"; "$JS" -j "$JB" --processes --json > "$T/procs.json"
+check "--tools: each row sums its step's processes of that tool (NProcs, CPU, own RSS, I/O, exit codes)" python3 - "$T/tools.json" "$T/procs.json" <<'PY'
+import collections, json, sys
+tools = json.load(open(sys.argv[1]))["rows"]
+procs = json.load(open(sys.argv[2]))["rows"]
+assert tools, "no tool rows"
+for t in tools:
+    mine = [p for p in procs if p["JobID"] == t["JobID"] and p["Tool"] == t["Tool"]]
+    codes = collections.Counter(p["ExitCode"] for p in mine)
+    # MaxRSS is the tool's own: not that of a wrapper that ran it (srun here)
+    own = [p for p in mine if p["Command"].split(" ")[0].rsplit("/", 1)[-1] not in ("srun", "env", "time")] or mine
+    want = (len(mine), round(sum(p["TotalCPU"] for p in mine), 2), max(p["MaxRSS"] for p in own),
+            sum(p["ReadChars"] for p in mine), sorted(f"{c}({n})" for c, n in codes.items()))
+    got = (t["NProcs"], round(t["TotalCPU"], 2), t["MaxRSS"], t["ReadChars"], sorted(t["ExitCodes"].split(",")))
+    assert want == got, f"{t['JobID']} {t['Tool']}: tools {got} processes {want}"
+PY
 check "--tree: each step's root holds every process of it" \
   bash -c "[ \"\$('$JS' -j $JB.1 --tree -P -n -o PID,Tree,NProcs | head -1 | cut -d'|' -f3)\" = \"\$('$JS' -j $JB.1 -P -n -o NProcs)\" ]"
 

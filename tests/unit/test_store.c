@@ -529,6 +529,7 @@ static void add_tool_proc(struct store *s, uint32_t pid, const char *tool, const
         p.tool.wrapper = wrapper;
         p.exit.runtime_ns = cpu_ns;
         p.exit.maxrss_kb = rss_kb;
+        p.exit.status = pid == 2 ? 256 : 0; /* samtools sort exited 1 once */
         assert_int_equal(store_add_process(s, &p, OFFSET), 0);
 }
 
@@ -551,6 +552,7 @@ static void test_tools(void **state)
         assert_int_equal(geti(o, "nprocs"), 2);
         assert_int_equal(geti(o, "cpu_ns"), 71000);
         assert_int_equal(geti(o, "maxrss_kb"), 16000);
+        assert_string_equal(json_object_get_string(get(o, "status_counts")), "0:1,256:1");
         o = json_object_array_get_idx(t, 1);
         assert_string_equal(json_object_get_string(get(o, "subcommand")), "index");
         assert_int_equal(geti(o, "maxrss_kb"), 3600);
