@@ -29,7 +29,7 @@ void row_init(struct row *r, enum row_kind kind)
         figures_init(&r->f);
 }
 
-static int64_t get_int(struct json_object *o, const char *key)
+int64_t json_int(struct json_object *o, const char *key)
 {
         struct json_object *v;
 
@@ -66,7 +66,7 @@ int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
         if (!o || !json_object_is_type(o, json_type_object))
                 return -EINVAL;
         u->node = node;
-        u->id = get_int(o, "id");
+        u->id = json_int(o, "id");
         if (u->id == JS_NONE)
                 return -EINVAL;
         get_str(o, "name", u->name, sizeof(u->name));
@@ -82,22 +82,22 @@ int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
         get_str(o, "wildcards", u->wildcards, sizeof(u->wildcards));
         get_str(o, "tag", u->tag, sizeof(u->tag));
         get_str(o, "task_hash", u->task_hash, sizeof(u->task_hash));
-        u->uid = get_int(o, "uid");
-        u->job_id = get_int(o, "job_id");
-        u->array_job_id = get_int(o, "array_job_id");
-        u->array_task_id = get_int(o, "array_task_id");
+        u->uid = json_int(o, "uid");
+        u->job_id = json_int(o, "job_id");
+        u->array_job_id = json_int(o, "array_job_id");
+        u->array_task_id = json_int(o, "array_task_id");
         if (u->array_task_id != JS_NONE && (u->array_task_id < 0 || u->array_task_id >= 0xfffffff0))
                 u->array_task_id = -1; /* Slurm's NO_VAL: not an array task */
-        u->step_id = get_int(o, "step_id");
-        u->task_id = get_int(o, "task_id");
-        u->alloc_cpus = get_int(o, "alloc_cpus");
-        u->alloc_mem_mb = get_int(o, "alloc_mem_mb");
-        u->start_ns = get_int(o, "start_ns");
-        u->end_ns = get_int(o, "end_ns");
-        u->exit_status = get_int(o, "exit_status");
-        u->lost = get_int(o, "lost_events");
-        u->cgroup_cpu_ns = get_int(o, "cgroup_cpu_ns");
-        u->cgroup_mem_peak_kb = get_int(o, "cgroup_mem_peak_kb");
+        u->step_id = json_int(o, "step_id");
+        u->task_id = json_int(o, "task_id");
+        u->alloc_cpus = json_int(o, "alloc_cpus");
+        u->alloc_mem_mb = json_int(o, "alloc_mem_mb");
+        u->start_ns = json_int(o, "start_ns");
+        u->end_ns = json_int(o, "end_ns");
+        u->exit_status = json_int(o, "exit_status");
+        u->lost = json_int(o, "lost_events");
+        u->cgroup_cpu_ns = json_int(o, "cgroup_cpu_ns");
+        u->cgroup_mem_peak_kb = json_int(o, "cgroup_mem_peak_kb");
         if (u->cgroup_mem_peak_kb == 0)
                 u->cgroup_mem_peak_kb = JS_NONE; /* never read: the counters were not there */
         if (u->cgroup_cpu_ns == 0)
@@ -105,20 +105,20 @@ int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
         u->t.peak_cores = -1;
         if (json_object_object_get_ex(o, "totals", &t) && json_object_is_type(t, json_type_object)) {
                 u->have_totals = 1;
-                u->t.nprocs = get_int(t, "nprocs");
-                u->t.cpu_ns = get_int(t, "cpu_ns");
-                u->t.user_ns = get_int(t, "user_ns");
-                u->t.sys_ns = get_int(t, "sys_ns");
-                u->t.maxrss_kb = get_int(t, "maxrss_kb");
-                u->t.read_bytes = get_int(t, "read_bytes");
-                u->t.write_bytes = get_int(t, "write_bytes");
-                u->t.rchar = get_int(t, "rchar");
-                u->t.wchar = get_int(t, "wchar");
-                u->t.oom_kills = get_int(t, "oom_kills");
-                u->t.first_start_ns = get_int(t, "first_start_ns");
-                u->t.last_end_ns = get_int(t, "last_end_ns");
-                u->t.peak_sampled_rss_kb = get_int(t, "peak_sampled_rss_kb");
-                u->t.sample_rounds = get_int(t, "sample_rounds");
+                u->t.nprocs = json_int(t, "nprocs");
+                u->t.cpu_ns = json_int(t, "cpu_ns");
+                u->t.user_ns = json_int(t, "user_ns");
+                u->t.sys_ns = json_int(t, "sys_ns");
+                u->t.maxrss_kb = json_int(t, "maxrss_kb");
+                u->t.read_bytes = json_int(t, "read_bytes");
+                u->t.write_bytes = json_int(t, "write_bytes");
+                u->t.rchar = json_int(t, "rchar");
+                u->t.wchar = json_int(t, "wchar");
+                u->t.oom_kills = json_int(t, "oom_kills");
+                u->t.first_start_ns = json_int(t, "first_start_ns");
+                u->t.last_end_ns = json_int(t, "last_end_ns");
+                u->t.peak_sampled_rss_kb = json_int(t, "peak_sampled_rss_kb");
+                u->t.sample_rounds = json_int(t, "sample_rounds");
                 u->t.peak_cores = get_double(t, "peak_cores");
         }
         return 0;
@@ -180,16 +180,22 @@ static void add(int64_t *sum, int64_t v)
         *sum += v;
 }
 
-static void max_of(int64_t *m, int64_t v)
+void fig_max(int64_t *m, int64_t v)
 {
         if (v != JS_NONE && (*m == JS_NONE || v > *m))
                 *m = v;
 }
 
-static void min_of(int64_t *m, int64_t v)
+void fig_min(int64_t *m, int64_t v)
 {
         if (v != JS_NONE && (*m == JS_NONE || v < *m))
                 *m = v;
+}
+
+void fig_sum(int64_t *s, int64_t v)
+{
+        if (v != JS_NONE)
+                *s = (*s == JS_NONE ? 0 : *s) + v;
 }
 
 void figures_add_units(struct figures *f, const struct unit_rec *const *units, size_t n)
@@ -209,9 +215,9 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                         f->running = 1;
                         f->unit_end_ns = JS_NONE;
                 } else if (!f->running) {
-                        max_of(&f->unit_end_ns, u->end_ns);
+                        fig_max(&f->unit_end_ns, u->end_ns);
                 }
-                min_of(&f->unit_start_ns, u->start_ns > 0 ? u->start_ns : JS_NONE);
+                fig_min(&f->unit_start_ns, u->start_ns > 0 ? u->start_ns : JS_NONE);
                 for (k = 0; k < nseen && seen_nodes[k] != u->node; k++)
                         ;
                 if (k == nseen && nseen < 256) {
@@ -220,9 +226,9 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                         nseen++;
                 }
                 if (k < 256) {
-                        max_of(&node_mem[k], u->cgroup_mem_peak_kb);
-                        max_of(&node_cpu[k], u->cgroup_cpu_ns);
-                        max_of(&node_lost[k], u->lost);
+                        fig_max(&node_mem[k], u->cgroup_mem_peak_kb);
+                        fig_max(&node_cpu[k], u->cgroup_cpu_ns);
+                        fig_max(&node_lost[k], u->lost);
                 }
                 if (!u->have_totals)
                         continue;
@@ -230,15 +236,15 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                 add(&f->cpu_ns, u->t.cpu_ns);
                 add(&f->user_ns, u->t.user_ns);
                 add(&f->sys_ns, u->t.sys_ns);
-                max_of(&f->maxrss_kb, u->t.maxrss_kb);
+                fig_max(&f->maxrss_kb, u->t.maxrss_kb);
                 add(&f->read_bytes, u->t.read_bytes);
                 add(&f->write_bytes, u->t.write_bytes);
                 add(&f->rchar, u->t.rchar);
                 add(&f->wchar, u->t.wchar);
                 add(&f->oom_kills, u->t.oom_kills);
-                min_of(&f->first_start_ns, u->t.first_start_ns);
-                max_of(&f->last_end_ns, u->t.last_end_ns);
-                max_of(&f->task_peak_rss_kb, u->t.peak_sampled_rss_kb);
+                fig_min(&f->first_start_ns, u->t.first_start_ns);
+                fig_max(&f->last_end_ns, u->t.last_end_ns);
+                fig_max(&f->task_peak_rss_kb, u->t.peak_sampled_rss_kb);
                 if (u->t.peak_cores >= 0) {
                         f->peak_cores = (f->peak_cores < 0 ? 0 : f->peak_cores) + u->t.peak_cores;
                         if (u->t.peak_cores > f->task_peak_cores)
@@ -267,14 +273,14 @@ void figures_merge(struct figures *j, const struct figures *s)
                 j->running = 1;
                 j->unit_end_ns = JS_NONE;
         } else if (!j->running) {
-                max_of(&j->unit_end_ns, s->unit_end_ns);
+                fig_max(&j->unit_end_ns, s->unit_end_ns);
         }
-        min_of(&j->unit_start_ns, s->unit_start_ns);
+        fig_min(&j->unit_start_ns, s->unit_start_ns);
         j->nprocs += s->nprocs;
         j->cpu_ns += s->cpu_ns;
         j->user_ns += s->user_ns;
         j->sys_ns += s->sys_ns;
-        max_of(&j->maxrss_kb, s->maxrss_kb);
+        fig_max(&j->maxrss_kb, s->maxrss_kb);
         j->read_bytes += s->read_bytes;
         j->write_bytes += s->write_bytes;
         j->rchar += s->rchar;
@@ -282,9 +288,9 @@ void figures_merge(struct figures *j, const struct figures *s)
         j->oom_kills += s->oom_kills;
         if (s->lost > j->lost) /* node-wide losses while a unit ran: steps overlap in time */
                 j->lost = s->lost;
-        min_of(&j->first_start_ns, s->first_start_ns);
-        max_of(&j->last_end_ns, s->last_end_ns);
-        max_of(&j->task_peak_rss_kb, s->task_peak_rss_kb);
+        fig_min(&j->first_start_ns, s->first_start_ns);
+        fig_max(&j->last_end_ns, s->last_end_ns);
+        fig_max(&j->task_peak_rss_kb, s->task_peak_rss_kb);
         if (s->peak_cores > j->peak_cores)
                 j->peak_cores = s->peak_cores;
         if (s->task_peak_cores > j->task_peak_cores)

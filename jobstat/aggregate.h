@@ -41,6 +41,13 @@ int unit_labelled(const struct unit_rec *u);
  * job. */
 void units_fill_labels(struct unit_rec *units, size_t n);
 
+/* A number of a JSON object (integer or real), JS_NONE when absent or of another type. */
+int64_t json_int(struct json_object *o, const char *key);
+/* Figures that may be JS_NONE: keep the larger, the smaller, add (JS_NONE + v is v). */
+void fig_max(int64_t *m, int64_t v);
+void fig_min(int64_t *m, int64_t v);
+void fig_sum(int64_t *s, int64_t v);
+
 /* Is the unit still running (state RUNNING, or no end)? */
 int unit_running(const struct unit_rec *u);
 

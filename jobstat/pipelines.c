@@ -133,33 +133,12 @@ struct accs {
         size_t n, cap;
 };
 
-static int64_t jget(struct json_object *o, const char *key)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) &&
-                               (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
-                       ? json_object_get_int64(v) : JS_NONE;
-}
-
 static const char *jstr(struct json_object *o, const char *key)
 {
         struct json_object *v;
 
         return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
                        ? json_object_get_string(v) : "";
-}
-
-static void sum(int64_t *s, int64_t v)
-{
-        if (v != JS_NONE)
-                *s = (*s == JS_NONE ? 0 : *s) + v;
-}
-
-static void maxv(int64_t *m, int64_t v)
-{
-        if (v != JS_NONE && (*m == JS_NONE || v > *m))
-                *m = v;
 }
 
 static void minv(int64_t *m, int64_t v)
@@ -258,20 +237,20 @@ static void add_unit(struct acc *a, const struct unit_rec *u, int64_t now_ns)
         minv(&f->first_start_ns, u->start_ns);
         if (unit_running(u)) {
                 f->running = 1;
-                maxv(&f->last_end_ns, now_ns);
+                fig_max(&f->last_end_ns, now_ns);
         } else {
-                maxv(&f->last_end_ns, u->end_ns);
+                fig_max(&f->last_end_ns, u->end_ns);
         }
         if (!u->have_totals)
                 return;
-        sum(&f->nprocs, u->t.nprocs);
-        sum(&a->r.cpu_ns, u->t.cpu_ns);
-        sum(&a->r.user_ns, u->t.user_ns);
-        sum(&a->r.sys_ns, u->t.sys_ns);
-        maxv(&f->maxrss_kb, u->t.maxrss_kb);
-        sum(&f->read_bytes, u->t.read_bytes);
-        sum(&f->write_bytes, u->t.write_bytes);
-        sum(&f->oom_kills, u->t.oom_kills);
+        fig_sum(&f->nprocs, u->t.nprocs);
+        fig_sum(&a->r.cpu_ns, u->t.cpu_ns);
+        fig_sum(&a->r.user_ns, u->t.user_ns);
+        fig_sum(&a->r.sys_ns, u->t.sys_ns);
+        fig_max(&f->maxrss_kb, u->t.maxrss_kb);
+        fig_sum(&f->read_bytes, u->t.read_bytes);
+        fig_sum(&f->write_bytes, u->t.write_bytes);
+        fig_sum(&f->oom_kills, u->t.oom_kills);
         if (u->start_ns == JS_NONE || u->start_ns <= 0)
                 minv(&f->first_start_ns, u->t.first_start_ns);
 }
@@ -282,16 +261,16 @@ static void add_tool(struct acc *a, struct json_object *t)
         struct figures *f = &a->r.f;
         const char *st = jstr(t, "statuses");
 
-        sum(&f->nprocs, jget(t, "nprocs"));
-        sum(&a->r.cpu_ns, jget(t, "cpu_ns"));
-        sum(&a->r.user_ns, jget(t, "user_ns"));
-        sum(&a->r.sys_ns, jget(t, "sys_ns"));
-        maxv(&f->maxrss_kb, jget(t, "maxrss_kb"));
-        sum(&f->read_bytes, jget(t, "read_bytes"));
-        sum(&f->write_bytes, jget(t, "write_bytes"));
-        sum(&f->oom_kills, jget(t, "oom_kills"));
-        minv(&f->first_start_ns, jget(t, "first_start_ns"));
-        maxv(&f->last_end_ns, jget(t, "last_end_ns"));
+        fig_sum(&f->nprocs, json_int(t, "nprocs"));
+        fig_sum(&a->r.cpu_ns, json_int(t, "cpu_ns"));
+        fig_sum(&a->r.user_ns, json_int(t, "user_ns"));
+        fig_sum(&a->r.sys_ns, json_int(t, "sys_ns"));
+        fig_max(&f->maxrss_kb, json_int(t, "maxrss_kb"));
+        fig_sum(&f->read_bytes, json_int(t, "read_bytes"));
+        fig_sum(&f->write_bytes, json_int(t, "write_bytes"));
+        fig_sum(&f->oom_kills, json_int(t, "oom_kills"));
+        minv(&f->first_start_ns, json_int(t, "first_start_ns"));
+        fig_max(&f->last_end_ns, json_int(t, "last_end_ns"));
         while (*st) { /* "0,256": distinct wait statuses */
                 char *end;
                 long v = strtol(st, &end, 10);

@@ -129,39 +129,12 @@ static int group_procs(const struct procset *ps, const struct row *s, struct tab
 
 /* ---- from tracerd's "tools" replies */
 
-static int64_t jint(struct json_object *o, const char *key)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) &&
-                               (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
-                       ? json_object_get_int64(v) : JS_NONE;
-}
-
 static const char *jstr(struct json_object *o, const char *key)
 {
         struct json_object *v;
 
         return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
                        ? json_object_get_string(v) : "";
-}
-
-static void sum(int64_t *s, int64_t v)
-{
-        if (v != JS_NONE)
-                *s = (*s == JS_NONE ? 0 : *s) + v;
-}
-
-static void keep_min(int64_t *m, int64_t v)
-{
-        if (v != JS_NONE && (*m == JS_NONE || v < *m))
-                *m = v;
-}
-
-static void keep_max(int64_t *m, int64_t v)
-{
-        if (v != JS_NONE && (*m == JS_NONE || v > *m))
-                *m = v;
 }
 
 /* "0:12,256:1" (an empty status: not known) */
@@ -201,18 +174,18 @@ static int add_record(struct table *tt, struct json_object *o, const struct row 
                         a = &tt->t[i];
         if (!a && !(a = table_add(tt, name, s)))
                 return -ENOMEM;
-        sum(&a->r.f.nprocs, jint(o, "nprocs"));
-        sum(&a->r.cpu_ns, jint(o, "cpu_ns"));
-        sum(&a->r.user_ns, jint(o, "user_ns"));
-        sum(&a->r.sys_ns, jint(o, "sys_ns"));
-        keep_max(&a->r.f.maxrss_kb, jint(o, "maxrss_kb"));
-        sum(&a->r.f.read_bytes, jint(o, "read_bytes"));
-        sum(&a->r.f.write_bytes, jint(o, "write_bytes"));
-        sum(&a->r.f.rchar, jint(o, "rchar"));
-        sum(&a->r.f.wchar, jint(o, "wchar"));
-        sum(&a->r.f.oom_kills, jint(o, "oom_kills"));
-        keep_min(&a->r.f.first_start_ns, jint(o, "first_start_ns"));
-        keep_max(&a->r.f.last_end_ns, jint(o, "last_end_ns"));
+        fig_sum(&a->r.f.nprocs, json_int(o, "nprocs"));
+        fig_sum(&a->r.cpu_ns, json_int(o, "cpu_ns"));
+        fig_sum(&a->r.user_ns, json_int(o, "user_ns"));
+        fig_sum(&a->r.sys_ns, json_int(o, "sys_ns"));
+        fig_max(&a->r.f.maxrss_kb, json_int(o, "maxrss_kb"));
+        fig_sum(&a->r.f.read_bytes, json_int(o, "read_bytes"));
+        fig_sum(&a->r.f.write_bytes, json_int(o, "write_bytes"));
+        fig_sum(&a->r.f.rchar, json_int(o, "rchar"));
+        fig_sum(&a->r.f.wchar, json_int(o, "wchar"));
+        fig_sum(&a->r.f.oom_kills, json_int(o, "oom_kills"));
+        fig_min(&a->r.f.first_start_ns, json_int(o, "first_start_ns"));
+        fig_max(&a->r.f.last_end_ns, json_int(o, "last_end_ns"));
         add_codes(a, jstr(o, "status_counts"));
         return 0;
 }
