@@ -49,13 +49,17 @@ static double get_double(struct json_object *o, const char *key)
         return json_object_get_double(v);
 }
 
-static void get_str(struct json_object *o, const char *key, char *dst, size_t len)
+const char *json_text(struct json_object *o, const char *key)
 {
         struct json_object *v;
 
-        dst[0] = 0;
-        if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-                snprintf(dst, len, "%s", json_object_get_string(v));
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+                       ? json_object_get_string(v) : "";
+}
+
+static void get_str(struct json_object *o, const char *key, char *dst, size_t len)
+{
+        snprintf(dst, len, "%s", json_text(o, key));
 }
 
 int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
@@ -173,13 +177,6 @@ int unit_running(const struct unit_rec *u)
         return strcmp(u->state, "RUNNING") == 0 || u->end_ns == JS_NONE || u->end_ns == 0;
 }
 
-static void add(int64_t *sum, int64_t v)
-{
-        if (v == JS_NONE)
-                return;
-        *sum += v;
-}
-
 void fig_max(int64_t *m, int64_t v)
 {
         if (v != JS_NONE && (*m == JS_NONE || v > *m))
@@ -232,16 +229,16 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                 }
                 if (!u->have_totals)
                         continue;
-                add(&f->nprocs, u->t.nprocs);
-                add(&f->cpu_ns, u->t.cpu_ns);
-                add(&f->user_ns, u->t.user_ns);
-                add(&f->sys_ns, u->t.sys_ns);
+                fig_sum(&f->nprocs, u->t.nprocs);
+                fig_sum(&f->cpu_ns, u->t.cpu_ns);
+                fig_sum(&f->user_ns, u->t.user_ns);
+                fig_sum(&f->sys_ns, u->t.sys_ns);
                 fig_max(&f->maxrss_kb, u->t.maxrss_kb);
-                add(&f->read_bytes, u->t.read_bytes);
-                add(&f->write_bytes, u->t.write_bytes);
-                add(&f->rchar, u->t.rchar);
-                add(&f->wchar, u->t.wchar);
-                add(&f->oom_kills, u->t.oom_kills);
+                fig_sum(&f->read_bytes, u->t.read_bytes);
+                fig_sum(&f->write_bytes, u->t.write_bytes);
+                fig_sum(&f->rchar, u->t.rchar);
+                fig_sum(&f->wchar, u->t.wchar);
+                fig_sum(&f->oom_kills, u->t.oom_kills);
                 fig_min(&f->first_start_ns, u->t.first_start_ns);
                 fig_max(&f->last_end_ns, u->t.last_end_ns);
                 fig_max(&f->task_peak_rss_kb, u->t.peak_sampled_rss_kb);
@@ -255,7 +252,7 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
         for (int k = 0; k < nseen; k++) {
                 if (node_mem[k] != JS_NONE)
                         f->cgroup_mem_peak_kb = (f->cgroup_mem_peak_kb == JS_NONE ? 0 : f->cgroup_mem_peak_kb) + node_mem[k];
-                add(&f->lost, node_lost[k]);
+                fig_sum(&f->lost, node_lost[k]);
                 if (node_cpu[k] != JS_NONE)
                         f->cgroup_cpu_ns = (f->cgroup_cpu_ns == JS_NONE ? 0 : f->cgroup_cpu_ns) + node_cpu[k];
         }

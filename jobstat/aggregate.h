@@ -41,8 +41,10 @@ int unit_labelled(const struct unit_rec *u);
  * job. */
 void units_fill_labels(struct unit_rec *units, size_t n);
 
-/* A number of a JSON object (integer or real), JS_NONE when absent or of another type. */
+/* A number of a JSON object (integer or real), JS_NONE when absent or of another type; a
+ * string, "" when absent or of another type. */
 int64_t json_int(struct json_object *o, const char *key);
+const char *json_text(struct json_object *o, const char *key);
 /* Figures that may be JS_NONE: keep the larger, the smaller, add (JS_NONE + v is v). */
 void fig_max(int64_t *m, int64_t v);
 void fig_min(int64_t *m, int64_t v);

@@ -7,7 +7,7 @@
 
 #include "convert.h"
 #include "pipelines.h"
-#include "procs.h"
+#include "tooltable.h"
 
 int pipelines_listed(const char *list, const char *name)
 {
@@ -59,93 +59,19 @@ size_t pipelines_filter(struct report *rep, const char *pipelines, const char *r
         return dropped;
 }
 
-/* ---- the default source of tool rows */
-
-static void add_int(struct json_object *o, const char *key, int64_t v)
-{
-        if (v != JS_NONE)
-                json_object_object_add(o, key, json_object_new_int64(v));
-}
-
-/* an older tracerd: one tools-shaped record per process that is not shell plumbing */
-static int tools_from_processes(struct daemons *d, const struct unit_rec *u, struct json_object **tools)
-{
-        struct json_object *procs, *out;
-        int r = daemons_processes(d, u->node, u->id, &procs);
-
-        if (r < 0)
-                return r;
-        if (!(out = json_object_new_array())) {
-                json_object_put(procs);
-                return -ENOMEM;
-        }
-        for (size_t i = 0; i < json_object_array_length(procs); i++) {
-                struct proc_rec p;
-                struct json_object *o;
-                char st[24];
-
-                if (proc_from_json(json_object_array_get_idx(procs, i), &p) < 0)
-                        continue;
-                if (!p.excluded && (o = json_object_new_object())) {
-                        json_object_object_add(o, "tool", json_object_new_string(p.tool));
-                        json_object_object_add(o, "nprocs", json_object_new_int64(1));
-                        add_int(o, "cpu_ns", p.cpu_ns);
-                        add_int(o, "user_ns", p.user_ns);
-                        add_int(o, "sys_ns", p.sys_ns);
-                        add_int(o, "maxrss_kb", p.wrapper ? JS_NONE : p.maxrss_kb);
-                        add_int(o, "read_bytes", p.read_bytes);
-                        add_int(o, "write_bytes", p.write_bytes);
-                        add_int(o, "first_start_ns", p.start_ns);
-                        add_int(o, "last_end_ns", p.end_ns);
-                        add_int(o, "oom_kills", p.flags != JS_NONE && (p.flags & 0x8) ? 1 : 0);
-                        if (p.status != JS_NONE) {
-                                snprintf(st, sizeof(st), "%" PRId64, p.status);
-                                json_object_object_add(o, "statuses", json_object_new_string(st));
-                        }
-                        json_object_array_add(out, o);
-                }
-                free(p.cmd);
-        }
-        json_object_put(procs);
-        *tools = out;
-        return 0;
-}
-
-int pipelines_daemon_tools(void *ctx, const struct unit_rec *u, struct json_object **tools)
-{
-        struct daemons *d = ctx;
-        int r = daemons_tools(d, u->node, u->id, tools);
-
-        return r == -EREMOTEIO ? tools_from_processes(d, u, tools) : r;
-}
-
 /* ---- grouping */
 
 struct acc {
         struct row r;
         long up[WF_TOOL];       /* the pipeline, run and step rows above (-1: none) */
         size_t last_job;        /* the last job counted, + 1 */
-        int codes[16], ncodes;  /* exit statuses of a tool */
+        struct exit_counts ec;  /* exit statuses of a tool */
 };
 
 struct accs {
         struct acc *a;
         size_t n, cap;
 };
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v) : "";
-}
-
-static void minv(int64_t *m, int64_t v)
-{
-        if (v != JS_NONE && v > 0 && (*m == JS_NONE || v < *m))
-                *m = v;
-}
 
 /* add "v" to a ';'-separated list of distinct values */
 static void add_distinct(char *list, size_t len, const char *v)
@@ -234,7 +160,7 @@ static void add_unit(struct acc *a, const struct unit_rec *u, int64_t now_ns)
 {
         struct figures *f = &a->r.f;
 
-        minv(&f->first_start_ns, u->start_ns);
+        fig_min(&f->first_start_ns, u->start_ns > 0 ? u->start_ns : JS_NONE);
         if (unit_running(u)) {
                 f->running = 1;
                 fig_max(&f->last_end_ns, now_ns);
@@ -252,38 +178,7 @@ static void add_unit(struct acc *a, const struct unit_rec *u, int64_t now_ns)
         fig_sum(&f->write_bytes, u->t.write_bytes);
         fig_sum(&f->oom_kills, u->t.oom_kills);
         if (u->start_ns == JS_NONE || u->start_ns <= 0)
-                minv(&f->first_start_ns, u->t.first_start_ns);
-}
-
-/* one element of a "tools" reply into a tool row */
-static void add_tool(struct acc *a, struct json_object *t)
-{
-        struct figures *f = &a->r.f;
-        const char *st = jstr(t, "statuses");
-
-        fig_sum(&f->nprocs, json_int(t, "nprocs"));
-        fig_sum(&a->r.cpu_ns, json_int(t, "cpu_ns"));
-        fig_sum(&a->r.user_ns, json_int(t, "user_ns"));
-        fig_sum(&a->r.sys_ns, json_int(t, "sys_ns"));
-        fig_max(&f->maxrss_kb, json_int(t, "maxrss_kb"));
-        fig_sum(&f->read_bytes, json_int(t, "read_bytes"));
-        fig_sum(&f->write_bytes, json_int(t, "write_bytes"));
-        fig_sum(&f->oom_kills, json_int(t, "oom_kills"));
-        minv(&f->first_start_ns, json_int(t, "first_start_ns"));
-        fig_max(&f->last_end_ns, json_int(t, "last_end_ns"));
-        while (*st) { /* "0,256": distinct wait statuses */
-                char *end;
-                long v = strtol(st, &end, 10);
-                int c;
-
-                if (end == st)
-                        break;
-                for (c = 0; c < a->ncodes && a->codes[c] != v; c++)
-                        ;
-                if (c == a->ncodes && c < (int)(sizeof(a->codes) / sizeof(a->codes[0])))
-                        a->codes[a->ncodes++] = (int)v;
-                st = *end == ',' ? end + 1 : end;
-        }
+                fig_min(&f->first_start_ns, u->t.first_start_ns > 0 ? u->t.first_start_ns : JS_NONE);
 }
 
 static int add_tools(struct accs *s, const long *up, const struct unit_rec *u, size_t ji, const struct job *j,
@@ -297,20 +192,17 @@ static int add_tools(struct accs *s, const long *up, const struct unit_rec *u, s
                 return 0; /* the node is named in the warnings */
         for (size_t k = 0; k < json_object_array_length(tools); k++) {
                 struct json_object *t = json_object_array_get_idx(tools, k);
-                const char *name = jstr(t, "tool"), *sub = jstr(t, "subcommand");
-                char tool[128];
+                char tool[sizeof(s->a->r.tool)];
                 long i;
 
-                if (!json_object_is_type(t, json_type_object) || !*name)
+                if (tooltable_record_name(t, tool, sizeof(tool)) < 0)
                         continue;
-                snprintf(tool, sizeof(tool), "%s%s%s", name, *sub ? " " : "", sub);
-                conv_sanitize(tool);
                 if ((i = find(s, WF_TOOL, u->pipeline, u->run, u->step_name, tool, up)) < 0) {
                         json_object_put(tools);
                         return -ENOMEM;
                 }
                 count_job(&s->a[i], ji, j, u);
-                add_tool(&s->a[i], t);
+                tooltable_record_add(&s->a[i].r, &s->a[i].ec, t);
         }
         json_object_put(tools);
         return 0;
@@ -363,7 +255,6 @@ static int by_tree(const void *pa, const void *pb)
 static void finish(struct acc *a)
 {
         struct row *r = &a->r;
-        size_t at = 0;
 
         if (r->f.first_start_ns != JS_NONE && r->f.last_end_ns != JS_NONE && r->f.last_end_ns >= r->f.first_start_ns)
                 r->elapsed = (r->f.last_end_ns - r->f.first_start_ns + 500000000) / 1000000000;
@@ -375,12 +266,7 @@ static void finish(struct acc *a)
                 snprintf(r->run, sizeof(r->run), JS_UNKNOWN);
         if (r->wf_level >= WF_STEP && !r->step[0])
                 snprintf(r->step, sizeof(r->step), JS_UNKNOWN);
-        for (int c = 0; c < a->ncodes && at + 16 < sizeof(r->exit_codes); c++) {
-                char code[16];
-
-                conv_exitcode(code, sizeof(code), a->codes[c]);
-                at += snprintf(r->exit_codes + at, sizeof(r->exit_codes) - at, "%s%s", c ? "," : "", code);
-        }
+        exit_counts_format(&a->ec, 0, r->exit_codes, sizeof(r->exit_codes));
 }
 
 long pipelines_build(const struct report *rep, pipelines_tools_fn fetch, void *ctx, int64_t now_ns,

@@ -22,13 +22,9 @@ int pipelines_match(const struct job *j, const char *pipelines, const char *runs
 /* Keep only the jobs that match (the others freed). Returns how many were dropped. */
 size_t pipelines_filter(struct report *rep, const char *pipelines, const char *runs);
 
-/* Where tool rows come from: 0 and *tools (an array of objects shaped as tracerd's "tools"
- * reply: tool, subcommand, nprocs, cpu_ns, user_ns, sys_ns, maxrss_kb, read_bytes,
- * write_bytes, first_start_ns, last_end_ns, statuses, oom_kills; caller puts), or -errno. */
+/* Where tool rows come from: 0 and *tools, an array of tool records as tooltable.h describes
+ * them (caller puts), or -errno. tooltable_unit_tools asks the unit's node. */
 typedef int (*pipelines_tools_fn)(void *ctx, const struct unit_rec *u, struct json_object **tools);
-/* The default source: the unit's node's tracerd (ctx: struct daemons *), its "tools" op, or
- * for a tracerd without it the unit's processes, one record each. */
-int pipelines_daemon_tools(void *ctx, const struct unit_rec *u, struct json_object **tools);
 
 /* The rows of the grouped view (ROW_WF, wf_level set), in the order printed: pipelines by
  * first start, each followed by its runs by first start, each by its steps by first start,

@@ -10,14 +10,6 @@
 
 #define CMD_MAX 1024
 
-static int64_t iget(struct json_object *o, const char *key)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)
-                       ? json_object_get_int64(v) : JS_NONE;
-}
-
 static const char *sget(struct json_object *o, const char *key)
 {
         struct json_object *v;
@@ -80,23 +72,22 @@ int proc_from_json(struct json_object *o, struct proc_rec *p)
                 return -EINVAL;
         if (!json_object_object_get_ex(o, "argv", &argv) || !json_object_is_type(argv, json_type_array))
                 argv = NULL;
-        p->pid = iget(o, "pid");
-        p->ppid = iget(o, "ppid");
-        p->start_ns = iget(o, "start_ns");
-        p->end_ns = iget(o, "end_ns");
-        p->cpu_ns = iget(o, "cpu_ns");
-        p->user_ns = iget(o, "user_ns");
-        p->sys_ns = iget(o, "sys_ns");
-        p->maxrss_kb = iget(o, "maxrss_kb");
-        p->rchar = iget(o, "rchar");
-        p->wchar = iget(o, "wchar");
-        p->read_bytes = iget(o, "read_bytes");
-        p->write_bytes = iget(o, "write_bytes");
-        p->status = iget(o, "status");
-        p->flags = iget(o, "flags");
+        p->pid = json_int(o, "pid");
+        p->ppid = json_int(o, "ppid");
+        p->start_ns = json_int(o, "start_ns");
+        p->end_ns = json_int(o, "end_ns");
+        p->cpu_ns = json_int(o, "cpu_ns");
+        p->user_ns = json_int(o, "user_ns");
+        p->sys_ns = json_int(o, "sys_ns");
+        p->maxrss_kb = json_int(o, "maxrss_kb");
+        p->rchar = json_int(o, "rchar");
+        p->wchar = json_int(o, "wchar");
+        p->read_bytes = json_int(o, "read_bytes");
+        p->write_bytes = json_int(o, "write_bytes");
+        p->status = json_int(o, "status");
+        p->flags = json_int(o, "flags");
         tool_of(o, argv, p->tool, sizeof(p->tool));
-        p->excluded = iget(o, "tool_excluded") > 0;
-        p->wrapper = iget(o, "tool_wrapper") > 0;
+        p->excluded = json_int(o, "tool_excluded") > 0;
         p->cmd = command_of(o, argv, p->flags);
         return p->cmd ? 0 : -ENOMEM;
 }
@@ -201,31 +192,6 @@ void procs_emit_processes(const struct procset *ps, const struct row *s, struct 
                 proc_row(&r, &ps->p[i], s);
                 emit_row(e, &r);
         }
-}
-
-static void add_nz(int64_t *sum, int64_t v)
-{
-        if (v != JS_NONE)
-                *sum += v;
-}
-
-void procs_accumulate(struct row *r, const struct proc_rec *p)
-{
-        r->f.nprocs++;
-        add_nz(&r->cpu_ns, p->cpu_ns);
-        add_nz(&r->user_ns, p->user_ns);
-        add_nz(&r->sys_ns, p->sys_ns);
-        if (p->maxrss_kb != JS_NONE && (r->f.maxrss_kb == JS_NONE || p->maxrss_kb > r->f.maxrss_kb))
-                r->f.maxrss_kb = p->maxrss_kb;
-        add_nz(&r->f.read_bytes, p->read_bytes);
-        add_nz(&r->f.write_bytes, p->write_bytes);
-        add_nz(&r->f.rchar, p->rchar);
-        add_nz(&r->f.wchar, p->wchar);
-        r->f.oom_kills += p->flags != JS_NONE && (p->flags & 0x8) ? 1 : 0;
-        if (p->start_ns != JS_NONE && (r->f.first_start_ns == JS_NONE || p->start_ns < r->f.first_start_ns))
-                r->f.first_start_ns = p->start_ns;
-        if (p->end_ns != JS_NONE && (r->f.last_end_ns == JS_NONE || p->end_ns > r->f.last_end_ns))
-                r->f.last_end_ns = p->end_ns;
 }
 
 void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s)

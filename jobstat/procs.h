@@ -15,7 +15,6 @@ struct proc_rec {
         int64_t rchar, wchar, read_bytes, write_bytes, status, flags;
         char tool[64];
         int excluded; /* shell plumbing by tracerd's tool rules: in listings, not in tool tables */
-        int wrapper;  /* env, time, srun, ... that ran the tool: its RSS is not the tool's */
         char *cmd;
 };
 
@@ -36,10 +35,8 @@ void procs_free(struct procset *ps);
 void procs_emit_processes(const struct procset *ps, const struct row *s, struct emit *e);
 int procs_emit_tree(const struct procset *ps, const struct row *s, struct emit *e);
 
-/* An aggregate row of kind for step (or run) row s: its JobID and workflow labels, sums at 0;
- * and p's figures added into such a row. */
+/* An aggregate row of kind for step (or run) row s: its JobID and workflow labels, sums at 0. */
 void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s);
-void procs_accumulate(struct row *r, const struct proc_rec *p);
 
 /* Parent of each process (index, or -1): the process with pid == ppid that started last
  * before it. Pure; parent[] has n entries. */

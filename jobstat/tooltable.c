@@ -1,4 +1,4 @@
-/* Tool tables, from tracerd's grouped "tools" replies or from processes. */
+/* Tool tables, from tracerd's grouped "tools" replies. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -6,15 +6,163 @@
 #include <string.h>
 
 #include "convert.h"
+#include "procs.h"
 #include "tooltable.h"
 
-#define CODES_MAX 8
+#define CODES_MAX (sizeof(((struct exit_counts *)0)->c) / sizeof(((struct exit_counts *)0)->c[0]))
+
+/* ---- records */
+
+static void add_int(struct json_object *o, const char *key, int64_t v)
+{
+        if (v != JS_NONE)
+                json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+/* a tracerd without the "tools" query: one record per process that is not shell plumbing */
+static int records_from_processes(struct daemons *d, const struct unit_rec *u, struct json_object **tools)
+{
+        struct json_object *procs, *out;
+        int r = daemons_processes(d, u->node, u->id, &procs);
+
+        if (r < 0)
+                return r;
+        if (!(out = json_object_new_array())) {
+                json_object_put(procs);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < json_object_array_length(procs); i++) {
+                struct proc_rec p;
+                struct json_object *o;
+                char counts[32];
+
+                if (proc_from_json(json_object_array_get_idx(procs, i), &p) < 0)
+                        continue;
+                if (!p.excluded && (o = json_object_new_object())) {
+                        json_object_object_add(o, "tool", json_object_new_string(p.tool));
+                        json_object_object_add(o, "nprocs", json_object_new_int64(1));
+                        add_int(o, "cpu_ns", p.cpu_ns);
+                        add_int(o, "user_ns", p.user_ns);
+                        add_int(o, "sys_ns", p.sys_ns);
+                        add_int(o, "maxrss_kb", p.maxrss_kb);
+                        add_int(o, "read_bytes", p.read_bytes);
+                        add_int(o, "write_bytes", p.write_bytes);
+                        add_int(o, "rchar", p.rchar);
+                        add_int(o, "wchar", p.wchar);
+                        add_int(o, "first_start_ns", p.start_ns);
+                        add_int(o, "last_end_ns", p.end_ns);
+                        add_int(o, "oom_kills", p.flags != JS_NONE && (p.flags & 0x8) ? 1 : 0);
+                        if (p.status != JS_NONE)
+                                snprintf(counts, sizeof(counts), "%" PRId64 ":1", p.status);
+                        else
+                                snprintf(counts, sizeof(counts), ":1");
+                        json_object_object_add(o, "status_counts", json_object_new_string(counts));
+                        json_object_array_add(out, o);
+                }
+                free(p.cmd);
+        }
+        json_object_put(procs);
+        *tools = out;
+        return 0;
+}
+
+int tooltable_unit_tools(void *ctx, const struct unit_rec *u, struct json_object **tools)
+{
+        struct daemons *d = ctx;
+        int r = daemons_tools(d, u->node, u->id, tools);
+
+        return r == -EREMOTEIO ? records_from_processes(d, u, tools) : r;
+}
+
+int tooltable_record_name(struct json_object *rec, char *out, size_t len)
+{
+        const char *tool, *sub;
+
+        if (!json_object_is_type(rec, json_type_object) || !*(tool = json_text(rec, "tool")))
+                return -ENOENT;
+        sub = json_text(rec, "subcommand");
+        snprintf(out, len, "%s%s%s", tool, *sub ? " " : "", sub);
+        conv_sanitize(out);
+        return 0;
+}
+
+static void add_code(struct exit_counts *ec, int64_t status, int64_t n)
+{
+        int c;
+
+        for (c = 0; c < ec->n && ec->c[c].status != status; c++)
+                ;
+        if (c == ec->n) {
+                if (c == (int)CODES_MAX) {
+                        ec->more++;
+                        return;
+                }
+                ec->c[c].status = status;
+                ec->n++;
+        }
+        ec->c[c].n += n;
+}
+
+/* "0:12,256:1" (an empty status: not known) */
+static void add_codes(struct exit_counts *ec, const char *counts)
+{
+        while (*counts) {
+                char *end = (char *)counts;
+                int64_t status = *counts == ':' ? JS_NONE : strtoll(counts, &end, 10), n;
+
+                if (*end != ':')
+                        return; /* not the shape tracerd writes: keep what was read */
+                n = strtoll(end + 1, &end, 10);
+                if (n > 0)
+                        add_code(ec, status, n);
+                if (*end != ',')
+                        return;
+                counts = end + 1;
+        }
+}
+
+void tooltable_record_add(struct row *r, struct exit_counts *ec, struct json_object *rec)
+{
+        struct figures *f = &r->f;
+
+        fig_sum(&f->nprocs, json_int(rec, "nprocs"));
+        fig_sum(&r->cpu_ns, json_int(rec, "cpu_ns"));
+        fig_sum(&r->user_ns, json_int(rec, "user_ns"));
+        fig_sum(&r->sys_ns, json_int(rec, "sys_ns"));
+        fig_max(&f->maxrss_kb, json_int(rec, "maxrss_kb"));
+        fig_sum(&f->read_bytes, json_int(rec, "read_bytes"));
+        fig_sum(&f->write_bytes, json_int(rec, "write_bytes"));
+        fig_sum(&f->rchar, json_int(rec, "rchar"));
+        fig_sum(&f->wchar, json_int(rec, "wchar"));
+        fig_sum(&f->oom_kills, json_int(rec, "oom_kills"));
+        fig_min(&f->first_start_ns, json_int(rec, "first_start_ns"));
+        fig_max(&f->last_end_ns, json_int(rec, "last_end_ns"));
+        add_codes(ec, json_text(rec, "status_counts"));
+}
+
+void exit_counts_format(const struct exit_counts *ec, int with_counts, char *out, size_t len)
+{
+        size_t at = 0;
+
+        out[0] = 0;
+        for (int c = 0; c < ec->n && at < len; c++) {
+                char code[16];
+                int w;
+
+                conv_exitcode(code, sizeof(code), ec->c[c].status);
+                w = with_counts ? snprintf(out + at, len - at, "%s%s(%" PRId64 ")", c ? "," : "", code, ec->c[c].n)
+                                : snprintf(out + at, len - at, "%s%s", c ? "," : "", code);
+                at += w > 0 ? (size_t)w : 0;
+        }
+        if (ec->more && at < len)
+                snprintf(out + at, len - at, ",...");
+}
+
+/* ---- one step's table */
 
 struct tool_acc {
         struct row r;
-        int64_t wrapper_rss_kb; /* the tool's MaxRSS only when no process of its own has one */
-        struct { char code[16]; int64_t n; } codes[CODES_MAX];
-        int ncodes, more;
+        struct exit_counts ec;
 };
 
 struct table {
@@ -22,11 +170,14 @@ struct table {
         size_t n, cap;
 };
 
-/* a new row for tool, or NULL (ENOMEM) */
-static struct tool_acc *table_add(struct table *tt, const char *tool, const struct row *s)
+/* the row of tool (a new one at first use), or NULL (ENOMEM) */
+static struct tool_acc *table_row(struct table *tt, const char *tool, const struct row *s)
 {
         struct tool_acc *a;
 
+        for (size_t i = 0; i < tt->n; i++)
+                if (!strcmp(tt->t[i].r.tool, tool))
+                        return &tt->t[i];
         if (tt->n == tt->cap) {
                 size_t cap = tt->cap ? 2 * tt->cap : 16;
                 struct tool_acc *nv = realloc(tt->t, cap * sizeof(*nv));
@@ -43,25 +194,6 @@ static struct tool_acc *table_add(struct table *tt, const char *tool, const stru
         return a;
 }
 
-static void add_code(struct tool_acc *a, int64_t status, int64_t n)
-{
-        char code[16];
-        int c;
-
-        conv_exitcode(code, sizeof(code), status);
-        for (c = 0; c < a->ncodes && strcmp(a->codes[c].code, code); c++)
-                ;
-        if (c == a->ncodes) {
-                if (c == CODES_MAX) {
-                        a->more++;
-                        return;
-                }
-                snprintf(a->codes[c].code, sizeof(a->codes[c].code), "%s", code);
-                a->ncodes++;
-        }
-        a->codes[c].n += n;
-}
-
 static int by_cpu(const void *a, const void *b)
 {
         const struct tool_acc *x = a, *y = b;
@@ -71,128 +203,9 @@ static int by_cpu(const void *a, const void *b)
         return strcmp(x->r.tool, y->r.tool);
 }
 
-/* a wrapper's RSS where the tool has no other; the most CPU first */
-static void table_finish(struct table *tt)
-{
-        for (size_t k = 0; k < tt->n; k++)
-                if (tt->t[k].r.f.maxrss_kb == JS_NONE && tt->t[k].wrapper_rss_kb > 0)
-                        tt->t[k].r.f.maxrss_kb = tt->t[k].wrapper_rss_kb;
-        if (tt->n > 1)
-                qsort(tt->t, tt->n, sizeof(*tt->t), by_cpu);
-}
-
-/* ---- from processes */
-
-static int by_tool(const void *a, const void *b)
-{
-        const struct proc_rec *x = *(const struct proc_rec *const *)a, *y = *(const struct proc_rec *const *)b;
-        int c = strcmp(x->tool, y->tool);
-
-        return c ? c : x < y ? -1 : x > y;
-}
-
-static int group_procs(const struct procset *ps, const struct row *s, struct table *tt)
-{
-        const struct proc_rec **sorted = malloc((ps->n + 1) * sizeof(*sorted));
-        struct tool_acc *a = NULL;
-        size_t m = 0;
-
-        if (!sorted)
-                return -ENOMEM;
-        for (size_t i = 0; i < ps->n; i++)
-                if (!ps->p[i].excluded)
-                        sorted[m++] = &ps->p[i];
-        qsort(sorted, m, sizeof(*sorted), by_tool);
-        for (size_t i = 0; i < m; i++) {
-                const struct proc_rec *p = sorted[i];
-
-                if ((!a || strcmp(a->r.tool, p->tool)) && !(a = table_add(tt, p->tool, s))) {
-                        free(sorted);
-                        return -ENOMEM;
-                }
-                if (p->wrapper) { /* time -v forked from a 70 MB python keeps python's peak */
-                        struct proc_rec own = *p;
-
-                        if (p->maxrss_kb != JS_NONE && p->maxrss_kb > a->wrapper_rss_kb)
-                                a->wrapper_rss_kb = p->maxrss_kb;
-                        own.maxrss_kb = JS_NONE;
-                        procs_accumulate(&a->r, &own);
-                } else {
-                        procs_accumulate(&a->r, p);
-                }
-                add_code(a, p->status, 1);
-        }
-        free(sorted);
-        table_finish(tt);
-        return 0;
-}
-
-/* ---- from tracerd's "tools" replies */
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-        struct json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v) : "";
-}
-
-/* "0:12,256:1" (an empty status: not known) */
-static void add_codes(struct tool_acc *a, const char *counts)
-{
-        while (*counts) {
-                char *end;
-                int64_t status = JS_NONE, n;
-
-                if (*counts != ':')
-                        status = strtoll(counts, &end, 10);
-                else
-                        end = (char *)counts;
-                if (*end != ':')
-                        return; /* not the shape tracerd writes: keep what was read */
-                n = strtoll(end + 1, &end, 10);
-                if (n > 0)
-                        add_code(a, status, n);
-                if (*end != ',')
-                        return;
-                counts = end + 1;
-        }
-}
-
-static int add_record(struct table *tt, struct json_object *o, const struct row *s)
-{
-        const char *tool = jstr(o, "tool"), *sub = jstr(o, "subcommand");
-        char name[sizeof(tt->t->r.tool)];
-        struct tool_acc *a = NULL;
-
-        if (!*tool)
-                return 0;
-        snprintf(name, sizeof(name), "%s%s%s", tool, *sub ? " " : "", sub);
-        conv_sanitize(name);
-        for (size_t i = 0; i < tt->n && !a; i++)
-                if (!strcmp(tt->t[i].r.tool, name))
-                        a = &tt->t[i];
-        if (!a && !(a = table_add(tt, name, s)))
-                return -ENOMEM;
-        fig_sum(&a->r.f.nprocs, json_int(o, "nprocs"));
-        fig_sum(&a->r.cpu_ns, json_int(o, "cpu_ns"));
-        fig_sum(&a->r.user_ns, json_int(o, "user_ns"));
-        fig_sum(&a->r.sys_ns, json_int(o, "sys_ns"));
-        fig_max(&a->r.f.maxrss_kb, json_int(o, "maxrss_kb"));
-        fig_sum(&a->r.f.read_bytes, json_int(o, "read_bytes"));
-        fig_sum(&a->r.f.write_bytes, json_int(o, "write_bytes"));
-        fig_sum(&a->r.f.rchar, json_int(o, "rchar"));
-        fig_sum(&a->r.f.wchar, json_int(o, "wchar"));
-        fig_sum(&a->r.f.oom_kills, json_int(o, "oom_kills"));
-        fig_min(&a->r.f.first_start_ns, json_int(o, "first_start_ns"));
-        fig_max(&a->r.f.last_end_ns, json_int(o, "last_end_ns"));
-        add_codes(a, jstr(o, "status_counts"));
-        return 0;
-}
-
-/* 0, -EREMOTEIO when a node's tracerd has no "tools" query (the caller reads processes), or
- * -ENOMEM. A node that cannot be asked is left out (the warnings name it). */
-static int group_daemon(const struct job *j, const struct row *s, struct daemons *d, struct table *tt)
+/* the tools of the step's units, the most CPU first: 0 or -ENOMEM. A node that cannot be
+ * asked is left out (the warnings name it). */
+static int group_step(const struct job *j, const struct row *s, struct daemons *d, struct table *tt)
 {
         size_t *idx = malloc((j->nunits + 1) * sizeof(*idx)), n;
         int err = 0;
@@ -201,56 +214,28 @@ static int group_daemon(const struct job *j, const struct row *s, struct daemons
                 return -ENOMEM;
         n = report_step_units(j, s, idx, j->nunits);
         for (size_t u = 0; u < n && !err; u++) {
-                const struct unit_rec *unit = &j->units[idx[u]];
                 struct json_object *tools;
-                int r = daemons_tools(d, unit->node, unit->id, &tools);
 
-                if (r == -EREMOTEIO)
-                        err = r;
-                if (r < 0)
+                if (tooltable_unit_tools(d, &j->units[idx[u]], &tools) < 0)
                         continue;
-                for (size_t k = 0; k < json_object_array_length(tools) && !err; k++)
-                        err = add_record(tt, json_object_array_get_idx(tools, k), s);
+                for (size_t k = 0; k < json_object_array_length(tools) && !err; k++) {
+                        struct json_object *rec = json_object_array_get_idx(tools, k);
+                        struct tool_acc *a;
+                        char name[sizeof(a->r.tool)];
+
+                        if (tooltable_record_name(rec, name, sizeof(name)) < 0)
+                                continue;
+                        if (!(a = table_row(tt, name, s)))
+                                err = -ENOMEM;
+                        else
+                                tooltable_record_add(&a->r, &a->ec, rec);
+                }
                 json_object_put(tools);
         }
         free(idx);
-        if (!err)
-                table_finish(tt);
+        if (!err && tt->n > 1)
+                qsort(tt->t, tt->n, sizeof(*tt->t), by_cpu);
         return err;
-}
-
-/* tt from the daemons, else from the step's processes */
-static int group_step(const struct job *j, const struct row *s, struct daemons *d, struct table *tt)
-{
-        struct procset ps;
-        int err = group_daemon(j, s, d, tt);
-
-        if (err != -EREMOTEIO)
-                return err;
-        tt->n = 0;
-        err = procs_load(j, s, d, &ps);
-        if (!err)
-                err = group_procs(&ps, s, tt);
-        procs_free(&ps);
-        return err;
-}
-
-/* ---- out */
-
-static long emit_table(struct table *tt, struct emit *e)
-{
-        for (size_t k = 0; k < tt->n; k++) {
-                struct tool_acc *a = &tt->t[k];
-                size_t at = 0;
-
-                for (int c = 0; c < a->ncodes && at < sizeof(a->r.exit_codes); c++)
-                        at += snprintf(a->r.exit_codes + at, sizeof(a->r.exit_codes) - at, "%s%s(%" PRId64 ")",
-                                       c ? "," : "", a->codes[c].code, a->codes[c].n);
-                if (a->more && at < sizeof(a->r.exit_codes))
-                        snprintf(a->r.exit_codes + at, sizeof(a->r.exit_codes) - at, ",...");
-                emit_row(e, &a->r);
-        }
-        return (long)tt->n;
 }
 
 long tooltable_emit(const struct job *j, const struct row *s, struct daemons *d, struct emit *e)
@@ -258,8 +243,12 @@ long tooltable_emit(const struct job *j, const struct row *s, struct daemons *d,
         struct table tt = {};
         long n = group_step(j, s, d, &tt);
 
+        for (size_t k = 0; !n && k < tt.n; k++) {
+                exit_counts_format(&tt.t[k].ec, 1, tt.t[k].r.exit_codes, sizeof(tt.t[k].r.exit_codes));
+                emit_row(e, &tt.t[k].r);
+        }
         if (!n)
-                n = emit_table(&tt, e);
+                n = (long)tt.n;
         free(tt.t);
         return n;
 }

@@ -204,7 +204,7 @@ static size_t view_workflow(struct viewctx *v, struct report *rep)
         long n;
 
         clock_gettime(CLOCK_REALTIME, &now);
-        n = pipelines_build(rep, pipelines_daemon_tools, v->d, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, &rows);
+        n = pipelines_build(rep, tooltable_unit_tools, v->d, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, &rows);
         if (n < 0) {
                 fprintf(stderr, JS_PROG ": out of memory\n");
                 return 0;

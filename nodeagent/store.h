@@ -37,8 +37,8 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
 int store_get_unit(struct store *s, uint64_t id, struct unit *out);
 int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out);
 /* One row per tool (and subcommand) of a unit, plumbing left out, biggest CPU first: sums,
- * the largest peak RSS of the tool's own processes (a wrapper's only when there is no other),
- * "statuses" (distinct wait statuses) and "status_counts" ("0:12,256:1"). */
+ * the largest peak RSS of the tool's own processes (a wrapper's only when there is no other)
+ * and "status_counts", each wait status with its count ("0:12,256:1"). */
 int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out);
 /* Totals of one unit's processes: count, cpu, peak rss, I/O, ... as a JSON object. */
 int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out);

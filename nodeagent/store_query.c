@@ -225,7 +225,7 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
         if (store_prepare(s, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
                        " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
                        " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
-                       " interpreter, tool_excluded, tool_wrapper"
+                       " interpreter, tool_excluded"
                        " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, unit);
@@ -252,7 +252,6 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
                        " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
                        " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
                        " MIN(start_ns) AS first_start_ns, MAX(end_ns) AS last_end_ns,"
-                       " group_concat(DISTINCT status) AS statuses,"
                        " (SELECT group_concat(COALESCE(c.status, '') || ':' || c.n) FROM c"
                        "   WHERE c.tool = p.tool AND c.subcommand IS p.subcommand) AS status_counts,"
                        " SUM((flags & 8) != 0) AS oom_kills"

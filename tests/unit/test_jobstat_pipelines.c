@@ -20,6 +20,7 @@
 #include "../../jobstat/pipelines.c"
 #include "../../jobstat/procs.c"
 #include "../../jobstat/report.c"
+#include "../../jobstat/tooltable.c"
 
 #define S 1000000000LL
 #define T0 1795320000LL
@@ -194,21 +195,55 @@ static int fake_tools(void *ctx, const struct unit_rec *u, struct json_object **
         if (u->step_id == (int64_t)STEP_BATCH)
                 snprintf(text, sizeof(text),
                          "[{\"tool\":\"snakemake\",\"nprocs\":3,\"cpu_ns\":%lld,\"maxrss_kb\":70000,"
-                         "\"first_start_ns\":%lld,\"last_end_ns\":%lld,\"statuses\":\"0\"}]",
+                         "\"first_start_ns\":%lld,\"last_end_ns\":%lld,\"status_counts\":\"0:1\"}]",
                          800LL * 1000000, (long long)u->start_ns, (long long)u->end_ns);
         else
                 snprintf(text, sizeof(text),
                          "[{\"tool\":\"bwa\",\"subcommand\":\"mem\",\"nprocs\":1,\"cpu_ns\":%lld,\"user_ns\":%lld,"
                          "\"sys_ns\":0,\"maxrss_kb\":%lld,\"read_bytes\":10,\"write_bytes\":0,"
-                         "\"first_start_ns\":%lld,\"last_end_ns\":%lld,\"statuses\":\"0,256\",\"oom_kills\":0},"
+                         "\"first_start_ns\":%lld,\"last_end_ns\":%lld,\"status_counts\":\"0:1,256:1\",\"oom_kills\":0},"
                          "{\"tool\":\"samtools\",\"subcommand\":\"view\",\"nprocs\":1,\"cpu_ns\":1000000,"
-                         "\"maxrss_kb\":3000,\"first_start_ns\":%lld,\"last_end_ns\":%lld,\"statuses\":\"0\"},"
+                         "\"maxrss_kb\":3000,\"first_start_ns\":%lld,\"last_end_ns\":%lld,\"status_counts\":\"0:1\"},"
                          "{\"nprocs\":1},\"junk\"]",
                          (long long)(job * S), (long long)(job * S), (long long)(30000 + job),
                          (long long)u->start_ns, (long long)(u->start_ns + 2 * S), (long long)u->start_ns,
                          (long long)(u->start_ns + S));
         *tools = json_tokener_parse(text);
         return *tools ? 0 : -EINVAL;
+}
+
+/* a tool record: its name, figures and exit codes; a malformed status list keeps what it read */
+static void test_tool_record(void **state)
+{
+        struct json_object *rec = json_tokener_parse(
+                "{\"tool\":\"samtools\",\"subcommand\":\"sort\",\"nprocs\":14,\"cpu_ns\":7,\"maxrss_kb\":900,"
+                "\"rchar\":5,\"status_counts\":\"0:12,256:1,:1,9:x\"}");
+        struct exit_counts ec = {};
+        struct row r;
+        char name[64], codes[64];
+
+        (void)state;
+        row_init(&r, ROW_TOOL);
+        r.cpu_ns = 0;
+        assert_int_equal(tooltable_record_name(rec, name, sizeof(name)), 0);
+        assert_string_equal(name, "samtools sort");
+        tooltable_record_add(&r, &ec, rec);
+        tooltable_record_add(&r, &ec, rec);
+        assert_int_equal(r.f.nprocs, 28);
+        assert_int_equal(r.cpu_ns, 14);
+        assert_int_equal(r.f.maxrss_kb, 900);
+        assert_int_equal(r.f.rchar, 10);
+        exit_counts_format(&ec, 1, codes, sizeof(codes));
+        assert_string_equal(codes, "0:0(24),1:0(2),---(2)");
+        exit_counts_format(&ec, 0, codes, sizeof(codes));
+        assert_string_equal(codes, "0:0,1:0,---");
+        json_object_put(rec);
+        rec = json_tokener_parse("{\"nprocs\":1}");
+        assert_int_equal(tooltable_record_name(rec, name, sizeof(name)), -ENOENT);
+        json_object_put(rec);
+        rec = json_object_new_string("junk");
+        assert_int_equal(tooltable_record_name(rec, name, sizeof(name)), -ENOENT);
+        json_object_put(rec);
 }
 
 static const struct row *find_row(const struct row *rows, long n, int level, const char *step, const char *tool)
@@ -408,6 +443,7 @@ int main(void)
                 cmocka_unit_test(test_job_rows),
                 cmocka_unit_test(test_job_step_disagree),
                 cmocka_unit_test(test_filter),
+                cmocka_unit_test(test_tool_record),
                 cmocka_unit_test(test_build),
                 cmocka_unit_test(test_build_unknown_and_running),
                 cmocka_unit_test(test_emit_json),
