@@ -37,7 +37,7 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 .SECONDARY:
-.PHONY: all deps install check unit integration demo fuzz bench clean
+.PHONY: all deps install check unit integration vmtest demo fuzz bench clean
 all: $(BINS)
 
 deps:
@@ -90,10 +90,15 @@ unit: $(UNIT_BINS)
 integration: all
 	tests/integration/run-all
 
+# the kernel matrix: Debian's own kernels under qemu, the kernel-facing tests inside each
+vmtest: all
+	tests/vm/run $(VM_KERNELS)
+
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) integration
+	$(MAKE) vmtest
 
 demo: deps
 	$(MAKE) all

@@ -15,10 +15,23 @@ char LICENSE[] SEC("license") = "GPL";
 #define PF_EXITING_FLAG 0x00000004        /* include/linux/sched.h */
 #define TASK_DEAD_STATE 0x00000080
 
+/* Kernel layouts that changed within the supported range (see the README's kernel table).
+ * Each is read through a flavour that CO-RE matches against the running kernel's BTF; the
+ * branch that does not match is dead code the verifier never sees. */
+
 /* before 5.14 the task state field was `long state` */
 struct task_struct___old {
         long state;
 } __attribute__((preserve_access_index));
+
+/* before 6.2 mm_struct's RSS counters were atomics in a struct; since, percpu counters */
+struct mm_rss_stat___pre62 {
+        atomic_long_t count[4];
+} __attribute__((preserve_access_index));
+struct mm_struct___pre62 {
+        struct mm_rss_stat___pre62 rss_stat;
+} __attribute__((preserve_access_index));
+
 #define MM_FILEPAGES 0
 #define MM_ANONPAGES 1
 #define MM_SHMEMPAGES 3
@@ -31,6 +44,9 @@ const volatile __u32 page_kb = 4;
  * interrupt each (an expensive exit on VMs). tracerd also drains on a short timer. */
 const volatile __u64 wakeup_bytes = 0;
 
+/* Set on the first exit traced while the address space is still there (Linux 6.16 on). */
+volatile __u32 exit_sees_mm = 0;
+
 /* Set by tracerd once sched_switch is attached: from then on exits wait for their final
  * switch-out to count the last slice; before, or without it, they go at once. */
 volatile __u32 have_switch = 0;
@@ -38,8 +54,8 @@ volatile __u32 have_switch = 0;
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);
         __uint(max_entries, 65536);
-        __type(key, __u32);   /* tgid */
-        __type(value, __u64); /* unit */
+        __type(key, __u32); /* tgid */
+        __type(value, struct tracked_proc);
 } tracked SEC(".maps");
 
 struct {
@@ -128,6 +144,36 @@ static __always_inline void header(struct event_header *h, __u32 type, __u32 pid
         h->time_ns = bpf_ktime_get_boot_ns();
 }
 
+/* The tracked entry of a process, or NULL. An entry whose start time is not the task's was
+ * left by an earlier process with the same pid (an exit never seen, a registration that raced
+ * the process's end): it is deleted, never inherited. */
+static __always_inline struct tracked_proc *lookup_tracked(__u32 tgid, struct task_struct *task)
+{
+        struct tracked_proc *t = bpf_map_lookup_elem(&tracked, &tgid);
+        __u64 start;
+
+        if (!t)
+                return NULL;
+        start = BPF_CORE_READ(task, group_leader, start_boottime);
+        if (t->start_ns == start ||
+            ((t->flags & TRACKED_START_TICKS) && t->start_ns / START_TICK_NS == start / START_TICK_NS))
+                return t;
+        bpf_map_delete_elem(&tracked, &tgid);
+        count(STAT_STALE);
+        return NULL;
+}
+
+static __always_inline int track(__u32 tgid, __u64 unit, __u64 start)
+{
+        struct tracked_proc t = { .unit = unit, .start_ns = start };
+
+        if (bpf_map_update_elem(&tracked, &tgid, &t, BPF_ANY)) {
+                count(STAT_LOST); /* tracked set full: this process goes unseen */
+                return -1;
+        }
+        return 0;
+}
+
 /* The unit of a process not tracked by pid, from its cgroup, or 0. */
 static __always_inline __u64 unit_from_cgroup(void)
 {
@@ -147,27 +193,27 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
         struct task_struct *child = (struct task_struct *)ctx->args[1];
         __u32 pid = BPF_CORE_READ(child, pid), tgid = BPF_CORE_READ(child, tgid);
         __u32 ptgid;
-        __u64 *found, unit;
+        struct tracked_proc *found;
         struct fork_event *e;
+        __u64 unit, start;
 
         if (pid != tgid) /* a new thread, not a new process */
                 return 0;
         ptgid = BPF_CORE_READ(parent, tgid);
-        found = bpf_map_lookup_elem(&tracked, &ptgid);
-        unit = found ? *found : unit_from_cgroup();
+        found = lookup_tracked(ptgid, parent);
+        unit = found ? found->unit : unit_from_cgroup();
         if (!unit)
                 return 0;
-        if (bpf_map_update_elem(&tracked, &tgid, &unit, BPF_ANY)) {
-                count(STAT_LOST); /* tracked set full: this child goes unseen */
+        start = BPF_CORE_READ(child, start_boottime);
+        if (track(tgid, unit, start))
                 return 0;
-        }
 
         e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
         if (!e) {
                 count(STAT_LOST);
                 return 0;
         }
-        header(&e->h, EVENT_FORK, tgid, BPF_CORE_READ(child, start_boottime), unit);
+        header(&e->h, EVENT_FORK, tgid, start, unit);
         e->ppid = ptgid;
         e->uid = BPF_CORE_READ(child, real_cred, uid.val);
         e->parent_start_ns = BPF_CORE_READ(parent, group_leader, start_boottime);
@@ -182,27 +228,37 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
         struct task_struct *task = (struct task_struct *)ctx->args[0];
         struct linux_binprm *bprm = (struct linux_binprm *)ctx->args[2];
         __u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
-        __u64 *found, unit, arg_start, arg_end, len;
+        __u64 unit, start, arg_start, arg_end, len, maxrss;
+        struct tracked_proc *t;
         struct exec_event *e;
         const char *filename;
         long n;
 
-        found = bpf_map_lookup_elem(&tracked, &tgid);
-        if (found) {
-                unit = *found;
-        } else {
+        start = BPF_CORE_READ(task, group_leader, start_boottime);
+        t = lookup_tracked(tgid, task);
+        if (!t) {
                 unit = unit_from_cgroup();
-                if (!unit)
+                if (!unit || track(tgid, unit, start))
                         return 0;
-                if (bpf_map_update_elem(&tracked, &tgid, &unit, BPF_ANY)) {
-                        count(STAT_LOST);
+                t = bpf_map_lookup_elem(&tracked, &tgid);
+                if (!t)
                         return 0;
-                }
+        }
+        unit = t->unit;
+        /* The image just replaced is folded into the kernel's maxrss. At the first exec that is
+         * the forked copy of the parent, not this program's; at a later one, a rise above that
+         * first figure can only come from an image of this program. */
+        maxrss = BPF_CORE_READ(task, signal, maxrss);
+        if (!(t->flags & TRACKED_EXECED)) {
+                t->base_rss = maxrss;
+                t->flags |= TRACKED_EXECED;
+        } else if (maxrss > t->base_rss && maxrss > t->own_rss) {
+                t->own_rss = maxrss;
         }
         e = bpf_map_lookup_elem(&exec_scratch, &zero);
         if (!e)
                 return 0;
-        header(&e->h, EVENT_EXEC, tgid, BPF_CORE_READ(task, group_leader, start_boottime), unit);
+        header(&e->h, EVENT_EXEC, tgid, start, unit);
         e->ppid = BPF_CORE_READ(task, real_parent, tgid);
         e->uid = BPF_CORE_READ(task, real_cred, uid.val);
         e->gid = BPF_CORE_READ(task, real_cred, gid.val);
@@ -279,27 +335,71 @@ static __always_inline void keep_thread_io(__u32 tgid, struct task_struct *task)
         add_io(io, &task->ioac);
 }
 
-/* Peak RSS in pages as getrusage(2) computes it: the signal's record (earlier images, threads
- * gone) and the current mm's high-water mark. */
-static __always_inline __u64 peak_rss_pages(struct task_struct *task)
+/* Resident pages of an address space: percpu_counter's global count, or the atomic before
+ * 6.2; the same approximation get_mm_rss() uses. */
+static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
+{
+        struct mm_struct___pre62 *old = (void *)mm;
+        __s64 c, rss = 0;
+
+        if (bpf_core_field_exists(old->rss_stat.count)) {
+                c = BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES].counter);
+                rss += c > 0 ? c : 0;
+                c = BPF_CORE_READ(old, rss_stat.count[MM_ANONPAGES].counter);
+                rss += c > 0 ? c : 0;
+                c = BPF_CORE_READ(old, rss_stat.count[MM_SHMEMPAGES].counter);
+                rss += c > 0 ? c : 0;
+        } else {
+                c = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
+                rss += c > 0 ? c : 0;
+                c = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
+                rss += c > 0 ? c : 0;
+                c = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
+                rss += c > 0 ? c : 0;
+        }
+        return rss;
+}
+
+/* An address space's peak as the kernel folds it into maxrss: its high-water mark (updated
+ * only when RSS is about to fall) or its current RSS, whichever is higher. */
+static __always_inline __u64 mm_peak_pages(struct mm_struct *mm)
+{
+        __u64 hiwater = BPF_CORE_READ(mm, hiwater_rss), rss = mm_rss_pages(mm);
+
+        return rss > hiwater ? rss : hiwater;
+}
+
+/* A reading of the running program's own image: counted only after the first exec, since
+ * before it the image is the forked copy of the parent. */
+static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages)
+{
+        if ((t->flags & TRACKED_EXECED) && pages > t->own_rss)
+                t->own_rss = pages;
+}
+
+/* The exit's two memory figures, in pages: getrusage's maxrss (every image of the process,
+ * the pre-exec copy of its parent included) and the program's own peak (0: unread). */
+static __always_inline void exit_peaks(struct task_struct *task, struct tracked_proc *t,
+                                       __u64 *ru_maxrss, __u64 *own)
 {
         struct mm_struct *mm = BPF_CORE_READ(task, mm);
-        __u64 peak = BPF_CORE_READ(task, signal, maxrss), hiwater, rss = 0;
-        __s64 c;
+        __u64 maxrss = BPF_CORE_READ(task, signal, maxrss), final = 0;
 
-        if (!mm)
-                return peak;
-        hiwater = BPF_CORE_READ(mm, hiwater_rss);
-        /* percpu_counter's global count, the same approximation get_mm_rss() uses */
-        c = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
-        rss += c > 0 ? c : 0;
-        c = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
-        rss += c > 0 ? c : 0;
-        c = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
-        rss += c > 0 ? c : 0;
-        if (rss > hiwater)
-                hiwater = rss;
-        return hiwater > peak ? hiwater : peak;
+        /* Kernels that trace the exit before releasing the address space still show it; older
+         * ones folded it into maxrss and released it (active_mm may by now be borrowed). */
+        if (mm) {
+                final = mm_peak_pages(mm);
+                exit_sees_mm = 1;
+        }
+        *ru_maxrss = final > maxrss ? final : maxrss;
+        if (!(t->flags & TRACKED_EXECED)) { /* never ran a program of its own: all of it is its */
+                *own = *ru_maxrss;
+                return;
+        }
+        note_own_peak(t, final);
+        if (maxrss > t->base_rss) /* a post-exec image rose above the inherited figure */
+                note_own_peak(t, maxrss);
+        *own = t->own_rss;
 }
 
 static __always_inline void send_exit(struct exit_event *e)
@@ -321,13 +421,14 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         struct io_totals io = {}, *gone;
         struct list_head *head, *pos;
         __u32 tgid = BPF_CORE_READ(task, tgid), threads = 0, flags = 0;
-        __u64 *found, unit, node_off;
+        __u64 unit, node_off, ru_maxrss, own;
+        struct tracked_proc *found;
         struct pending_exit *pe;
         struct exit_event *e;
         __u32 zero = 0, tid;
         int i;
 
-        found = bpf_map_lookup_elem(&tracked, &tgid);
+        found = lookup_tracked(tgid, task);
         if (!found)
                 return 0;
         sig = BPF_CORE_READ(task, signal);
@@ -335,7 +436,10 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
                 keep_thread_io(tgid, task);
                 return 0;
         }
-        unit = *found;
+        unit = found->unit;
+        exit_peaks(task, found, &ru_maxrss, &own);
+        if (!own)
+                flags |= EXIT_PEAK_UNREAD;
         bpf_map_delete_elem(&tracked, &tgid);
         add_io(&io, &task->ioac);
         gone = bpf_map_lookup_elem(&thread_io, &tgid);
@@ -400,7 +504,8 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         e->utime_ns = tot.utime;
         e->stime_ns = tot.stime;
         e->runtime_ns = tot.runtime;
-        e->maxrss_kb = peak_rss_pages(task) * page_kb;
+        e->peak_rss_kb = own * page_kb;
+        e->ru_maxrss_kb = ru_maxrss * page_kb;
         e->rchar = io.rchar;
         e->wchar = io.wchar;
         e->syscr = io.syscr;
@@ -462,11 +567,51 @@ int handle_switch(struct bpf_raw_tracepoint_args *ctx)
 
 
 
+/* A reading of the calling process's image, if it is tracked. */
+static __always_inline void note_current_peak(void)
+{
+        struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+        __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+        struct tracked_proc *t = lookup_tracked(tgid, task);
+        struct mm_struct *mm;
+
+        if (!t)
+                return;
+        mm = BPF_CORE_READ(task, mm);
+        if (mm)
+                note_own_peak(t, mm_peak_pages(mm));
+}
+
+/* A fatal signal is about to end a process (the group-exit path of get_signal() traces a
+ * SIGKILL for every thread): its address space is still whole. Every other delivery costs one
+ * map lookup. */
+SEC("raw_tp/signal_deliver")
+int handle_signal(struct bpf_raw_tracepoint_args *ctx)
+{
+        struct k_sigaction *ka = (struct k_sigaction *)ctx->args[2];
+
+        if (ka && !BPF_CORE_READ(ka, sa.sa_handler)) /* default action: it may be the end */
+                note_current_peak();
+        return 0;
+}
+
+/* Kernels before 6.16 release the address space before sched_process_exit: read the peak on the
+ * way in to exit_group(2). tracerd detaches this once an exit shows the kernel keeps the mm
+ * (exit_sees_mm), since an attached syscall tracepoint puts every syscall on the slow path. */
+SEC("tracepoint/syscalls/sys_enter_exit_group")
+int handle_exit_group(void *ctx)
+{
+        note_current_peak();
+        return 0;
+}
+
+/* The tracepoint's memory figures arrived in its format with 5.19/6.0 (and in some distribution
+ * kernels before): older ones give only the pid. */
 SEC("tracepoint/oom/mark_victim")
 int handle_oom(struct trace_event_raw_mark_victim *ctx)
 {
         __u32 pid = ctx->pid;
-        __u64 *found;
+        struct tracked_proc *found;
         struct oom_event *e;
 
         /* the victim is the process's first thread with an mm: the leader but in rare cases */
@@ -478,13 +623,18 @@ int handle_oom(struct trace_event_raw_mark_victim *ctx)
                 count(STAT_LOST);
                 return 0;
         }
-        header(&e->h, EVENT_OOM, pid, 0, *found);
+        header(&e->h, EVENT_OOM, pid, found->start_ns, found->unit);
         e->victim_tid = pid;
         e->pad = 0;
-        e->total_vm_kb = ctx->total_vm;
-        e->anon_rss_kb = ctx->anon_rss;
-        e->file_rss_kb = ctx->file_rss;
-        e->shmem_rss_kb = ctx->shmem_rss;
+        e->total_vm_kb = e->anon_rss_kb = e->file_rss_kb = e->shmem_rss_kb = 0;
+        if (bpf_core_field_exists(ctx->anon_rss)) {
+                e->total_vm_kb = ctx->total_vm;
+                e->anon_rss_kb = ctx->anon_rss;
+                e->file_rss_kb = ctx->file_rss;
+                e->shmem_rss_kb = ctx->shmem_rss;
+                /* the reaper may empty the address space before the victim's own exit */
+                note_own_peak(found, (e->anon_rss_kb + e->file_rss_kb + e->shmem_rss_kb) / page_kb);
+        }
         bpf_ringbuf_submit(e, wakeup());
         count(STAT_OOM);
         return 0;

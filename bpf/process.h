@@ -26,8 +26,24 @@ enum stat_index {
         STAT_EXEC,
         STAT_EXIT,
         STAT_OOM,
+        STAT_STALE,        /* tracked entries of an earlier process with the same pid, deleted */
         STAT_MAX,
 };
+
+/* The value of the `tracked` map (key: tgid). The start time makes the entry belong to one
+ * process: a later process that reuses the pid does not match and never inherits the unit. */
+struct tracked_proc {
+        __u64 unit;
+        __u64 start_ns;  /* group leader's start, CLOCK_BOOTTIME ns */
+        __u64 base_rss;  /* pages: the kernel's maxrss at the first exec, the pre-exec image's */
+        __u64 own_rss;   /* pages: highest RSS read from the process's images after its first exec */
+        __u32 flags;     /* TRACKED_* */
+        __u32 pad;
+};
+
+#define TRACKED_START_TICKS 0x1 /* registered from /proc: start_ns is known to a clock tick */
+#define TRACKED_EXECED 0x2      /* base_rss is set: the process ran its own program */
+#define START_TICK_NS 10000000ULL /* one USER_HZ tick, /proc/PID/stat's unit of start time */
 
 struct event_header {
         __u32 type;
@@ -62,6 +78,7 @@ struct exec_event {
 };
 
 #define EXIT_THREADS_TRUNCATED 0x1 /* more live threads than EXIT_THREADS_MAX at the end */
+#define EXIT_PEAK_UNREAD 0x2       /* the program's own peak could not be read: peak_rss_kb is 0 */
 
 struct exit_event {
         struct event_header h;
@@ -70,7 +87,8 @@ struct exit_event {
         __u64 utime_ns;      /* tick-sampled user CPU, all threads: only the user/system split */
         __u64 stime_ns;
         __u64 runtime_ns;    /* scheduler runtime of all threads: the exact CPU total */
-        __u64 maxrss_kb;     /* peak resident set over the process's life (incl. before exec) */
+        __u64 peak_rss_kb;   /* the program's own peak RSS: its images after the first exec */
+        __u64 ru_maxrss_kb;  /* getrusage's ru_maxrss: includes the pre-exec copy of the parent */
         __u64 rchar, wchar, syscr, syscw;
         __u64 read_bytes, write_bytes, cancelled_write_bytes;
         __u64 minflt, majflt, nvcsw, nivcsw;

@@ -151,6 +151,7 @@ static const struct key_def keys[] = {
         KEY("ListenPort", K_PORT, listen_port),
         KEY("MungeSocket", K_PATH, munge_socket),
         KEY("ToolRules", K_PATH, tool_rules),
+        KEY("BtfPath", K_PATH, btf_path),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -79,14 +79,22 @@ struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name,
 /* Seed the tracked set with pid; its descendants follow in the kernel. */
 int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid)
 {
-        struct procfs_stat st;
+        struct procfs_stat st, again;
         int err = procfs_read_stat(pid, &st);
 
         if (err)
                 return err;
-        err = collector_track_pid(a->collector, pid, u->id);
+        if (st.state == 'Z' || st.state == 'X')
+                return -ESRCH; /* its exit is past: the entry could only go to a later process */
+        err = collector_track_pid(a->collector, pid, st.start_ticks, u->id);
         if (err)
                 return err;
+        /* it may have ended between the read and the insert */
+        if (procfs_read_stat(pid, &again) < 0 || again.start_ticks != st.start_ticks ||
+            again.state == 'Z' || again.state == 'X') {
+                collector_untrack_pid(a->collector, pid);
+                return -ESRCH;
+        }
         u->root_pid = pid;
         u->root_start_ns = st.start_ticks * a->tick_ns;
         return 0;
@@ -331,9 +339,9 @@ static int adopt(pid_t pid, void *ctx)
         size_t len;
         int created, trunc = 0;
 
-        if (procfs_read_stat(pid, &st) < 0)
-                return 0;
-        if (collector_track_pid(a->collector, pid, rc->u->id) < 0)
+        if (procfs_read_stat(pid, &st) < 0 || st.state == 'Z' || st.state == 'X')
+                return 0; /* a zombie's exit is past: tracking its pid would catch the next owner */
+        if (collector_track_pid(a->collector, pid, st.start_ticks, rc->u->id) < 0)
                 return 0;
         if (proctable_get(&a->procs, pid, st.start_ticks * a->tick_ns, &p, &created) < 0)
                 return -ENOMEM;
@@ -446,6 +454,7 @@ int agent_load_rules(struct agent *a, const char *path, int missing_ok)
 
 int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
 {
+        struct collector_opts o = { .ring_bytes = cfg->ring_buffer_bytes, .btf_path = cfg->btf_path };
         struct passwd *pw;
         char dir[PATH_MAX];
         int err;
@@ -486,7 +495,7 @@ int agent_init(struct agent *a, const struct tracer_config *cfg, const char *nod
         err = store_next_unit_id(a->store, &a->next_unit_id);
         if (err)
                 return err;
-        return collector_open(&a->collector, cfg->ring_buffer_bytes, agent_on_event, a);
+        return collector_open(&a->collector, &o, agent_on_event, a);
 }
 
 void agent_fini(struct agent *a)

@@ -15,7 +15,7 @@
 #include "log.h"
 #include "process.skel.h"
 
-enum { SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_SWITCH, SIG_OOM, SIG_COUNT };
+enum { SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_SWITCH, SIG_OOM, SIG_SIGNAL, SIG_EXIT_GROUP, SIG_COUNT };
 
 struct collector {
         struct process_bpf *skel;
@@ -37,11 +37,68 @@ static const struct {
         [SIG_EXIT] = { "sched:sched_process_exit", "per-process totals at exit", 1, 1 },
         [SIG_SWITCH] = { "sched:sched_switch", "the last CPU slice of short processes", 1, 0 },
         [SIG_OOM] = { "oom:mark_victim", "OOM-kill attribution", 0, 0 },
+        [SIG_SIGNAL] = { "signal:signal_deliver", "the own peak memory of programs killed by a signal",
+                         1, 0 },
+        [SIG_EXIT_GROUP] = { "syscalls:sys_enter_exit_group",
+                             "the own peak memory of programs started by a larger parent", 0, 0 },
 };
+
+static struct bpf_program *signal_prog(const struct process_bpf *skel, int i)
+{
+        struct bpf_program *progs[SIG_COUNT] = {
+                skel->progs.handle_fork, skel->progs.handle_exec, skel->progs.handle_exit,
+                skel->progs.handle_switch, skel->progs.handle_oom, skel->progs.handle_signal,
+                skel->progs.handle_exit_group,
+        };
+
+        return progs[i];
+}
+
+/* What libbpf said about the program that failed to load, boiled down to one line: libbpf's
+ * print callback has no context, and tracerd loads from one thread. */
+static struct {
+        int loading;
+        char prog[64];    /* the program libbpf last named */
+        char reason[160]; /* the kernel feature it lacks, or the verifier's last word */
+} load_diag;
+
+/* One line out of a verifier log: a CO-RE relocation names the missing kernel field or type,
+ * an unknown helper names the helper; otherwise the log's last statement. */
+static void diagnose(const char *log)
+{
+        const char *p, *end;
+        char last[160] = "";
+
+        if ((p = strstr(log, "failed to resolve CO-RE relocation"))) {
+                p = strchr(p, ']');
+                end = p ? strstr(p, " (") : NULL;
+                if (p && end && end - p > 2) {
+                        snprintf(load_diag.reason, sizeof(load_diag.reason),
+                                 "this kernel has no %.*s", (int)(end - p - 2), p + 2);
+                        return;
+                }
+        }
+        if ((p = strstr(log, "unknown func "))) {
+                end = strpbrk(p + 13, "#\n");
+                snprintf(load_diag.reason, sizeof(load_diag.reason), "this kernel lacks the helper %.*s",
+                         (int)((end ? end : p + strlen(p)) - (p + 13)), p + 13);
+                return;
+        }
+        for (p = log; *p; p = end + (*end != 0)) {
+                end = strchr(p, '\n');
+                if (!end)
+                        end = p + strlen(p);
+                if (end > p && strncmp(p, "processed ", 10) && strncmp(p, "-- END", 6) &&
+                    strncmp(p, "verification time", 17) && strncmp(p, "stack depth", 11))
+                        snprintf(last, sizeof(last), "%.*s", (int)(end - p), p);
+        }
+        snprintf(load_diag.reason, sizeof(load_diag.reason), "verifier: %s", last);
+}
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-        char buf[512];
+        static char buf[65536]; /* a verifier log comes in one message */
+        const char *p, *q;
         size_t n;
 
         if (level == LIBBPF_DEBUG)
@@ -50,6 +107,18 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
         n = strlen(buf);
         if (n && buf[n - 1] == '\n')
                 buf[n - 1] = 0;
+        if (load_diag.loading) {
+                /* while loading, failures are summed up by collector_open; the details only at
+                 * debug level */
+                if ((p = strstr(buf, "prog '")) && (q = strchr(p + 6, '\'')))
+                        snprintf(load_diag.prog, sizeof(load_diag.prog), "%.*s", (int)(q - p - 6), p + 6);
+                if ((p = strstr(buf, "BEGIN PROG LOAD LOG")))
+                        diagnose(p);
+                else if (strstr(buf, "failed to create map") || strstr(buf, "failed to find BTF"))
+                        snprintf(load_diag.reason, sizeof(load_diag.reason), "%s", buf);
+                log_msg(LOG_LEVEL_DEBUG, "libbpf: %s", buf);
+                return 0;
+        }
         log_msg(level == LIBBPF_WARN ? LOG_LEVEL_WARNING : LOG_LEVEL_INFO, "libbpf: %s", buf);
         return 0;
 }
@@ -80,10 +149,6 @@ static int tracefs_event_exists(const char *category, const char *event)
  * disables its own signal. */
 static void probe_signals(struct collector *c, struct btf *vmlinux)
 {
-        struct bpf_program *progs[SIG_COUNT] = {
-                c->skel->progs.handle_fork, c->skel->progs.handle_exec,
-                c->skel->progs.handle_exit, c->skel->progs.handle_switch, c->skel->progs.handle_oom,
-        };
         char what[128];
         int i;
 
@@ -91,9 +156,8 @@ static void probe_signals(struct collector *c, struct btf *vmlinux)
                 struct collector_signal *s = &c->signals[i];
                 const char *event = strchr(signal_info[i].name, ':') + 1;
 
-                s->name = signal_info[i].name;
-                s->provides = signal_info[i].provides;
-                s->available = 1;
+                if (!s->available)
+                        continue; /* refused by this kernel's verifier on an earlier try */
                 if (signal_info[i].raw) {
                         snprintf(what, sizeof(what), "btf_trace_%s", event);
                         if (vmlinux && btf__find_by_name_kind(vmlinux, what, BTF_KIND_TYPEDEF) < 0) {
@@ -109,23 +173,19 @@ static void probe_signals(struct collector *c, struct btf *vmlinux)
                         }
                 }
                 if (!s->available)
-                        bpf_program__set_autoload(progs[i], false);
+                        bpf_program__set_autoload(signal_prog(c->skel, i), false);
         }
 }
 
 static int attach_signals(struct collector *c)
 {
-        struct bpf_program *progs[SIG_COUNT] = {
-                c->skel->progs.handle_fork, c->skel->progs.handle_exec,
-                c->skel->progs.handle_exit, c->skel->progs.handle_switch, c->skel->progs.handle_oom,
-        };
         int i, err;
 
         for (i = 0; i < SIG_COUNT; i++) {
                 struct collector_signal *s = &c->signals[i];
 
                 if (s->available) {
-                        c->links[i] = bpf_program__attach(progs[i]);
+                        c->links[i] = bpf_program__attach(signal_prog(c->skel, i));
                         if (!c->links[i]) {
                                 err = -errno;
                                 s->available = 0;
@@ -150,12 +210,68 @@ static int on_event(void *ctx, void *data, size_t size)
         return c->fn(c->ctx, data, size);
 }
 
-int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_fn fn, void *ctx)
+/* Open the object and load what this kernel takes. A program the verifier refuses costs its own
+ * signal when optional (the object is opened again without it); a required one stops tracerd
+ * with one line naming the program and what the kernel lacks. */
+static int load(struct collector *c, const struct collector_opts *o)
+{
+        LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf_path[0] ? o->btf_path : NULL);
+        struct btf *vmlinux;
+        int err, i, tries;
+
+        for (tries = 0; tries <= SIG_COUNT; tries++) {
+                process_bpf__destroy(c->skel);
+                c->skel = process_bpf__open_opts(&opts);
+                if (!c->skel) {
+                        err = -errno;
+                        log_error("cannot open the BPF object: %s", strerror(-err));
+                        return err;
+                }
+                c->skel->rodata->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+                c->skel->rodata->wakeup_bytes = o->ring_bytes / 8;
+                bpf_map__set_max_entries(c->skel->maps.events, o->ring_bytes);
+
+                vmlinux = o->btf_path[0] ? btf__parse(o->btf_path, NULL) : btf__load_vmlinux_btf();
+                if (!vmlinux)
+                        log_warn("kernel BTF not readable (%m): attaching every tracepoint blindly");
+                probe_signals(c, vmlinux);
+                btf__free(vmlinux);
+
+                memset(&load_diag, 0, sizeof(load_diag));
+                load_diag.loading = 1;
+                err = process_bpf__load(c->skel);
+                load_diag.loading = 0;
+                if (!err)
+                        return 0;
+                for (i = 0; i < SIG_COUNT; i++)
+                        if (!strcmp(load_diag.prog, bpf_program__name(signal_prog(c->skel, i))))
+                                break;
+                if (!load_diag.reason[0])
+                        snprintf(load_diag.reason, sizeof(load_diag.reason), "%s", strerror(-err));
+                if (i == SIG_COUNT || signal_info[i].required) {
+                        log_error("cannot load the BPF program %s%s%s: %s",
+                                  load_diag.prog[0] ? load_diag.prog : "object",
+                                  i < SIG_COUNT ? " of " : "", i < SIG_COUNT ? signal_info[i].name : "",
+                                  load_diag.reason);
+                        return err;
+                }
+                c->signals[i].available = 0;
+                snprintf(c->signals[i].reason, sizeof(c->signals[i].reason), "%s", load_diag.reason);
+        }
+        return -ELOOP;
+}
+
+int collector_open(struct collector **out, const struct collector_opts *o, collector_event_fn fn,
+                   void *ctx)
 {
         struct collector *c;
-        struct btf *vmlinux;
-        int err;
+        int err, i;
 
+        if (!o->btf_path[0] && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+                log_error("this kernel has no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF): "
+                          "set BtfPath to a BTF file for it (tracer.conf(5))");
+                return -ENOENT;
+        }
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;
@@ -163,29 +279,15 @@ int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_
         c->ctx = ctx;
         c->ncpus = libbpf_num_possible_cpus();
         libbpf_set_print(libbpf_log);
-
-        c->skel = process_bpf__open();
-        if (!c->skel) {
-                err = -errno;
-                log_error("cannot open the BPF object: %s", strerror(-err));
-                goto fail;
+        for (i = 0; i < SIG_COUNT; i++) {
+                c->signals[i].name = signal_info[i].name;
+                c->signals[i].provides = signal_info[i].provides;
+                c->signals[i].available = 1;
         }
-        c->skel->rodata->page_kb = sysconf(_SC_PAGESIZE) / 1024;
-        c->skel->rodata->wakeup_bytes = ring_bytes / 8;
-        bpf_map__set_max_entries(c->skel->maps.events, ring_bytes);
 
-        vmlinux = btf__load_vmlinux_btf();
-        if (!vmlinux)
-                log_warn("kernel BTF not readable (%m): attaching every tracepoint blindly");
-        probe_signals(c, vmlinux);
-        btf__free(vmlinux);
-
-        err = process_bpf__load(c->skel);
-        if (err) {
-                log_error("cannot load the BPF programs: %s (BTF, CAP_BPF and CAP_PERFMON needed)",
-                          strerror(-err));
+        err = load(c, o);
+        if (err)
                 goto fail;
-        }
         err = attach_signals(c);
         if (err)
                 goto fail;
@@ -222,8 +324,24 @@ int collector_fd(const struct collector *c)
         return ring_buffer__epoll_fd(c->rb);
 }
 
+/* Once an exit shows that this kernel keeps the address space until the exit tracepoint, the
+ * exit_group(2) reading is redundant, and its syscall tracepoint slows every syscall. */
+static void drop_exit_group(struct collector *c)
+{
+        struct collector_signal *s = &c->signals[SIG_EXIT_GROUP];
+
+        if (!c->links[SIG_EXIT_GROUP] || !c->skel->bss->exit_sees_mm)
+                return;
+        bpf_link__destroy(c->links[SIG_EXIT_GROUP]);
+        c->links[SIG_EXIT_GROUP] = NULL;
+        s->available = 0;
+        snprintf(s->reason, sizeof(s->reason), "not needed: this kernel's exit tracepoint sees memory");
+        log_info("%s detached: %s", s->name, s->reason);
+}
+
 int collector_drain(struct collector *c)
 {
+        drop_exit_group(c);
         return ring_buffer__consume(c->rb);
 }
 
@@ -232,10 +350,24 @@ int collector_poll(struct collector *c, int timeout_ms)
         return ring_buffer__poll(c->rb, timeout_ms);
 }
 
-int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t unit)
+int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit)
 {
-        return bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &unit, sizeof(unit),
+        struct tracked_proc t = {
+                .unit = unit, .start_ns = start_ticks * START_TICK_NS, .flags = TRACKED_START_TICKS,
+        };
+
+        return bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t),
                                     BPF_ANY);
+}
+
+int collector_tracked_unit(const struct collector *c, uint32_t tgid, uint64_t *unit)
+{
+        struct tracked_proc t;
+        int err = bpf_map__lookup_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t), 0);
+
+        if (!err)
+                *unit = t.unit;
+        return err;
 }
 
 int collector_untrack_pid(struct collector *c, uint32_t tgid)

@@ -14,14 +14,21 @@ struct collector_signal {
         const char *name;     /* e.g. "sched:sched_process_exec" */
         const char *provides; /* what is missing without it, for status */
         int available;
-        char reason[96];      /* why not, when unavailable */
+        char reason[160];     /* why not, when unavailable */
 };
 
 typedef int (*collector_event_fn)(void *ctx, const void *data, size_t size);
 
-/* Load and attach. Fails (-errno) only when no process tracking is possible at all (BPF or the
- * exec/exit tracepoints unavailable); a missing optional tracepoint is recorded as a signal. */
-int collector_open(struct collector **out, uint64_t ring_bytes, collector_event_fn fn, void *ctx);
+struct collector_opts {
+        uint64_t ring_bytes;  /* RingBufferSize */
+        const char *btf_path; /* BtfPath: kernel BTF when the kernel offers none; "" = the kernel's */
+};
+
+/* Load and attach. Fails (-errno) only when no process tracking is possible at all (no BTF, BPF
+ * or the fork/exec/exit programs refused); a missing or refused optional program is recorded as
+ * an unavailable signal, with its reason. */
+int collector_open(struct collector **out, const struct collector_opts *o, collector_event_fn fn,
+                   void *ctx);
 void collector_close(struct collector *c);
 
 /* Readable when an eighth of the ring is filled; below that events wait for the caller's
@@ -31,7 +38,11 @@ int collector_fd(const struct collector *c);
 int collector_drain(struct collector *c);     /* handle every pending event; count or -errno */
 int collector_poll(struct collector *c, int timeout_ms); /* wait for events, then handle them */
 
-int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t unit);
+/* start_ticks: the process's start from /proc/PID/stat; the kernel drops the entry when the pid
+ * turns out to belong to another process. */
+int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit);
+/* The unit the kernel's tracked set holds for tgid (-ENOENT: none). */
+int collector_tracked_unit(const struct collector *c, uint32_t tgid, uint64_t *unit);
 int collector_untrack_pid(struct collector *c, uint32_t tgid);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);

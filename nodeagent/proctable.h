@@ -13,6 +13,9 @@
 #define PROC_ARGV_TRUNCATED 0x4
 #define PROC_OOM_KILLED 0x8
 #define PROC_FINISHED 0x10    /* exit totals in .exit are valid */
+/* stored only: from the exit event's flags */
+#define PROC_THREADS_TRUNCATED 0x100 /* more live threads at the end than the kernel side walks */
+#define PROC_PEAK_UNREAD 0x200       /* the program's own peak was not readable: MaxRSS sampled */
 
 struct proc {
         struct proc *next; /* hash chain */

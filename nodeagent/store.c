@@ -39,7 +39,7 @@ static const char *const process_cols[] = {
         "read_bytes INTEGER", "write_bytes INTEGER", "cancelled_write_bytes INTEGER",
         "minflt INTEGER", "majflt INTEGER", "nvcsw INTEGER", "nivcsw INTEGER", "threads INTEGER",
         "status INTEGER", "flags INTEGER", "tool TEXT", "subcommand TEXT", "interpreter TEXT",
-        "tool_excluded INTEGER", "tool_wrapper INTEGER", NULL
+        "tool_excluded INTEGER", "tool_wrapper INTEGER", "ru_maxrss_kb INTEGER", NULL
 };
 
 static const char schema[] =
@@ -383,7 +383,14 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         sqlite3_bind_int64(st, i++, e->runtime_ns);
         sqlite3_bind_int64(st, i++, user);
         sqlite3_bind_int64(st, i++, sys);
-        sqlite3_bind_int64(st, i++, e->maxrss_kb);
+        /* MaxRSS is the program's own peak; where the kernel left none to read, the last live
+         * sample is the closest honest figure (a lower bound), and without one it is unknown */
+        if (!(e->flags & EXIT_PEAK_UNREAD))
+                sqlite3_bind_int64(st, i++, e->peak_rss_kb);
+        else if (p->sample_rss_kb)
+                sqlite3_bind_int64(st, i++, p->sample_rss_kb);
+        else
+                sqlite3_bind_null(st, i++);
         sqlite3_bind_int64(st, i++, e->rchar);
         sqlite3_bind_int64(st, i++, e->wchar);
         sqlite3_bind_int64(st, i++, e->syscr);
@@ -397,12 +404,14 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         sqlite3_bind_int64(st, i++, e->nivcsw);
         sqlite3_bind_int64(st, i++, e->threads);
         sqlite3_bind_int64(st, i++, e->status);
-        sqlite3_bind_int64(st, i++, p->flags | (e->flags & EXIT_THREADS_TRUNCATED ? 0x100 : 0));
+        sqlite3_bind_int64(st, i++, p->flags | (e->flags & EXIT_THREADS_TRUNCATED ? PROC_THREADS_TRUNCATED : 0) |
+                                            (e->flags & EXIT_PEAK_UNREAD ? PROC_PEAK_UNREAD : 0));
         bind_text(st, i++, p->tool.name);
         bind_text(st, i++, p->tool.subcommand);
         bind_text(st, i++, p->tool.interpreter);
         sqlite3_bind_int(st, i++, p->tool.excluded);
         sqlite3_bind_int(st, i++, p->tool.wrapper);
+        sqlite3_bind_int64(st, i++, e->ru_maxrss_kb);
         return write_step(s, st);
 }
 

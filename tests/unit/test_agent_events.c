@@ -164,7 +164,7 @@ static struct exit_event mk_exit(uint32_t pid, uint64_t start, uint64_t unit, in
         e.utime_ns = 3;
         e.stime_ns = 1;
         e.runtime_ns = 2 * SEC;
-        e.maxrss_kb = 1024;
+        e.peak_rss_kb = 1024;
         e.read_bytes = 4096;
         e.write_bytes = 8192;
         e.threads = 1;

@@ -275,7 +275,7 @@ static void test_processes_roundtrip(void **state)
         p.exit.utime_ns = 3;
         p.exit.stime_ns = 1;
         p.exit.runtime_ns = 1000;
-        p.exit.maxrss_kb = 2048;
+        p.exit.peak_rss_kb = 2048;
         p.exit.read_bytes = 1 << 20;
         p.exit.write_bytes = 1 << 21;
         p.exit.rchar = 11;
@@ -478,7 +478,7 @@ static void test_totals(void **state)
                 p.exit.runtime_ns = 1000 * (i + 1); /* 1000 + ... + 5000 = 15000 */
                 p.exit.utime_ns = 1;
                 p.exit.stime_ns = 1;
-                p.exit.maxrss_kb = 100 * (i + 1) % 350; /* peak 300 */
+                p.exit.peak_rss_kb = 100 * (i + 1) % 350; /* peak 300 */
                 p.exit.read_bytes = 10;
                 p.exit.write_bytes = 20;
                 p.exit.rchar = 1;
@@ -528,7 +528,7 @@ static void add_tool_proc(struct store *s, uint32_t pid, const char *tool, const
         p.tool.excluded = excluded;
         p.tool.wrapper = wrapper;
         p.exit.runtime_ns = cpu_ns;
-        p.exit.maxrss_kb = rss_kb;
+        p.exit.peak_rss_kb = rss_kb;
         p.exit.status = pid == 2 ? 256 : 0; /* samtools sort exited 1 once */
         assert_int_equal(store_add_process(s, &p, OFFSET), 0);
 }

@@ -1,0 +1,118 @@
+# The kernel-facing core on whatever kernel runs it (the host, and each kernel of `make vmtest`):
+# the programs load, an exec storm is recorded whole, a program's own peak memory, OOM kills,
+# tracking by cgroup v2, untracked processes left alone, a pid's next owner never planted.
+. "$(dirname "$0")/lib.sh"
+start_daemon || exit 1
+ALLOC=$(prog alloc) && SPAWN=$(prog spawn) || { fail "building test programs"; finish; exit 1; }
+echo "  kernel $(uname -r)"
+
+status=$(ctl status --json)
+for s in sched_process_fork sched_process_exec sched_process_exit sched_switch mark_victim signal_deliver; do
+  avail=$(echo "$status" | tr -d ' \n' | grep -o "\"name\":\"[a-z]*:$s\",\"available\":[a-z]*" | grep -o '[a-z]*$')
+  check "$s is attached" [ "$avail" = true ]
+done
+
+# a storm of short processes: every one recorded, none lost
+ctl run --name storm -- bash -c 'for i in $(seq 1000); do /bin/true; done' 2> "$T/storm"
+check "storm: 1000 /bin/true recorded" [ "$(db "SELECT COUNT(*) FROM processes WHERE exe='/bin/true' AND unit=(SELECT id FROM units WHERE name='storm')")" -eq 1000 ]
+check "storm: 0 events lost" grep -q " 0 events lost" "$T/storm"
+
+# a program's own peak, not the copy of its large parent it was forked from
+own_peak() { # own_peak UNIT COMM
+  db "SELECT maxrss_kb FROM processes WHERE comm='$2' AND unit=(SELECT id FROM units WHERE name='$1')"
+}
+/usr/bin/time -f %M -o "$T/alone" "$ALLOC" 20
+alone=$(cat "$T/alone")
+for how in fork vfork; do
+  ctl run --name "big-$how" -- "$SPAWN" 200 $how "$ALLOC" 20 2>/dev/null
+  peak=$(own_peak "big-$how" alloc)
+  ru=$(db "SELECT ru_maxrss_kb FROM processes WHERE comm='alloc' AND unit=(SELECT id FROM units WHERE name='big-$how')")
+  echo "  $how from a 200 MiB parent: alloc's own peak ${peak:-none} kB (alone $alone kB), ru_maxrss $ru kB"
+  check "$how: the child's MaxRSS is its own (within 1% or 256 KiB of it run alone)" \
+    awk -v m="${peak:-0}" -v r="$alone" 'BEGIN { d = m - r; if (d < 0) d = -d; exit !(d <= (r / 100 > 256 ? r / 100 : 256)) }'
+  check "$how: ru_maxrss keeps the kernel's figure, with the parent's copy" [ "${ru:-0}" -gt 200000 ]
+done
+ctl run --name grow -- "$SPAWN" 50 fork "$ALLOC" 120 2>/dev/null
+peak=$(own_peak grow alloc)
+check "a child above its parent's size has its own peak ($peak kB)" [ "${peak:-0}" -gt 122000 -a "${peak:-0}" -lt 135000 ]
+ctl run --name killed -- "$SPAWN" 200 fork bash -c 'exec '"$ALLOC"' 30 & sleep 0.5; kill -KILL $!; wait' 2>/dev/null
+
+# OOM: a memory-limited cgroup (v2 where the memory controller is there, else v1)
+if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+  CG=/sys/fs/cgroup/tracer-oom-$$
+  echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+  mkdir "$CG" && echo 64M > "$CG/memory.max" && echo 0 > "$CG/memory.swap.max" 2>/dev/null
+else
+  CG=/sys/fs/cgroup/memory/tracer-oom-$$
+  mkdir "$CG" && echo 64M > "$CG/memory.limit_in_bytes"
+fi
+ctl run --name oom -- bash -c "echo \$\$ > $CG/cgroup.procs; exec $ALLOC 300" 2>/dev/null
+read -r flags st < <(db -separator ' ' "SELECT flags, status FROM processes WHERE comm='alloc' AND unit=(SELECT id FROM units WHERE name='oom')")
+check "OOM: the victim is flagged as OOM-killed" [ $(( ${flags:-0} & 8 )) -ne 0 ]
+check "OOM: it died of SIGKILL (status ${st:-none})" [ "$(( ${st:-0} & 127 ))" -eq 9 ]
+rmdir "$CG" 2>/dev/null
+
+# tracking by cgroup v2 id: whatever starts in the cgroup is the unit's
+V2=/sys/fs/cgroup
+[ -f $V2/cgroup.controllers ] || V2=/sys/fs/cgroup/unified
+CG=$V2/tracer-track-$$
+mkdir "$CG"
+unit=$(ctl register --uid 0 --cgroup-id "$(stat -c %i "$CG")" --name cgtrack)
+bash -c "echo \$\$ > $CG/cgroup.procs; for i in 1 2 3; do /bin/true; done; exec /bin/echo in-cgroup" > /dev/null
+sleep 0.5
+ctl unregister "$unit" > /dev/null
+check "cgroup: processes started in the cgroup are the unit's" \
+  [ "$(db "SELECT COUNT(*) FROM processes WHERE unit=$unit AND exe='/bin/true'")" -eq 3 ]
+rmdir "$CG"
+
+# untracked processes cost nothing and leave nothing
+cp "$ALLOC" "$T/untracked-true"  # a real file: /bin/true may be a busybox link
+for i in 1 2 3; do "$T/untracked-true" 1; done
+sleep 0.3
+check "untracked: nothing recorded of processes outside every unit" \
+  [ "$(db "SELECT COUNT(*) FROM processes WHERE exe='$T/untracked-true'")" -eq 0 ]
+
+# a zombie cannot be registered: its pid would go to the next process that gets it
+if command -v python3 > /dev/null; then
+  r=$(python3 - "$T/run/tracerd-$NODE.sock" <<'PY'
+import os, socket, sys, time
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+time.sleep(0.2)  # a zombie now: exited, not reaped
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+s.sendall(b'{"v":1,"op":"run_begin","name":"zombie","pid":%d}\n' % pid)
+print(s.recv(4096).decode().strip())
+PY
+)
+  case "$r" in *'"ok":false'*) ok "a zombie's registration is refused";; *) fail "zombie registration: $r";; esac
+fi
+# an entry the kernel holds for a pid whose process is gone is dropped, not inherited: plant one
+# with bpftool (the tracked map of this daemon: 4-byte keys, 40-byte struct tracked_proc values)
+tracked_map() {
+  local f
+  for f in /proc/$DAEMON_PID/fdinfo/*; do
+    grep -q '^key_size:[[:space:]]*4$' "$f" 2>/dev/null && grep -q '^value_size:[[:space:]]*40$' "$f" &&
+      awk '$1 == "map_id:" {print $2}' "$f" && return
+  done
+}
+le() { printf "%0$(($1 * 2))x" "$2" | sed 's/../& /g' | tr ' ' '\n' | grep . | tac | tr '\n' ' '; }
+map=$(tracked_map)
+if command -v bpftool > /dev/null && [ -n "$map" ] && [ -w /proc/sys/kernel/ns_last_pid ]; then
+  sleep 30 & holder=$!
+  unit=$(ctl register --uid 0 --pid $holder --name planted)
+  sleep 30 & victim=$!; kill $victim; wait $victim 2>/dev/null
+  # unit, a start time no process has, no exec yet
+  bpftool map update id "$map" key hex $(le 4 $victim) value hex $(le 8 "$unit") $(le 8 1) $(le 24 0)
+  stale=$(ctl status --json | tr -d ' \n' | grep -o '"stale":[0-9]*' | grep -o '[0-9]*$')
+  echo $((victim - 1)) > /proc/sys/kernel/ns_last_pid
+  /bin/echo next-owner > /dev/null
+  sleep 0.3
+  kill $holder; wait $holder 2>/dev/null
+  ctl unregister "$unit" > /dev/null
+  check "a stale kernel entry is not inherited by the pid's next process" \
+    [ "$(db "SELECT COUNT(*) FROM processes WHERE unit=$unit AND exe='/bin/echo'")" -eq 0 ]
+  check "and it is counted as stale" \
+    [ "$(ctl status --json | tr -d ' \n' | grep -o '"stale":[0-9]*' | grep -o '[0-9]*$')" -gt "${stale:-0}" ]
+fi
+finish
