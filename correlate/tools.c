@@ -7,8 +7,8 @@
  *   argv[0] is empty or holds blanks (a rewritten title), or when a name is cut short;
  * - a script is named by its file name ("train.py", "run.sh"), less the interpreter rule's
  *   strip-suffix ("x.R" -> "x" for Rscript);
- * - `python -m pkg.mod` is named by the top-level package "pkg" with subcommand "mod" (the
- *   rest of the dotted path), unless a rule names the full dotted module;
+ * - `python -m pkg.mod` is named by the whole dotted module "pkg.mod" ("json.tool"), as the
+ *   user typed it: a package's modules are different programs. "pkg.__main__" is "pkg";
  * - a jar without a jar rule is named by its file name less ".jar" and a version suffix
  *   ("picard-2.27.5.jar" -> "picard"); a main class without a class rule by its last part;
  * - for every keyword the last matching rule wins, so later lines override earlier ones. */
@@ -333,8 +333,7 @@ static int excluded(const struct tool_rules *r, struct word raw, struct word nam
 static void finish(struct ident *id, const struct hop *h, struct tool_id *out)
 {
         const struct tool_rule *spec = NULL, *inc;
-        struct word raw = h->name, name = h->name, sub = { "", 0 }, rest = { "", 0 };
-        const char *dot;
+        struct word raw = h->name, name = h->name, sub;
 
         if (h->kind == HOP_JAR || h->kind == HOP_CLASS) {
                 spec = find_rule(id->r, h->kind == HOP_JAR ? RULE_JAR : RULE_CLASS, raw);
@@ -343,21 +342,16 @@ static void finish(struct ident *id, const struct hop *h, struct tool_id *out)
                 else
                         name = h->kind == HOP_JAR ? jar_stem(raw) : class_stem(raw);
         }
-        if (h->kind == HOP_MODULE && (dot = memchr(raw.s, '.', raw.len)) &&
-            !find_rule(id->r, RULE_INCLUDE, raw)) {
-                rest.s = dot + 1;
-                rest.len = raw.len - (size_t)(dot + 1 - raw.s);
-                raw.len = (size_t)(dot - raw.s);
+        if (h->kind == HOP_MODULE && raw.len > 9 && !memcmp(raw.s + raw.len - 9, ".__main__", 9))
+                raw.len -= 9;
+        if (h->kind == HOP_MODULE)
                 name = raw;
-        }
         inc = find_rule(id->r, RULE_INCLUDE, raw);
         if (!inc)
                 inc = find_rule(id->r, RULE_INCLUDE, name);
         if (inc && inc->as)
                 name = cstr_word(inc->as);
         sub = find_subcommand(id, has_subcommand_rule(spec) ? spec : inc, h->args);
-        if (!sub.len)
-                sub = rest;
         memset(out, 0, sizeof(*out));
         field_set(out->name, sizeof(out->name), name.s, name.len);
         field_set(out->subcommand, sizeof(out->subcommand), sub.s, sub.len);
