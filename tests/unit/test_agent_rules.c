@@ -119,6 +119,9 @@ static void test_append(void **state)
         assert_int_equal(tool_rules_append(b, NULL), -EINVAL);
         assert_int_equal(tool_rules_append(NULL, b), -EINVAL);
         tool_rules_free(b);
+        /* with no rules at all, a script its #! line ran is still named by its file name */
+        assert_string_equal(TOOL(NULL, "./pytool", "/usr/bin/python3\0./pytool"), "pytool");
+        assert_string_equal(TOOL(NULL, NULL, "/usr/bin/python3\0./pytool"), "python3");
 }
 
 /* agent_load_rules: what tracerd does at start and on SIGHUP. */

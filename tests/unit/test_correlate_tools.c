@@ -191,6 +191,10 @@ static const struct cmd interp[] = {
         C("./pytool", "/usr/bin/python3\0./pytool\0x", "pytool", "", "python3", 0),
         C("./pltool", "/usr/bin/perl\0-w\0./pltool", "pltool", "", "perl", 0),
         C(NULL, "python3\0./pytool", "pytool", "", "python3", 0), /* #!/usr/bin/env python3 */
+        /* ... whatever the interpreter: awk is plumbing, its script is not */
+        C("/opt/bin/count.awk", "/usr/bin/awk\0-f\0/opt/bin/count.awk\0in.txt", "count.awk", "", "awk", 0),
+        C("./run.tcl", "/usr/bin/tclsh\0./run.tcl", "run.tcl", "", "tclsh", 0),
+        C("./x", "/usr/bin/awk\0-f\0./y", "awk", "", "", 1), /* not its #! line */
         C(NULL, "python3\0-mmultiqc\0.", "multiqc", "", "python3", 0),
         C(NULL, "python3\0-u\0train.py\0--config\0cfg.yaml", "train.py", "", "python3", 0),
         C(NULL, "python3.11\0-X\0importtime\0-W\0ignore\0script.py", "script.py", "", "python3.11", 0),
