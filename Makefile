@@ -110,8 +110,9 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 $(B)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC)
 	@mkdir -p $(B)/fuzz
-	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon $(shell pkg-config --cflags json-c) \
+	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon -Icorrelate $(shell pkg-config --cflags json-c) \
 	  -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS_JSON) -lmunge
+$(B)/fuzz/fuzz_rules: correlate/rules_parse.c correlate/tools.c correlate/words.c $(RULES_GEN)
 fuzz: $(FUZZ_TARGETS)
 	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
