@@ -452,7 +452,7 @@ int agent_load_rules(struct agent *a, const char *path)
                 }
         }
         if (e < 0) {
-                log_error("tool rules refused, %s: %s", a->rules ? "the rules in force stay" : "none in force",
+                log_error("tool rules refused, %s: %s", a->rules ? "the rules in force stay" : "tracerd stops",
                           err[0] ? err : strerror(-e));
                 goto cleanup;
         }
