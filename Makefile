@@ -14,7 +14,9 @@ LIBS_JSON := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 CFLAGS  += $(shell pkg-config --cflags json-c 2>/dev/null)
 
 COMMON_SRC    := $(wildcard common/*.c)
-CORRELATE_SRC := $(wildcard correlate/*.c)
+# the built-in tool rules: etc/tools.rules itself, made into a C string at build time
+RULES_GEN     := $(B)/gen/tools_rules.c
+CORRELATE_SRC := $(wildcard correlate/*.c) $(RULES_GEN)
 NODEAGENT_SRC := $(filter-out nodeagent/main.c nodeagent/tracerctl.c,$(wildcard nodeagent/*.c)) \
                  $(CORRELATE_SRC)
 BPF_SRC       := $(wildcard bpf/*.bpf.c)
@@ -51,6 +53,10 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # ---- user space
+$(RULES_GEN): etc/tools.rules scripts/embed-rules
+	@mkdir -p $(dir $@)
+	scripts/embed-rules $< > $@.tmp && mv $@.tmp $@
+
 $(B)/obj/%.o: %.c $(BPF_SKELS) | $(B)/obj
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -109,8 +115,9 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 $(B)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC)
 	@mkdir -p $(B)/fuzz
-	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon $(shell pkg-config --cflags json-c) \
+	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon -Icorrelate $(shell pkg-config --cflags json-c) \
 	  -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS_JSON) -lmunge
+$(B)/fuzz/fuzz_rules: correlate/rules_parse.c correlate/tools.c correlate/words.c $(RULES_GEN)
 fuzz: $(FUZZ_TARGETS)
 	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
@@ -130,7 +137,8 @@ install: all
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	test -e $(DESTDIR)/etc/tracer/tracer.conf || install -m 644 etc/tracer.conf $(DESTDIR)/etc/tracer/
-	test -e $(DESTDIR)/etc/tracer/tools.rules || install -m 644 etc/tools.rules $(DESTDIR)/etc/tracer/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/tracer
+	install -m 644 etc/tools.rules $(DESTDIR)$(PREFIX)/share/doc/tracer/
 
 clean:
 	rm -rf $(B)

@@ -55,4 +55,8 @@ struct tool_rules {
         size_t n;
 };
 
+/* etc/tools.rules byte for byte, generated at build time by scripts/embed-rules. */
+extern const char tool_rules_builtin_text[];
+extern const size_t tool_rules_builtin_len;
+
 #endif

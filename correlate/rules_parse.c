@@ -434,6 +434,30 @@ int tool_rules_parse(const char *text, size_t len, const char *name, struct tool
         return 0;
 }
 
+int tool_rules_builtin(struct tool_rules **out, char *err, size_t errlen)
+{
+        return tool_rules_parse(tool_rules_builtin_text, tool_rules_builtin_len,
+                                "built-in tools.rules", out, err, errlen);
+}
+
+int tool_rules_append(struct tool_rules *base, struct tool_rules *more)
+{
+        struct tool_rule *nv;
+
+        if (!base || !more)
+                return -EINVAL;
+        if (more->n) {
+                if (!(nv = realloc(base->v, (base->n + more->n) * sizeof(*nv))))
+                        return -ENOMEM;
+                memcpy(nv + base->n, more->v, more->n * sizeof(*nv));
+                base->v = nv;
+                base->n += more->n;
+        }
+        free(more->v); /* the rules themselves now belong to base */
+        free(more);
+        return 0;
+}
+
 int tool_rules_load(const char *path, struct tool_rules **out, char *err, size_t errlen)
 {
         char *buf;

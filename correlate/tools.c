@@ -6,9 +6,10 @@
  * - the program is argv[0]; exe (the path given to execve) stands in when argv is empty, when
  *   argv[0] is empty or holds blanks (a rewritten title), or when a name is cut short;
  * - a script is named by its file name ("train.py", "run.sh"), less the interpreter rule's
- *   strip-suffix ("x.R" -> "x" for Rscript);
- * - `python -m pkg.mod` is named by the top-level package "pkg" with subcommand "mod" (the
- *   rest of the dotted path), unless a rule names the full dotted module;
+ *   strip-suffix ("x.R" -> "x" for Rscript); a script that its #! line ran is, even when no
+ *   rule names its interpreter;
+ * - `python -m pkg.mod` is named by the whole dotted module "pkg.mod" ("json.tool"), as the
+ *   user typed it: a package's modules are different programs. "pkg.__main__" is "pkg";
  * - a jar without a jar rule is named by its file name less ".jar" and a version suffix
  *   ("picard-2.27.5.jar" -> "picard"); a main class without a class rule by its last part;
  * - for every keyword the last matching rule wins, so later lines override earlier ones. */
@@ -333,8 +334,7 @@ static int excluded(const struct tool_rules *r, struct word raw, struct word nam
 static void finish(struct ident *id, const struct hop *h, struct tool_id *out)
 {
         const struct tool_rule *spec = NULL, *inc;
-        struct word raw = h->name, name = h->name, sub = { "", 0 }, rest = { "", 0 };
-        const char *dot;
+        struct word raw = h->name, name = h->name, sub;
 
         if (h->kind == HOP_JAR || h->kind == HOP_CLASS) {
                 spec = find_rule(id->r, h->kind == HOP_JAR ? RULE_JAR : RULE_CLASS, raw);
@@ -343,21 +343,16 @@ static void finish(struct ident *id, const struct hop *h, struct tool_id *out)
                 else
                         name = h->kind == HOP_JAR ? jar_stem(raw) : class_stem(raw);
         }
-        if (h->kind == HOP_MODULE && (dot = memchr(raw.s, '.', raw.len)) &&
-            !find_rule(id->r, RULE_INCLUDE, raw)) {
-                rest.s = dot + 1;
-                rest.len = raw.len - (size_t)(dot + 1 - raw.s);
-                raw.len = (size_t)(dot - raw.s);
+        if (h->kind == HOP_MODULE && raw.len > 9 && !memcmp(raw.s + raw.len - 9, ".__main__", 9))
+                raw.len -= 9;
+        if (h->kind == HOP_MODULE)
                 name = raw;
-        }
         inc = find_rule(id->r, RULE_INCLUDE, raw);
         if (!inc)
                 inc = find_rule(id->r, RULE_INCLUDE, name);
         if (inc && inc->as)
                 name = cstr_word(inc->as);
         sub = find_subcommand(id, has_subcommand_rule(spec) ? spec : inc, h->args);
-        if (!sub.len)
-                sub = rest;
         memset(out, 0, sizeof(*out));
         field_set(out->name, sizeof(out->name), name.s, name.len);
         field_set(out->subcommand, sizeof(out->subcommand), sub.s, sub.len);
@@ -480,6 +475,18 @@ static int has_blank(struct word w)
         return 0;
 }
 
+/* The index of the script in argv when the kernel ran exe by its #! line: its argv is then
+ * "interpreter [one argument] exe ...", exe as given to execve. 0 when it is not. */
+static size_t shebang_script(const struct ident *id, struct word exe)
+{
+        size_t i;
+
+        for (i = 1; i <= 2 && i < id->ws.n; i++)
+                if (i != id->cut && id->ws.w[i].len == exe.len && !memcmp(id->ws.w[i].s, exe.s, exe.len))
+                        return i;
+        return 0;
+}
+
 int tool_identify_flags(const struct tool_rules *r, const char *exe, const char *argv,
                         size_t argv_len, unsigned flags, struct tool_id *out)
 {
@@ -487,6 +494,7 @@ int tool_identify_flags(const struct tool_rules *r, const char *exe, const char 
         const struct tool_rule *rule;
         struct hop h, next, prev;
         struct word exe_w = { exe, exe ? strlen(exe) : 0 }, verb, script = { "", 0 };
+        size_t at;
         int hops, wrapper = 0;
 
         if (!out)
@@ -562,6 +570,15 @@ int tool_identify_flags(const struct tool_rules *r, const char *exe, const char 
                         }
                 }
                 break;
+        }
+        /* a script run by its #! line with an interpreter that no rule looked into (awk -f,
+         * tclsh, any rules or none): the script is the tool */
+        if (hops == 0 && h.kind == HOP_PROGRAM && script.len && !id->interpreter[0] &&
+            (at = shebang_script(id, exe_w))) {
+                word_copy(h.name, id->interpreter, sizeof(id->interpreter));
+                h.name = script;
+                h.kind = HOP_SCRIPT;
+                h.args = at + 1;
         }
         finish(id, &h, out);
         out->wrapper = wrapper;

@@ -36,6 +36,16 @@ int tool_rules_parse(const char *text, size_t len, const char *name, struct tool
  * tool_rules_parse, plus the errno of open/read (err says "PATH: strerror"). */
 int tool_rules_load(const char *path, struct tool_rules **out, char *err, size_t errlen);
 
+/* The rules of etc/tools.rules as built into the program, parsed afresh into *out; errors
+ * name "built-in tools.rules:LINE". Errors as for tool_rules_parse (in practice only
+ * -ENOMEM: the unit tests parse the same text). */
+int tool_rules_builtin(struct tool_rules **out, char *err, size_t errlen);
+
+/* Put the rules of more after those of base: the last matching rule winning, they override
+ * base's (a ToolRules file over the built-in rules). On success more is freed; on error
+ * (-EINVAL for a NULL set, -ENOMEM) both are untouched. */
+int tool_rules_append(struct tool_rules *base, struct tool_rules *more);
+
 void tool_rules_free(struct tool_rules *r);
 
 /* Number of rules in a set (for logs and `tracerctl status`). */

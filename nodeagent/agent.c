@@ -430,24 +430,47 @@ int agent_sample(struct agent *a)
         return proctable_foreach(&a->procs, sample_one, &r);
 }
 
-int agent_load_rules(struct agent *a, const char *path, int missing_ok)
+int agent_load_rules(struct agent *a, const char *path)
 {
-        struct tool_rules *r;
-        char err[512];
-        int e = tool_rules_load(path, &r, err, sizeof(err));
+        struct tool_rules *rules = NULL, *local = NULL;
+        char err[512] = "";
+        size_t builtin, n = 0;
+        int e;
 
-        if (e == -ENOENT && missing_ok) {
-                log_warn("no tool rules at %s: tools are named by their program's file name", path);
-                return 0;
+        /* parsed afresh each time: the file's rules are appended to a set of their own */
+        if ((e = tool_rules_builtin(&rules, err, sizeof(err))) < 0) {
+                log_error("built-in tool rules: %s", err[0] ? err : strerror(-e));
+                goto cleanup;
+        }
+        builtin = tool_rules_count(rules);
+        e = tool_rules_load(path, &local, err, sizeof(err));
+        if (e == -ENOENT) {
+                /* no local rules is a normal setup: the built-in ones are complete */
+                if (strcmp(path, TRACER_TOOL_RULES_DEFAULT) == 0)
+                        log_info("no local tool rules at %s: the %zu built-in rules", path, builtin);
+                else
+                        log_warn("ToolRules %s: the %zu built-in rules only", err, builtin);
+                e = 0;
+        } else if (e == 0) {
+                n = tool_rules_count(local);
+                err[0] = 0;
+                if ((e = tool_rules_append(rules, local)) == 0) {
+                        local = NULL;
+                        log_info("%zu tool rules from %s after the %zu built-in ones", n, path, builtin);
+                }
         }
         if (e < 0) {
-                log_error("tool rules refused, %s: %s", a->rules ? "the rules in force stay" : "none in force", err);
-                return e;
+                log_error("tool rules refused, %s: %s", a->rules ? "the rules in force stay" : "tracerd stops",
+                          err[0] ? err : strerror(-e));
+                goto cleanup;
         }
         tool_rules_free(a->rules);
-        a->rules = r;
-        log_info("%zu tool rules from %s", tool_rules_count(r), path);
-        return 0;
+        a->rules = rules;
+        rules = NULL;
+cleanup:
+        tool_rules_free(local);
+        tool_rules_free(rules);
+        return e;
 }
 
 /* ---- life cycle */
@@ -476,7 +499,7 @@ int agent_init(struct agent *a, const struct tracer_config *cfg, const char *nod
         if (err)
                 log_warn("hwloc cannot read this node's topology (%s): no rightsizing facts", strerror(-err));
         a->have_topology = !err;
-        err = agent_load_rules(a, cfg->tool_rules, strcmp(cfg->tool_rules, TRACER_TOOL_RULES_DEFAULT) == 0);
+        err = agent_load_rules(a, cfg->tool_rules);
         if (err)
                 return err;
         err = proctable_init(&a->procs, a->tick_ns);

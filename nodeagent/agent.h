@@ -32,7 +32,7 @@ struct agent {
         uint64_t bad_events;         /* malformed records from the ring buffer */
         uint64_t stored;             /* processes stored since start */
         struct topology topology;    /* hwloc's view of the node, loaded once */
-        struct tool_rules *rules;    /* ToolRules in force; NULL: programs named by file name */
+        struct tool_rules *rules;    /* built-in rules + ToolRules's, in force */
         int have_topology;
 };
 
@@ -51,9 +51,11 @@ int agent_on_event(void *ctx, const void *data, size_t size);
 
 /* Find tracked work of running units again after a restart. */
 int agent_rediscover(struct agent *a);
-/* (Re)load ToolRules: on any error the rules in force stay, and the error is logged with
- * file:line. Returns 0 or -errno. */
-int agent_load_rules(struct agent *a, const char *path, int missing_ok);
+/* (Re)load the tool rules: the built-in ones, then those of the ToolRules file at path, which
+ * override them. A missing file leaves the built-in rules alone in force (logged); on any
+ * other error the rules in force stay and the error is logged with file:line. Returns 0 or
+ * -errno. */
+int agent_load_rules(struct agent *a, const char *path);
 /* Periodic: sample live processes for timelines. */
 int agent_sample(struct agent *a);
 

@@ -144,7 +144,7 @@ static void reload(struct daemon *d)
         d->agent.cfg.commit_interval_ms = cfg.commit_interval_ms;
         d->agent.cfg.log_level = cfg.log_level;
         log_set_level(cfg.log_level);
-        agent_load_rules(&d->agent, cfg.tool_rules, 1);
+        agent_load_rules(&d->agent, cfg.tool_rules);
         timer_set(d->commit_fd, cfg.commit_interval_ms);
         timer_set(d->sample_fd, cfg.sample_interval_ms);
         log_info("configuration reloaded from %s", d->opt.config);

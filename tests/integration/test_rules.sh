@@ -1,9 +1,11 @@
-# Tool rules in the real daemon: processes are named by ToolRules when they end; SIGHUP reloads
-# the file; a malformed file is refused with FILE:LINE, the rules in force stay in force and
-# the daemon carries on; a malformed file at start stops tracerd with FILE:LINE.
+# Tool rules in the real daemon: processes are named when they end by the built-in rules and
+# then those of the ToolRules file, which add to them; SIGHUP reloads the file; a malformed
+# file is refused with FILE:LINE, the rules in force stay in force and the daemon carries on;
+# a file removed leaves the built-in rules; a malformed file at start stops tracerd with
+# FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 RULES=$T/tools.rules
-cp "$TOP/etc/tools.rules" "$RULES"
+printf '# local rules, read after the built-in ones\n' > "$RULES"
 write_config
 sed -i "s|^ToolRules = .*|ToolRules = $RULES|" "$T/tracer.conf"
 mkdir -p "$T/bin"
@@ -23,7 +25,7 @@ traced() { # NAME: trace mytool run directly, through env (which execs it) and t
 }
 
 traced before
-check "default rules: mytool, through env and time too, no subcommand ($(tools_of before))" \
+check "built-in rules: mytool, through env and time too, no subcommand ($(tools_of before))" \
   [ "$(tools_of before)" = "mytool,mytool,mytool,mytool" ]
 
 n=$(wc -l < "$RULES")
@@ -37,11 +39,21 @@ check "the rules in force stayed: no subcommand yet ($(tools_of refused))" [ "$(
 
 sed -i '$d' "$RULES" # the bad line goes, the new include stays
 kill -HUP $DAEMON_PID; sleep 0.5
-check "the fixed file is loaded" bash -c "tail -3 '$T/tracerd.log' | grep -q 'tool rules from $RULES'"
+check "the fixed file is loaded after the built-in rules" \
+  bash -c "tail -3 '$T/tracerd.log' | grep -q '1 tool rules from $RULES after the [0-9]* built-in ones'"
 traced after
-check "the new rule names the subcommand, through the wrappers too ($(tools_of after))" \
+check "the new rule names the subcommand, through the wrappers (built-in rules) too ($(tools_of after))" \
   [ "$(tools_of after)" = "mytool sub1,mytool sub1,mytool sub1,mytool sub1" ]
 check "processes recorded before the reload keep their names" [ "$(tools_of before)" = "mytool,mytool,mytool,mytool" ]
+
+mv "$RULES" "$RULES.off"
+kill -HUP $DAEMON_PID; sleep 0.5
+check "a removed file is said so" \
+  bash -c "tail -3 '$T/tracerd.log' | grep -q 'ToolRules $RULES: No such file or directory: the [0-9]* built-in rules only'"
+traced removed
+check "... and its rules are gone, the built-in ones stay ($(tools_of removed))" \
+  [ "$(tools_of removed)" = "mytool,mytool,mytool,mytool" ]
+mv "$RULES.off" "$RULES"
 
 printf 'frobnicate x\n' >> "$RULES"
 sed "s|^SocketDir = .*|SocketDir = $T/run2|" "$T/tracer.conf" > "$T/bad.conf"

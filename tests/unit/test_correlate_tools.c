@@ -1,7 +1,7 @@
-/* Unit tests for correlate/tools.c and rules_parse.c: real command lines named by the rules
- * of etc/tools.rules, every exec of the fixture workflows, rules-file errors. Inputs are
- * copied into exact-size heap buffers so that valgrind sees any read past their end. Run from
- * the repository root (make unit), or set TRACER_SRCDIR. */
+/* Unit tests for correlate/tools.c and rules_parse.c: real command lines named by the
+ * built-in rules (etc/tools.rules, compiled in), every exec of the fixture workflows,
+ * rules-file errors. Inputs are copied into exact-size heap buffers so that valgrind sees any
+ * read past their end. Run from the repository root (make unit), or set TRACER_SRCDIR. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,12 +26,11 @@ static const char *srcdir(void)
 
 static int load_rules(void **state)
 {
-        char path[4096], err[512];
+        char err[512];
 
         (void)state;
-        snprintf(path, sizeof(path), "%s/etc/tools.rules", srcdir());
-        if (tool_rules_load(path, &rules, err, sizeof(err)) != 0) {
-                fprintf(stderr, "cannot load %s: %s\n", path, err);
+        if (tool_rules_builtin(&rules, err, sizeof(err)) != 0) {
+                fprintf(stderr, "cannot parse the built-in rules: %s\n", err);
                 return -1;
         }
         return 0;
@@ -182,7 +181,20 @@ static const struct cmd interp[] = {
         C(NULL, "-bash", "bash", "", "", 1),
         C(NULL, "python3\0-m\0snakemake\0--snakefile\0Snakefile", "snakemake", "", "python3", 0),
         C(NULL, "python\0-m\0pip\0install\0numpy", "pip", "install", "python", 0),
-        C(NULL, "python\0-m\0pkg.mod", "pkg", "mod", "python", 0),
+        C(NULL, "python\0-m\0pkg.mod", "pkg.mod", "", "python", 0),
+        C(NULL, "python3\0-m\0json.tool\0in.json", "json.tool", "", "python3", 0),
+        C(NULL, "python3\0-m\0pkg.__main__", "pkg", "", "python3", 0),
+        C(NULL, "/usr/bin/python3\0-m\0pip.__main__\0install\0x", "pip", "install", "python3", 0),
+        /* scripts run by their #! line: the kernel's argv is "interpreter [arg] script ..." */
+        C("/usr/bin/cwltool", "/usr/bin/python3\0/usr/bin/cwltool\0--no-container\0wf.cwl", "cwltool", "",
+          "python3", 0),
+        C("./pytool", "/usr/bin/python3\0./pytool\0x", "pytool", "", "python3", 0),
+        C("./pltool", "/usr/bin/perl\0-w\0./pltool", "pltool", "", "perl", 0),
+        C(NULL, "python3\0./pytool", "pytool", "", "python3", 0), /* #!/usr/bin/env python3 */
+        /* ... whatever the interpreter: awk is plumbing, its script is not */
+        C("/opt/bin/count.awk", "/usr/bin/awk\0-f\0/opt/bin/count.awk\0in.txt", "count.awk", "", "awk", 0),
+        C("./run.tcl", "/usr/bin/tclsh\0./run.tcl", "run.tcl", "", "tclsh", 0),
+        C("./x", "/usr/bin/awk\0-f\0./y", "awk", "", "", 1), /* not its #! line */
         C(NULL, "python3\0-mmultiqc\0.", "multiqc", "", "python3", 0),
         C(NULL, "python3\0-u\0train.py\0--config\0cfg.yaml", "train.py", "", "python3", 0),
         C(NULL, "python3.11\0-X\0importtime\0-W\0ignore\0script.py", "script.py", "", "python3.11", 0),
@@ -236,7 +248,7 @@ static const struct cmd wrap[] = {
         C(NULL, "python3\0-m\0torch.distributed.run\0--nproc_per_node=4\0train.py\0--epochs\00010",
           "train.py", "", "python3", 0),
         C(NULL, "torchrun\0--standalone\0--nproc_per_node\0008\0train.py", "train.py", "", "", 0),
-        C(NULL, "torchrun\0--nnodes\0002\0-m\0mypkg.train\0--lr\0001e-3", "mypkg", "train", "", 0),
+        C(NULL, "torchrun\0--nnodes\0002\0-m\0mypkg.train\0--lr\0001e-3", "mypkg.train", "", "", 0),
         C(NULL, "/usr/bin/python3\0/usr/local/bin/torchrun\0--nproc-per-node\0004\0finetune.py",
           "finetune.py", "", "python3", 0),
         C(NULL, "accelerate\0launch\0--config_file\0cfg.yaml\0--multi_gpu\0--num_processes\0004\0"
