@@ -216,7 +216,8 @@ static int cmd_run(const char *sock, int argc, char **argv)
         if (r == 0 && json_object_object_get_ex(reply, "unit", &u))
                 unit = reply_int(u, "id", 0);
         else
-                fprintf(stderr, "%s: running %s untraced\n", prog, argv[optind]);
+                fprintf(stderr, "%s: running %s untraced (is tracerd running? its log, or "
+                        "'systemctl status tracerd', says why)\n", prog, argv[optind]);
         json_object_put(reply);
         if (write(go[1], "g", 1) < 0)
                 perror("write");

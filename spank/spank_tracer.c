@@ -326,7 +326,8 @@ static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct j
                 close(fd);
         }
         if (r < 0 && !st.failed++)
-                slurm_info("tracer: tracerd not reachable, job runs untraced: %s", err);
+                slurm_info("tracer: tracerd not reachable, job runs untraced: %s (see tracerd's log on "
+                           "this node)", err);
         return r;
 }
 
