@@ -44,7 +44,7 @@ const volatile __u32 page_kb = 4;
  * interrupt each (an expensive exit on VMs). tracerd also drains on a short timer. */
 const volatile __u64 wakeup_bytes = 0;
 
-/* Set on the first exit traced while the address space is still there (Linux 6.16 on). */
+/* Set on the first exit traced while the address space is still there (6.18 does, 6.12 not). */
 volatile __u32 exit_sees_mm = 0;
 
 /* Set by tracerd once sched_switch is attached: from then on exits wait for their final
@@ -595,9 +595,9 @@ int handle_signal(struct bpf_raw_tracepoint_args *ctx)
         return 0;
 }
 
-/* Kernels before 6.16 release the address space before sched_process_exit: read the peak on the
- * way in to exit_group(2). tracerd detaches this once an exit shows the kernel keeps the mm
- * (exit_sees_mm), since an attached syscall tracepoint puts every syscall on the slow path. */
+/* Kernels up to 6.12 at least (6.18 not) release the address space before sched_process_exit:
+ * read the peak on the way in to exit_group(2). tracerd detaches this once an exit shows the
+ * kernel keeps the mm (exit_sees_mm): an attached syscall tracepoint slows every syscall. */
 SEC("tracepoint/syscalls/sys_enter_exit_group")
 int handle_exit_group(void *ctx)
 {
