@@ -77,6 +77,15 @@ struct {
         __type(value, __u64);
 } stats SEC(".maps");
 
+/* Events lost per unit, so that a report says which units are incomplete; the oldest units
+ * give way when it is full (their reports were made when they ended). */
+struct {
+        __uint(type, BPF_MAP_TYPE_LRU_HASH);
+        __uint(max_entries, 4096);
+        __type(key, __u64);   /* unit */
+        __type(value, __u64); /* events lost */
+} unit_lost SEC(".maps");
+
 /* I/O of a tracked process's threads that already exited. signal_struct's own ioac cannot
  * serve: wait(2) folds every reaped child's I/O into it, and a tool must not be charged for
  * its children. */
@@ -134,6 +143,19 @@ static __always_inline void count(__u32 idx)
                 *v += 1;
 }
 
+/* An event of unit could not be recorded (ring buffer or a map full). */
+static __always_inline void lose(__u64 unit)
+{
+        __u64 one = 1, *n;
+
+        count(STAT_LOST);
+        n = bpf_map_lookup_elem(&unit_lost, &unit);
+        if (n)
+                __sync_fetch_and_add(n, 1);
+        else
+                bpf_map_update_elem(&unit_lost, &unit, &one, BPF_NOEXIST);
+}
+
 static __always_inline void header(struct event_header *h, __u32 type, __u32 pid, __u64 start,
                                    __u64 unit)
 {
@@ -168,7 +190,7 @@ static __always_inline int track(__u32 tgid, __u64 unit, __u64 start)
         struct tracked_proc t = { .unit = unit, .start_ns = start };
 
         if (bpf_map_update_elem(&tracked, &tgid, &t, BPF_ANY)) {
-                count(STAT_LOST); /* tracked set full: this process goes unseen */
+                lose(unit); /* tracked set full: this process goes unseen */
                 return -1;
         }
         return 0;
@@ -210,7 +232,7 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
 
         e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
         if (!e) {
-                count(STAT_LOST);
+                lose(unit);
                 return 0;
         }
         header(&e->h, EVENT_FORK, tgid, start, unit);
@@ -286,7 +308,7 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
         e->argv_len = len;
 
         if (bpf_ringbuf_output(&events, e, offsetof(struct exec_event, argv) + len, wakeup())) {
-                count(STAT_LOST);
+                lose(unit);
                 return 0;
         }
         count(STAT_EXEC);
@@ -405,7 +427,7 @@ static __always_inline void exit_peaks(struct task_struct *task, struct tracked_
 static __always_inline void send_exit(struct exit_event *e)
 {
         if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup())) {
-                count(STAT_LOST);
+                lose(e->h.unit);
                 return;
         }
         count(STAT_EXIT);
@@ -620,7 +642,7 @@ int handle_oom(struct trace_event_raw_mark_victim *ctx)
                 return 0;
         e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
         if (!e) {
-                count(STAT_LOST);
+                lose(found->unit);
                 return 0;
         }
         header(&e->h, EVENT_OOM, pid, found->start_ns, found->unit);

@@ -41,13 +41,6 @@ struct unit *agent_unit(struct agent *a, uint64_t id)
 
 #define UNIT_END_WAIT_MS 100 /* how long a unit's end waits for its last exits */
 
-uint64_t agent_lost_events(struct agent *a)
-{
-        uint64_t st[STAT_MAX];
-
-        return collector_stats(a->collector, st) == 0 ? st[STAT_LOST] : 0;
-}
-
 /* Create a running unit, store it, keep it in memory. */
 struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name, uid_t uid,
                              gid_t gid)
@@ -70,7 +63,6 @@ struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name,
         u->exit_status = -1;
         u->start_ns = clock_ns(CLOCK_REALTIME);
         u->state = UNIT_RUNNING;
-        u->lost_at_start = agent_lost_events(a);
         u->next = a->units;
         a->units = u;
         return u;
@@ -133,7 +125,7 @@ int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state 
                 u->end_ns = clock_ns(CLOCK_REALTIME);
                 u->state = state;
                 u->exit_status = status;
-                u->lost_events = agent_lost_events(a) - u->lost_at_start;
+                u->lost_events = collector_unit_lost(a->collector, u->id);
                 if (u->cgroup_id)
                         collector_untrack_cgroup(a->collector, u->cgroup_id);
         }
@@ -380,7 +372,6 @@ static int rediscover_unit(const struct unit *stored, void *ctx)
         u->next = a->units;
         a->units = u;
         u->live = 0;
-        u->lost_at_start = 0;
         rc.u = u;
         if (u->cgroup_path[0])
                 procfs_cgroup_procs(u->cgroup_path, adopt, &rc);

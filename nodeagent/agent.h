@@ -75,6 +75,5 @@ struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name,
 /* Seed the kernel's tracked set with pid for u; its descendants follow. */
 int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid);
 /* Ring-buffer losses so far on this node. */
-uint64_t agent_lost_events(struct agent *a);
 
 #endif

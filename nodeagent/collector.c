@@ -394,6 +394,14 @@ int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id)
         return err == -ENOENT ? 0 : err;
 }
 
+uint64_t collector_unit_lost(const struct collector *c, uint64_t unit)
+{
+        uint64_t n = 0;
+
+        bpf_map__lookup_elem(c->skel->maps.unit_lost, &unit, sizeof(unit), &n, sizeof(n), 0);
+        return n;
+}
+
 int collector_stats(const struct collector *c, uint64_t out[STAT_MAX])
 {
         uint64_t *vals;

@@ -47,6 +47,8 @@ int collector_untrack_pid(struct collector *c, uint32_t tgid);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);
 
+/* Events of a unit the kernel side could not record (ring buffer or tracked set full). */
+uint64_t collector_unit_lost(const struct collector *c, uint64_t unit);
 /* Sums over CPUs of the in-kernel counters (enum stat_index). */
 int collector_stats(const struct collector *c, uint64_t out[STAT_MAX]);
 size_t collector_signals(const struct collector *c, const struct collector_signal **out);

@@ -45,11 +45,10 @@ struct unit {
         int64_t start_ns, end_ns;  /* unix ns; end 0 while running */
         enum unit_state state;
         int32_t exit_status;       /* wait status, -1 unknown */
-        uint64_t lost_events;      /* ring-buffer losses while the unit ran */
+        uint64_t lost_events;      /* its events the kernel side could not record */
         uint64_t cgroup_cpu_ns;    /* the step cgroup's own counters at the unit's end, 0 unknown */
         uint64_t cgroup_mem_peak_kb;
         /* in memory only */
-        uint64_t lost_at_start;
         uint32_t live;             /* live processes in the table */
         uint64_t finished;         /* processes stored since the daemon started */
 };

@@ -115,4 +115,24 @@ if command -v bpftool > /dev/null && [ -n "$map" ] && [ -w /proc/sys/kernel/ns_l
   check "and it is counted as stale" \
     [ "$(ctl status --json | tr -d ' \n' | grep -o '"stale":[0-9]*' | grep -o '[0-9]*$')" -gt "${stale:-0}" ]
 fi
+
+# losses are counted for the unit whose events were lost, not for every unit running then
+stop_daemon
+write_config
+echo "RingBufferSize = 64K" >> "$T/tracer.conf"
+start_daemon || { fail "restart with a small ring"; finish; exit 1; }
+ctl run --name lossy -- bash -c 'sleep 0.5; for i in $(seq 2000); do /bin/true; done' 2>/dev/null &
+lossy=$!
+ctl run --name quiet -- sleep 3 2>/dev/null &
+quiet=$!
+sleep 0.3
+kill -STOP $DAEMON_PID # nobody drains the ring: it fills
+sleep 2.5
+kill -CONT $DAEMON_PID
+wait $lossy $quiet
+read -r lost_lossy < <(db "SELECT lost_events FROM units WHERE name='lossy'")
+read -r lost_quiet < <(db "SELECT lost_events FROM units WHERE name='quiet'")
+echo "  lost events: lossy $lost_lossy, quiet $lost_quiet"
+check "the unit whose events were lost carries the count" [ "${lost_lossy:-0}" -gt 0 ]
+check "a unit with nothing lost carries none" [ "${lost_quiet:-1}" -eq 0 ]
 finish
