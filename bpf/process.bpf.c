@@ -244,6 +244,79 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
         return 0;
 }
 
+struct thread_totals {
+        __u64 utime, stime, runtime;
+        __u64 minflt, majflt, nvcsw, nivcsw;
+};
+
+static __always_inline void add_io(struct io_totals *t, struct task_io_accounting *io)
+{
+        t->rchar += BPF_CORE_READ(io, rchar);
+        t->wchar += BPF_CORE_READ(io, wchar);
+        t->syscr += BPF_CORE_READ(io, syscr);
+        t->syscw += BPF_CORE_READ(io, syscw);
+        t->read_bytes += BPF_CORE_READ(io, read_bytes);
+        t->write_bytes += BPF_CORE_READ(io, write_bytes);
+        t->cancelled += BPF_CORE_READ(io, cancelled_write_bytes);
+}
+
+/* What signal_struct holds of the threads already released. */
+static __always_inline void add_signal(struct thread_totals *t, struct signal_struct *sig)
+{
+        t->utime += BPF_CORE_READ(sig, utime);
+        t->stime += BPF_CORE_READ(sig, stime);
+        t->runtime += BPF_CORE_READ(sig, sum_sched_runtime);
+        t->minflt += BPF_CORE_READ(sig, min_flt);
+        t->majflt += BPF_CORE_READ(sig, maj_flt);
+        t->nvcsw += BPF_CORE_READ(sig, nvcsw);
+        t->nivcsw += BPF_CORE_READ(sig, nivcsw);
+}
+
+static __always_inline void add_thread(struct thread_totals *t, struct task_struct *task)
+{
+        t->utime += BPF_CORE_READ(task, utime);
+        t->stime += BPF_CORE_READ(task, stime);
+        t->runtime += BPF_CORE_READ(task, se.sum_exec_runtime);
+        t->minflt += BPF_CORE_READ(task, min_flt);
+        t->majflt += BPF_CORE_READ(task, maj_flt);
+        t->nvcsw += BPF_CORE_READ(task, nvcsw);
+        t->nivcsw += BPF_CORE_READ(task, nivcsw);
+}
+
+/* The I/O of the process's threads that already exited (see thread_io). */
+static __always_inline struct io_totals *gone_io(__u32 tgid, struct io_totals *io)
+{
+        struct io_totals *gone = bpf_map_lookup_elem(&thread_io, &tgid);
+
+        if (gone) {
+                io->rchar += gone->rchar;
+                io->wchar += gone->wchar;
+                io->syscr += gone->syscr;
+                io->syscw += gone->syscw;
+                io->read_bytes += gone->read_bytes;
+                io->write_bytes += gone->write_bytes;
+                io->cancelled += gone->cancelled;
+        }
+        return gone;
+}
+
+/* At the first exec the process has one thread left (exec ends the others): its counters and
+ * the released threads' are everything done before the program started. */
+static __always_inline void read_exec_base(struct exec_base *b, struct task_struct *task)
+{
+        struct thread_totals tot = {};
+
+        add_signal(&tot, BPF_CORE_READ(task, signal));
+        add_thread(&tot, task);
+        b->runtime_ns = tot.runtime;
+        b->utime_ns = tot.utime;
+        b->stime_ns = tot.stime;
+        b->minflt = tot.minflt;
+        b->majflt = tot.majflt;
+        b->nvcsw = tot.nvcsw;
+        b->nivcsw = tot.nivcsw;
+}
+
 SEC("raw_tp/sched_process_exec")
 int handle_exec(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -270,16 +343,19 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
         /* The image just replaced is folded into the kernel's maxrss. At the first exec that is
          * the forked copy of the parent, not this program's; at a later one, a rise above that
          * first figure can only come from an image of this program. */
+        e = bpf_map_lookup_elem(&exec_scratch, &zero);
+        if (!e)
+                return 0;
         maxrss = BPF_CORE_READ(task, signal, maxrss);
         if (!(t->flags & TRACKED_EXECED)) {
                 t->base_rss = maxrss;
                 t->flags |= TRACKED_EXECED;
-        } else if (maxrss > t->base_rss && maxrss > t->own_rss) {
-                t->own_rss = maxrss;
+                read_exec_base(&e->base, task);
+        } else {
+                __builtin_memset(&e->base, 0, sizeof(e->base));
+                if (maxrss > t->base_rss && maxrss > t->own_rss)
+                        t->own_rss = maxrss;
         }
-        e = bpf_map_lookup_elem(&exec_scratch, &zero);
-        if (!e)
-                return 0;
         header(&e->h, EVENT_EXEC, tgid, start, unit);
         e->ppid = BPF_CORE_READ(task, real_parent, tgid);
         e->uid = BPF_CORE_READ(task, real_cred, uid.val);
@@ -313,33 +389,6 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
         }
         count(STAT_EXEC);
         return 0;
-}
-
-struct thread_totals {
-        __u64 utime, stime, runtime;
-        __u64 minflt, majflt, nvcsw, nivcsw;
-};
-
-static __always_inline void add_io(struct io_totals *t, struct task_io_accounting *io)
-{
-        t->rchar += BPF_CORE_READ(io, rchar);
-        t->wchar += BPF_CORE_READ(io, wchar);
-        t->syscr += BPF_CORE_READ(io, syscr);
-        t->syscw += BPF_CORE_READ(io, syscw);
-        t->read_bytes += BPF_CORE_READ(io, read_bytes);
-        t->write_bytes += BPF_CORE_READ(io, write_bytes);
-        t->cancelled += BPF_CORE_READ(io, cancelled_write_bytes);
-}
-
-static __always_inline void add_thread(struct thread_totals *t, struct task_struct *task)
-{
-        t->utime += BPF_CORE_READ(task, utime);
-        t->stime += BPF_CORE_READ(task, stime);
-        t->runtime += BPF_CORE_READ(task, se.sum_exec_runtime);
-        t->minflt += BPF_CORE_READ(task, min_flt);
-        t->majflt += BPF_CORE_READ(task, maj_flt);
-        t->nvcsw += BPF_CORE_READ(task, nvcsw);
-        t->nivcsw += BPF_CORE_READ(task, nivcsw);
 }
 
 /* A thread other than the last leaves: keep its I/O for the process total. */
@@ -440,7 +489,7 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         struct task_struct *leader, *t;
         struct signal_struct *sig;
         struct thread_totals tot = {};
-        struct io_totals io = {}, *gone;
+        struct io_totals io = {};
         struct list_head *head, *pos;
         __u32 tgid = BPF_CORE_READ(task, tgid), threads = 0, flags = 0;
         __u64 unit, node_off, ru_maxrss, own;
@@ -463,29 +512,16 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         if (!own)
                 flags |= EXIT_PEAK_UNREAD;
         bpf_map_delete_elem(&tracked, &tgid);
+        if (!unit) /* tracerd's probe of exit_sees_mm: nothing to report */
+                return 0;
         add_io(&io, &task->ioac);
-        gone = bpf_map_lookup_elem(&thread_io, &tgid);
-        if (gone) {
-                io.rchar += gone->rchar;
-                io.wchar += gone->wchar;
-                io.syscr += gone->syscr;
-                io.syscw += gone->syscw;
-                io.read_bytes += gone->read_bytes;
-                io.write_bytes += gone->write_bytes;
-                io.cancelled += gone->cancelled;
+        if (gone_io(tgid, &io))
                 bpf_map_delete_elem(&thread_io, &tgid);
-        }
 
         /* Threads already released were folded into signal_struct; those still listed (this
          * one, a zombie leader, threads exiting alongside) are added one by one, as
          * thread_group_cputime() does. */
-        tot.utime = BPF_CORE_READ(sig, utime);
-        tot.stime = BPF_CORE_READ(sig, stime);
-        tot.runtime = BPF_CORE_READ(sig, sum_sched_runtime);
-        tot.minflt = BPF_CORE_READ(sig, min_flt);
-        tot.majflt = BPF_CORE_READ(sig, maj_flt);
-        tot.nvcsw = BPF_CORE_READ(sig, nvcsw);
-        tot.nivcsw = BPF_CORE_READ(sig, nivcsw);
+        add_signal(&tot, sig);
 
         leader = BPF_CORE_READ(task, group_leader);
         if (bpf_core_field_exists(sig->thread_head)) {

@@ -63,6 +63,14 @@ struct fork_event {
 #define EXEC_ARGV_TRUNCATED 0x1
 #define EXEC_PATH_TRUNCATED 0x2
 
+/* A process's counters at its first exec: what the forked copy of its parent did before the
+ * program started. The exit's totals are from fork on; tracerd subtracts these, so that a
+ * program's CPU and faults are its own. All zero at a later exec. */
+struct exec_base {
+        __u64 runtime_ns, utime_ns, stime_ns;
+        __u64 minflt, majflt, nvcsw, nivcsw;
+};
+
 struct exec_event {
         struct event_header h;
         __u32 ppid;
@@ -70,6 +78,7 @@ struct exec_event {
         __u32 gid;
         __u32 flags;
         __u64 cgroup_id;  /* cgroup v2 id of the process, 0 when unknown */
+        struct exec_base base;
         char comm[TASK_COMM_LEN];
         char path[EXEC_PATH_MAX]; /* the file execve() was given, NUL-terminated */
         __u32 argv_len;           /* bytes used in argv: NUL-separated arguments */

@@ -212,11 +212,31 @@ void agent_unit_drop(struct agent *a, struct unit *u)
         }
 }
 
+static uint64_t minus(uint64_t v, uint64_t base)
+{
+        return v > base ? v - base : 0;
+}
+
+/* The exit's CPU, faults and context switches count from fork; a program's own count from its
+ * first exec. I/O stays as /proc/PID/io counts it, from fork: before its exec a child does
+ * little I/O, and the exec's own reads of the program are part of starting it. */
+static void leave_out_pre_exec(struct exit_event *x, const struct exec_base *b)
+{
+        x->runtime_ns = minus(x->runtime_ns, b->runtime_ns);
+        x->utime_ns = minus(x->utime_ns, b->utime_ns);
+        x->stime_ns = minus(x->stime_ns, b->stime_ns);
+        x->minflt = minus(x->minflt, b->minflt);
+        x->majflt = minus(x->majflt, b->majflt);
+        x->nvcsw = minus(x->nvcsw, b->nvcsw);
+        x->nivcsw = minus(x->nivcsw, b->nivcsw);
+}
+
 static void finish_proc(struct agent *a, struct proc *p, const struct exit_event *e)
 {
         struct unit *u = agent_unit(a, p->unit);
 
         p->exit = *e;
+        leave_out_pre_exec(&p->exit, &p->base);
         p->flags |= PROC_FINISHED;
         if (!p->ppid)
                 p->ppid = e->ppid;
@@ -275,6 +295,8 @@ int agent_on_event(void *ctx, const void *data, size_t size)
                         p->gid = e->gid;
                         p->cgroup_id = e->cgroup_id;
                         p->exec_ns = h->time_ns;
+                        if (!(p->flags & PROC_EXECED))
+                                p->base = e->base;
                         set_command(p, e, e->argv_len);
                 }
                 break;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -13,6 +15,7 @@
 
 #include "collector.h"
 #include "log.h"
+#include "procfs.h"
 #include "process.skel.h"
 
 enum { SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_SWITCH, SIG_OOM, SIG_SIGNAL, SIG_EXIT_GROUP, SIG_COUNT };
@@ -37,10 +40,10 @@ static const struct {
         [SIG_EXIT] = { "sched:sched_process_exit", "per-process totals at exit", 1, 1 },
         [SIG_SWITCH] = { "sched:sched_switch", "the last CPU slice of short processes", 1, 0 },
         [SIG_OOM] = { "oom:mark_victim", "OOM-kill attribution", 0, 0 },
-        [SIG_SIGNAL] = { "signal:signal_deliver", "the own peak memory of programs killed by a signal",
+        [SIG_SIGNAL] = { "signal:signal_deliver", "own peak memory of programs killed by a signal",
                          1, 0 },
         [SIG_EXIT_GROUP] = { "syscalls:sys_enter_exit_group",
-                             "the own peak memory of programs started by a larger parent", 0, 0 },
+                             "own peak memory of programs started by a larger parent", 0, 0 },
 };
 
 static struct bpf_program *signal_prog(const struct process_bpf *skel, int i)
@@ -210,6 +213,47 @@ static int on_event(void *ctx, void *data, size_t size)
         return c->fn(c->ctx, data, size);
 }
 
+/* Once an exit shows that this kernel keeps the address space until the exit tracepoint, the
+ * exit_group(2) reading is redundant, and its syscall tracepoint slows every syscall. */
+static void drop_exit_group(struct collector *c)
+{
+        struct collector_signal *s = &c->signals[SIG_EXIT_GROUP];
+
+        if (!c->links[SIG_EXIT_GROUP] || !c->skel->bss->exit_sees_mm)
+                return;
+        bpf_link__destroy(c->links[SIG_EXIT_GROUP]);
+        c->links[SIG_EXIT_GROUP] = NULL;
+        s->available = 0;
+        s->unneeded = 1;
+        snprintf(s->reason, sizeof(s->reason), "this kernel's exit tracepoint sees the memory");
+        log_info("%s detached, not needed: %s", s->name, s->reason);
+}
+
+/* Does this kernel still hold a process's memory at sched_process_exit? A child that exits at
+ * once, tracked as unit 0 (which the kernel side never reports), tells before any job runs. */
+static void probe_exit_mm(struct collector *c)
+{
+        struct procfs_stat st;
+        int go[2], status;
+        pid_t pid;
+        char b;
+
+        if (!c->links[SIG_EXIT_GROUP] || pipe2(go, O_CLOEXEC) < 0)
+                return;
+        pid = fork();
+        if (pid == 0) {
+                close(go[1]);
+                _exit(read(go[0], &b, 1) < 0);
+        }
+        close(go[0]);
+        if (pid > 0 && procfs_read_stat(pid, &st) == 0)
+                collector_track_pid(c, pid, st.start_ticks, 0);
+        close(go[1]);
+        if (pid > 0)
+                waitpid(pid, &status, 0);
+        drop_exit_group(c);
+}
+
 /* Open the object and load what this kernel takes. A program the verifier refuses costs its own
  * signal when optional (the object is opened again without it); a required one stops tracerd
  * with one line naming the program and what the kernel lacks. */
@@ -292,6 +336,7 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
         if (err)
                 goto fail;
         c->skel->bss->have_switch = c->signals[SIG_SWITCH].available;
+        probe_exit_mm(c);
         malloc_trim(0); /* parsing kernel BTF left ~10 MB of freed heap resident */
         c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
         if (!c->rb) {
@@ -322,21 +367,6 @@ void collector_close(struct collector *c)
 int collector_fd(const struct collector *c)
 {
         return ring_buffer__epoll_fd(c->rb);
-}
-
-/* Once an exit shows that this kernel keeps the address space until the exit tracepoint, the
- * exit_group(2) reading is redundant, and its syscall tracepoint slows every syscall. */
-static void drop_exit_group(struct collector *c)
-{
-        struct collector_signal *s = &c->signals[SIG_EXIT_GROUP];
-
-        if (!c->links[SIG_EXIT_GROUP] || !c->skel->bss->exit_sees_mm)
-                return;
-        bpf_link__destroy(c->links[SIG_EXIT_GROUP]);
-        c->links[SIG_EXIT_GROUP] = NULL;
-        s->available = 0;
-        snprintf(s->reason, sizeof(s->reason), "not needed: this kernel's exit tracepoint sees memory");
-        log_info("%s detached: %s", s->name, s->reason);
 }
 
 int collector_drain(struct collector *c)

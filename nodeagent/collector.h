@@ -14,6 +14,7 @@ struct collector_signal {
         const char *name;     /* e.g. "sched:sched_process_exec" */
         const char *provides; /* what is missing without it, for status */
         int available;
+        int unneeded;         /* unavailable because this kernel gives the same without it */
         char reason[160];     /* why not, when unavailable */
 };
 

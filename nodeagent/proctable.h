@@ -30,6 +30,7 @@ struct proc {
         char *argv;        /* NUL-separated, redacted */
         uint32_t argv_len;
         uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
+        struct exec_base base; /* counters at the first exec, left out of the exit's totals */
         struct exit_event exit;
         struct tool_id tool;    /* named at exit, from exe and argv */
 };

@@ -51,6 +51,8 @@ static struct json_object *op_status(struct agent *a, const struct peer *peer)
                 json_object_object_add(o, "provides", json_object_new_string(s[i].provides));
                 if (!s[i].available)
                         json_object_object_add(o, "reason", json_object_new_string(s[i].reason));
+                if (s[i].unneeded)
+                        json_object_object_add(o, "needed", json_object_new_boolean(0));
                 json_object_array_add(sigs, o);
         }
         for (u = a->units; u; u = u->next)

@@ -82,12 +82,17 @@ static int cmd_status(const struct target *t, int argc, char **argv)
         printf("  signals\n");
         if (json_object_object_get_ex(reply, "signals", &sigs)) {
                 for (i = 0; i < json_object_array_length(sigs); i++) {
-                        struct json_object *s = json_object_array_get_idx(sigs, i), *av;
+                        struct json_object *s = json_object_array_get_idx(sigs, i), *av, *nd;
                         int ok = json_object_object_get_ex(s, "available", &av) &&
                                  json_object_get_boolean(av);
+                        int unneeded = json_object_object_get_ex(s, "needed", &nd) &&
+                                       !json_object_get_boolean(nd);
 
-                        printf("    %-28s %s", reply_str(s, "name", "?"), ok ? "available" : "UNAVAILABLE");
-                        if (!ok)
+                        printf("    %-30s %s", reply_str(s, "name", "?"),
+                               ok ? "available" : unneeded ? "not needed" : "UNAVAILABLE");
+                        if (unneeded)
+                                printf(" (%s)", reply_str(s, "reason", "?"));
+                        else if (!ok)
                                 printf(" (%s): no %s", reply_str(s, "reason", "?"), reply_str(s, "provides", "?"));
                         printf("\n");
                 }

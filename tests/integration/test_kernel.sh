@@ -32,6 +32,15 @@ for how in fork vfork; do
     awk -v m="${peak:-0}" -v r="$alone" 'BEGIN { d = m - r; if (d < 0) d = -d; exit !(d <= (r / 100 > 256 ? r / 100 : 256)) }'
   check "$how: ru_maxrss keeps the kernel's figure, with the parent's copy" [ "${ru:-0}" -gt 200000 ]
 done
+# the forked copy's own work before the exec is the parent's code running, not the tool's
+/usr/bin/time -f '%e %U %S %R' -o "$T/alone-faults" "$ALLOC" 20
+read -r _ au as afaults < "$T/alone-faults"
+ctl run --name forkwork -- "$SPAWN" 100 forkwork "$ALLOC" 20 2>/dev/null
+read -r cpu faults peak < <(db -separator ' ' "SELECT cpu_ns, minflt, maxrss_kb FROM processes WHERE comm='alloc' AND unit=(SELECT id FROM units WHERE name='forkwork')")
+echo "  after 0.3 s of CPU and 100 MiB of copy-on-write before its exec: alloc cpu ${cpu}ns, minflt $faults (alone ${au}s+${as}s, $afaults faults)"
+check "the pre-exec CPU is not the tool's" [ "${cpu:-999999999999}" -lt 200000000 ]
+check "nor the pre-exec copy-on-write faults (within 10% or 300 of alone)" \
+  awk -v m="${faults:-0}" -v r="$afaults" 'BEGIN { d = m - r; if (d < 0) d = -d; exit !(d <= (r / 10 > 300 ? r / 10 : 300)) }'
 ctl run --name grow -- "$SPAWN" 50 fork "$ALLOC" 120 2>/dev/null
 peak=$(own_peak grow alloc)
 check "a child above its parent's size has its own peak ($peak kB)" [ "${peak:-0}" -gt 122000 -a "${peak:-0}" -lt 135000 ]
