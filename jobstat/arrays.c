@@ -88,6 +88,8 @@ int arrays_build(const struct report *rep, struct row **rows_out, struct array_s
                                 continue;
                         s->njobs++;
                         count_state(s, rep->jobs[j].row.state);
+                        if (rep->jobs[j].array_last)
+                                snprintf(s->suggest, sizeof(s->suggest), "%s", rep->jobs[j].array_suggest);
                         if (lo < 0 || rep->jobs[j].array_task_id < lo)
                                 lo = rep->jobs[j].array_task_id;
                         if (rep->jobs[j].array_task_id > hi)
@@ -128,6 +130,7 @@ int array_cell(int field, const struct row *r, const struct cellctx *c, char *ou
         switch (field) {
         case F_NJOBS: snprintf(out, len, "%" PRId64, s->njobs); return 1;
         case F_STATE: snprintf(out, len, "%s", s->states); return 1;
+        case F_SUGGEST: snprintf(out, len, "%s", s->suggest); return 1;
         case F_JOBID: case F_JOBNAME: case F_USER: return 0;
         default: break;
         }

@@ -10,7 +10,8 @@
 
 struct array_stats {
         int64_t njobs;
-        char states[160];       /* "COMPLETED:9,FAILED:1" */
+        char states[160];       /* "FAILED:1,COMPLETED:9": failures first */
+        char suggest[160];      /* one advice for its tasks (notes_arrays) */
         struct { size_t n; double min, median, max; } v[F_COUNT];
 };
 

@@ -35,6 +35,7 @@ struct figures {
         double task_peak_cores;     /* the largest of one task unit; < 0 unknown */
         int64_t task_peak_rss_kb;   /* largest peak_sampled_rss_kb of one unit, JS_NONE unknown */
         int64_t cgroup_mem_peak_kb; /* step cgroup peak: max per node, summed over nodes */
+        int64_t node_mem_peak_kb;   /* the step cgroup peak of the highest node */
         int64_t cgroup_cpu_ns;      /* likewise */
 };
 
@@ -60,7 +61,10 @@ struct row {
         int64_t start, end;             /* unix seconds; 0 unknown (end 0: still running) */
         int64_t elapsed;                /* seconds */
         int64_t timelimit;              /* minutes, TL_UNLIMITED, TL_PARTITION, or JS_NONE */
-        int64_t alloc_cpus, req_mem_mb;
+        int64_t alloc_cpus, req_mem_mb;  /* ReqMem: the whole job's, as sacct shows it */
+        int64_t req_mem_node_mb;        /* --mem: per node, JS_NONE unknown */
+        int64_t req_mem_per_cpu_mb;     /* --mem-per-cpu when the job asked for it, else JS_NONE */
+        int64_t tasks_per_node;         /* the most tasks of one step on one node, JS_NONE */
         int64_t exit_status;            /* a wait status */
         int running;
         int64_t slurm_cpu_us, slurm_user_us, slurm_sys_us; /* Slurm's accounting, JS_NONE */
@@ -68,6 +72,7 @@ struct row {
         /* resolved: what the columns show (see report.c) */
         int64_t cpu_ns, user_ns, sys_ns;
         int64_t peak_mem_kb;
+        int64_t node_peak_mem_kb;       /* peak memory of the highest node (what --mem sizes) */
         const char *peak_src;           /* "cgroup", "sampled", "maxrss" */
         double peak_cores;              /* most cores busy at once, < 0 unknown */
         double cores_per_task;          /* for --cpus-per-task, < 0 unknown */

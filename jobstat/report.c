@@ -231,6 +231,8 @@ int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *
         r->timelimit = sj->timelimit;
         r->alloc_cpus = sj->alloc_cpus == JS_NONE ? 0 : sj->alloc_cpus;
         r->req_mem_mb = sj->req_mem_mb;
+        r->req_mem_node_mb = sj->req_mem_node_mb;
+        r->req_mem_per_cpu_mb = sj->req_mem_per_cpu_mb;
         r->exit_status = sj->exitcode;
         base = sj->state & 0xff;
         r->running = base == 0 || base == 1 || base == 2; /* pending, running, suspended */
@@ -327,7 +329,7 @@ int report_add_traced_job(struct report *rep, const struct unit_rec *units, size
                 if (units[i].alloc_cpus > r->alloc_cpus)
                         r->alloc_cpus = units[i].alloc_cpus;
                 if (units[i].alloc_mem_mb > r->req_mem_mb)
-                        r->req_mem_mb = units[i].alloc_mem_mb;
+                        r->req_mem_mb = r->req_mem_node_mb = units[i].alloc_mem_mb;
                 if (!r->jobname[0])
                         snprintf(r->jobname, sizeof(r->jobname), "%s", units[i].job_name);
         }
@@ -402,7 +404,7 @@ int report_add_local(struct report *rep, const struct unit_rec *u)
         if (u->alloc_cpus > 0)
                 r->alloc_cpus = u->alloc_cpus;
         if (u->alloc_mem_mb > 0)
-                r->req_mem_mb = u->alloc_mem_mb;
+                r->req_mem_mb = r->req_mem_node_mb = u->alloc_mem_mb;
         figures_add_units(&r->f, &p, 1);
         labels_from(r, &p, 1);
         report_resolve(j);
@@ -432,6 +434,7 @@ static void resolve_leaf(struct row *r, int64_t job_req_mb, int64_t job_nnodes)
                 r->sys_ns = r->slurm_sys_us * 1000;
         }
         r->peak_mem_kb = eff_peak_memory(&r->f, r->ntasks, &r->peak_src);
+        r->node_peak_mem_kb = eff_node_peak_memory(&r->f, r->ntasks, r->nnodes);
         r->cores_per_task = r->f.nunits ? eff_cores(&r->f, r->f.cpu_ns, w, r->ntasks, &r->cores_src) : -1;
         if (r->f.peak_cores >= 0)
                 r->peak_cores = r->f.peak_cores;
@@ -490,6 +493,10 @@ void report_resolve(struct job *j)
                         r->peak_mem_kb = s->peak_mem_kb;
                         r->peak_src = s->peak_src;
                 }
+                fig_max(&r->node_peak_mem_kb, s->node_peak_mem_kb);
+                if (s->ntasks != JS_NONE && s->ntasks > 0)
+                        fig_max(&r->tasks_per_node,
+                                (s->ntasks + (s->nnodes > 1 ? s->nnodes : 1) - 1) / (s->nnodes > 1 ? s->nnodes : 1));
                 if (s->cores_per_task > r->cores_per_task) {
                         r->cores_per_task = s->cores_per_task;
                         r->cores_src = s->cores_src;

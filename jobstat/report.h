@@ -22,6 +22,9 @@ struct job {
         int step_only;                  /* asked for one step: print only its row */
         int64_t uid;
         int64_t array_job_id, array_task_id; /* 0 / -1 when not an array task */
+        size_t array_ntasks;            /* tasks of its array in the report (notes_arrays) */
+        int array_last;                 /* the last of them */
+        char array_suggest[160];        /* the last's: one advice for all of them */
 };
 
 struct report {

@@ -71,6 +71,20 @@ static int convert_step(slurmdb_step_rec_t *s, struct sstep *o)
         return 0;
 }
 
+/* --mem is per node, --mem-per-cpu per CPU (MEM_PER_CPU set); ReqMem is the job's total */
+static void req_mem(const slurmdb_job_rec_t *j, struct sjob *o)
+{
+        int64_t nodes = j->alloc_nodes > 0 ? (int64_t)j->alloc_nodes : 1;
+
+        o->req_mem_node_mb = o->req_mem_per_cpu_mb = JS_NONE;
+        if (j->req_mem && j->req_mem != NO_VAL64 && (j->req_mem & MEM_PER_CPU))
+                o->req_mem_per_cpu_mb = (int64_t)(j->req_mem & ~MEM_PER_CPU);
+        else if (j->req_mem && j->req_mem != NO_VAL64)
+                o->req_mem_node_mb = (int64_t)j->req_mem;
+        if (o->req_mem_node_mb == JS_NONE && o->req_mem_mb != JS_NONE && o->req_mem_mb > 0)
+                o->req_mem_node_mb = (o->req_mem_mb + nodes - 1) / nodes;
+}
+
 static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
 {
         ListIterator it;
@@ -105,6 +119,7 @@ static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
         o->timelimit = j->timelimit == INFINITE ? TL_UNLIMITED : j->timelimit == NO_VAL ? TL_PARTITION : (int64_t)j->timelimit;
         o->alloc_cpus = conv_tres(j->tres_alloc_str, 1);
         o->req_mem_mb = conv_tres(j->tres_req_str, 2);
+        req_mem(j, o);
         o->exitcode = j->exitcode;
         o->tot_cpu_us = (int64_t)j->tot_cpu_sec * 1000000 + (int64_t)j->tot_cpu_usec;
         o->user_cpu_us = (int64_t)j->user_cpu_sec * 1000000 + (int64_t)j->user_cpu_usec;

@@ -32,7 +32,9 @@ struct sjob {
         uint32_t nnodes;
         int64_t submit, start, end, elapsed;
         int64_t timelimit;              /* minutes, TL_UNLIMITED, TL_PARTITION */
-        int64_t alloc_cpus, req_mem_mb; /* JS_NONE when unknown */
+        int64_t alloc_cpus, req_mem_mb; /* JS_NONE when unknown; req_mem_mb: the whole job's */
+        int64_t req_mem_node_mb;        /* --mem, or what --mem-per-cpu gave a node; JS_NONE */
+        int64_t req_mem_per_cpu_mb;     /* --mem-per-cpu, JS_NONE when the job asked --mem */
         int64_t exitcode;
         int64_t tot_cpu_us, user_cpu_us, sys_cpu_us;
         struct sstep *steps;

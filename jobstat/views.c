@@ -83,8 +83,10 @@ static struct json_object *jobs_json(struct viewctx *v, struct job *j)
 
 static size_t view_jobs(struct viewctx *v, struct report *rep)
 {
-        int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json;
+        /* notes are for a reader: not with -n (a script's), -p/-P or --json (which has them) */
+        int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
 
+        notes_arrays(rep);
         for (size_t i = 0; i < rep->n; i++) {
                 struct job *j = &rep->jobs[i];
 
@@ -176,7 +178,10 @@ static size_t view_arrays(struct viewctx *v, struct report *rep)
 {
         struct row *rows;
         struct array_stats *st;
-        int n = arrays_build(rep, &rows, &st);
+        int n;
+
+        notes_arrays(rep);
+        n = arrays_build(rep, &rows, &st);
 
         if (n < 0) {
                 fprintf(stderr, JS_PROG ": out of memory\n");
