@@ -368,6 +368,8 @@ int report_add_traced_job(struct report *rep, const struct unit_rec *units, size
                                    : elapsed_of(all.unit_start_ns, all.unit_end_ns);
                 r->running = alloc ? unit_running(alloc) : all.running;
                 r->nnodes = all.nnodes;
+                if (r->req_mem_node_mb != JS_NONE && all.nnodes > 1) /* ReqMem is the job's, over its nodes */
+                        r->req_mem_mb = r->req_mem_node_mb * all.nnodes;
                 snprintf(r->state, sizeof(r->state), "%s", alloc ? alloc->state : all.running ? "RUNNING" : "COMPLETED");
                 r->exit_status = alloc ? alloc->exit_status : JS_NONE;
         }
