@@ -128,6 +128,7 @@ int fields_parse(const char *spec, enum view v, struct col **out, char *err, siz
                                         width = 24; /* "COMPLETED:9,FAILED:1" */
                         }
                         cols[n].field = f;
+                        cols[n].fixed = pct != NULL;
                         cols[n].width = width;
                         n++;
                 }

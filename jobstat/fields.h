@@ -30,6 +30,7 @@ extern const struct field_def field_defs[F_COUNT];
 struct col {
         int field;
         int width;
+        int fixed;      /* the width was given (%W): values are cut to it, as sacct does */
 };
 
 /* The default format of a view ("JobID,JobName,..."). */

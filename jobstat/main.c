@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         v.o = &o;
         v.d = &d;
         v.out = (struct out){ .f = stdout, .cols = cols, .ncols = (size_t)ncols, .parsable = o.parsable,
-                              .delim = o.delim, .noheader = o.noheader,
+                              .delim = o.delim, .noheader = o.noheader, .fit = !o.parsable,
                               .colour = out_want_colour(STDOUT_FILENO, o.parsable, o.json),
                               .cc = { .units = o.units } };
         v.e = (struct emit){ .o = &v.out, .json = o.json, .jcols = jcols, .njcols = (size_t)njcols };

@@ -102,6 +102,7 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
                 for (size_t k = 0; k < j->nsteps && (!v->o->allocations || j->step_only); k++)
                         put(v, &j->steps[k]);
         }
+        out_flush(&v->out);
         if (notes)
                 for (size_t i = 0; i < rep->n; i++) {
                         if (rep->jobs[i].step_only)
@@ -225,12 +226,16 @@ static size_t view_workflow(struct viewctx *v, struct report *rep)
 
 size_t view_print(struct viewctx *v, struct report *rep)
 {
+        size_t n;
+
         switch (v->o->view) {
-        case V_WORKFLOW: return view_workflow(v, rep);
-        case V_ARRAY: return view_arrays(v, rep);
-        case V_TOOLS: case V_PROCS: case V_TREE: return view_procs(v, rep);
-        case V_JOBS: default: return view_jobs(v, rep);
+        case V_WORKFLOW: n = view_workflow(v, rep); break;
+        case V_ARRAY: n = view_arrays(v, rep); break;
+        case V_TOOLS: case V_PROCS: case V_TREE: n = view_procs(v, rep); break;
+        case V_JOBS: default: n = view_jobs(v, rep); break;
         }
+        out_flush(&v->out);
+        return n;
 }
 
 void view_warnings(struct viewctx *v, const struct report *rep)

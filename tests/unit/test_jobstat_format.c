@@ -176,6 +176,59 @@ static void test_aligned(void **state)
         free(t);
 }
 
+static void test_fit_widths(void **state)
+{
+        struct row r;
+        struct col *c;
+        char err[256], *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        int n = fields_parse("JobID,State,Tool,JobName%5", V_JOBS, &c, err, sizeof(err));
+        struct out o = { .f = f, .cols = c, .ncols = (size_t)n, .fit = 1, .cc = { .units = -1 } };
+
+        (void)state;
+        job_row(&r);
+        snprintf(r.state, sizeof(r.state), "OUT_OF_MEMORY");
+        snprintf(r.tool, sizeof(r.tool), "pyenv-version-file-read-and-more-than-forty-characters");
+        out_header(&o);
+        out_row(&o, &r);
+        assert_int_equal(len, 0); /* held until the widths are known */
+        out_flush(&o);
+        fclose(f);
+        /* State widens to its value instead of "OUT_OF_ME+"; Tool up to FIT_MAX (40); a width
+         * given with %W cuts as sacct does */
+        assert_string_equal(text, "JobID                State Tool                                     JobNa \n"
+                                  "------------ ------------- ---------------------------------------- ----- \n"
+                                  "42           OUT_OF_MEMORY pyenv-version-file-read-and-more-than-f+   a|b \n");
+        free(text);
+        free(c);
+}
+
+static void test_state_colours(void **state)
+{
+        struct row r;
+
+        (void)state;
+        job_row(&r);
+        r.peak_mem_kb = 4000 * 1024;
+        r.req_mem_share_mb = 4096;
+        r.elapsed = 60;
+        r.timelimit = 1;
+        assert_int_equal(out_colour(F_MEMEFF, &r), 1);
+        /* killed by the OOM killer at 97.7 %: not well sized, red */
+        snprintf(r.state, sizeof(r.state), "OUT_OF_MEMORY");
+        assert_int_equal(out_colour(F_MEMEFF, &r), -1);
+        snprintf(r.state, sizeof(r.state), "FAILED");
+        r.f.oom_kills = 1;
+        assert_int_equal(out_colour(F_MEMEFF, &r), -1);
+        /* failed without the OOM killer: no green either */
+        r.f.oom_kills = 0;
+        assert_int_equal(out_colour(F_MEMEFF, &r), 0);
+        /* TIMEOUT: TimeEff 100 % is red */
+        snprintf(r.state, sizeof(r.state), "TIMEOUT");
+        assert_int_equal(out_colour(F_TIMEEFF, &r), -1);
+}
+
 static void test_unknown_and_blank(void **state)
 {
         struct cellctx cc = { .units = -1 };
@@ -260,7 +313,8 @@ int main(void)
                 cmocka_unit_test(test_cell),         cmocka_unit_test(test_parsable),
                 cmocka_unit_test(test_aligned),      cmocka_unit_test(test_unknown_and_blank),
                 cmocka_unit_test(test_json_cells),   cmocka_unit_test(test_colour_choice),
-                cmocka_unit_test(test_helpformat),
+                cmocka_unit_test(test_helpformat),   cmocka_unit_test(test_fit_widths),
+                cmocka_unit_test(test_state_colours),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
