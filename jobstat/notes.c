@@ -67,6 +67,28 @@ static void mem_note(const struct row *r, const struct advice *adv, int units, c
                          eff, sug, why);
 }
 
+/* the OOM victim and the first process that failed, by name */
+static void failure_notes(const struct failures *f, char lines[][NOTE_LEN], size_t *n, size_t max)
+{
+        char st[48], more[48] = "";
+        const struct failed_proc *p = &f->first;
+
+        if (f->noom && *n < max) {
+                if (f->noom > 1)
+                        snprintf(more, sizeof(more), " (and %zu more)", f->noom - 1);
+                snprintf(lines[(*n)++], NOTE_LEN, "the OOM killer stopped process %" PRId64 " (%.32s, step %.32s)%.40s: %.100s",
+                         f->oom.pid, f->oom.tool, f->oom.step, more, f->oom.cmd);
+        }
+        if (!f->nfailed || (f->noom && p->pid == f->oom.pid && !strcmp(p->step, f->oom.step)) || *n >= max)
+                return;
+        failures_status_text(st, sizeof(st), p->status);
+        more[0] = 0;
+        if (f->nfailed > 1)
+                snprintf(more, sizeof(more), " (%zu processes failed)", f->nfailed);
+        snprintf(lines[(*n)++], NOTE_LEN, "first to fail: process %" PRId64 " (%.32s, step %.32s) %.40s%.40s: %.100s", p->pid,
+                 p->tool, p->step, st, more, p->cmd);
+}
+
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max)
 {
         const struct row *r = &j->row;
@@ -123,6 +145,7 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
                 else if (adv.time_min > 0)
                         NOTE("ran %s: --time=%s", a, c);
         }
+        failure_notes(&j->fail, lines, &n, max);
         if (r->numa_span > 1)
                 NOTE("allocation spans %d NUMA nodes (cores %.100s): memory access crosses nodes", r->numa_span,
                      r->alloc_cores);

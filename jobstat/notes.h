@@ -9,7 +9,7 @@
 
 #include "report.h"
 
-#define NOTE_LEN 256
+#define NOTE_LEN 320
 #define NOTES_MAX 12
 
 /* The notes of a job (or traced run), one line each, without the heading. Pure: reads the

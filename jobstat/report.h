@@ -8,6 +8,7 @@
 
 #include "aggregate.h"
 #include "daemons.h"
+#include "failures.h"
 #include "jobstat.h"
 #include "slurmacct.h"
 
@@ -25,6 +26,7 @@ struct job {
         size_t array_ntasks;            /* tasks of its array in the report (notes_arrays) */
         int array_last;                 /* the last of them */
         char array_suggest[160];        /* the last's: one advice for all of them */
+        struct failures fail;           /* what failed (views.c reads them for the notes) */
 };
 
 struct report {

@@ -11,6 +11,7 @@
 #include "../../jobstat/aggregate.c"
 #include "../../jobstat/convert.c"
 #include "../../jobstat/effic.c"
+#include "../../jobstat/failures.c"
 #include "../../jobstat/notes.c"
 
 #define MIB 1024 /* in kB */
