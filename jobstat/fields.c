@@ -35,6 +35,9 @@ const struct field_def field_defs[F_COUNT] = {
         [F_PID] = { "PID", 8, 0 },              [F_PPID] = { "PPID", 8, 0 },
         [F_COMMAND] = { "Command", -50, 0 },    [F_TREE] = { "Tree", -32, 0 },
         [F_EXITCODES] = { "ExitCodes", -20, 0 }, [F_NJOBS] = { "NJobs", 6, 0 },
+        [F_ACCOUNT] = { "Account", 10, 0 },     [F_QOS] = { "QOS", 10, 0 },
+        [F_SUBMIT] = { "Submit", 19, 0 },       [F_RESERVED] = { "Reserved", 10, 1 },
+        [F_MAXRSSNODE] = { "MaxRSSNode", 10, 0 },
 };
 
 const char *view_default_format(enum view v)

@@ -36,6 +36,7 @@ struct figures {
         int64_t task_peak_rss_kb;   /* largest peak_sampled_rss_kb of one unit, JS_NONE unknown */
         int64_t cgroup_mem_peak_kb; /* step cgroup peak: max per node, summed over nodes */
         int64_t node_mem_peak_kb;   /* the step cgroup peak of the highest node */
+        int node_mem_peak_node;     /* that node (unit_rec.node), -1 unknown */
         int64_t cgroup_cpu_ns;      /* likewise */
 };
 
@@ -53,12 +54,16 @@ struct row {
         char state[64];
         char nodelist[512];
         char partition[64];
+        char account[64], qos[64];      /* Slurm's, of job rows */
+        char maxrss_node[64];           /* the node of the highest peak (report_nodes) */
         char pipeline[128], run[128], step[128];
         char wildcards[256], tag[128];  /* of a workflow step (Snakemake, Nextflow) */
         char alloc_cores[128];
         int64_t step_id;                /* Slurm step id of a step row, JS_NONE otherwise */
         int64_t nnodes, ntasks;
         int64_t start, end;             /* unix seconds; 0 unknown (end 0: still running) */
+        int64_t submit;                 /* unix seconds, 0 unknown */
+        int64_t reserved;               /* seconds from eligible to start, JS_NONE */
         int64_t elapsed;                /* seconds */
         int64_t timelimit;              /* minutes, TL_UNLIMITED, TL_PARTITION, or JS_NONE */
         int64_t alloc_cpus, req_mem_mb;  /* ReqMem: the whole job's, as sacct shows it */

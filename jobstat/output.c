@@ -207,7 +207,8 @@ const char *view_json_format(enum view v)
                 return "JobID,JobName,User,State,NodeList,NNodes,NTasks,Partition,Start,End,Elapsed,"
                        "Timelimit,ExitCode,AllocCPUS,AllocCores,ReqMem,TotalCPU,UserCPU,SystemCPU,CPUEff,"
                        "MaxRSS,PeakMem,MemEff,TimeEff,PeakCores,ReadBytes,WriteBytes,ReadChars,WriteChars,"
-                       "NetRx,NetTx,IOWait,NProcs,OOMKills,Lost,Pipeline,Run,Step,Wildcards,Tag,Suggest";
+                       "NetRx,NetTx,IOWait,NProcs,OOMKills,Lost,Pipeline,Run,Step,Wildcards,Tag,Suggest,"
+                       "Account,QOS,Submit,Reserved,MaxRSSNode";
         }
 }
 

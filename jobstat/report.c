@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "convert.h"
 #include "effic.h"
@@ -224,6 +225,12 @@ int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *
         conv_job_state(r->state, sizeof(r->state), sj->state, sj->requid);
         snprintf(r->nodelist, sizeof(r->nodelist), "%s", sj->nodes);
         snprintf(r->partition, sizeof(r->partition), "%s", sj->partition);
+        snprintf(r->account, sizeof(r->account), "%s", sj->account);
+        snprintf(r->qos, sizeof(r->qos), "%s", sj->qos);
+        r->submit = sj->submit;
+        /* sacct's Reserved: from eligible to start (to now while pending) */
+        if (sj->eligible > 0)
+                r->reserved = (sj->start > 0 ? sj->start : (int64_t)time(NULL)) - sj->eligible;
         r->nnodes = sj->nnodes;
         r->start = sj->start;
         r->end = sj->end;
@@ -262,6 +269,7 @@ int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *
                         return -ENOMEM;
                 sr->step_id = s->step_id;
                 step_jobid(j, sr, s->step_id);
+                memcpy(sr->account, r->account, sizeof(sr->account)); /* as sacct shows steps */
                 snprintf(sr->jobname, sizeof(sr->jobname), "%s", s->name);
                 conv_job_state(sr->state, sizeof(sr->state), s->state, s->requid);
                 snprintf(sr->nodelist, sizeof(sr->nodelist), "%s", s->nodes);
@@ -543,6 +551,17 @@ void report_resolve(struct job *j)
                 r->sys_ns = r->slurm_sys_us * 1000;
         }
         r->req_mem_share_mb = r->req_mem_mb;
+}
+
+void report_nodes(struct job *j, const struct daemons *d)
+{
+        for (size_t i = 0; i <= j->nsteps; i++) {
+                struct row *r = i < j->nsteps ? &j->steps[i] : &j->row;
+                int k = r->f.node_mem_peak_node;
+
+                if (k >= 0 && (size_t)k < d->n)
+                        snprintf(r->maxrss_node, sizeof(r->maxrss_node), "%s", d->nodes[k].name);
+        }
 }
 
 void report_numa(struct job *j, struct daemons *d)

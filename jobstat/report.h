@@ -49,6 +49,8 @@ void report_resolve(struct job *j);
 /* The NUMA nodes the job's allocated cores span on each node (from the units' alloc_cores
  * and the node's topology): the largest count, in j->row.numa_span. */
 void report_numa(struct job *j, struct daemons *d);
+/* MaxRSSNode of the job and its steps: the node of the highest peak, by name. */
+void report_nodes(struct job *j, const struct daemons *d);
 void report_free(struct report *rep);
 
 /* The units of a job that make step row s (all task units with its step id). Returns the

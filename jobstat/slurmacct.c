@@ -111,8 +111,11 @@ static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
                 snprintf(o->user, sizeof(o->user), "%u", j->uid);
         copy(o->nodes, sizeof(o->nodes), j->nodes);
         copy(o->partition, sizeof(o->partition), j->partition);
+        copy(o->account, sizeof(o->account), j->account);
+        o->qos_id = j->qosid;
         o->nnodes = j->alloc_nodes;
         o->submit = j->submit;
+        o->eligible = j->eligible == (time_t)INFINITE || j->eligible == (time_t)NO_VAL ? 0 : j->eligible;
         o->start = j->start;
         o->end = j->end;
         o->elapsed = running_elapsed(j->state, j->elapsed, j->start);
@@ -182,6 +185,28 @@ static void keep_steps(struct sjob *j, const uint32_t *steps, size_t nsteps)
                         }
         j->nsteps = k;
         j->step_only = 1;
+}
+
+/* QOS ids to names, as sacct shows them: one query for all the jobs */
+static void qos_names(void *db, struct sjob *v, size_t n)
+{
+        slurmdb_qos_cond_t cond = { .with_deleted = 1 };
+        slurmdb_qos_rec_t *q;
+        ListIterator it;
+        List all;
+        size_t i;
+
+        for (i = 0; i < n && !v[i].qos_id; i++)
+                ;
+        if (i == n || !(all = slurmdb_qos_get(db, &cond)))
+                return;
+        it = slurm_list_iterator_create(all);
+        while ((q = slurm_list_next(it)))
+                for (i = 0; i < n; i++)
+                        if (v[i].qos_id == q->id)
+                                copy(v[i].qos, sizeof(v[i].qos), q->name);
+        slurm_list_iterator_destroy(it);
+        slurm_list_destroy(all);
 }
 
 /* sacct's order: by job id, array tasks together under their array's id */
@@ -297,6 +322,8 @@ int sacct_jobs(const struct sacct_query *q, struct sjob **out, size_t *nout, cha
                 sacct_free(v, n);
                 v = NULL;
                 n = 0;
+        } else {
+                qos_names(db, v, n);
         }
 out:
         free(steps);

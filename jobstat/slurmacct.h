@@ -29,8 +29,9 @@ struct sjob {
         uint32_t het_job_id, het_job_offset;
         char array_task_str[64];
         char name[256], user[64], nodes[512], partition[64];
-        uint32_t nnodes;
-        int64_t submit, start, end, elapsed;
+        char account[64], qos[64];
+        uint32_t nnodes, qos_id;
+        int64_t submit, eligible, start, end, elapsed;
         int64_t timelimit;              /* minutes, TL_UNLIMITED, TL_PARTITION */
         int64_t alloc_cpus, req_mem_mb; /* JS_NONE when unknown; req_mem_mb: the whole job's */
         int64_t req_mem_node_mb;        /* --mem, or what --mem-per-cpu gave a node; JS_NONE */

@@ -121,6 +121,7 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
         for (size_t i = 0; i < rep->n; i++) {
                 struct job *j = &rep->jobs[i];
 
+                report_nodes(j, v->d);
                 if (tools || notes || v->e.json)
                         load_failures(v, j);
                 if (tools)

@@ -97,6 +97,12 @@ for j in "$JA" "$JB" "$JC" "$JE" "${JD}_2"; do
   if [ "$mine" = "$theirs" ]; then ok "job $j: JobID, Elapsed, AllocCPUS, ReqMem, State equal sacct's ($(wc -l <<< "$mine") rows)"
   else fail "job $j differs from sacct"; diff <(echo "$mine") <(echo "$theirs") | head; fi
 done
+for j in "$JA" "$JE" "$JF"; do
+  mine=$("$JS" -j "$j" -P -n -o JobID,Account,QOS,Submit,Reserved 2>&1)
+  theirs=$(sacct -j "$j" -P -n -o JobID,Account,QOS,Submit,Reserved)
+  if [ "$mine" = "$theirs" ]; then ok "job $j: Account, QOS, Submit, Reserved equal sacct's ($(head -1 <<< "$mine"))"
+  else fail "job $j: Account, QOS, Submit, Reserved differ from sacct's"; diff <(echo "$mine") <(echo "$theirs") | head; fi
+done
 check "job $JC: the aligned view cuts JobName as sacct does" \
   bash -c "[ \"\$('$JS' -j $JC -X -n -o JobName | head -1)\" = \"\$(sacct -j $JC -X -n -o JobName)\" ]"
 
@@ -156,6 +162,8 @@ check "2 nodes, PeakMem ${peak}M summed: --mem=$(mem_of "$sug")M is per node (be
   awk -v m="$(mem_of "$sug")" -v p="$peak" 'BEGIN { exit !(m < 1.2 * p * 0.9 && m >= 1.2 * p / 2) }'
 check "... the notes give the highest node against --mem per node" \
   bash -c "'$JS' -j $JG | grep -q 'over 2 nodes, .* on the highest, of 100M requested per node'"
+check "... MaxRSSNode names that node, one of its 2 ($("$JS" -j "$JG" -X -P -n -o MaxRSSNode))" \
+  bash -c "'$JS' -j $JG -X -P -n -o MaxRSSNode | grep -qx 'n[12]'"
 
 peak=$("$JS" -j "$JH" -X -P -n --units=M -o PeakMem | tr -d M)
 sug=$("$JS" -j "$JH" -X -P -n -o Suggest)

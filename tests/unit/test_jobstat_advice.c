@@ -161,6 +161,7 @@ static void test_mem_per_node(void **state)
         figures_add_units(&f, p, 3);
         assert_int_equal(f.cgroup_mem_peak_kb, 123 * MIB);
         assert_int_equal(f.node_mem_peak_kb, 62 * MIB);
+        assert_int_equal(f.node_mem_peak_node, 1); /* MaxRSSNode */
         assert_int_equal(eff_node_peak_memory(&f, 3, 2), 62 * MIB);
         /* without the cgroup: a task's figure times the tasks of the fullest node */
         f.node_mem_peak_kb = JS_NONE;

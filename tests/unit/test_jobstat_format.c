@@ -204,6 +204,48 @@ static void test_fit_widths(void **state)
         free(c);
 }
 
+static void test_sacct_fields(void **state)
+{
+        struct cellctx cc = { .units = -1 };
+        struct json_object *o;
+        struct row r;
+        char b[64];
+
+        (void)state;
+        job_row(&r);
+        snprintf(r.account, sizeof(r.account), "physics");
+        snprintf(r.qos, sizeof(r.qos), "normal");
+        snprintf(r.maxrss_node, sizeof(r.maxrss_node), "n2");
+        r.submit = 1795320000;
+        r.start = 1795320044;
+        r.reserved = 44;
+        cell_text(F_ACCOUNT, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "physics");
+        cell_text(F_QOS, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "normal");
+        cell_text(F_RESERVED, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "00:00:44");
+        cell_text(F_MAXRSSNODE, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "n2");
+        o = cell_json(F_SUBMIT, &r, &cc);
+        assert_int_equal(json_object_get_int64(o), 1795320000);
+        json_object_put(o);
+        o = cell_json(F_RESERVED, &r, &cc);
+        assert_int_equal(json_object_get_int64(o), 44);
+        json_object_put(o);
+        /* a step: Submit is its start, Reserved blank, as sacct prints them */
+        r.kind = ROW_STEP;
+        cell_text(F_RESERVED, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "");
+        cell_text(F_SUBMIT, &r, &cc, b, sizeof(b));
+        conv_datetime(b + 32, 32, 1795320044);
+        assert_string_equal(b, b + 32);
+        /* tracer's figures without a node peak: unknown */
+        r.maxrss_node[0] = 0;
+        cell_text(F_MAXRSSNODE, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "---");
+}
+
 static void test_state_colours(void **state)
 {
         struct row r;
@@ -314,7 +356,7 @@ int main(void)
                 cmocka_unit_test(test_aligned),      cmocka_unit_test(test_unknown_and_blank),
                 cmocka_unit_test(test_json_cells),   cmocka_unit_test(test_colour_choice),
                 cmocka_unit_test(test_helpformat),   cmocka_unit_test(test_fit_widths),
-                cmocka_unit_test(test_state_colours),
+                cmocka_unit_test(test_state_colours), cmocka_unit_test(test_sacct_fields),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
