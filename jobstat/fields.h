@@ -36,6 +36,8 @@ struct col {
 
 /* The default format of a view ("JobID,JobName,..."). */
 const char *view_default_format(enum view v);
+/* Does the field have a value in the rows of view v (not a blank column)? */
+int field_applies(int field, enum view v);
 /* Parse "Name[%W],..." as sacct does: names case-insensitive, a unique prefix is enough
  * (exact names first), %W sets the width (negative: left-aligned; 0: the default). Returns
  * the number of columns (*cols: caller frees) or -EINVAL with a message. In the array view

@@ -61,6 +61,20 @@ static void test_parse_errors(void **state)
         assert_int_equal(fields_parse("JobID%x", V_JOBS, &c, err, sizeof(err)), -EINVAL);
         assert_int_equal(fields_parse("JobID%12x", V_JOBS, &c, err, sizeof(err)), -EINVAL);
         assert_int_equal(fields_parse(",,", V_JOBS, &c, err, sizeof(err)), -EINVAL);
+        /* fields that would print a blank column in a view are refused, saying so */
+        assert_int_equal(fields_parse("JobID,Suggest", V_PROCS, &c, err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "field Suggest does not apply to process rows (--processes)");
+        assert_int_equal(fields_parse("JobID,PID", V_JOBS, &c, err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "field PID does not apply to job and step rows");
+        assert_int_equal(fields_parse("Tree", V_PROCS, &c, err, sizeof(err)), -EINVAL);
+        assert_int_equal(fields_parse("ReqMem", V_TOOLS, &c, err, sizeof(err)), -EINVAL);
+        /* every view's defaults and JSON fields apply to it */
+        for (enum view v = V_JOBS; v <= V_WORKFLOW; v++) {
+                assert_true(fields_parse(view_default_format(v), v, &c, err, sizeof(err)) > 0);
+                free(c);
+                assert_true(fields_parse(view_json_format(v), v, &c, err, sizeof(err)) > 0);
+                free(c);
+        }
         /* every view's default and JSON format parses */
         for (int v = V_JOBS; v <= V_ARRAY; v++) {
                 assert_true(fields_parse(view_default_format(v), v, &c, err, sizeof(err)) > 0);
