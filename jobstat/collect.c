@@ -11,17 +11,6 @@
 #include "pipelines.h"
 #include "slurmacct.h"
 
-static time_t midnight(void)
-{
-        time_t now = time(NULL);
-        struct tm tm;
-
-        localtime_r(&now, &tm);
-        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-        tm.tm_isdst = -1;
-        return mktime(&tm);
-}
-
 static int sel_matches(const struct jobsel *s, const struct sjob *j)
 {
         if (!s->numeric)
@@ -64,7 +53,7 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
                 q.nuids = 1;
         }
         if (!o->jobs && !q.start)
-                q.start = midnight();
+                q.start = conv_midnight(time(NULL));
         if (!o->jobs && !q.end)
                 q.end = time(NULL);
         r = sacct_jobs(&q, &jobs, &n, err, sizeof(err));

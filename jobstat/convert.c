@@ -310,6 +310,16 @@ int conv_parse_time(const char *s, time_t now, time_t *out)
         return 0;
 }
 
+time_t conv_midnight(time_t now)
+{
+        struct tm tm;
+
+        localtime_r(&now, &tm);
+        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+        tm.tm_isdst = -1;
+        return mktime(&tm);
+}
+
 /* ---- states */
 
 static const char *const state_names[] = {

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         /* nothing shown is an answer scripts must see: exit 1 (tracer-jobstat(1)), said once */
         if (!shown && !rep.n && !st.refused && !st.not_found && !st.filtered && !st.hidden)
                 fprintf(stderr, JS_PROG ": no job or run matches%s\n",
-                        o.jobs ? "" : " (jobs that started or ran since -S, midnight by default)");
+                        o.jobs ? "" : o.start || o.end ? " in the -S/-E window" : " since midnight (-S for earlier ones)");
         ret = shown ? 0 : 1;
         if (fflush(stdout) != 0)
                 ret = 1;

@@ -206,12 +206,19 @@ int opts_parse(int argc, char **argv, struct opts *o)
                 }
                 o->t_end = t;
         }
-        if (o->t_start && o->t_end && o->t_end < o->t_start) {
+        /* as sacct: the start is midnight when a listing does not give one */
+        t = o->t_start ? o->t_start : o->jobs ? 0 : conv_midnight(now);
+        if (t && o->t_end && o->t_end < t) {
                 char a[32], b[32];
 
-                conv_datetime(a, sizeof(a), o->t_start);
+                conv_datetime(a, sizeof(a), t);
                 conv_datetime(b, sizeof(b), o->t_end);
-                fprintf(stderr, JS_PROG ": end time -E %s (%s) is before start time -S %s (%s)\n", o->end, b, o->start, a);
+                if (o->start)
+                        fprintf(stderr, JS_PROG ": end time -E %s (%s) is before start time -S %s (%s)\n", o->end, b,
+                                o->start, a);
+                else
+                        fprintf(stderr, JS_PROG ": end time -E %s (%s) is before the start time, midnight (%s) without "
+                                        "-S\n", o->end, b, a);
                 return -1;
         }
         if (o->allocations && o->view != V_JOBS && o->view != V_ARRAY) {

@@ -263,6 +263,9 @@ status() { "$@" > "$T/out" 2> "$T/err"; echo $?; }
 check "-n prints rows only, no notes" bash -c "! '$JS' -j $JA -n | grep -q '^Job \|next time'"
 rc=$(status "$JS" -S 15:17 -E 15:16)
 check "-E before -S: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q 'end time -E 15:16 .* is before start time -S 15:17' '$T/err'"
+rc=$(status "$JS" -E now-2days -X)
+check "-E alone before midnight (sacct's default start): exit 2 ($(cat "$T/err"))" \
+  bash -c "[ $rc -eq 2 ] && grep -q 'is before the start time, midnight' '$T/err'"
 rc=$(status "$JS" -S 3:18PM -E now -X -n -o JobID)
 check "-S 3:18PM is read as sacct reads it (exit $rc, not 2)" [ "$rc" -ne 2 ]
 rc=$(status "$JS" -S now+1hours -X)
