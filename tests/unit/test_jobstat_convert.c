@@ -190,6 +190,7 @@ static void test_parse_time(void **state)
         assert_int_equal(t, at(2026, 11, 22, 12, 0, 0));
         assert_int_equal(conv_parse_time("1795320235", now, &t), 0);
         assert_int_equal(t, 1795320235);
+        assert_int_equal(conv_midnight(now), at(2026, 11, 22, 0, 0, 0));
         /* nonsense is refused, never guessed */
         assert_int_equal(conv_parse_time("yesterday-ish", now, &t), -EINVAL);
         assert_int_equal(conv_parse_time("2026-13-01", now, &t), -EINVAL);
