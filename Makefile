@@ -60,7 +60,7 @@ $(RULES_GEN): etc/tools.rules scripts/embed-rules
 $(B)/obj/%.o: %.c $(BPF_SKELS) | $(B)/obj
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/tests -name '*.d' 2>/dev/null)
 
 $(LIBCOMMON): $(COMMON_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -88,7 +88,7 @@ $(B) $(B)/bpf $(B)/obj $(B)/tests:
 
 # ---- tests: one cmocka binary per module; integration scripts run the real daemon as root
 $(B)/tests/test_%: tests/unit/test_%.c $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
-	$(CC) $(CFLAGS) -o $@ $< $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
 
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done

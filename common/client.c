@@ -86,7 +86,12 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
         int fd = proto_connect(sock, timeout_ms < 0 ? 2000 : timeout_ms);
 
         if (fd < 0) {
-                if (prog)
+                /* say what is wrong, not only the errno */
+                if (prog && (fd == -ENOENT || fd == -ECONNREFUSED))
+                        fprintf(stderr, "%s: no tracerd is running for this node: %s %s (start tracerd, or name "
+                                        "the node with -N)\n", prog, sock,
+                                fd == -ENOENT ? "does not exist" : "is left from a tracerd that stopped");
+                else if (prog)
                         fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, sock, strerror(-fd));
                 return fd;
         }

@@ -11,8 +11,9 @@ void figures_init(struct figures *f)
         f->first_start_ns = f->last_end_ns = JS_NONE;
         f->unit_start_ns = f->unit_end_ns = JS_NONE;
         f->maxrss_kb = f->task_peak_rss_kb = JS_NONE;
-        f->cgroup_mem_peak_kb = f->cgroup_cpu_ns = JS_NONE;
+        f->cgroup_mem_peak_kb = f->node_mem_peak_kb = f->cgroup_cpu_ns = JS_NONE;
         f->peak_cores = f->task_peak_cores = -1;
+        f->node_mem_peak_node = -1;
 }
 
 void row_init(struct row *r, enum row_kind kind)
@@ -21,6 +22,8 @@ void row_init(struct row *r, enum row_kind kind)
         r->kind = kind;
         r->nnodes = r->ntasks = r->step_id = JS_NONE;
         r->elapsed = r->timelimit = r->alloc_cpus = r->req_mem_mb = JS_NONE;
+        r->req_mem_node_mb = r->req_mem_per_cpu_mb = r->tasks_per_node = r->node_peak_mem_kb = JS_NONE;
+        r->reserved = JS_NONE;
         r->exit_status = JS_NONE;
         r->slurm_cpu_us = r->slurm_user_us = r->slurm_sys_us = JS_NONE;
         r->cpu_ns = r->user_ns = r->sys_ns = r->peak_mem_kb = r->req_mem_share_mb = JS_NONE;
@@ -250,8 +253,11 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
         }
         f->nnodes += nseen;
         for (int k = 0; k < nseen; k++) {
-                if (node_mem[k] != JS_NONE)
-                        f->cgroup_mem_peak_kb = (f->cgroup_mem_peak_kb == JS_NONE ? 0 : f->cgroup_mem_peak_kb) + node_mem[k];
+                fig_sum(&f->cgroup_mem_peak_kb, node_mem[k]);
+                if (node_mem[k] != JS_NONE && (f->node_mem_peak_kb == JS_NONE || node_mem[k] > f->node_mem_peak_kb)) {
+                        f->node_mem_peak_kb = node_mem[k];
+                        f->node_mem_peak_node = seen_nodes[k];
+                }
                 fig_sum(&f->lost, node_lost[k]);
                 if (node_cpu[k] != JS_NONE)
                         f->cgroup_cpu_ns = (f->cgroup_cpu_ns == JS_NONE ? 0 : f->cgroup_cpu_ns) + node_cpu[k];
@@ -288,6 +294,10 @@ void figures_merge(struct figures *j, const struct figures *s)
         fig_min(&j->first_start_ns, s->first_start_ns);
         fig_max(&j->last_end_ns, s->last_end_ns);
         fig_max(&j->task_peak_rss_kb, s->task_peak_rss_kb);
+        if (s->node_mem_peak_kb != JS_NONE && (j->node_mem_peak_kb == JS_NONE || s->node_mem_peak_kb > j->node_mem_peak_kb)) {
+                j->node_mem_peak_kb = s->node_mem_peak_kb;
+                j->node_mem_peak_node = s->node_mem_peak_node;
+        }
         if (s->peak_cores > j->peak_cores)
                 j->peak_cores = s->peak_cores;
         if (s->task_peak_cores > j->task_peak_cores)

@@ -48,6 +48,42 @@ static void count_state(struct array_stats *s, const char *state)
         snprintf(s->states + l, sizeof(s->states) - l, "%s%s:1", l ? "," : "", name);
 }
 
+/* failures first, the worst first; then the unfinished; COMPLETED last */
+static int state_rank(const char *s)
+{
+        static const char *const order[] = { "OUT_OF_MEMORY", "FAILED", "TIMEOUT", "NODE_FAIL", "BOOT_FAIL",
+                                             "DEADLINE", "PREEMPTED", "CANCELLED", "RUNNING", "SUSPENDED",
+                                             "PENDING", "REQUEUED" };
+        size_t l = strcspn(s, ":");
+
+        for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+                if (strlen(order[i]) == l && strncmp(s, order[i], l) == 0)
+                        return (int)i;
+        return strncmp(s, "COMPLETED", l) == 0 ? 100 : 50;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+        const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+        int d = state_rank(x) - state_rank(y);
+
+        return d ? d : strcmp(x, y);
+}
+
+void arrays_order_states(char *states, size_t len)
+{
+        char buf[256], *part[32], *save = NULL, *t;
+        size_t n = 0, at = 0;
+
+        snprintf(buf, sizeof(buf), "%s", states);
+        for (t = strtok_r(buf, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save))
+                part[n++] = t;
+        qsort(part, n, sizeof(*part), by_rank);
+        states[0] = 0;
+        for (size_t i = 0; i < n && at < len; i++)
+                at += (size_t)snprintf(states + at, len - at, "%s%s", i ? "," : "", part[i]);
+}
+
 int arrays_build(const struct report *rep, struct row **rows_out, struct array_stats **stats_out)
 {
         struct row *rows = NULL;
@@ -88,11 +124,14 @@ int arrays_build(const struct report *rep, struct row **rows_out, struct array_s
                                 continue;
                         s->njobs++;
                         count_state(s, rep->jobs[j].row.state);
+                        if (rep->jobs[j].array_last)
+                                snprintf(s->suggest, sizeof(s->suggest), "%s", rep->jobs[j].array_suggest);
                         if (lo < 0 || rep->jobs[j].array_task_id < lo)
                                 lo = rep->jobs[j].array_task_id;
                         if (rep->jobs[j].array_task_id > hi)
                                 hi = rep->jobs[j].array_task_id;
                 }
+                arrays_order_states(s->states, sizeof(s->states));
                 snprintf(r->jobid, sizeof(r->jobid), lo == hi ? "%" PRId64 "_%" PRId64 : "%" PRId64 "_[%" PRId64 "-%" PRId64 "]",
                          a, lo, hi);
                 for (int f = 0; f < F_COUNT; f++) {
@@ -128,6 +167,7 @@ int array_cell(int field, const struct row *r, const struct cellctx *c, char *ou
         switch (field) {
         case F_NJOBS: snprintf(out, len, "%" PRId64, s->njobs); return 1;
         case F_STATE: snprintf(out, len, "%s", s->states); return 1;
+        case F_SUGGEST: snprintf(out, len, "%s", s->suggest); return 1;
         case F_JOBID: case F_JOBNAME: case F_USER: return 0;
         default: break;
         }

@@ -10,7 +10,8 @@
 
 struct array_stats {
         int64_t njobs;
-        char states[160];       /* "COMPLETED:9,FAILED:1" */
+        char states[160];       /* "FAILED:1,COMPLETED:9": failures first */
+        char suggest[160];      /* one advice for its tasks (notes_arrays) */
         struct { size_t n; double min, median, max; } v[F_COUNT];
 };
 
@@ -20,6 +21,9 @@ int arrays_build(const struct report *rep, struct row **rows, struct array_stats
 /* min, median (the mean of the middle two for an even count) and max of v[0..n), sorted in
  * place. */
 void arrays_stats(double *v, size_t n, double *min, double *median, double *max);
+/* "COMPLETED:2,FAILED:1,OUT_OF_MEMORY:1" in place as "OUT_OF_MEMORY:1,FAILED:1,COMPLETED:2":
+ * failures first, the worst first, COMPLETED last. */
+void arrays_order_states(char *states, size_t len);
 /* The text of a field in an array row: 1 when written, 0 when the row has none. */
 int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len);
 /* An array row as JSON: numeric fields as {"min","median","max"}. */

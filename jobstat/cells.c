@@ -48,6 +48,7 @@ int cell_number(int field, const struct row *r, double *v)
         case F_OOMKILLS: x = tracer_known(r) ? r->f.oom_kills : JS_NONE; break;
         case F_LOST: x = tracer_known(r) ? r->f.lost : JS_NONE; break;
         case F_NETRX: case F_NETTX: case F_IOWAIT: break; /* no collector yet */
+        case F_RESERVED: x = r->kind == ROW_JOB ? r->reserved : JS_NONE; break;
         case F_NJOBS:
                 if (r->kind != ROW_WF)
                         return -1;
@@ -69,7 +70,7 @@ dbl:
 void cell_format_number(int field, double v, const struct cellctx *c, char *out, size_t len)
 {
         switch (field) {
-        case F_ELAPSED: conv_elapsed(out, len, conv_round(v)); break;
+        case F_ELAPSED: case F_RESERVED: conv_elapsed(out, len, conv_round(v)); break;
         case F_TOTALCPU: case F_USERCPU: case F_SYSTEMCPU:
                 conv_cputime(out, len, conv_round(v / 1000));
                 break;
@@ -110,6 +111,8 @@ static int blank_when_unknown(int field, const struct row *r)
                 return r->kind == ROW_TOOL || r->kind == ROW_TREE || r->kind == ROW_WF;
         case F_ELAPSED:
                 return r->kind == ROW_TOOL || r->kind == ROW_TREE;
+        case F_RESERVED: /* sacct's: of jobs only */
+                return r->kind != ROW_JOB && r->kind != ROW_ARRAY;
         default:
                 return 0;
         }
@@ -152,6 +155,15 @@ void cell_text(int field, const struct row *r, const struct cellctx *c, char *ou
                         conv_datetime(out, len, r->end);
                 break;
         case F_TIMELIMIT: conv_timelimit(out, len, r->timelimit); break;
+        case F_ACCOUNT: snprintf(out, len, "%s", r->account); break;
+        case F_QOS: snprintf(out, len, "%s", r->qos); break;
+        case F_SUBMIT: /* a step's is its start, as sacct shows it */
+                if (r->kind == ROW_JOB || r->kind == ROW_STEP)
+                        conv_datetime(out, len, r->kind == ROW_JOB ? r->submit : r->start);
+                break;
+        case F_MAXRSSNODE:
+                snprintf(out, len, "%s", r->maxrss_node[0] || !r->f.nunits ? r->maxrss_node : JS_UNKNOWN);
+                break;
         case F_EXITCODE:
                 if (r->kind == ROW_TOOL || r->kind == ROW_WF)
                         break;
@@ -213,6 +225,11 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
         if (k == 1)
                 return cell_json_number(field, v);
         switch (field) {
+        case F_SUBMIT:
+                if (r->kind != ROW_JOB && r->kind != ROW_STEP)
+                        return NULL;
+                return (r->kind == ROW_JOB ? r->submit : r->start) > 0
+                               ? json_object_new_int64(r->kind == ROW_JOB ? r->submit : r->start) : NULL;
         case F_START:
         case F_END: {
                 int64_t t = field == F_START ? r->start : r->end;

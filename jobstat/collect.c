@@ -11,17 +11,6 @@
 #include "pipelines.h"
 #include "slurmacct.h"
 
-static time_t midnight(void)
-{
-        time_t now = time(NULL);
-        struct tm tm;
-
-        localtime_r(&now, &tm);
-        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-        tm.tm_isdst = -1;
-        return mktime(&tm);
-}
-
 static int sel_matches(const struct jobsel *s, const struct sjob *j)
 {
         if (!s->numeric)
@@ -64,7 +53,7 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
                 q.nuids = 1;
         }
         if (!o->jobs && !q.start)
-                q.start = midnight();
+                q.start = conv_midnight(time(NULL));
         if (!o->jobs && !q.end)
                 q.end = time(NULL);
         r = sacct_jobs(&q, &jobs, &n, err, sizeof(err));
@@ -130,7 +119,8 @@ static int cmp_job(const void *a, const void *b)
 }
 
 /* one selector from the local tracerds: runs, and Slurm jobs tracer alone knows */
-static int from_tracer(const struct opts *o, struct daemons *d, struct report *rep, const struct jobsel *s)
+static int from_tracer(const struct opts *o, struct daemons *d, struct report *rep, const struct jobsel *s,
+                       int slurm_answered)
 {
         int nodes[64], nn = local_nodes(o, d, nodes, 64), found = 0;
         struct unit_rec *slurm = NULL;
@@ -170,7 +160,12 @@ static int from_tracer(const struct opts *o, struct daemons *d, struct report *r
 
                 while (b < ns && slurm[b].job_id == slurm[a].job_id)
                         b++;
-                report_add_traced_job(rep, &slurm[a], b - a);
+                if (report_add_traced_job(rep, &slurm[a], b - a) == 0 && slurm_answered)
+                        fprintf(stderr, JS_PROG ": warning: job %s is not in Slurm's accounting%s: shown from "
+                                        "tracerd's records alone (Slurm's State, Elapsed and limits are then "
+                                        "tracer's or blank)\n",
+                                rep->jobs[rep->n - 1].row.jobid,
+                                o->start || o->end ? " for this -S/-E window" : " (yet)");
                 found++;
                 a = b;
         }
@@ -182,7 +177,7 @@ int collect(const struct opts *o, const struct ident *id, struct daemons *d, str
             struct collect_stats *st)
 {
         struct jobsel *sel = NULL;
-        int nsel = 0, *found = NULL, need_slurm = !o->jobs;
+        int nsel = 0, *found = NULL, need_slurm = !o->jobs, slurm_answered = 0;
         char err[256];
 
         memset(st, 0, sizeof(*st));
@@ -209,7 +204,7 @@ int collect(const struct opts *o, const struct ident *id, struct daemons *d, str
         }
         if (need_slurm) {
                 if (sacct_available())
-                        from_slurm(o, id, d, rep, st, sel, (size_t)nsel, found);
+                        slurm_answered = from_slurm(o, id, d, rep, st, sel, (size_t)nsel, found);
                 else if (!o->jobs)
                         fprintf(stderr, JS_PROG ": no Slurm configuration (SLURM_CONF) to list jobs from: "
                                         "name them with -j\n");
@@ -219,7 +214,7 @@ int collect(const struct opts *o, const struct ident *id, struct daemons *d, str
         for (int i = 0; i < nsel; i++) {
                 if (found[i])
                         continue;
-                if (!from_tracer(o, d, rep, &sel[i])) {
+                if (!from_tracer(o, d, rep, &sel[i], slurm_answered)) {
                         fprintf(stderr, JS_PROG ": no job or run '%s' recorded (or not yours)\n", sel[i].text);
                         st->not_found++;
                 }

@@ -141,19 +141,20 @@ static int num(const char *s, int n)
         return v;
 }
 
-/* "HH:MM[:SS][AM|PM]" into tm; returns chars consumed, 0 if none */
+/* "HH:MM[:SS][AM|PM]" into tm (the hour of one digit too: "3:18PM", as Slurm reads it);
+ * returns chars consumed, 0 if none */
 static int parse_clock(const char *s, struct tm *tm)
 {
-        int h, m, sec = 0, at;
+        int h, m, sec = 0, at, hl = digits(s, 2) ? 2 : digits(s, 1) ? 1 : 0;
 
-        if (!digits(s, 2) || s[2] != ':' || !digits(s + 3, 2))
+        if (!hl || s[hl] != ':' || !digits(s + hl + 1, 2))
                 return 0;
-        h = num(s, 2);
-        m = num(s + 3, 2);
-        at = 5;
-        if (s[5] == ':' && digits(s + 6, 2)) {
-                sec = num(s + 6, 2);
-                at = 8;
+        h = num(s, hl);
+        m = num(s + hl + 1, 2);
+        at = hl + 3;
+        if (s[at] == ':' && digits(s + at + 1, 2)) {
+                sec = num(s + at + 1, 2);
+                at += 3;
         }
         if (strncasecmp(s + at, "AM", 2) == 0 || strncasecmp(s + at, "PM", 2) == 0) {
                 if (h < 1 || h > 12)
@@ -307,6 +308,16 @@ int conv_parse_time(const char *s, time_t now, time_t *out)
                 return -EINVAL;
         *out = t;
         return 0;
+}
+
+time_t conv_midnight(time_t now)
+{
+        struct tm tm;
+
+        localtime_r(&now, &tm);
+        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+        tm.tm_isdst = -1;
+        return mktime(&tm);
 }
 
 /* ---- states */

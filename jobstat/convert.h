@@ -36,6 +36,9 @@ void conv_percent(char *out, size_t len, double pct);
  * or -EINVAL. */
 int conv_parse_time(const char *s, time_t now, time_t *out);
 
+/* The midnight that began now's day, local time: sacct's default start. */
+time_t conv_midnight(time_t now);
+
 /* Slurm job states: the name of a base state (0..11), and a state name or sacct's short
  * code (CD, CA, F, R, PD, TO, NF, PR, BF, DL, OOM, S) to its number, -1 if none. */
 const char *conv_state_name(unsigned state);

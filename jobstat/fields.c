@@ -35,6 +35,9 @@ const struct field_def field_defs[F_COUNT] = {
         [F_PID] = { "PID", 8, 0 },              [F_PPID] = { "PPID", 8, 0 },
         [F_COMMAND] = { "Command", -50, 0 },    [F_TREE] = { "Tree", -32, 0 },
         [F_EXITCODES] = { "ExitCodes", -20, 0 }, [F_NJOBS] = { "NJobs", 6, 0 },
+        [F_ACCOUNT] = { "Account", 10, 0 },     [F_QOS] = { "QOS", 10, 0 },
+        [F_SUBMIT] = { "Submit", 19, 0 },       [F_RESERVED] = { "Reserved", 10, 1 },
+        [F_MAXRSSNODE] = { "MaxRSSNode", 10, 0 },
 };
 
 const char *view_default_format(enum view v)
@@ -72,6 +75,37 @@ static int find_field(const char *name, size_t len)
         return hit;
 }
 
+static const char *view_rows(enum view v)
+{
+        switch (v) {
+        case V_TOOLS: return "tool rows (--tools)";
+        case V_PROCS: return "process rows (--processes)";
+        case V_TREE: return "tree rows (--tree)";
+        case V_ARRAY: return "array rows (--array-summary)";
+        case V_WORKFLOW: return "workflow rows (--workflow)";
+        default: return "job and step rows";
+        }
+}
+
+int field_applies(int f, enum view v)
+{
+        int per_job = v == V_JOBS || v == V_ARRAY;
+
+        switch (f) {
+        /* a job's request, limit and advice: no process, tool or workflow row has them */
+        case F_REQMEM: case F_TIMELIMIT: case F_TIMEEFF: case F_SUGGEST: case F_ACCOUNT: case F_QOS:
+        case F_SUBMIT: case F_RESERVED:
+                return per_job;
+        /* a process's */
+        case F_PID: case F_PPID: case F_COMMAND: return v == V_PROCS || v == V_TREE;
+        case F_TREE: return v == V_TREE;
+        /* a group's */
+        case F_EXITCODES: return v == V_TOOLS || v == V_WORKFLOW;
+        case F_NJOBS: return v == V_ARRAY || v == V_WORKFLOW;
+        default: return 1;
+        }
+}
+
 int fields_parse(const char *spec, enum view v, struct col **out, char *err, size_t errlen)
 {
         struct col *cols;
@@ -107,6 +141,12 @@ int fields_parse(const char *spec, enum view v, struct col **out, char *err, siz
                                 free(cols);
                                 return -EINVAL;
                         }
+                        if (!field_applies(f, v)) {
+                                proto_errf(err, errlen, "field %s does not apply to %s", field_defs[f].name,
+                                           view_rows(v));
+                                free(cols);
+                                return -EINVAL;
+                        }
                         if (pct) { /* "%W" */
                                 char *end;
                                 long w = strtol(pct + 1, &end, 10);
@@ -128,6 +168,7 @@ int fields_parse(const char *spec, enum view v, struct col **out, char *err, siz
                                         width = 24; /* "COMPLETED:9,FAILED:1" */
                         }
                         cols[n].field = f;
+                        cols[n].fixed = pct != NULL;
                         cols[n].width = width;
                         n++;
                 }

@@ -35,6 +35,8 @@ struct figures {
         double task_peak_cores;     /* the largest of one task unit; < 0 unknown */
         int64_t task_peak_rss_kb;   /* largest peak_sampled_rss_kb of one unit, JS_NONE unknown */
         int64_t cgroup_mem_peak_kb; /* step cgroup peak: max per node, summed over nodes */
+        int64_t node_mem_peak_kb;   /* the step cgroup peak of the highest node */
+        int node_mem_peak_node;     /* that node (unit_rec.node), -1 unknown */
         int64_t cgroup_cpu_ns;      /* likewise */
 };
 
@@ -52,15 +54,22 @@ struct row {
         char state[64];
         char nodelist[512];
         char partition[64];
+        char account[64], qos[64];      /* Slurm's, of job rows */
+        char maxrss_node[64];           /* the node of the highest peak (report_nodes) */
         char pipeline[128], run[128], step[128];
         char wildcards[256], tag[128];  /* of a workflow step (Snakemake, Nextflow) */
         char alloc_cores[128];
         int64_t step_id;                /* Slurm step id of a step row, JS_NONE otherwise */
         int64_t nnodes, ntasks;
         int64_t start, end;             /* unix seconds; 0 unknown (end 0: still running) */
+        int64_t submit;                 /* unix seconds, 0 unknown */
+        int64_t reserved;               /* seconds from eligible to start, JS_NONE */
         int64_t elapsed;                /* seconds */
         int64_t timelimit;              /* minutes, TL_UNLIMITED, TL_PARTITION, or JS_NONE */
-        int64_t alloc_cpus, req_mem_mb;
+        int64_t alloc_cpus, req_mem_mb;  /* ReqMem: the whole job's, as sacct shows it */
+        int64_t req_mem_node_mb;        /* --mem: per node, JS_NONE unknown */
+        int64_t req_mem_per_cpu_mb;     /* --mem-per-cpu when the job asked for it, else JS_NONE */
+        int64_t tasks_per_node;         /* the most tasks of one step on one node, JS_NONE */
         int64_t exit_status;            /* a wait status */
         int running;
         int64_t slurm_cpu_us, slurm_user_us, slurm_sys_us; /* Slurm's accounting, JS_NONE */
@@ -68,6 +77,7 @@ struct row {
         /* resolved: what the columns show (see report.c) */
         int64_t cpu_ns, user_ns, sys_ns;
         int64_t peak_mem_kb;
+        int64_t node_peak_mem_kb;       /* peak memory of the highest node (what --mem sizes) */
         const char *peak_src;           /* "cgroup", "sampled", "maxrss" */
         double peak_cores;              /* most cores busy at once, < 0 unknown */
         double cores_per_task;          /* for --cpus-per-task, < 0 unknown */

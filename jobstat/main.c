@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         v.o = &o;
         v.d = &d;
         v.out = (struct out){ .f = stdout, .cols = cols, .ncols = (size_t)ncols, .parsable = o.parsable,
-                              .delim = o.delim, .noheader = o.noheader,
+                              .delim = o.delim, .noheader = o.noheader, .fit = !o.parsable,
                               .colour = out_want_colour(STDOUT_FILENO, o.parsable, o.json),
                               .cc = { .units = o.units } };
         v.e = (struct emit){ .o = &v.out, .json = o.json, .jcols = jcols, .njcols = (size_t)njcols };
@@ -99,9 +99,11 @@ int main(int argc, char **argv)
                 v.e.jarr = v.warnings = NULL;
                 printf("%s\n", json_object_to_json_string_ext(top, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
         }
-        /* sacct's way: an empty listing is not an error; jobs asked for by id that cannot be
-         * shown are */
-        ret = o.jobs && (st.refused || st.not_found) && !shown ? 1 : 0;
+        /* nothing shown is an answer scripts must see: exit 1 (tracer-jobstat(1)), said once */
+        if (!shown && !rep.n && !st.refused && !st.not_found && !st.filtered && !st.hidden)
+                fprintf(stderr, JS_PROG ": no job or run matches%s\n",
+                        o.jobs ? "" : o.start || o.end ? " in the -S/-E window" : " since midnight (-S for earlier ones)");
+        ret = shown ? 0 : 1;
         if (fflush(stdout) != 0)
                 ret = 1;
 cleanup:

@@ -7,13 +7,95 @@
 #include "effic.h"
 #include "notes.h"
 
+static const char *peak_source(const struct row *r)
+{
+        if (r->peak_src && strcmp(r->peak_src, "cgroup") == 0)
+                return "step cgroup peak";
+        if (r->peak_src && strcmp(r->peak_src, "sampled") == 0)
+                return "largest sampled RSS sum";
+        return "largest process RSS";
+}
+
+/* the memory line: what was used of what was asked, per node, and why the advice is what it is */
+static void mem_note(const struct row *r, const struct advice *adv, int units, char lines[][NOTE_LEN], size_t *n,
+                     size_t max)
+{
+        char used[24], node[80] = "", req[48] = "", lim[24], sug[48] = "", eff[24] = "", why[80] = "";
+        double e = eff_mem(r->peak_mem_kb, r->req_mem_share_mb);
+        int multi = r->nnodes != JS_NONE && r->nnodes > 1 && r->node_peak_mem_kb != JS_NONE;
+
+        conv_size(used, sizeof(used), (double)r->peak_mem_kb, U_K, units, 0);
+        if (multi) {
+                /* --mem is per node: the highest node against its share */
+                conv_size(lim, sizeof(lim), (double)r->node_peak_mem_kb, U_K, units, 0);
+                snprintf(node, sizeof(node), " over %" PRId64 " nodes, %s on the highest", r->nnodes, lim);
+                if (r->req_mem_node_mb != JS_NONE)
+                        e = eff_mem(r->node_peak_mem_kb, r->req_mem_node_mb);
+        }
+        if (e >= 0) {
+                conv_size(lim, sizeof(lim), (double)(multi ? r->req_mem_node_mb : r->req_mem_share_mb), U_M, units, 1);
+                snprintf(req, sizeof(req), "%s of %s requested%s", multi ? "," : "", lim, multi ? " per node" : "");
+                snprintf(eff, sizeof(eff), ", %.1f%%", e);
+        }
+        if (adv->mem_mb > 0 || adv->mem_per_cpu_mb > 0) {
+                suggest_mem_text(lim, sizeof(lim), adv->mem_mb > 0 ? adv->mem_mb : adv->mem_per_cpu_mb);
+                snprintf(sug, sizeof(sug), ": --mem%s=%s", adv->mem_mb > 0 ? "" : "-per-cpu", lim);
+        }
+        switch (adv->mem_why) {
+        case MEM_OOM:
+                snprintf(why, sizeof(why), " (%dx the limit)", LIMIT_RAISE);
+                break;
+        case MEM_FLOOR:
+                snprintf(why, sizeof(why), " (Slurm's smallest memory limit)");
+                break;
+        default: break;
+        }
+        if (adv->oom) {
+                if (adv->limit_mb > 0)
+                        conv_size(lim, sizeof(lim), (double)adv->limit_mb, U_M, units, 1);
+                else
+                        snprintf(lim, sizeof(lim), "%s", used);
+                if (*n < max)
+                        snprintf(lines[(*n)++], NOTE_LEN,
+                                 "killed by the OOM killer at its %s%s limit (peak %s%s): it needed more than the limit, "
+                                 "how much more cannot be known%s%s",
+                                 lim, multi ? " per node" : "", used, node, sug, why);
+                return;
+        }
+        if (*n < max)
+                snprintf(lines[(*n)++], NOTE_LEN, "peak memory %s (%s)%s%s%s%s%s", used, peak_source(r), node, req,
+                         eff, sug, why);
+}
+
+/* the OOM victim and the first process that failed, by name */
+static void failure_notes(const struct failures *f, char lines[][NOTE_LEN], size_t *n, size_t max)
+{
+        char st[48], more[48] = "";
+        const struct failed_proc *p = &f->first;
+
+        if (f->noom && *n < max) {
+                if (f->noom > 1)
+                        snprintf(more, sizeof(more), " (and %zu more)", f->noom - 1);
+                snprintf(lines[(*n)++], NOTE_LEN, "the OOM killer stopped process %" PRId64 " (%.32s, step %.32s)%.40s: %.100s",
+                         f->oom.pid, f->oom.tool, f->oom.step, more, f->oom.cmd);
+        }
+        if (!f->nfailed || (f->noom && p->pid == f->oom.pid && !strcmp(p->step, f->oom.step)) || *n >= max)
+                return;
+        failures_status_text(st, sizeof(st), p->status);
+        more[0] = 0;
+        if (f->nfailed > 1)
+                snprintf(more, sizeof(more), " (%zu processes failed)", f->nfailed);
+        snprintf(lines[(*n)++], NOTE_LEN, "first to fail: process %" PRId64 " (%.32s, step %.32s) %.40s%.40s: %.100s", p->pid,
+                 p->tool, p->step, st, more, p->cmd);
+}
+
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max)
 {
         const struct row *r = &j->row;
         char a[64], b[64], c[64], sug[160];
+        struct advice adv;
         size_t n = 0;
         int cpus;
-        int64_t mb, tm;
 
 #define NOTE(...) do { if (n < max) snprintf(lines[n++], NOTE_LEN, __VA_ARGS__); } while (0)
         if (!r->f.nunits)
@@ -26,8 +108,9 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
         }
         if (!r->f.nunits)
                 return n;
+        row_advice(r, &adv);
         /* CPU */
-        cpus = suggest_cpus(r->cores_per_task);
+        cpus = adv.cpus;
         if (cpus > 0) {
                 int used = suggest_cpus(r->peak_cores);
 
@@ -43,40 +126,26 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
                              "--cpus-per-task=%d", a, r->cores_per_task, cpus);
         }
         /* memory */
-        mb = suggest_mem_mb(r->peak_mem_kb);
-        if (mb > 0) {
-                double eff = eff_mem(r->peak_mem_kb, r->req_mem_share_mb);
-
-                conv_size(a, sizeof(a), (double)r->peak_mem_kb, U_K, units, 0);
-                suggest_mem_text(c, sizeof(c), mb);
-                if (eff >= 0) {
-                        conv_size(b, sizeof(b), (double)r->req_mem_share_mb, U_M, units, 1);
-                        NOTE("peak memory %s (%s) of %s requested, %.1f%%: --mem=%s", a,
-                             r->peak_src && strcmp(r->peak_src, "cgroup") == 0 ? "step cgroup peak"
-                             : r->peak_src && strcmp(r->peak_src, "sampled") == 0 ? "largest sampled RSS sum"
-                                                                                   : "largest process RSS",
-                             b, eff, c);
-                } else {
-                        NOTE("peak memory %s: --mem=%s", a, c);
-                }
-        }
+        if (r->peak_mem_kb != JS_NONE && r->peak_mem_kb > 0)
+                mem_note(r, &adv, units, lines, &n, max);
         /* time */
         if (r->elapsed != JS_NONE) {
                 double eff = eff_time(r->elapsed, r->timelimit);
 
-                tm = strcmp(r->state, "COMPLETED") == 0 ? suggest_time_min(r->elapsed) : -1;
                 conv_elapsed(a, sizeof(a), r->elapsed);
-                conv_elapsed(c, sizeof(c), tm * 60);
-                if (eff >= 0) {
-                        conv_timelimit(b, sizeof(b), r->timelimit);
-                        if (tm > 0)
-                                NOTE("ran %s of a %s limit, %.1f%%: --time=%s", a, b, eff, c);
-                        else
-                                NOTE("ran %s of a %s limit, %.1f%% (it did not complete: no --time advice)", a, b, eff);
-                } else if (tm > 0) {
+                conv_elapsed(c, sizeof(c), adv.time_min * 60);
+                conv_timelimit(b, sizeof(b), r->timelimit);
+                if (adv.timeout && adv.time_min > 0)
+                        NOTE("hit its %s time limit after %s: it needed more, how much more cannot be known: "
+                             "--time=%.24s (%dx the limit)", b, a, c, LIMIT_RAISE);
+                else if (eff >= 0 && adv.time_min > 0)
+                        NOTE("ran %s of a %s limit, %.1f%%: --time=%s", a, b, eff, c);
+                else if (eff >= 0)
+                        NOTE("ran %s of a %s limit, %.1f%% (it did not complete: no --time advice)", a, b, eff);
+                else if (adv.time_min > 0)
                         NOTE("ran %s: --time=%s", a, c);
-                }
         }
+        failure_notes(&j->fail, lines, &n, max);
         if (r->numa_span > 1)
                 NOTE("allocation spans %d NUMA nodes (cores %.100s): memory access crosses nodes", r->numa_span,
                      r->alloc_cores);
@@ -84,15 +153,62 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
             r->peak_cores > (double)r->alloc_cpus + CORE_SLACK)
                 NOTE("more runnable threads than allocated cores: %.2f cores busy at peak, %" PRId64 " allocated",
                      r->peak_cores, r->alloc_cpus);
-        if (r->f.oom_kills > 0)
-                NOTE("%" PRId64 " process%s killed by the OOM killer", r->f.oom_kills, r->f.oom_kills > 1 ? "es" : "");
         if (r->f.lost > 0)
                 NOTE("%" PRId64 " kernel events lost while it ran: its figures may be incomplete", r->f.lost);
-        row_suggest(r, sug, sizeof(sug));
-        if (sug[0])
+        advice_text(&adv, sug, sizeof(sug));
+        if (j->array_ntasks > 1) {
+                if (j->array_last && j->array_suggest[0])
+                        NOTE("next time, for every task of array %" PRId64 " (from the highest needs of its %zu tasks): %.150s",
+                             j->array_job_id, j->array_ntasks, j->array_suggest);
+        } else if (sug[0]) {
                 NOTE("next time: %s", sug);
+        }
 #undef NOTE
         return n;
+}
+
+/* count each array's tasks in the report and mark the last */
+static void count_arrays(struct report *rep)
+{
+        for (size_t i = 0; i < rep->n; i++) {
+                struct job *j = &rep->jobs[i];
+
+                j->array_ntasks = 0;
+                j->array_last = 0;
+                if (j->array_job_id <= 0 || j->array_task_id < 0)
+                        continue;
+                for (size_t k = 0; k < rep->n; k++)
+                        if (rep->jobs[k].array_job_id == j->array_job_id && rep->jobs[k].array_task_id >= 0) {
+                                j->array_ntasks++;
+                                j->array_last = k <= i;
+                        }
+        }
+}
+
+void notes_arrays(struct report *rep)
+{
+        count_arrays(rep);
+        for (size_t i = 0; i < rep->n; i++) {
+                struct job *last = &rep->jobs[i];
+                struct advice all, one;
+                int first = 1;
+
+                if (!last->array_last || last->array_ntasks < 2)
+                        continue;
+                for (size_t k = 0; k <= i; k++) {
+                        const struct job *t = &rep->jobs[k];
+
+                        if (t->array_job_id != last->array_job_id || t->array_task_id < 0)
+                                continue;
+                        row_advice(&t->row, &one);
+                        if (first)
+                                all = one;
+                        else
+                                advice_merge(&all, &one);
+                        first = 0;
+                }
+                advice_text(&all, last->array_suggest, sizeof(last->array_suggest));
+        }
 }
 
 void notes_print(FILE *f, const struct job *j, int units)

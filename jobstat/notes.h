@@ -9,12 +9,16 @@
 
 #include "report.h"
 
-#define NOTE_LEN 256
+#define NOTE_LEN 320
 #define NOTES_MAX 12
 
 /* The notes of a job (or traced run), one line each, without the heading. Pure: reads the
  * resolved row, j->row.numa_span and j->missing. Returns the count. */
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max);
+/* One advice per job array, from its tasks' highest needs: counts the arrays' tasks
+ * (report_arrays) and writes the advice into the last task's array_suggest, which its notes
+ * give instead of each task's own. */
+void notes_arrays(struct report *rep);
 /* "Job 123 (name), COMPLETED:" and the notes, indented; nothing when there are none. */
 void notes_print(FILE *f, const struct job *j, int units);
 /* The notes as a JSON array of strings. */

@@ -47,6 +47,18 @@ static void usage(FILE *f)
 enum { O_DELIM = 256, O_UNITS, O_JSON, O_HELPFORMAT, O_TOOLS, O_PROCS, O_TREE, O_ARRAY, O_WORKFLOW, O_PIPELINE,
        O_RUN };
 
+static const char *view_option(enum view v)
+{
+        switch (v) {
+        case V_TOOLS: return "tools";
+        case V_PROCS: return "processes";
+        case V_TREE: return "tree";
+        case V_ARRAY: return "array-summary";
+        case V_WORKFLOW: return "workflow";
+        default: return "jobs";
+        }
+}
+
 static int parse_states(struct opts *o)
 {
         char buf[256], *save = NULL, *t;
@@ -193,6 +205,26 @@ int opts_parse(int argc, char **argv, struct opts *o)
                         return -1;
                 }
                 o->t_end = t;
+        }
+        /* as sacct: the start is midnight when a listing does not give one */
+        t = o->t_start ? o->t_start : o->jobs ? 0 : conv_midnight(now);
+        if (t && o->t_end && o->t_end < t) {
+                char a[32], b[32];
+
+                conv_datetime(a, sizeof(a), t);
+                conv_datetime(b, sizeof(b), o->t_end);
+                if (o->start)
+                        fprintf(stderr, JS_PROG ": end time -E %s (%s) is before start time -S %s (%s)\n", o->end, b,
+                                o->start, a);
+                else
+                        fprintf(stderr, JS_PROG ": end time -E %s (%s) is before the start time, midnight (%s) without "
+                                        "-S\n", o->end, b, a);
+                return -1;
+        }
+        if (o->allocations && o->view != V_JOBS && o->view != V_ARRAY) {
+                fprintf(stderr, JS_PROG ": -X (--allocations) does not apply to --%s: its rows are per step%s\n",
+                        view_option(o->view), o->view == V_WORKFLOW ? " and tool" : " or process");
+                return -1;
         }
         if (o->states && parse_states(o) < 0)
                 return -1;

@@ -1,9 +1,11 @@
 /* Aligned, parsable and JSON rows. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "effic.h"
+#include "jobstat.h"
 #include "output.h"
 
 #define RED "\033[31m"
@@ -48,6 +50,10 @@ void out_header(struct out *o)
 
         if (o->noheader)
                 return;
+        if (o->fit && !o->parsable) {
+                o->header_held = 1;
+                return;
+        }
         for (i = 0; i < o->ncols; i++) {
                 const char *name = field_defs[o->cols[i].field].name;
 
@@ -72,6 +78,43 @@ void out_header(struct out *o)
         fputc('\n', o->f);
 }
 
+/* Colours follow the state, not only the percentage: a job stopped at its memory or time
+ * limit is red there, and a job that did not complete is never green. */
+static int out_colour(int f, const struct row *r)
+{
+        int c = eff_colour(cell_eff(f, r));
+
+        if (r->kind != ROW_JOB && r->kind != ROW_STEP && r->kind != ROW_LOCAL)
+                return c;
+        if ((f == F_MEMEFF && row_oom(r)) || (f == F_TIMEEFF && row_timeout(r)))
+                return -1;
+        if (c > 0 && r->state[0] && strncmp(r->state, "COMPLETED", 9) != 0)
+                return 0;
+        return c;
+}
+
+static int hold(struct out *o, size_t col, const char *v, int colour)
+{
+        struct out_cellbuf *c;
+
+        if (col == 0 && o->nheld == o->capheld) {
+                size_t cap = o->capheld ? 2 * o->capheld : 64;
+                struct out_cellbuf *nv = realloc(o->held, cap * o->ncols * sizeof(*nv));
+
+                if (!nv)
+                        return -ENOMEM;
+                o->held = nv;
+                o->capheld = cap;
+        }
+        c = &o->held[o->nheld * o->ncols + col];
+        c->colour = colour;
+        if (!(c->text = strdup(v)))
+                return -ENOMEM;
+        if (col + 1 == o->ncols)
+                o->nheld++;
+        return 0;
+}
+
 void out_row(struct out *o, const struct row *r)
 {
         char v[1024], cell[1100];
@@ -86,11 +129,62 @@ void out_row(struct out *o, const struct row *r)
                         continue;
                 }
                 if (o->colour && strcmp(v, JS_UNKNOWN) != 0)
-                        colour = eff_colour(cell_eff(f, r));
+                        colour = out_colour(f, r);
+                if (o->fit) {
+                        if (hold(o, i, v, colour) < 0) {
+                                /* the row's cells so far are dropped with it */
+                                for (size_t k = 0; k < i; k++)
+                                        free(o->held[o->nheld * o->ncols + k].text);
+                                fprintf(stderr, JS_PROG ": out of memory: a row of %s is not shown\n", r->jobid);
+                                return;
+                        }
+                        continue;
+                }
                 out_cell(cell, sizeof(cell), v, o->cols[i].width, colour);
                 fputs(cell, o->f);
         }
-        fputc('\n', o->f);
+        if (!o->fit || o->parsable)
+                fputc('\n', o->f);
+}
+
+int out_flush(struct out *o)
+{
+        char cell[1100];
+
+        if (!o->fit || o->parsable)
+                return 0;
+        for (size_t i = 0; i < o->ncols; i++) {
+                struct col *c = &o->cols[i];
+                int w = c->width < 0 ? -c->width : c->width, cap = 2 * w > FIT_MAX ? 2 * w : FIT_MAX;
+
+                for (size_t r = 0; !c->fixed && r < o->nheld; r++) {
+                        int l = (int)strlen(o->held[r * o->ncols + i].text);
+
+                        if (l > w)
+                                w = l < cap ? l : cap;
+                }
+                c->width = c->width < 0 ? -w : w;
+        }
+        if (o->header_held) {
+                o->fit = 0;
+                out_header(o);
+                o->fit = 1;
+                o->header_held = 0;
+        }
+        for (size_t r = 0; r < o->nheld; r++) {
+                for (size_t i = 0; i < o->ncols; i++) {
+                        struct out_cellbuf *c = &o->held[r * o->ncols + i];
+
+                        out_cell(cell, sizeof(cell), c->text, o->cols[i].width, c->colour);
+                        fputs(cell, o->f);
+                        free(c->text);
+                }
+                fputc('\n', o->f);
+        }
+        free(o->held);
+        o->held = NULL;
+        o->nheld = o->capheld = 0;
+        return 0;
 }
 
 const char *view_json_format(enum view v)
@@ -113,7 +207,8 @@ const char *view_json_format(enum view v)
                 return "JobID,JobName,User,State,NodeList,NNodes,NTasks,Partition,Start,End,Elapsed,"
                        "Timelimit,ExitCode,AllocCPUS,AllocCores,ReqMem,TotalCPU,UserCPU,SystemCPU,CPUEff,"
                        "MaxRSS,PeakMem,MemEff,TimeEff,PeakCores,ReadBytes,WriteBytes,ReadChars,WriteChars,"
-                       "NetRx,NetTx,IOWait,NProcs,OOMKills,Lost,Pipeline,Run,Step,Wildcards,Tag,Suggest";
+                       "NetRx,NetTx,IOWait,NProcs,OOMKills,Lost,Pipeline,Run,Step,Wildcards,Tag,Suggest,"
+                       "Account,QOS,Submit,Reserved,MaxRSSNode";
         }
 }
 

@@ -9,9 +9,17 @@
 
 enum parsable { P_NONE, P_TRAILING /* -p */, P_PLAIN /* -P */ };
 
+/* The widest a column grows to fit its values: this, or twice its default width. */
+#define FIT_MAX 40
+
+struct out_cellbuf {
+        char *text;
+        int colour;
+};
+
 struct out {
         FILE *f;
-        const struct col *cols;
+        struct col *cols;
         size_t ncols;
         enum parsable parsable;
         const char *delim;      /* "|" unless --delimiter */
@@ -19,6 +27,11 @@ struct out {
         int colour;             /* ANSI colours on efficiencies */
         struct cellctx cc;
         int delim_warned;       /* a value held the delimiter: said once on stderr */
+        int fit;                /* aligned: columns without %W widen to their values, up to
+                                 * FIT_MAX; rows are held until out_flush */
+        struct out_cellbuf *held;       /* nheld rows of ncols cells */
+        size_t nheld, capheld;
+        int header_held;
 };
 
 /* One cell of an aligned table: value cut to |width| (the last character then '+', as sacct
@@ -28,8 +41,11 @@ struct out {
 void out_cell(char *buf, size_t len, const char *value, int width, int colour);
 /* Write the header (names, and for aligned output a line of dashes) unless noheader. */
 void out_header(struct out *o);
-/* Write one row. */
+/* Write one row (held when o->fit). */
 void out_row(struct out *o, const struct row *r);
+/* With o->fit: widen the columns to the rows held, write the header and the rows, and
+ * release them. Returns -ENOMEM when a row could not be held (it is then lost: said). */
+int out_flush(struct out *o);
 
 /* Fields that JSON output carries for a view (every one that applies to it). */
 const char *view_json_format(enum view v);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "convert.h"
 #include "effic.h"
@@ -224,6 +225,12 @@ int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *
         conv_job_state(r->state, sizeof(r->state), sj->state, sj->requid);
         snprintf(r->nodelist, sizeof(r->nodelist), "%s", sj->nodes);
         snprintf(r->partition, sizeof(r->partition), "%s", sj->partition);
+        snprintf(r->account, sizeof(r->account), "%s", sj->account);
+        snprintf(r->qos, sizeof(r->qos), "%s", sj->qos);
+        r->submit = sj->submit;
+        /* sacct's Reserved: from eligible to start (to now while pending) */
+        if (sj->eligible > 0)
+                r->reserved = (sj->start > 0 ? sj->start : (int64_t)time(NULL)) - sj->eligible;
         r->nnodes = sj->nnodes;
         r->start = sj->start;
         r->end = sj->end;
@@ -231,6 +238,8 @@ int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *
         r->timelimit = sj->timelimit;
         r->alloc_cpus = sj->alloc_cpus == JS_NONE ? 0 : sj->alloc_cpus;
         r->req_mem_mb = sj->req_mem_mb;
+        r->req_mem_node_mb = sj->req_mem_node_mb;
+        r->req_mem_per_cpu_mb = sj->req_mem_per_cpu_mb;
         r->exit_status = sj->exitcode;
         base = sj->state & 0xff;
         r->running = base == 0 || base == 1 || base == 2; /* pending, running, suspended */
@@ -260,6 +269,7 @@ int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *
                         return -ENOMEM;
                 sr->step_id = s->step_id;
                 step_jobid(j, sr, s->step_id);
+                memcpy(sr->account, r->account, sizeof(sr->account)); /* as sacct shows steps */
                 snprintf(sr->jobname, sizeof(sr->jobname), "%s", s->name);
                 conv_job_state(sr->state, sizeof(sr->state), s->state, s->requid);
                 snprintf(sr->nodelist, sizeof(sr->nodelist), "%s", s->nodes);
@@ -327,7 +337,7 @@ int report_add_traced_job(struct report *rep, const struct unit_rec *units, size
                 if (units[i].alloc_cpus > r->alloc_cpus)
                         r->alloc_cpus = units[i].alloc_cpus;
                 if (units[i].alloc_mem_mb > r->req_mem_mb)
-                        r->req_mem_mb = units[i].alloc_mem_mb;
+                        r->req_mem_mb = r->req_mem_node_mb = units[i].alloc_mem_mb;
                 if (!r->jobname[0])
                         snprintf(r->jobname, sizeof(r->jobname), "%s", units[i].job_name);
         }
@@ -366,6 +376,8 @@ int report_add_traced_job(struct report *rep, const struct unit_rec *units, size
                                    : elapsed_of(all.unit_start_ns, all.unit_end_ns);
                 r->running = alloc ? unit_running(alloc) : all.running;
                 r->nnodes = all.nnodes;
+                if (r->req_mem_node_mb != JS_NONE && all.nnodes > 1) /* ReqMem is the job's, over its nodes */
+                        r->req_mem_mb = r->req_mem_node_mb * all.nnodes;
                 snprintf(r->state, sizeof(r->state), "%s", alloc ? alloc->state : all.running ? "RUNNING" : "COMPLETED");
                 r->exit_status = alloc ? alloc->exit_status : JS_NONE;
         }
@@ -402,7 +414,7 @@ int report_add_local(struct report *rep, const struct unit_rec *u)
         if (u->alloc_cpus > 0)
                 r->alloc_cpus = u->alloc_cpus;
         if (u->alloc_mem_mb > 0)
-                r->req_mem_mb = u->alloc_mem_mb;
+                r->req_mem_mb = r->req_mem_node_mb = u->alloc_mem_mb;
         figures_add_units(&r->f, &p, 1);
         labels_from(r, &p, 1);
         report_resolve(j);
@@ -432,6 +444,7 @@ static void resolve_leaf(struct row *r, int64_t job_req_mb, int64_t job_nnodes)
                 r->sys_ns = r->slurm_sys_us * 1000;
         }
         r->peak_mem_kb = eff_peak_memory(&r->f, r->ntasks, &r->peak_src);
+        r->node_peak_mem_kb = eff_node_peak_memory(&r->f, r->ntasks, r->nnodes);
         r->cores_per_task = r->f.nunits ? eff_cores(&r->f, r->f.cpu_ns, w, r->ntasks, &r->cores_src) : -1;
         if (r->f.peak_cores >= 0)
                 r->peak_cores = r->f.peak_cores;
@@ -490,6 +503,10 @@ void report_resolve(struct job *j)
                         r->peak_mem_kb = s->peak_mem_kb;
                         r->peak_src = s->peak_src;
                 }
+                fig_max(&r->node_peak_mem_kb, s->node_peak_mem_kb);
+                if (s->ntasks != JS_NONE && s->ntasks > 0)
+                        fig_max(&r->tasks_per_node,
+                                (s->ntasks + (s->nnodes > 1 ? s->nnodes : 1) - 1) / (s->nnodes > 1 ? s->nnodes : 1));
                 if (s->cores_per_task > r->cores_per_task) {
                         r->cores_per_task = s->cores_per_task;
                         r->cores_src = s->cores_src;
@@ -534,6 +551,17 @@ void report_resolve(struct job *j)
                 r->sys_ns = r->slurm_sys_us * 1000;
         }
         r->req_mem_share_mb = r->req_mem_mb;
+}
+
+void report_nodes(struct job *j, const struct daemons *d)
+{
+        for (size_t i = 0; i <= j->nsteps; i++) {
+                struct row *r = i < j->nsteps ? &j->steps[i] : &j->row;
+                int k = r->f.node_mem_peak_node;
+
+                if (k >= 0 && (size_t)k < d->n)
+                        snprintf(r->maxrss_node, sizeof(r->maxrss_node), "%s", d->nodes[k].name);
+        }
 }
 
 void report_numa(struct job *j, struct daemons *d)

@@ -8,6 +8,7 @@
 
 #include "aggregate.h"
 #include "daemons.h"
+#include "failures.h"
 #include "jobstat.h"
 #include "slurmacct.h"
 
@@ -22,6 +23,10 @@ struct job {
         int step_only;                  /* asked for one step: print only its row */
         int64_t uid;
         int64_t array_job_id, array_task_id; /* 0 / -1 when not an array task */
+        size_t array_ntasks;            /* tasks of its array in the report (notes_arrays) */
+        int array_last;                 /* the last of them */
+        char array_suggest[160];        /* the last's: one advice for all of them */
+        struct failures fail;           /* what failed (views.c reads them for the notes) */
 };
 
 struct report {
@@ -44,6 +49,8 @@ void report_resolve(struct job *j);
 /* The NUMA nodes the job's allocated cores span on each node (from the units' alloc_cores
  * and the node's topology): the largest count, in j->row.numa_span. */
 void report_numa(struct job *j, struct daemons *d);
+/* MaxRSSNode of the job and its steps: the node of the highest peak, by name. */
+void report_nodes(struct job *j, const struct daemons *d);
 void report_free(struct report *rep);
 
 /* The units of a job that make step row s (all task units with its step id). Returns the

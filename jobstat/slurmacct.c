@@ -71,6 +71,20 @@ static int convert_step(slurmdb_step_rec_t *s, struct sstep *o)
         return 0;
 }
 
+/* --mem is per node, --mem-per-cpu per CPU (MEM_PER_CPU set); ReqMem is the job's total */
+static void req_mem(const slurmdb_job_rec_t *j, struct sjob *o)
+{
+        int64_t nodes = j->alloc_nodes > 0 ? (int64_t)j->alloc_nodes : 1;
+
+        o->req_mem_node_mb = o->req_mem_per_cpu_mb = JS_NONE;
+        if (j->req_mem && j->req_mem != NO_VAL64 && (j->req_mem & MEM_PER_CPU))
+                o->req_mem_per_cpu_mb = (int64_t)(j->req_mem & ~MEM_PER_CPU);
+        else if (j->req_mem && j->req_mem != NO_VAL64)
+                o->req_mem_node_mb = (int64_t)j->req_mem;
+        if (o->req_mem_node_mb == JS_NONE && o->req_mem_mb != JS_NONE && o->req_mem_mb > 0)
+                o->req_mem_node_mb = (o->req_mem_mb + nodes - 1) / nodes;
+}
+
 static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
 {
         ListIterator it;
@@ -97,14 +111,18 @@ static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
                 snprintf(o->user, sizeof(o->user), "%u", j->uid);
         copy(o->nodes, sizeof(o->nodes), j->nodes);
         copy(o->partition, sizeof(o->partition), j->partition);
+        copy(o->account, sizeof(o->account), j->account);
+        o->qos_id = j->qosid;
         o->nnodes = j->alloc_nodes;
         o->submit = j->submit;
+        o->eligible = j->eligible == (time_t)INFINITE || j->eligible == (time_t)NO_VAL ? 0 : j->eligible;
         o->start = j->start;
         o->end = j->end;
         o->elapsed = running_elapsed(j->state, j->elapsed, j->start);
         o->timelimit = j->timelimit == INFINITE ? TL_UNLIMITED : j->timelimit == NO_VAL ? TL_PARTITION : (int64_t)j->timelimit;
         o->alloc_cpus = conv_tres(j->tres_alloc_str, 1);
         o->req_mem_mb = conv_tres(j->tres_req_str, 2);
+        req_mem(j, o);
         o->exitcode = j->exitcode;
         o->tot_cpu_us = (int64_t)j->tot_cpu_sec * 1000000 + (int64_t)j->tot_cpu_usec;
         o->user_cpu_us = (int64_t)j->user_cpu_sec * 1000000 + (int64_t)j->user_cpu_usec;
@@ -167,6 +185,28 @@ static void keep_steps(struct sjob *j, const uint32_t *steps, size_t nsteps)
                         }
         j->nsteps = k;
         j->step_only = 1;
+}
+
+/* QOS ids to names, as sacct shows them: one query for all the jobs */
+static void qos_names(void *db, struct sjob *v, size_t n)
+{
+        slurmdb_qos_cond_t cond = { .with_deleted = 1 };
+        slurmdb_qos_rec_t *q;
+        ListIterator it;
+        List all;
+        size_t i;
+
+        for (i = 0; i < n && !v[i].qos_id; i++)
+                ;
+        if (i == n || !(all = slurmdb_qos_get(db, &cond)))
+                return;
+        it = slurm_list_iterator_create(all);
+        while ((q = slurm_list_next(it)))
+                for (i = 0; i < n; i++)
+                        if (v[i].qos_id == q->id)
+                                copy(v[i].qos, sizeof(v[i].qos), q->name);
+        slurm_list_iterator_destroy(it);
+        slurm_list_destroy(all);
 }
 
 /* sacct's order: by job id, array tasks together under their array's id */
@@ -282,6 +322,8 @@ int sacct_jobs(const struct sacct_query *q, struct sjob **out, size_t *nout, cha
                 sacct_free(v, n);
                 v = NULL;
                 n = 0;
+        } else {
+                qos_names(db, v, n);
         }
 out:
         free(steps);

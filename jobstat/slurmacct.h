@@ -29,10 +29,13 @@ struct sjob {
         uint32_t het_job_id, het_job_offset;
         char array_task_str[64];
         char name[256], user[64], nodes[512], partition[64];
-        uint32_t nnodes;
-        int64_t submit, start, end, elapsed;
+        char account[64], qos[64];
+        uint32_t nnodes, qos_id;
+        int64_t submit, eligible, start, end, elapsed;
         int64_t timelimit;              /* minutes, TL_UNLIMITED, TL_PARTITION */
-        int64_t alloc_cpus, req_mem_mb; /* JS_NONE when unknown */
+        int64_t alloc_cpus, req_mem_mb; /* JS_NONE when unknown; req_mem_mb: the whole job's */
+        int64_t req_mem_node_mb;        /* --mem, or what --mem-per-cpu gave a node; JS_NONE */
+        int64_t req_mem_per_cpu_mb;     /* --mem-per-cpu, JS_NONE when the job asked --mem */
         int64_t exitcode;
         int64_t tot_cpu_us, user_cpu_us, sys_cpu_us;
         struct sstep *steps;

@@ -19,7 +19,8 @@ static void add_int(struct json_object *o, const char *key, int64_t v)
                 json_object_object_add(o, key, json_object_new_int64(v));
 }
 
-/* a tracerd without the "tools" query: one record per process that is not shell plumbing */
+/* a tracerd without the "tools" query: one record per process that is not shell plumbing,
+ * or that failed */
 static int records_from_processes(struct daemons *d, const struct unit_rec *u, struct json_object **tools)
 {
         struct json_object *procs, *out;
@@ -38,7 +39,7 @@ static int records_from_processes(struct daemons *d, const struct unit_rec *u, s
 
                 if (proc_from_json(json_object_array_get_idx(procs, i), &p) < 0)
                         continue;
-                if (!p.excluded && (o = json_object_new_object())) {
+                if ((!p.excluded || (p.status != JS_NONE && p.status != 0)) && (o = json_object_new_object())) {
                         json_object_object_add(o, "tool", json_object_new_string(p.tool));
                         json_object_object_add(o, "nprocs", json_object_new_int64(1));
                         add_int(o, "cpu_ns", p.cpu_ns);

@@ -34,13 +34,42 @@ static int wants(const struct viewctx *v, int field)
         return 0;
 }
 
-/* the Tool field of jobs and steps: the tool that used the most CPU */
+/* the processes of a job that did not complete, or lost one to the OOM killer: which failed */
+static void load_failures(struct viewctx *v, struct job *j)
+{
+        int ok = strcmp(j->row.state, "COMPLETED") == 0 && !(j->row.f.oom_kills > 0);
+
+        memset(&j->fail, 0, sizeof(j->fail));
+        if (j->row.running || ok || !j->row.f.nunits)
+                return;
+        for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
+                struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
+                struct procset ps;
+
+                if (s->f.nunits && procs_load(j, s, v->d, &ps) == 0)
+                        failures_add(&j->fail, s->jobid, ps.p, ps.n);
+                procs_free(&ps);
+        }
+}
+
+/* the failing tool of row r (an OOM victim first), if it holds one */
+static void failed_tool(const struct job *j, struct row *r)
+{
+        const struct failed_proc *p = j->fail.noom ? &j->fail.oom : j->fail.nfailed ? &j->fail.first : NULL;
+
+        if (p && (r == &j->row || strcmp(r->jobid, p->step) == 0))
+                snprintf(r->tool, sizeof(r->tool), "%s", p->tool);
+}
+
+/* the Tool field of jobs and steps: the tool that failed when one did, else the one that
+ * used the most CPU */
 static void main_tools(struct viewctx *v, struct job *j)
 {
         int64_t best = -1;
 
         if (j->row.kind == ROW_LOCAL) {
                 tooltable_main_tool(j, &j->row, v->d, j->row.tool, sizeof(j->row.tool));
+                failed_tool(j, &j->row);
                 return;
         }
         for (size_t i = 0; i < j->nsteps; i++) {
@@ -53,7 +82,9 @@ static void main_tools(struct viewctx *v, struct job *j)
                         best = s->cpu_ns;
                         snprintf(j->row.tool, sizeof(j->row.tool), "%s", s->tool);
                 }
+                failed_tool(j, s);
         }
+        failed_tool(j, &j->row);
 }
 
 static struct json_object *jobs_json(struct viewctx *v, struct job *j)
@@ -83,11 +114,16 @@ static struct json_object *jobs_json(struct viewctx *v, struct job *j)
 
 static size_t view_jobs(struct viewctx *v, struct report *rep)
 {
-        int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json;
+        /* notes are for a reader: not with -n (a script's), -p/-P or --json (which has them) */
+        int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
 
+        notes_arrays(rep);
         for (size_t i = 0; i < rep->n; i++) {
                 struct job *j = &rep->jobs[i];
 
+                report_nodes(j, v->d);
+                if (tools || notes || v->e.json)
+                        load_failures(v, j);
                 if (tools)
                         main_tools(v, j);
                 if (v->e.json) {
@@ -100,6 +136,7 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
                 for (size_t k = 0; k < j->nsteps && (!v->o->allocations || j->step_only); k++)
                         put(v, &j->steps[k]);
         }
+        out_flush(&v->out);
         if (notes)
                 for (size_t i = 0; i < rep->n; i++) {
                         if (rep->jobs[i].step_only)
@@ -176,7 +213,10 @@ static size_t view_arrays(struct viewctx *v, struct report *rep)
 {
         struct row *rows;
         struct array_stats *st;
-        int n = arrays_build(rep, &rows, &st);
+        int n;
+
+        notes_arrays(rep);
+        n = arrays_build(rep, &rows, &st);
 
         if (n < 0) {
                 fprintf(stderr, JS_PROG ": out of memory\n");
@@ -220,12 +260,16 @@ static size_t view_workflow(struct viewctx *v, struct report *rep)
 
 size_t view_print(struct viewctx *v, struct report *rep)
 {
+        size_t n;
+
         switch (v->o->view) {
-        case V_WORKFLOW: return view_workflow(v, rep);
-        case V_ARRAY: return view_arrays(v, rep);
-        case V_TOOLS: case V_PROCS: case V_TREE: return view_procs(v, rep);
-        case V_JOBS: default: return view_jobs(v, rep);
+        case V_WORKFLOW: n = view_workflow(v, rep); break;
+        case V_ARRAY: n = view_arrays(v, rep); break;
+        case V_TOOLS: case V_PROCS: case V_TREE: n = view_procs(v, rep); break;
+        case V_JOBS: default: n = view_jobs(v, rep); break;
         }
+        out_flush(&v->out);
+        return n;
 }
 
 void view_warnings(struct viewctx *v, const struct report *rep)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -201,6 +202,48 @@ static int run_loop(struct daemon *d)
         }
 }
 
+/* One tracerd per node name: a second would take over the first's socket and, at its exit,
+ * leave the first running but unreachable. An flock on StateDir/NODE.lock (released by the
+ * kernel at exit, whatever the exit) says who serves the node. Returns the fd, or -1 said. */
+static int lock_node(const struct tracer_config *cfg, const char *node)
+{
+        char path[PATH_MAX], pid[32] = "";
+        int fd;
+        ssize_t n;
+
+        if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
+                log_error("cannot create %s: %m", cfg->state_dir);
+                return -1;
+        }
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s.lock", cfg->state_dir, node) >= sizeof(path) ||
+            (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
+                log_error("cannot open the lock file %s/%s.lock: %m", cfg->state_dir, node);
+                return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                return fd;
+        if (errno != EWOULDBLOCK) {
+                log_error("cannot lock %s: %m", path);
+        } else {
+                if ((n = pread(fd, pid, sizeof(pid) - 1, 0)) > 0)
+                        pid[strcspn(pid, "\n")] = 0;
+                log_error("node %s is already served by another tracerd%s%s (%s is locked): stop it first, or "
+                          "give another -N", node, pid[0] ? ", pid " : "", pid, path);
+        }
+        close(fd);
+        return -1;
+}
+
+/* the lock's holder, for the message of the next one */
+static void lock_owner(int fd)
+{
+        char pid[32];
+        int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+        if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+                log_warn("cannot write the pid into the lock file: %m");
+}
+
 /* Fork; the parent waits for the child's word (one byte: 0 ready) and exits with it. Returns
  * the child's end of the pipe, or -errno. */
 static int detach(void)
@@ -266,7 +309,7 @@ int main(int argc, char **argv)
         struct daemon d = { .epfd = -1, .sigfd = -1, .commit_fd = -1, .sample_fd = -1 };
         struct tracer_config cfg;
         char err[512], node[64], sock[4096], conf[PATH_MAX];
-        int r, ret = 1, ready_fd = -1;
+        int r, ret = 1, ready_fd = -1, lock_fd;
 
         if (parse_args(argc, argv, &d.opt) < 0)
                 return 2;
@@ -288,6 +331,8 @@ int main(int argc, char **argv)
                 return 1;
         }
 
+        if ((lock_fd = lock_node(&cfg, node)) < 0)
+                return 1;
         /* Detach before anything else: signalfd and epoll belong to the process that made them.
          * The parent waits until the child is ready, so a failed start is still the exit
          * status of whoever started tracerd, and the socket exists when it returns. */
@@ -295,9 +340,11 @@ int main(int argc, char **argv)
                 ready_fd = detach();
                 if (ready_fd < 0) {
                         log_error("cannot detach: %s", strerror(-ready_fd));
+                        close(lock_fd);
                         return 1;
                 }
         }
+        lock_owner(lock_fd);
         d.sigfd = block_signals();
         if (d.sigfd < 0) {
                 log_error("cannot set up signals: %s", strerror(-d.sigfd));
@@ -357,5 +404,6 @@ out:
                 close(d.epfd);
         if (d.sigfd >= 0)
                 close(d.sigfd);
+        close(lock_fd);
         return ret;
 }

@@ -239,8 +239,12 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_stmt *st;
         int err;
 
-        if (store_prepare(s, "WITH p AS (SELECT * FROM processes"
-                       "  WHERE unit=?1 AND tool IS NOT NULL AND NOT tool_excluded),"
+        /* shell plumbing stays out of tool tables, unless it failed: a failing ls or grep is
+         * shown, not hidden */
+        if (store_prepare(s, "WITH f AS (SELECT DISTINCT tool FROM processes WHERE unit=?1 AND tool_excluded"
+                       "  AND (status != 0 OR (flags & 8) != 0)),"
+                       " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
+                       "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
                        " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p"
                        "  GROUP BY tool, subcommand, status)"
                        " SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"

@@ -297,6 +297,13 @@ static int cmd_register(const char *sock, int argc, char **argv)
                         json_object_object_add(req, map[i].key, json_object_new_string(optarg));
                 }
         }
+        /* name the thing that is wrong, not the errno tracerd would answer with */
+        if (json_object_object_get_ex(req, "pid", &u) && kill((pid_t)json_object_get_int64(u), 0) < 0 &&
+            errno == ESRCH) {
+                fprintf(stderr, "%s register: process %" PRId64 " does not exist\n", prog, json_object_get_int64(u));
+                json_object_put(req);
+                return 1;
+        }
         c = client_request(prog, sock, req, 5000, &reply);
         json_object_put(req);
         if (c < 0)

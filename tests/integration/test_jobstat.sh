@@ -1,7 +1,9 @@
 # tracer-jobstat on real jobs of the test cluster (tests/slurm-docker/cluster): -P parses by
 # sacct's rules, Elapsed/AllocCPUS/ReqMem/State equal sacct's, TotalCPU within 2 % of sacct's,
-# rightsizing of a 2-CPU job that uses one core and 300 MiB, array summaries, per-tool and
-# per-process views, a node whose tracerd cannot be reached, and another user's job refused.
+# rightsizing of a 2-CPU job that uses one core and 300 MiB, and of the hard cases (an OOM kill,
+# 2 nodes, a tiny job, an array, a TIMEOUT), a failing pipeline named, array summaries,
+# per-tool and per-process views, a node whose tracerd cannot be reached, another user's job
+# refused, exit statuses and messages.
 # The cluster is shared: it is brought up (idempotent) and left running.
 . "$(dirname "$0")/lib.sh"
 CLUSTER=$TOP/tests/slurm-docker/cluster
@@ -16,8 +18,8 @@ JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
 
 as() { local u=$1; shift; su "$u" -c "SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }
 submit() { as "$1" "sbatch --parsable $2"; }
-wait_jobs() { # until Slurm's accounting has them all ended (180 s at most)
-  for _ in $(seq 1800); do
+wait_jobs() { # until Slurm's accounting has them all ended (240 s at most)
+  for _ in $(seq 2400); do
     if [ -z "$(squeue -h -j "$(IFS=,; echo "$*")" 2>/dev/null)" ] &&
        ! sacct -n -X -P -j "$(IFS=,; echo "$*")" -o State | grep -qE 'RUNNING|PENDING|COMPLETING'; then
       sleep 1; return 0
@@ -66,7 +68,16 @@ JC=$(submit tracertest "-w n2 -n1 --mem=100M -J 'pipe|name' -o /dev/null --wrap 
 JD=$(submit tracertest "-w n2 --array=1-3 -n1 --mem=50M -o /dev/null --wrap '$JOBS/hold 0 0.\$SLURM_ARRAY_TASK_ID'")
 JD=${JD%%_*}
 JE=$(submit tracertest "-N2 -n2 --mem=200M -o /dev/null --wrap 'srun -N2 -n2 $JOBS/hold 10 1.2'")
-check "jobs ran and ended ($JA $JB $JC ${JD}_[1-3] $JE)" wait_jobs "$JA" "$JB" "$JC" "$JD" "$JE"
+# the hard cases of rightsizing: an OOM kill at a fifth of the need, 2 nodes of 60 MiB each,
+# a tiny job, a failing pipeline, a time limit hit (all but the 2-node one, which runs after
+# the CPU-bound jobs, leave the CPUs to the others: both nodes share this host's)
+JF=$(submit tracertest "-w n2 --mem=60M -J oom -o /dev/null --wrap '$JOBS/hold 300 2'")
+JH=$(submit tracertest "-w n2 --mem=2M -J tiny -o /dev/null --wrap /bin/true")
+JI=$(submit tracertest "-w n2 --mem=100M -J pipe -o /dev/null --wrap 'ls /nonexistent | grep x; exit 3'")
+JT=$(submit tracertest "-w n2 -t 1 -J slow -o /dev/null --wrap 'sleep 300'")
+check "jobs ran and ended ($JA $JB $JC ${JD}_[1-3] $JE $JF $JH $JI)" \
+  wait_jobs "$JA" "$JB" "$JC" "$JD" "$JE" "$JF" "$JH" "$JI"
+JG=$(submit tracertest "-N2 -n2 --mem=100M -J twonode -o /dev/null --wrap 'srun -N2 -n2 $JOBS/hold 60 1.2'")
 
 # --- -P parses by sacct's rules: one field per column on every line, none added at the end;
 # -p: a delimiter at the end of every line
@@ -85,6 +96,12 @@ for j in "$JA" "$JB" "$JC" "$JE" "${JD}_2"; do
   theirs=$(sacct -j "$j" -P -n -o JobID,Elapsed,AllocCPUS,ReqMem,State)
   if [ "$mine" = "$theirs" ]; then ok "job $j: JobID, Elapsed, AllocCPUS, ReqMem, State equal sacct's ($(wc -l <<< "$mine") rows)"
   else fail "job $j differs from sacct"; diff <(echo "$mine") <(echo "$theirs") | head; fi
+done
+for j in "$JA" "$JE" "$JF"; do
+  mine=$("$JS" -j "$j" -P -n -o JobID,Account,QOS,Submit,Reserved 2>&1)
+  theirs=$(sacct -j "$j" -P -n -o JobID,Account,QOS,Submit,Reserved)
+  if [ "$mine" = "$theirs" ]; then ok "job $j: Account, QOS, Submit, Reserved equal sacct's ($(head -1 <<< "$mine"))"
+  else fail "job $j: Account, QOS, Submit, Reserved differ from sacct's"; diff <(echo "$mine") <(echo "$theirs") | head; fi
 done
 check "job $JC: the aligned view cuts JobName as sacct does" \
   bash -c "[ \"\$('$JS' -j $JC -X -n -o JobName | head -1)\" = \"\$(sacct -j $JC -X -n -o JobName)\" ]"
@@ -121,6 +138,57 @@ check "notes: used 1 of 2 allocated cores" grep -q "used 1 of 2 allocated cores"
 check "notes: busy cores from live samples (SampleInterval 10s, 25 s job)" grep -q "from live samples" <<< "$notes"
 check "CPUEff about 50 % (one of two cores)" \
   awk -v e="$("$JS" -j "$JA" -X -P -n -o CPUEff | tr -d '%')" 'BEGIN { exit !(e > 35 && e <= 52) }'
+
+# --- rightsizing that learns from failure
+mem_of() { grep -o -- '--mem=[0-9]*M' <<< "$1" | grep -o '[0-9]*'; }
+sug=$("$JS" -j "$JF" -X -P -n -o Suggest)
+notes=$("$JS" -j "$JF")
+echo "$notes" | sed -n '/^Job /,$p' | sed 's/^/  | /'
+check "OOM-killed at 60M (needs 300M): --mem=$(mem_of "$sug")M, at least twice the limit" \
+  [ "$(mem_of "$sug")" -ge 120 ]
+check "... the notes say it needed more than its limit" grep -q "killed by the OOM killer at its 60M limit.*needed more than the limit" <<< "$notes"
+victim=$("$JS" -j "$JF" --processes -P -n -o PID,Tool | awk -F'|' '$2 == "hold" { print $1 }')
+check "... and name the victim (hold, PID $victim, step $JF.batch)" \
+  grep -q "the OOM killer stopped process $victim (hold, step $JF.batch): $JOBS/hold 300 2" <<< "$notes"
+check "... its Tool is the victim's" [ "$("$JS" -j "$JF" -X -P -n -o Tool)" = hold ]
+red_not_green() { grep -q $'\033\[31m' <<< "$1" && ! grep -q $'\033\[32m' <<< "$1"; }
+check "... its MemEff is red on a terminal, never green" \
+  red_not_green "$(script -qec "'$JS' -j $JF -X -n -o JobID,MemEff" /dev/null)"
+
+check "2-node job $JG and TIMEOUT job $JT ended" wait_jobs "$JG" "$JT"
+peak=$("$JS" -j "$JG" -X -P -n --units=M -o PeakMem | tr -d M)
+sug=$("$JS" -j "$JG" -X -P -n -o Suggest)
+check "2 nodes, PeakMem ${peak}M summed: --mem=$(mem_of "$sug")M is per node (below 1.2 x the sum, at least 1.2 x half)" \
+  awk -v m="$(mem_of "$sug")" -v p="$peak" 'BEGIN { exit !(m < 1.2 * p * 0.9 && m >= 1.2 * p / 2) }'
+check "... the notes give the highest node against --mem per node" \
+  bash -c "'$JS' -j $JG | grep -q 'over 2 nodes, .* on the highest, of 100M requested per node'"
+check "... MaxRSSNode names that node, one of its 2 ($("$JS" -j "$JG" -X -P -n -o MaxRSSNode))" \
+  bash -c "'$JS' -j $JG -X -P -n -o MaxRSSNode | grep -qx 'n[12]'"
+
+peak=$("$JS" -j "$JH" -X -P -n --units=M -o PeakMem | tr -d M)
+sug=$("$JS" -j "$JH" -X -P -n -o Suggest)
+check "tiny job (PeakMem ${peak}M, --mem=2M): --mem=$(mem_of "$sug")M, not below Slurm's smallest limit nor 1.2 x its peak" \
+  awk -v m="$(mem_of "$sug")" -v p="$peak" 'BEGIN { exit !(m >= 30 && m >= 1.2 * p) }'
+check "... the notes say why" bash -c "'$JS' -j $JH | grep -q \"Slurm's smallest memory limit\""
+
+notes=$("$JS" -j "$JD")
+check "array $JD: one recommendation for its 3 tasks" [ "$(grep -c 'next time' <<< "$notes")" -eq 1 ]
+check "... from the highest needs of its tasks" grep -q "next time, for every task of array $JD (from the highest needs of its 3 tasks)" <<< "$notes"
+check "... the same in --array-summary's Suggest" \
+  [ "$("$JS" -j "$JD" --array-summary -P -n -o Suggest)" = "$(sed -n 's/.*of its 3 tasks): //p' <<< "$notes")" ]
+
+sug=$("$JS" -j "$JT" -X -P -n -o Suggest)
+t=$(grep -o -- '--time=[0-9:]*' <<< "$sug" | cut -d= -f2)
+check "TIMEOUT at a 1-minute limit: a --time above it ($sug)" bash -c "[ -n '$t' ] && [[ '$t' > 00:01:00 ]]"
+
+notes=$("$JS" -j "$JI")
+lspid=$("$JS" -j "$JI" --processes -P -n -o PID,Tool,ExitCode | awk -F'|' '$2 == "ls" { print $1 "|" $3 }')
+echo "$notes" | sed -n '/^Job /,$p' | sed 's/^/  | /'
+check "failing pipeline: the notes name the first process that failed (ls, PID ${lspid%|*}, exit ${lspid#*|})" \
+  grep -q "first to fail: process ${lspid%|*} (ls, step $JI.batch) exited with 2 .*: ls /nonexistent" <<< "$notes"
+check "... its Tool is ls" [ "$("$JS" -j "$JI" -X -P -n -o Tool)" = ls ]
+check "... --tools shows the failing plumbing (ls 2:0, grep 1:0)" \
+  bash -c "'$JS' -j $JI --tools -P -n -o Tool,ExitCodes | grep -qx 'ls|2:0(1)' && '$JS' -j $JI --tools -P -n -o Tool,ExitCodes | grep -qx 'grep|1:0(1)'"
 
 # --- per-tool, per-process and tree views agree with the job row
 np=$("$JS" -j "$JB" -X -P -n -o NProcs)
@@ -189,6 +257,33 @@ check "... a clear message ($(cat "$T/err"))" grep -q "job $JB belongs to user t
 check "tracertest sees the job" bash -c "su tracertest -c \"SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF '$JS' -j $JB -X -P -n -o JobID\" | grep -qx $JB"
 check "tracertest2's listing (-a) hides tracertest's jobs" \
   bash -c "! su tracertest2 -c \"SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF '$JS' -a -X -P -n -o User -S now-1hours\" 2>/dev/null | grep -qx tracertest"
+
+# --- exit statuses and messages (sacct's, and tracer-jobstat(1)'s)
+status() { "$@" > "$T/out" 2> "$T/err"; echo $?; }
+check "-n prints rows only, no notes" bash -c "! '$JS' -j $JA -n | grep -q '^Job \|next time'"
+rc=$(status "$JS" -S 15:17 -E 15:16)
+check "-E before -S: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q 'end time -E 15:16 .* is before start time -S 15:17' '$T/err'"
+rc=$(status "$JS" -E now-2days -X)
+check "-E alone before midnight (sacct's default start): exit 2 ($(cat "$T/err"))" \
+  bash -c "[ $rc -eq 2 ] && grep -q 'is before the start time, midnight' '$T/err'"
+rc=$(status "$JS" -S 3:18PM -E now -X -n -o JobID)
+check "-S 3:18PM is read as sacct reads it (exit $rc, not 2)" [ "$rc" -ne 2 ]
+rc=$(status "$JS" -S now+1hours -X)
+check "an empty answer exits 1 with a message ($(cat "$T/err"))" bash -c "[ $rc -eq 1 ] && grep -q 'no job or run matches' '$T/err'"
+rc=$(status "$JS" -j "$JA" -S now+1hours -X -n -o JobID)
+check "a job outside -S/-E filled in from tracerd says so ($(head -c 90 "$T/err")...)" \
+  bash -c "[ $rc -eq 0 ] && grep -q \"warning: job $JA is not in Slurm's accounting for this -S/-E window\" '$T/err'"
+rc=$(status "$JS" -j "$JB" -X --tools)
+check "-X with --tools refused: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q -- '-X (--allocations) does not apply to --tools' '$T/err'"
+check "State and JobName widen to their values instead of '+'" \
+  bash -c "'$JS' -j $JF -X | grep -q 'OUT_OF_MEMORY' && ! '$JS' -j $JF -X | grep -q '+ '"
+rc=$(status "$BUILD/tracerctl" register --uid 0 --pid 999999)
+check "tracerctl register --pid 999999: exit 1, \"$(cat "$T/err")\"" \
+  bash -c "[ $rc -eq 1 ] && grep -qx 'tracerctl register: process 999999 does not exist' '$T/err'"
+rc=$(status "$BUILD/tracerd" -f -N n1 -c "$TRACER_CONF")
+check "a second tracerd for n1 refuses: exit 1 ($(tail -1 "$T/err"))" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'node n1 is already served by another tracerd, pid [0-9]*' '$T/err'"
+check "... and n1's tracerd still answers" bash -c "'$BUILD/tracerctl' -N n1 status > /dev/null"
 
 # --- usage errors
 check "an unknown field is an error (2)" bash -c "'$JS' -j $JB -o Bogus 2>/dev/null; [ \$? -eq 2 ]"

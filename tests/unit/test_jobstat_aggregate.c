@@ -177,7 +177,9 @@ static void test_job_from_units(void **state)
         assert_int_equal(j->row.peak_mem_kb, 320 * 1024);
         assert_true(j->row.cores_per_task > 0.99 && j->row.cores_per_task < 1.01);
         assert_int_equal(j->row.alloc_cpus, 2);
-        assert_int_equal(j->row.req_mem_mb, 1000);
+        /* the plugin's memory is per node (S_STEP_ALLOC_MEM): ReqMem the job's over its 2 nodes */
+        assert_int_equal(j->row.req_mem_node_mb, 1000);
+        assert_int_equal(j->row.req_mem_mb, 2000);
         assert_int_equal(j->row.elapsed, 10);
         assert_string_equal(j->row.state, "COMPLETED");
         assert_string_equal(j->row.pipeline, "wf");
@@ -240,9 +242,12 @@ static void test_array_stats(void **state)
         assert_int_equal(arrays_build(&rep, &rows, &st), 1);
         assert_string_equal(rows[0].jobid, "40_[1-3]");
         assert_int_equal(st[0].njobs, 3);
-        assert_string_equal(st[0].states, "COMPLETED:2,FAILED:1");
+        assert_string_equal(st[0].states, "FAILED:1,COMPLETED:2"); /* failures lead */
         cell_text(F_ELAPSED, &rows[0], &cc, b, sizeof(b));
         assert_string_equal(b, "00:00:10/00:00:20/00:01:00");
+        snprintf(b, sizeof(b), "COMPLETED:2,CANCELLED:1,FAILED:1,OUT_OF_MEMORY:1,TIMEOUT:3");
+        arrays_order_states(b, sizeof(b));
+        assert_string_equal(b, "OUT_OF_MEMORY:1,FAILED:1,TIMEOUT:3,CANCELLED:1,COMPLETED:2");
         cell_text(F_NPROCS, &rows[0], &cc, b, sizeof(b));
         assert_string_equal(b, "---");
         cell_text(F_NJOBS, &rows[0], &cc, b, sizeof(b));

@@ -161,6 +161,17 @@ static void test_parse_time(void **state)
         assert_int_equal(t, at(2026, 11, 22, 8, 0, 0));
         assert_int_equal(conv_parse_time("08:00PM", now, &t), 0);
         assert_int_equal(t, at(2026, 11, 22, 20, 0, 0));
+        /* an hour of one digit, AM/PM in either case */
+        assert_int_equal(conv_parse_time("3:18PM", now, &t), 0);
+        assert_int_equal(t, at(2026, 11, 22, 15, 18, 0));
+        assert_int_equal(conv_parse_time("9:05:07am", now, &t), 0);
+        assert_int_equal(t, at(2026, 11, 22, 9, 5, 7));
+        assert_int_equal(conv_parse_time("12:00AM", now, &t), 0);
+        assert_int_equal(t, at(2026, 11, 22, 0, 0, 0));
+        assert_int_equal(conv_parse_time("11/20-3:00", now, &t), 0);
+        assert_int_equal(t, at(2026, 11, 20, 3, 0, 0));
+        assert_int_equal(conv_parse_time("2026-11-20T8:15", now, &t), 0);
+        assert_int_equal(t, at(2026, 11, 20, 8, 15, 0));
         assert_int_equal(conv_parse_time("now", now, &t), 0);
         assert_int_equal(t, now);
         assert_int_equal(conv_parse_time("now-2hours", now, &t), 0);
@@ -179,10 +190,14 @@ static void test_parse_time(void **state)
         assert_int_equal(t, at(2026, 11, 22, 12, 0, 0));
         assert_int_equal(conv_parse_time("1795320235", now, &t), 0);
         assert_int_equal(t, 1795320235);
+        assert_int_equal(conv_midnight(now), at(2026, 11, 22, 0, 0, 0));
         /* nonsense is refused, never guessed */
         assert_int_equal(conv_parse_time("yesterday-ish", now, &t), -EINVAL);
         assert_int_equal(conv_parse_time("2026-13-01", now, &t), -EINVAL);
         assert_int_equal(conv_parse_time("25:00", now, &t), -EINVAL);
+        assert_int_equal(conv_parse_time("13:00PM", now, &t), -EINVAL);
+        assert_int_equal(conv_parse_time("3:1PM", now, &t), -EINVAL);
+        assert_int_equal(conv_parse_time(":18", now, &t), -EINVAL);
         assert_int_equal(conv_parse_time("now-2parsecs", now, &t), -EINVAL);
         assert_int_equal(conv_parse_time("2026-11-20T", now, &t), -EINVAL);
         assert_int_equal(conv_parse_time("", now, &t), -EINVAL);

@@ -10,6 +10,7 @@
 #include "../../jobstat/aggregate.c"
 #include "../../jobstat/convert.c"
 #include "../../jobstat/effic.c"
+#include "../../jobstat/failures.c"
 #include "../../jobstat/notes.c"
 
 #define MIB 1024 /* in kB */
@@ -173,8 +174,10 @@ static void acceptance_job(struct job *j)
         r->peak_cores = 1.01;
         r->cores_per_task = 1.01;
         r->cores_src = "sampled";
-        r->peak_mem_kb = 300 * MIB;
+        r->peak_mem_kb = r->node_peak_mem_kb = 300 * MIB;
         r->peak_src = "cgroup";
+        r->nnodes = 1;
+        r->req_mem_node_mb = 4096;
 }
 
 static void test_acceptance_suggestion(void **state)
@@ -241,7 +244,7 @@ static void test_notes(void **state)
         snprintf(j.missing, sizeof(j.missing), "n2");
         n = notes_build(&j, -1, lines, NOTES_MAX);
         assert_true(has_line(lines, n, "12 kernel events lost"));
-        assert_true(has_line(lines, n, "1 process killed by the OOM killer"));
+        assert_true(has_line(lines, n, "killed by the OOM killer at its 4G limit"));
         assert_true(has_line(lines, n, "no figures from node(s) n2"));
         /* running: no advice yet; tracer knowing nothing: said so */
         j.row.running = 1;

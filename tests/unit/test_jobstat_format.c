@@ -61,6 +61,20 @@ static void test_parse_errors(void **state)
         assert_int_equal(fields_parse("JobID%x", V_JOBS, &c, err, sizeof(err)), -EINVAL);
         assert_int_equal(fields_parse("JobID%12x", V_JOBS, &c, err, sizeof(err)), -EINVAL);
         assert_int_equal(fields_parse(",,", V_JOBS, &c, err, sizeof(err)), -EINVAL);
+        /* fields that would print a blank column in a view are refused, saying so */
+        assert_int_equal(fields_parse("JobID,Suggest", V_PROCS, &c, err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "field Suggest does not apply to process rows (--processes)");
+        assert_int_equal(fields_parse("JobID,PID", V_JOBS, &c, err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "field PID does not apply to job and step rows");
+        assert_int_equal(fields_parse("Tree", V_PROCS, &c, err, sizeof(err)), -EINVAL);
+        assert_int_equal(fields_parse("ReqMem", V_TOOLS, &c, err, sizeof(err)), -EINVAL);
+        /* every view's defaults and JSON fields apply to it */
+        for (enum view v = V_JOBS; v <= V_WORKFLOW; v++) {
+                assert_true(fields_parse(view_default_format(v), v, &c, err, sizeof(err)) > 0);
+                free(c);
+                assert_true(fields_parse(view_json_format(v), v, &c, err, sizeof(err)) > 0);
+                free(c);
+        }
         /* every view's default and JSON format parses */
         for (int v = V_JOBS; v <= V_ARRAY; v++) {
                 assert_true(fields_parse(view_default_format(v), v, &c, err, sizeof(err)) > 0);
@@ -176,6 +190,101 @@ static void test_aligned(void **state)
         free(t);
 }
 
+static void test_fit_widths(void **state)
+{
+        struct row r;
+        struct col *c;
+        char err[256], *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        int n = fields_parse("JobID,State,Tool,JobName%5", V_JOBS, &c, err, sizeof(err));
+        struct out o = { .f = f, .cols = c, .ncols = (size_t)n, .fit = 1, .cc = { .units = -1 } };
+
+        (void)state;
+        job_row(&r);
+        snprintf(r.state, sizeof(r.state), "OUT_OF_MEMORY");
+        snprintf(r.tool, sizeof(r.tool), "pyenv-version-file-read-and-more-than-forty-characters");
+        out_header(&o);
+        out_row(&o, &r);
+        assert_int_equal(len, 0); /* held until the widths are known */
+        out_flush(&o);
+        fclose(f);
+        /* State widens to its value instead of "OUT_OF_ME+"; Tool up to FIT_MAX (40); a width
+         * given with %W cuts as sacct does */
+        assert_string_equal(text, "JobID                State Tool                                     JobNa \n"
+                                  "------------ ------------- ---------------------------------------- ----- \n"
+                                  "42           OUT_OF_MEMORY pyenv-version-file-read-and-more-than-f+   a|b \n");
+        free(text);
+        free(c);
+}
+
+static void test_sacct_fields(void **state)
+{
+        struct cellctx cc = { .units = -1 };
+        struct json_object *o;
+        struct row r;
+        char b[64];
+
+        (void)state;
+        job_row(&r);
+        snprintf(r.account, sizeof(r.account), "physics");
+        snprintf(r.qos, sizeof(r.qos), "normal");
+        snprintf(r.maxrss_node, sizeof(r.maxrss_node), "n2");
+        r.submit = 1795320000;
+        r.start = 1795320044;
+        r.reserved = 44;
+        cell_text(F_ACCOUNT, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "physics");
+        cell_text(F_QOS, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "normal");
+        cell_text(F_RESERVED, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "00:00:44");
+        cell_text(F_MAXRSSNODE, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "n2");
+        o = cell_json(F_SUBMIT, &r, &cc);
+        assert_int_equal(json_object_get_int64(o), 1795320000);
+        json_object_put(o);
+        o = cell_json(F_RESERVED, &r, &cc);
+        assert_int_equal(json_object_get_int64(o), 44);
+        json_object_put(o);
+        /* a step: Submit is its start, Reserved blank, as sacct prints them */
+        r.kind = ROW_STEP;
+        cell_text(F_RESERVED, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "");
+        cell_text(F_SUBMIT, &r, &cc, b, sizeof(b));
+        conv_datetime(b + 32, 32, 1795320044);
+        assert_string_equal(b, b + 32);
+        /* tracer's figures without a node peak: unknown */
+        r.maxrss_node[0] = 0;
+        cell_text(F_MAXRSSNODE, &r, &cc, b, sizeof(b));
+        assert_string_equal(b, "---");
+}
+
+static void test_state_colours(void **state)
+{
+        struct row r;
+
+        (void)state;
+        job_row(&r);
+        r.peak_mem_kb = 4000 * 1024;
+        r.req_mem_share_mb = 4096;
+        r.elapsed = 60;
+        r.timelimit = 1;
+        assert_int_equal(out_colour(F_MEMEFF, &r), 1);
+        /* killed by the OOM killer at 97.7 %: not well sized, red */
+        snprintf(r.state, sizeof(r.state), "OUT_OF_MEMORY");
+        assert_int_equal(out_colour(F_MEMEFF, &r), -1);
+        snprintf(r.state, sizeof(r.state), "FAILED");
+        r.f.oom_kills = 1;
+        assert_int_equal(out_colour(F_MEMEFF, &r), -1);
+        /* failed without the OOM killer: no green either */
+        r.f.oom_kills = 0;
+        assert_int_equal(out_colour(F_MEMEFF, &r), 0);
+        /* TIMEOUT: TimeEff 100 % is red */
+        snprintf(r.state, sizeof(r.state), "TIMEOUT");
+        assert_int_equal(out_colour(F_TIMEEFF, &r), -1);
+}
+
 static void test_unknown_and_blank(void **state)
 {
         struct cellctx cc = { .units = -1 };
@@ -260,7 +369,8 @@ int main(void)
                 cmocka_unit_test(test_cell),         cmocka_unit_test(test_parsable),
                 cmocka_unit_test(test_aligned),      cmocka_unit_test(test_unknown_and_blank),
                 cmocka_unit_test(test_json_cells),   cmocka_unit_test(test_colour_choice),
-                cmocka_unit_test(test_helpformat),
+                cmocka_unit_test(test_helpformat),   cmocka_unit_test(test_fit_widths),
+                cmocka_unit_test(test_state_colours), cmocka_unit_test(test_sacct_fields),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -529,7 +529,7 @@ static void add_tool_proc(struct store *s, uint32_t pid, const char *tool, const
         p.tool.wrapper = wrapper;
         p.exit.runtime_ns = cpu_ns;
         p.exit.peak_rss_kb = rss_kb;
-        p.exit.status = pid == 2 ? 256 : 0; /* samtools sort exited 1 once */
+        p.exit.status = pid == 2 ? 256 : pid == 6 ? 512 : 0; /* samtools sort exited 1 once, ls 2 */
         assert_int_equal(store_add_process(s, &p, OFFSET), 0);
 }
 
@@ -544,8 +544,10 @@ static void test_tools(void **state)
         add_tool_proc(s, 3, "samtools", "index", 0, 0, 500, 3600);
         add_tool_proc(s, 4, "bwa", "mem", 0, 1, 100, 2000);          /* only its wrapper seen */
         add_tool_proc(s, 5, "sh", "", 1, 0, 900000, 90000);           /* plumbing */
+        add_tool_proc(s, 6, "ls", "", 1, 0, 50, 2000);                /* plumbing that failed: shown */
+        add_tool_proc(s, 7, "ls", "", 1, 0, 40, 2000);                /* ... with the ls that did not */
         assert_int_equal(store_unit_tools(s, 12, &t), 0);
-        assert_int_equal(json_object_array_length(t), 3);
+        assert_int_equal(json_object_array_length(t), 4);
         o = json_object_array_get_idx(t, 0);
         assert_string_equal(json_object_get_string(get(o, "tool")), "samtools");
         assert_string_equal(json_object_get_string(get(o, "subcommand")), "sort");
@@ -559,6 +561,10 @@ static void test_tools(void **state)
         o = json_object_array_get_idx(t, 2);
         assert_string_equal(json_object_get_string(get(o, "tool")), "bwa");
         assert_int_equal(geti(o, "maxrss_kb"), 2000);
+        o = json_object_array_get_idx(t, 3);
+        assert_string_equal(json_object_get_string(get(o, "tool")), "ls");
+        assert_int_equal(geti(o, "nprocs"), 2);
+        assert_string_equal(json_object_get_string(get(o, "status_counts")), "0:1,512:1");
         json_object_put(t);
         store_close(s);
 }

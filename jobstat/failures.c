@@ -1,0 +1,51 @@
+/* Naming what failed. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "failures.h"
+#include "procs.h"
+
+static void keep(struct failed_proc *d, const char *step, const struct proc_rec *p)
+{
+        d->pid = p->pid;
+        d->status = p->status;
+        d->end_ns = p->end_ns;
+        snprintf(d->tool, sizeof(d->tool), "%s", p->tool);
+        snprintf(d->step, sizeof(d->step), "%s", step);
+        snprintf(d->cmd, sizeof(d->cmd), "%s", p->cmd ? p->cmd : "");
+}
+
+/* ends before d (an unknown end is last) */
+static int earlier(const struct proc_rec *p, const struct failed_proc *d)
+{
+        if (p->end_ns == JS_NONE)
+                return 0;
+        return d->end_ns == JS_NONE || p->end_ns < d->end_ns;
+}
+
+void failures_add(struct failures *f, const char *step, const struct proc_rec *p, size_t n)
+{
+        f->checked = 1;
+        for (size_t i = 0; i < n; i++) {
+                int oom = p[i].flags != JS_NONE && (p[i].flags & PROC_FLAG_OOM);
+
+                if (oom && (!f->noom++ || earlier(&p[i], &f->oom)))
+                        keep(&f->oom, step, &p[i]);
+                if ((oom || (p[i].status != JS_NONE && p[i].status != 0)) &&
+                    (!f->nfailed++ || earlier(&p[i], &f->first)))
+                        keep(&f->first, step, &p[i]);
+        }
+}
+
+void failures_status_text(char *out, size_t len, int64_t status)
+{
+        int sig = (int)(status & 0x7f);
+
+        if (status == JS_NONE)
+                snprintf(out, len, "ended");
+        else if (!sig)
+                snprintf(out, len, "exited with %d", (int)((status >> 8) & 0xff));
+        else
+                snprintf(out, len, "was killed by signal %d (%s)", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+}
