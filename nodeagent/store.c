@@ -39,7 +39,7 @@ static const char *const process_cols[] = {
         "read_bytes INTEGER", "write_bytes INTEGER", "cancelled_write_bytes INTEGER",
         "minflt INTEGER", "majflt INTEGER", "nvcsw INTEGER", "nivcsw INTEGER", "threads INTEGER",
         "status INTEGER", "flags INTEGER", "tool TEXT", "subcommand TEXT", "interpreter TEXT",
-        "tool_excluded INTEGER", "tool_wrapper INTEGER", "ru_maxrss_kb INTEGER", NULL
+        "tool_excluded INTEGER", "tool_wrapper INTEGER", "ru_maxrss_kb INTEGER", "pre_exec_cpu_ns INTEGER", NULL
 };
 
 static const char schema[] =
@@ -412,6 +412,7 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         sqlite3_bind_int(st, i++, p->tool.excluded);
         sqlite3_bind_int(st, i++, p->tool.wrapper);
         sqlite3_bind_int64(st, i++, e->ru_maxrss_kb);
+        sqlite3_bind_int64(st, i++, p->base.runtime_ns);
         return write_step(s, st);
 }
 

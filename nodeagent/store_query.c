@@ -225,7 +225,7 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
         if (store_prepare(s, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
                        " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
                        " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
-                       " interpreter, tool_excluded, ru_maxrss_kb"
+                       " interpreter, tool_excluded, ru_maxrss_kb, pre_exec_cpu_ns"
                        " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, unit);
