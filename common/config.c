@@ -26,6 +26,8 @@
 #define RING_MAX (1024ull * 1024 * 1024)
 #define CLIENTS_MIN 1u
 #define CLIENTS_MAX 4096u
+#define RETENTION_MIN_MS (60ull * 1000)
+#define STORESIZE_MIN (1ull << 20)
 
 void config_defaults(struct tracer_config *cfg)
 {
@@ -41,6 +43,8 @@ void config_defaults(struct tracer_config *cfg)
         cfg->max_clients = 64;
         snprintf(cfg->tool_rules, sizeof(cfg->tool_rules), "%s", TRACER_TOOL_RULES_DEFAULT);
         cfg->log_level = LOG_LEVEL_INFO;
+        cfg->store_retention_ms = 180ull * 24 * 3600 * 1000;
+        cfg->store_max_bytes = 4ull << 30;
 }
 
 /* ---- value parsers: each returns NULL on success or a reason for the error message */
@@ -64,7 +68,7 @@ static const char *parse_u64(const char *s, uint64_t *out, const char **end)
         return NULL;
 }
 
-/* "N", "Ns", "Nms", "Nm" (bare = seconds) into milliseconds. */
+/* "N", "Ns", "Nms", "Nm", "Nh", "Nd" (bare = seconds) into milliseconds. */
 static const char *parse_duration(const char *s, uint64_t *ms)
 {
         uint64_t v, mult;
@@ -78,8 +82,12 @@ static const char *parse_duration(const char *s, uint64_t *ms)
                 mult = 1;
         else if (!strcasecmp(suf, "m"))
                 mult = 60 * 1000;
+        else if (!strcasecmp(suf, "h"))
+                mult = 3600 * 1000;
+        else if (!strcasecmp(suf, "d"))
+                mult = 24ull * 3600 * 1000;
         else
-                return "unknown duration unit (use ms, s or m)";
+                return "unknown duration unit (use ms, s, m, h or d)";
         if (v > UINT64_MAX / mult)
                 return "duration too large";
         *ms = v * mult;
@@ -129,7 +137,8 @@ static const char *check_name(const char *s, size_t cap)
 
 /* ---- keys */
 
-enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_LOGLEVEL, K_PORT };
+enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_LOGLEVEL, K_PORT,
+                K_RETENTION, K_STORESIZE };
 
 struct key_def {
         const char *name;
@@ -152,6 +161,8 @@ static const struct key_def keys[] = {
         KEY("MungeSocket", K_PATH, munge_socket),
         KEY("ToolRules", K_PATH, tool_rules),
         KEY("BtfPath", K_PATH, btf_path),
+        KEY("StoreRetention", K_RETENTION, store_retention_ms),
+        KEY("StoreMaxSize", K_STORESIZE, store_max_bytes),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -221,6 +232,20 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
                 cfg->listen_port = (uint32_t)n;
                 return NULL;
         }
+        case K_RETENTION:
+                if ((why = parse_duration(v, &n)))
+                        return why;
+                if (n != 0 && n < RETENTION_MIN_MS)
+                        return "must be 0 (keep for ever) or at least 1m";
+                cfg->store_retention_ms = n;
+                return NULL;
+        case K_STORESIZE:
+                if ((why = parse_size(v, &n)))
+                        return why;
+                if (n != 0 && n < STORESIZE_MIN)
+                        return "must be 0 (no limit) or at least 1M";
+                cfg->store_max_bytes = n;
+                return NULL;
         case K_LOGLEVEL:
                 if (!strcasecmp(v, "error"))
                         cfg->log_level = LOG_LEVEL_ERROR;

@@ -25,6 +25,8 @@ struct tracer_config {
         char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
         char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
         char btf_path[PATH_MAX];     /* BtfPath: kernel BTF for kernels without /sys/kernel/btf */
+        uint64_t store_retention_ms; /* StoreRetention: finished units kept this long; 0 = for ever */
+        uint64_t store_max_bytes;    /* StoreMaxSize: store pages in use; 0 = no limit */
         enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
 };
 

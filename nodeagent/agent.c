@@ -259,6 +259,24 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
                 agent_unit_drop(a, u); /* ended earlier, waited for its last process */
 }
 
+void agent_close_lost(struct agent *a, struct proc *p)
+{
+        struct exit_event e;
+
+        memset(&e, 0, sizeof(e));
+        e.h.type = EVENT_EXIT;
+        e.h.pid = p->pid;
+        e.h.start_ns = p->start_ns;
+        e.h.unit = p->unit;
+        e.h.time_ns = agent_now_boot_ns();
+        e.status = -1;
+        e.runtime_ns = p->sample_cpu_ns;
+        e.flags = EXIT_PEAK_UNREAD; /* MaxRSS falls back on the last sample */
+        memcpy(e.comm, p->comm, sizeof(e.comm));
+        p->flags |= PROC_EXIT_LOST;
+        finish_proc(a, p, &e);
+}
+
 int agent_on_event(void *ctx, const void *data, size_t size)
 {
         struct agent *a = ctx;
@@ -399,6 +417,13 @@ static int rediscover_unit(const struct unit *stored, void *ctx)
                 procfs_cgroup_procs(u->cgroup_path, adopt, &rc);
         if (u->cgroup_id)
                 collector_track_cgroup(a->collector, u->cgroup_id, u->id);
+        /* it ran while tracerd was away: its record has that gap */
+        if (a->last_alive_ns > u->start_ns) {
+                if (!u->down_start_ns)
+                        u->down_start_ns = a->last_alive_ns;
+                u->down_end_ns = clock_ns(CLOCK_REALTIME);
+                store_put_unit(a->store, u);
+        }
         if (u->root_pid && procfs_read_stat(u->root_pid, &st) == 0 &&
             st.start_ticks == u->root_start_ns / a->tick_ns) {
                 adopt(u->root_pid, &rc);
@@ -411,36 +436,10 @@ static int rediscover_unit(const struct unit *stored, void *ctx)
 
 int agent_rediscover(struct agent *a)
 {
+        if (store_last_alive(a->store, &a->last_alive_ns) < 0)
+                a->last_alive_ns = 0;
         store_close_stale_units(a->store);
         return store_running_units(a->store, rediscover_unit, a);
-}
-
-/* ---- live samples */
-
-struct sample_round {
-        struct agent *a;
-        uint64_t now_ns; /* one time for the whole round: samples of a round add up */
-        long page_kb;
-};
-
-static int sample_one(struct proc *p, void *ctx)
-{
-        struct sample_round *r = ctx;
-        struct procfs_stat st;
-
-        if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / r->a->tick_ns)
-                return 0; /* exited: its exit event is on its way */
-        p->sample_cpu_ns = st.cpu_ticks * r->a->tick_ns;
-        p->sample_rss_kb = st.rss_pages * r->page_kb;
-        store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
-        return 0;
-}
-
-int agent_sample(struct agent *a)
-{
-        struct sample_round r = { a, agent_now_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
-
-        return proctable_foreach(&a->procs, sample_one, &r);
 }
 
 int agent_load_rules(struct agent *a, const char *path)
@@ -541,6 +540,8 @@ void agent_fini(struct agent *a)
         if (a->collector)
                 collector_drain(a->collector);
         collector_close(a->collector);
+        if (a->store)
+                store_set_alive(a->store, clock_ns(CLOCK_REALTIME)); /* away from now on */
         store_close(a->store);
         proctable_free(&a->procs);
         tool_rules_free(a->rules);

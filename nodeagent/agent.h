@@ -34,6 +34,9 @@ struct agent {
         struct topology topology;    /* hwloc's view of the node, loaded once */
         struct tool_rules *rules;    /* built-in rules + ToolRules's, in force */
         int have_topology;
+        int64_t last_alive_ns;       /* the previous run's last heartbeat (unix ns), 0 unknown */
+        int64_t housekept_ns;        /* when the store was last pruned */
+        int prune_backlog;           /* the last prune took a full batch: go on at the next tick */
 };
 
 /* The peer of a request, from SO_PEERCRED. */
@@ -57,7 +60,14 @@ int agent_rediscover(struct agent *a);
  * -errno. */
 int agent_load_rules(struct agent *a, const char *path);
 /* Periodic: sample live processes for timelines. */
+/* Sample live processes; close those gone from /proc whose exit never came. */
 int agent_sample(struct agent *a);
+/* On every commit tick: the heartbeat; every AGENT_HOUSEKEEPING_MS (every tick while there is
+ * a backlog), store pruning. */
+#define AGENT_HOUSEKEEPING_MS 10000
+void agent_tick(struct agent *a);
+/* Record a process whose exit never came from what its last sample knew, flagged as such. */
+void agent_close_lost(struct agent *a, struct proc *p);
 
 /* Requests; each returns a reply object (never NULL unless out of memory). */
 struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req);

@@ -190,6 +190,7 @@ static int run_loop(struct daemon *d)
                                 return 0;
                         } else if (fd == d->commit_fd) {
                                 drain_timer(fd);
+                                agent_tick(&d->agent);
                                 store_commit(d->agent.store);
                                 server_expire(d->server);
                         } else if (fd == d->sample_fd) {

@@ -16,6 +16,7 @@
 /* stored only: from the exit event's flags */
 #define PROC_THREADS_TRUNCATED 0x100 /* more live threads at the end than the kernel side walks */
 #define PROC_PEAK_UNREAD 0x200       /* the program's own peak was not readable: MaxRSS sampled */
+#define PROC_EXIT_LOST 0x400         /* its exit was never reported: closed from its last sample */
 
 struct proc {
         struct proc *next; /* hash chain */
@@ -30,6 +31,7 @@ struct proc {
         char *argv;        /* NUL-separated, redacted */
         uint32_t argv_len;
         uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
+        uint32_t gone_rounds;  /* housekeeping rounds that found it gone from /proc */
         struct exec_base base; /* counters at the first exec, left out of the exit's totals */
         struct exit_event exit;
         struct tool_id tool;    /* named at exit, from exe and argv */

@@ -27,7 +27,8 @@ static const char *const unit_cols[] = {
         "pipeline TEXT", "run TEXT", "step_name TEXT", "traceparent TEXT", "start_ns INTEGER",
         "end_ns INTEGER", "state TEXT", "exit_status INTEGER", "lost_events INTEGER",
         "cgroup_cpu_ns INTEGER", "cgroup_mem_peak_kb INTEGER", "engine TEXT", "wf_job TEXT",
-        "wildcards TEXT", "tag TEXT", "task_hash TEXT", NULL
+        "wildcards TEXT", "tag TEXT", "task_hash TEXT", "down_start_ns INTEGER",
+        "down_end_ns INTEGER", NULL
 };
 
 static const char *const process_cols[] = {
@@ -321,6 +322,11 @@ int store_put_unit(struct store *s, const struct unit *u)
         bind_text(st, i++, u->wildcards);
         bind_text(st, i++, u->tag);
         bind_text(st, i++, u->task_hash);
+        if (u->down_start_ns) {
+                sqlite3_bind_int64(st, i, u->down_start_ns);
+                sqlite3_bind_int64(st, i + 1, u->down_end_ns);
+        }
+        i += 2;
         return write_step(s, st);
 }
 

@@ -22,6 +22,15 @@ int store_put_unit(struct store *s, const struct unit *u);
 int store_next_unit_id(struct store *s, uint64_t *out);
 /* Units left RUNNING by an earlier boot cannot be found again: mark them LOST. */
 int store_close_stale_units(struct store *s);
+/* Delete up to batch finished units (with their processes and samples) that ended before
+ * before_ns (unix ns; 0: no age limit), then, while the pages in use exceed max_bytes (0: no
+ * limit), the oldest finished ones. Never a running unit. */
+int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
+                unsigned *pruned);
+int store_used_bytes(struct store *s, uint64_t *out);
+/* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
+int store_set_alive(struct store *s, int64_t now_ns);
+int store_last_alive(struct store *s, int64_t *out); /* -ENOENT: never written */
 /* Units still running on this boot, for rediscovery after a restart. */
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx);
 

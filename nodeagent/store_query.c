@@ -63,6 +63,8 @@ static void unit_from_row(sqlite3_stmt *st, struct unit *u)
         copy_col(st, i++, u->wildcards, sizeof(u->wildcards));
         copy_col(st, i++, u->tag, sizeof(u->tag));
         copy_col(st, i++, u->task_hash, sizeof(u->task_hash));
+        u->down_start_ns = sqlite3_column_int64(st, i++);
+        u->down_end_ns = sqlite3_column_int64(st, i++);
 }
 
 int store_close_stale_units(struct store *s)

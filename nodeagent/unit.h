@@ -48,6 +48,7 @@ struct unit {
         uint64_t lost_events;      /* its events the kernel side could not record */
         uint64_t cgroup_cpu_ns;    /* the step cgroup's own counters at the unit's end, 0 unknown */
         uint64_t cgroup_mem_peak_kb;
+        int64_t down_start_ns, down_end_ns; /* unix ns: tracerd was away while it ran, 0 never */
         /* in memory only */
         uint32_t live;             /* live processes in the table */
         uint64_t finished;         /* processes stored since the daemon started */

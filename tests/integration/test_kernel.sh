@@ -144,4 +144,14 @@ read -r lost_quiet < <(db "SELECT lost_events FROM units WHERE name='quiet'")
 echo "  lost events: lossy $lost_lossy, quiet $lost_quiet"
 check "the unit whose events were lost carries the count" [ "${lost_lossy:-0}" -gt 0 ]
 check "a unit with nothing lost carries none" [ "${lost_quiet:-1}" -eq 0 ]
+# processes whose exit was among the lost are closed from their last sample within two rounds
+for _ in $(seq 50); do
+  live=$(ctl status --json | tr -d ' \n' | grep -o '"live_processes":[0-9]*' | grep -o '[0-9]*$')
+  [ "${live:-1}" -eq 0 ] && break
+  sleep 0.2
+done
+check "no process is left waiting for an exit that will never come (live $live)" [ "${live:-1}" -eq 0 ]
+closed=$(db "SELECT COUNT(*) FROM processes WHERE flags & 1024 AND unit=(SELECT id FROM units WHERE name='lossy')")
+echo "  processes closed without an exit event: $closed"
+check "they are recorded, flagged as such" [ "${closed:-0}" -gt 0 ]
 finish

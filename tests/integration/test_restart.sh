@@ -12,6 +12,7 @@ RUN=$!
 for _ in $(seq 100); do [ -e "$T/phase1" ] && break; sleep 0.1; done
 sleep 0.5 # CommitInterval is 200 ms: phase 1 is committed by now
 kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null; DAEMON_PID=
+sleep 2 # away for a while: the unit's record must say so
 check "phase 1's 100 processes were committed before the kill" \
   [ "$(db "SELECT COUNT(*) FROM processes WHERE comm='true'")" -eq 100 ]
 start_daemon || { fail "restart"; finish; exit 1; }
@@ -25,4 +26,9 @@ check "both phases' 200 true processes are in the store" \
 check "the shell itself was recorded at its exit" \
   [ "$(db "SELECT COUNT(*) FROM processes WHERE comm='bash' AND status=0")" -ge 1 ]
 check "the unit ended COMPLETED" [ "$(db "SELECT state FROM units WHERE name='survivor'")" = COMPLETED ]
+read -r down_from down_to < <(db -separator ' ' "SELECT down_start_ns, down_end_ns FROM units WHERE name='survivor'")
+echo "  tracerd away from ${down_from:-?} to ${down_to:-?}"
+gap_ms=$(( (${down_to:-0} - ${down_from:-0}) / 1000000 ))
+check "the unit carries the interval tracerd was away ($gap_ms ms: 2 s or more, under 4 s)" \
+  [ "$gap_ms" -ge 2000 -a "$gap_ms" -lt 4000 ]
 finish

@@ -200,14 +200,26 @@ static void test_durations(void **state)
             "t.conf:1: SampleInterval: bad value \"99ms\": must be 0 (off) or between 100ms and 24h");
         bad("SampleInterval = 1441m\n",
             "t.conf:1: SampleInterval: bad value \"1441m\": must be 0 (off) or between 100ms and 24h");
-        bad("SampleInterval = 10h\n",
-            "t.conf:1: SampleInterval: bad value \"10h\": unknown duration unit (use ms, s or m)");
+        assert_int_equal(ok("SampleInterval = 2h\n").sample_interval_ms, 2 * 3600 * 1000);
+        bad("SampleInterval = 25h\n",
+            "t.conf:1: SampleInterval: bad value \"25h\": must be 0 (off) or between 100ms and 24h");
+        bad("SampleInterval = 10y\n",
+            "t.conf:1: SampleInterval: bad value \"10y\": unknown duration unit (use ms, s, m, h or d)");
+        assert_int_equal(ok("StoreRetention = 180d\n").store_retention_ms, 180ull * 24 * 3600 * 1000);
+        assert_int_equal(ok("StoreRetention = 0\n").store_retention_ms, 0);
+        assert_int_equal(ok("").store_retention_ms, 180ull * 24 * 3600 * 1000);
+        bad("StoreRetention = 30s\n",
+            "t.conf:1: StoreRetention: bad value \"30s\": must be 0 (keep for ever) or at least 1m");
+        assert_int_equal(ok("StoreMaxSize = 2G\n").store_max_bytes, 2ull << 30);
+        assert_int_equal(ok("StoreMaxSize = 0\n").store_max_bytes, 0);
+        bad("StoreMaxSize = 100K\n",
+            "t.conf:1: StoreMaxSize: bad value \"100K\": must be 0 (no limit) or at least 1M");
         bad("SampleInterval = -1\n",
             "t.conf:1: SampleInterval: bad value \"-1\": expected a duration like 500ms, 10s or 5m");
         bad("SampleInterval = 1.5s\n",
-            "t.conf:1: SampleInterval: bad value \"1.5s\": unknown duration unit (use ms, s or m)");
+            "t.conf:1: SampleInterval: bad value \"1.5s\": unknown duration unit (use ms, s, m, h or d)");
         bad("SampleInterval = 10 s\n",
-            "t.conf:1: SampleInterval: bad value \"10 s\": unknown duration unit (use ms, s or m)");
+            "t.conf:1: SampleInterval: bad value \"10 s\": unknown duration unit (use ms, s, m, h or d)");
         bad("SampleInterval = s\n",
             "t.conf:1: SampleInterval: bad value \"s\": expected a duration like 500ms, 10s or 5m");
         bad("SampleInterval = +5s\n",

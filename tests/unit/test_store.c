@@ -825,10 +825,71 @@ static void test_migrates_older_store(void **state)
         store_close(s);
 }
 
+/* Retention: finished units past the age go with their processes and samples; then the oldest
+ * while the store is over its size; a running unit never. */
+static void test_prune(void **state)
+{
+        struct store *s = open_store(BOOT_A);
+        struct unit u;
+        struct proc p;
+        uint64_t used;
+        unsigned n;
+        int i;
+
+        (void)state;
+        for (i = 1; i <= 6; i++) {
+                u = mkunit(i, "u", 1000, 0, i == 1 ? UNIT_RUNNING : UNIT_COMPLETED);
+                u.end_ns = i == 1 ? 0 : OFFSET + 1000000000ll * i; /* unit i ended at i s */
+                put(s, &u);
+                p = mkproc(i, 100 + i, 7000 + i);
+                assert_int_equal(store_add_process(s, &p, OFFSET), 0);
+                assert_int_equal(store_add_sample(s, &p, 7000 + i, OFFSET), 0);
+        }
+        assert_int_equal(store_commit(s), 0);
+        /* ended before 4 s: units 2 and 3 */
+        assert_int_equal(store_prune(s, OFFSET + 4000000000ll, 0, 100, &n), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(count_rows("SELECT COUNT(*) FROM units"), 4);
+        assert_int_equal(count_rows("SELECT COUNT(*) FROM processes WHERE unit IN (2, 3)"), 0);
+        assert_int_equal(count_rows("SELECT COUNT(*) FROM samples WHERE unit IN (2, 3)"), 0);
+        assert_int_equal(count_rows("SELECT COUNT(*) FROM processes"), 4);
+        /* batches are bounded */
+        assert_int_equal(store_prune(s, OFFSET + 100000000000ll, 0, 1, &n), 0);
+        assert_int_equal(n, 1);
+        assert_int_equal(count_rows("SELECT COUNT(*) FROM units WHERE id = 4"), 0);
+        /* over any size: the oldest finished ones go, the running one stays */
+        assert_int_equal(store_used_bytes(s, &used), 0);
+        assert_true(used > 0);
+        assert_int_equal(store_prune(s, 0, 1, 100, &n), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(count_rows("SELECT COUNT(*) FROM units"), 1);
+        assert_int_equal(count_rows("SELECT COUNT(*) FROM units WHERE id = 1 AND state = 'RUNNING'"), 1);
+        assert_int_equal(store_prune(s, 0, 1, 100, &n), 0);
+        assert_int_equal(n, 0);
+        store_close(s);
+}
+
+/* The heartbeat: the last one written is read back; none yet is -ENOENT. */
+static void test_heartbeat(void **state)
+{
+        struct store *s = open_store(BOOT_A);
+        int64_t t = 0;
+
+        (void)state;
+        assert_int_equal(store_last_alive(s, &t), -ENOENT);
+        assert_int_equal(store_set_alive(s, 1234567890123456789ll), 0);
+        assert_int_equal(store_set_alive(s, 1234567890123456790ll), 0);
+        assert_int_equal(store_last_alive(s, &t), 0);
+        assert_true(t == 1234567890123456790ll);
+        store_close(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_open_creates_schema, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_heartbeat, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_units_and_ids, setup, teardown),

@@ -1,0 +1,96 @@
+/* What the daemon does on its own, on its timers: live samples of tracked processes (and,
+ * from the same look at /proc, processes whose exit the kernel side could not report: closed so
+ * that their units can end), a heartbeat in the store (a restart learns from it how long tracerd
+ * was away), and pruning the store to StoreRetention and StoreMaxSize. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "log.h"
+#include "procfs.h"
+
+#define PRUNE_BATCH 200 /* units per round: a round stays short, the next tick goes on */
+#define LOST_BATCH 256  /* processes closed per sample round */
+#define GONE_ROUNDS 2   /* sample rounds a process must be missing from /proc before it is closed */
+
+/* ---- live samples and lost exits */
+
+struct sample_round {
+        struct agent *a;
+        uint64_t now_ns; /* one time for the whole round: samples of a round add up */
+        long page_kb;
+        struct proc *gone[LOST_BATCH];
+        unsigned ngone;
+};
+
+static int sample_one(struct proc *p, void *ctx)
+{
+        struct sample_round *r = ctx;
+        struct procfs_stat st;
+
+        if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / r->a->tick_ns ||
+            st.state == 'Z' || st.state == 'X') {
+                /* exited: its exit event is on its way, unless the kernel side could not send it */
+                if (++p->gone_rounds >= GONE_ROUNDS && r->ngone < LOST_BATCH)
+                        r->gone[r->ngone++] = p;
+                return 0;
+        }
+        p->gone_rounds = 0;
+        p->sample_cpu_ns = st.cpu_ticks * r->a->tick_ns;
+        p->sample_rss_kb = st.rss_pages * r->page_kb;
+        store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
+        return 0;
+}
+
+int agent_sample(struct agent *a)
+{
+        struct sample_round r = { a, agent_now_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
+        unsigned i;
+        int err;
+
+        collector_drain(a->collector); /* exits already reported are handled first */
+        err = proctable_foreach(&a->procs, sample_one, &r);
+        for (i = 0; i < r.ngone; i++) {
+                log_warn("process %u (%s) of unit %llu ended without an exit event: recorded from "
+                         "its last sample", r.gone[i]->pid, r.gone[i]->comm,
+                         (unsigned long long)r.gone[i]->unit);
+                agent_close_lost(a, r.gone[i]);
+        }
+        return err;
+}
+
+/* ---- heartbeat and pruning */
+
+static int64_t now_unix_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Returns whether a full batch went: more may be waiting for the next tick. */
+static int prune(struct agent *a, int64_t now)
+{
+        int64_t before = a->cfg.store_retention_ms ? now - (int64_t)a->cfg.store_retention_ms * 1000000 : 0;
+        unsigned n = 0;
+
+        if (!before && !a->cfg.store_max_bytes)
+                return 0;
+        if (store_prune(a->store, before, a->cfg.store_max_bytes, PRUNE_BATCH, &n) == 0 && n)
+                log_debug("store: %u finished units pruned (StoreRetention, StoreMaxSize)", n);
+        return n == PRUNE_BATCH;
+}
+
+void agent_tick(struct agent *a)
+{
+        int64_t now = now_unix_ns();
+
+        store_set_alive(a->store, now);
+        if (!a->prune_backlog && now - a->housekept_ns < (int64_t)AGENT_HOUSEKEEPING_MS * 1000000)
+                return;
+        a->housekept_ns = now;
+        a->prune_backlog = prune(a, now);
+}
