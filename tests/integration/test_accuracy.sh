@@ -29,7 +29,7 @@ compare() {
   tm=$(awk -F': ' '/Maximum resident/ {print $2}' "$T/$name.time")
   echo "  $name-time: cpu tracer ${cpu}ns time -v ${tu}s user ${ts}s sys; maxrss tracer ${maxrss}kB time -v ${tm}kB"
   check "$name: CPU within 1% or 10 ms of /usr/bin/time -v (+20 ms print rounding)" \
-    within "$cpu" "$(awk -v u="$tu" -v s="$ts" 'BEGIN {printf "%d", (u + s + 0.01) * 1e9}')" 0.01 20000000
+    within "$cpu" "$(awk -v u="$tu" -v s="$ts" 'BEGIN {printf "%.0f", (u + s + 0.01) * 1e9}')" 0.01 20000000
   check "$name: peak RSS within 1% or 256 KiB of /usr/bin/time -v" within "$maxrss" "$tm" 0.01 256
 }
 
