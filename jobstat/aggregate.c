@@ -14,6 +14,7 @@ void figures_init(struct figures *f)
         f->cgroup_mem_peak_kb = f->node_mem_peak_kb = f->cgroup_cpu_ns = JS_NONE;
         f->peak_cores = f->task_peak_cores = -1;
         f->node_mem_peak_node = -1;
+        f->down_start_ns = f->down_end_ns = JS_NONE;
 }
 
 void row_init(struct row *r, enum row_kind kind)
@@ -103,6 +104,8 @@ int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
         u->end_ns = json_int(o, "end_ns");
         u->exit_status = json_int(o, "exit_status");
         u->lost = json_int(o, "lost_events");
+        u->down_start_ns = json_int(o, "down_start_ns");
+        u->down_end_ns = json_int(o, "down_end_ns");
         u->cgroup_cpu_ns = json_int(o, "cgroup_cpu_ns");
         u->cgroup_mem_peak_kb = json_int(o, "cgroup_mem_peak_kb");
         if (u->cgroup_mem_peak_kb == 0)
@@ -201,7 +204,7 @@ void fig_sum(int64_t *s, int64_t v)
 void figures_add_units(struct figures *f, const struct unit_rec *const *units, size_t n)
 {
         int seen_nodes[256], nseen = 0;
-        int64_t node_mem[256], node_cpu[256], node_lost[256];
+        int64_t node_mem[256], node_cpu[256];
         size_t i;
 
         for (i = 0; i < n; i++) {
@@ -222,13 +225,17 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                         ;
                 if (k == nseen && nseen < 256) {
                         seen_nodes[nseen] = u->node;
-                        node_mem[nseen] = node_cpu[nseen] = node_lost[nseen] = JS_NONE;
+                        node_mem[nseen] = node_cpu[nseen] = JS_NONE;
                         nseen++;
                 }
                 if (k < 256) {
                         fig_max(&node_mem[k], u->cgroup_mem_peak_kb);
                         fig_max(&node_cpu[k], u->cgroup_cpu_ns);
-                        fig_max(&node_lost[k], u->lost);
+                }
+                fig_sum(&f->lost, u->lost); /* each unit counts its own losses */
+                if (u->down_start_ns > 0) {
+                        fig_min(&f->down_start_ns, u->down_start_ns);
+                        fig_max(&f->down_end_ns, u->down_end_ns);
                 }
                 if (!u->have_totals)
                         continue;
@@ -258,7 +265,6 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                         f->node_mem_peak_kb = node_mem[k];
                         f->node_mem_peak_node = seen_nodes[k];
                 }
-                fig_sum(&f->lost, node_lost[k]);
                 if (node_cpu[k] != JS_NONE)
                         f->cgroup_cpu_ns = (f->cgroup_cpu_ns == JS_NONE ? 0 : f->cgroup_cpu_ns) + node_cpu[k];
         }
@@ -289,8 +295,9 @@ void figures_merge(struct figures *j, const struct figures *s)
         j->rchar += s->rchar;
         j->wchar += s->wchar;
         j->oom_kills += s->oom_kills;
-        if (s->lost > j->lost) /* node-wide losses while a unit ran: steps overlap in time */
-                j->lost = s->lost;
+        fig_sum(&j->lost, s->lost);
+        fig_min(&j->down_start_ns, s->down_start_ns);
+        fig_max(&j->down_end_ns, s->down_end_ns);
         fig_min(&j->first_start_ns, s->first_start_ns);
         fig_max(&j->last_end_ns, s->last_end_ns);
         fig_max(&j->task_peak_rss_kb, s->task_peak_rss_kb);

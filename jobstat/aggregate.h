@@ -18,6 +18,7 @@ struct unit_rec {
         char engine[16], wf_job[64], wildcards[256], tag[128], task_hash[64]; /* workflow */
         int64_t alloc_cpus, alloc_mem_mb, start_ns, end_ns, exit_status, lost;
         int64_t cgroup_cpu_ns, cgroup_mem_peak_kb;
+        int64_t down_start_ns, down_end_ns; /* unix ns, JS_NONE: tracerd was there throughout */
         int have_totals;
         struct {
                 int64_t nprocs, cpu_ns, user_ns, sys_ns, maxrss_kb, read_bytes, write_bytes;

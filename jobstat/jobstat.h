@@ -38,6 +38,7 @@ struct figures {
         int64_t node_mem_peak_kb;   /* the step cgroup peak of the highest node */
         int node_mem_peak_node;     /* that node (unit_rec.node), -1 unknown */
         int64_t cgroup_cpu_ns;      /* likewise */
+        int64_t down_start_ns, down_end_ns; /* tracerd was away while a unit ran, JS_NONE never */
 };
 
 enum row_kind { ROW_JOB, ROW_STEP, ROW_LOCAL, ROW_TOOL, ROW_PROC, ROW_TREE, ROW_ARRAY, ROW_WF };

@@ -154,7 +154,17 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
                 NOTE("more runnable threads than allocated cores: %.2f cores busy at peak, %" PRId64 " allocated",
                      r->peak_cores, r->alloc_cpus);
         if (r->f.lost > 0)
-                NOTE("%" PRId64 " kernel events lost while it ran: its figures may be incomplete", r->f.lost);
+                NOTE("incomplete: %" PRId64 " of its kernel events were lost (ring buffer or tracked set "
+                     "full): its figures are short of them", r->f.lost);
+        if (r->f.down_start_ns != JS_NONE && r->f.down_end_ns != JS_NONE) {
+                char from[32], to[32];
+
+                conv_datetime(from, sizeof(from), r->f.down_start_ns / 1000000000);
+                conv_datetime(to, sizeof(to), r->f.down_end_ns / 1000000000);
+                /* the date once, when both fall on the same day */
+                NOTE("incomplete: tracerd was down %s-%s: what ran then is missing", from,
+                     strncmp(from, to, 11) ? to : to + 11);
+        }
         advice_text(&adv, sug, sizeof(sug));
         if (j->array_ntasks > 1) {
                 if (j->array_last && j->array_suggest[0])

@@ -31,4 +31,6 @@ echo "  tracerd away from ${down_from:-?} to ${down_to:-?}"
 gap_ms=$(( (${down_to:-0} - ${down_from:-0}) / 1000000 ))
 check "the unit carries the interval tracerd was away ($gap_ms ms: 2 s or more, under 4 s)" \
   [ "$gap_ms" -ge 2000 -a "$gap_ms" -lt 4000 ]
+jobstat -j survivor > "$T/report" 2>&1
+check "its report says it is incomplete for that interval" grep -q "incomplete: tracerd was down" "$T/report"
 finish

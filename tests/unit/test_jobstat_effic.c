@@ -243,7 +243,20 @@ static void test_notes(void **state)
         j.row.f.oom_kills = 1;
         snprintf(j.missing, sizeof(j.missing), "n2");
         n = notes_build(&j, -1, lines, NOTES_MAX);
-        assert_true(has_line(lines, n, "12 kernel events lost"));
+        assert_true(has_line(lines, n, "incomplete: 12 of its kernel events were lost"));
+        /* a gap while tracerd was away: from-to, the date said once on the same day */
+        j.row.f.down_start_ns = 1700000000ll * 1000000000;
+        j.row.f.down_end_ns = 1700000105ll * 1000000000;
+        n = notes_build(&j, -1, lines, NOTES_MAX);
+        {
+                char from[32], to[32], want[96];
+
+                conv_datetime(from, sizeof(from), 1700000000);
+                conv_datetime(to, sizeof(to), 1700000105);
+                snprintf(want, sizeof(want), "incomplete: tracerd was down %s-%s", from, to + 11);
+                assert_true(has_line(lines, n, want));
+        }
+        j.row.f.down_start_ns = j.row.f.down_end_ns = JS_NONE;
         assert_true(has_line(lines, n, "killed by the OOM killer at its 4G limit"));
         assert_true(has_line(lines, n, "no figures from node(s) n2"));
         /* running: no advice yet; tracer knowing nothing: said so */
