@@ -125,7 +125,7 @@ int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state 
                 u->end_ns = clock_ns(CLOCK_REALTIME);
                 u->state = state;
                 u->exit_status = status;
-                u->lost_events = collector_unit_lost(a->collector, u->id);
+                u->lost_events = collector_unit_lost(a->collector, u->id) + u->unstored;
                 if (u->cgroup_id)
                         collector_untrack_cgroup(a->collector, u->cgroup_id);
         }
@@ -138,7 +138,42 @@ int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state 
         err = store_put_unit(a->store, u);
         if (!err)
                 err = store_commit(a->store);
-        return err;
+        /* the end is known; its record is written once the store takes writes again */
+        u->dirty = err != 0;
+        return 0;
+}
+
+/* The store lost processes of unit (disk full): counted in its Lost, its record written again. */
+static void store_loss(void *ctx, uint64_t id, uint32_t n)
+{
+        struct agent *a = ctx;
+        struct unit *u = agent_unit(a, id);
+
+        if (!u) {
+                a->unstored += n;
+                return;
+        }
+        u->unstored += n;
+        if (u->state != UNIT_RUNNING) {
+                u->lost_events += n;
+                u->dirty = 1;
+        }
+}
+
+void agent_flush_units(struct agent *a)
+{
+        struct unit *u, *next;
+
+        for (u = a->units; u; u = next) {
+                next = u->next;
+                if (!u->dirty)
+                        continue;
+                if (store_put_unit(a->store, u) || store_commit(a->store))
+                        return; /* still failing: the next tick tries again */
+                u->dirty = 0;
+                if (u->state != UNIT_RUNNING && !u->live)
+                        agent_unit_drop(a, u);
+        }
 }
 
 /* ---- events */
@@ -203,6 +238,8 @@ void agent_unit_drop(struct agent *a, struct unit *u)
 {
         struct unit **pp;
 
+        if (u->dirty)
+                return; /* kept until its record is written: agent_flush_units drops it */
         for (pp = &a->units; *pp; pp = &(*pp)->next) {
                 if (*pp == u) {
                         *pp = u->next;
@@ -527,6 +564,7 @@ int agent_init(struct agent *a, const struct tracer_config *cfg, const char *nod
         err = store_open(&a->store, dir, a->boot_id);
         if (err)
                 return err;
+        store_on_loss(a->store, store_loss, a);
         err = store_next_unit_id(a->store, &a->next_unit_id);
         if (err)
                 return err;

@@ -37,6 +37,7 @@ struct agent {
         int64_t last_alive_ns;       /* the previous run's last heartbeat (unix ns), 0 unknown */
         int64_t housekept_ns;        /* when the store was last pruned */
         int prune_backlog;           /* the last prune took a full batch: go on at the next tick */
+        uint64_t unstored;           /* processes the store could not write, of units gone */
 };
 
 /* The peer of a request, from SO_PEERCRED. */
@@ -66,6 +67,8 @@ int agent_sample(struct agent *a);
  * a backlog), store pruning. */
 #define AGENT_HOUSEKEEPING_MS 10000
 void agent_tick(struct agent *a);
+/* Write the records of units whose last write failed (disk full); drop those that are done. */
+void agent_flush_units(struct agent *a);
 /* Record a process whose exit never came from what its last sample knew, flagged as such. */
 void agent_close_lost(struct agent *a, struct proc *p);
 

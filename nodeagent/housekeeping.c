@@ -89,6 +89,7 @@ void agent_tick(struct agent *a)
         int64_t now = now_unix_ns();
 
         store_set_alive(a->store, now);
+        agent_flush_units(a);
         if (!a->prune_backlog && now - a->housekept_ns < (int64_t)AGENT_HOUSEKEEPING_MS * 1000000)
                 return;
         a->housekept_ns = now;

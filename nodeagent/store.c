@@ -231,14 +231,82 @@ void store_close(struct store *s)
         free(s);
 }
 
-int store_commit(struct store *s)
+void store_on_loss(struct store *s, store_loss_fn fn, void *ctx)
 {
-        if (!s->in_txn)
-                return 0;
-        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-                return store_fail(s, "commit");
+        s->on_loss = fn;
+        s->loss_ctx = ctx;
+}
+
+static void lose(struct store *s, uint64_t unit, uint32_t n)
+{
+        if (s->on_loss && n)
+                s->on_loss(s->loss_ctx, unit, n);
+}
+
+/* A process joined the open batch: counted for its unit in case the batch is lost. */
+static void note_batch(struct store *s, uint64_t unit)
+{
+        unsigned i;
+
+        for (i = 0; i < s->nbatch && s->batch[i].unit != unit; i++)
+                ;
+        if (i == s->nbatch) {
+                if (s->nbatch == STORE_BATCH_UNITS)
+                        i = STORE_BATCH_UNITS - 1, unit = 0; /* the rest, unattributed */
+                else
+                        s->batch[s->nbatch++] = (typeof(s->batch[0])){ unit, 0 };
+                s->batch[i].unit = unit;
+        }
+        s->batch[i].n++;
+}
+
+/* The open batch is gone (rolled back): what it held is lost, for its units. */
+static void batch_lost(struct store *s)
+{
+        unsigned i;
+
+        for (i = 0; i < s->nbatch; i++)
+                lose(s, s->batch[i].unit, s->batch[i].n);
+        s->nbatch = 0;
         s->in_txn = 0;
         s->pending = 0;
+}
+
+/* A write or the commit failed (disk full, I/O error). Said once until writes work again; the
+ * batch state follows SQLite's: a batch it rolled back is counted lost. */
+int store_write_failed(struct store *s, const char *what)
+{
+        int full = sqlite3_errcode(s->db) == SQLITE_FULL;
+
+        if (!s->failing)
+                log_error("store: %s failed: %s: what cannot be written is counted per unit (Lost) "
+                          "until writes work again", what, sqlite3_errmsg(s->db));
+        s->failing = 1;
+        if (s->in_txn && sqlite3_get_autocommit(s->db))
+                batch_lost(s);
+        return full ? -ENOSPC : -EIO;
+}
+
+int store_commit(struct store *s)
+{
+        int err;
+
+        if (!s->in_txn)
+                return 0;
+        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+                err = store_write_failed(s, "commit");
+                if (s->in_txn) { /* still open after a failed COMMIT: give it up */
+                        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+                        batch_lost(s);
+                }
+                return err;
+        }
+        if (s->failing)
+                log_info("store: writes work again");
+        s->failing = 0;
+        s->in_txn = 0;
+        s->pending = 0;
+        s->nbatch = 0;
         return 0;
 }
 
@@ -253,15 +321,18 @@ static int write_step(struct store *s, sqlite3_stmt *st)
         int rc;
 
         if (!s->in_txn) {
-                if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-                        return store_fail(s, "begin");
+                if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+                        sqlite3_reset(st);
+                        sqlite3_clear_bindings(st);
+                        return store_write_failed(s, "begin");
+                }
                 s->in_txn = 1;
         }
         rc = sqlite3_step(st);
         sqlite3_reset(st);
         sqlite3_clear_bindings(st);
         if (rc != SQLITE_DONE)
-                return store_fail(s, "write");
+                return store_write_failed(s, "write");
         if (++s->pending >= BATCH_MAX)
                 return store_commit(s);
         return 0;
@@ -363,7 +434,7 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         sqlite3_stmt *st = s->add_process;
         const struct exit_event *e = &p->exit;
         uint64_t user, sys;
-        int i = 1;
+        int i = 1, err;
 
         cpu_split(e, &user, &sys);
         sqlite3_bind_text(st, i++, s->boot_id, -1, SQLITE_TRANSIENT);
@@ -419,7 +490,12 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         sqlite3_bind_int(st, i++, p->tool.wrapper);
         sqlite3_bind_int64(st, i++, e->ru_maxrss_kb);
         sqlite3_bind_int64(st, i++, p->base.runtime_ns);
-        return write_step(s, st);
+        err = write_step(s, st);
+        if (err)
+                lose(s, p->unit, 1);
+        else if (s->in_txn)
+                note_batch(s, p->unit);
+        return err;
 }
 
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns, int64_t offset_ns)

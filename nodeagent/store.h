@@ -12,6 +12,10 @@
 struct store;
 
 int store_open(struct store **out, const char *dir, const char *boot_id);
+/* Called with the processes of a unit that a failed write or commit (disk full, I/O error)
+ * could not store; unit 0 when more units were in the batch than it tracks. */
+typedef void (*store_loss_fn)(void *ctx, uint64_t unit, uint32_t n);
+void store_on_loss(struct store *s, store_loss_fn fn, void *ctx);
 void store_close(struct store *s); /* commits what is pending */
 int store_commit(struct store *s);
 unsigned store_pending(const struct store *s); /* writes not committed yet */

@@ -5,17 +5,30 @@
 #include <sqlite3.h>
 #include "store.h"
 
+#define STORE_BATCH_UNITS 64 /* units whose processes an open batch tracks for loss counts */
+
 struct store {
         sqlite3 *db;
         char boot_id[40];
         int in_txn;
         unsigned pending;
+        int failing;            /* writes fail (disk full, I/O error): said once, until they work */
+        struct {
+                uint64_t unit;
+                uint32_t n;
+        } batch[STORE_BATCH_UNITS]; /* processes of the open batch, per unit */
+        unsigned nbatch;
+        store_loss_fn on_loss;
+        void *loss_ctx;
         sqlite3_stmt *put_unit, *add_process, *add_sample;
         char unit_columns[1024]; /* names of unit_cols, in order: what SELECTs of units list */
 };
 
 /* Log the database's error about what, and return -EIO. */
 int store_fail(struct store *s, const char *what);
+/* A write failed (disk full, I/O error): said once until writes work again; a batch SQLite
+ * rolled back is counted lost. -ENOSPC or -EIO. */
+int store_write_failed(struct store *s, const char *what);
 /* A prepared statement kept for the connection's life. */
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **out);
 

@@ -12,7 +12,7 @@
 static int exec_sql(struct store *s, const char *sql)
 {
         if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                return store_fail(s, sql);
+                return store_write_failed(s, "prune");
         return 0;
 }
 
@@ -57,7 +57,7 @@ static int prune_batch(struct store *s, int64_t before_ns, unsigned batch, unsig
                 return -EIO;
         sqlite3_bind_int64(st, 1, before_ns);
         sqlite3_bind_int64(st, 2, batch);
-        err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_fail(s, "prune");
+        err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "prune");
         sqlite3_finalize(st);
         if (err)
                 return err;
@@ -97,7 +97,10 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
                 *pruned = 0;
                 return err;
         }
-        return exec_sql(s, "COMMIT");
+        err = exec_sql(s, "COMMIT");
+        if (err && !sqlite3_get_autocommit(s->db))
+                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return err;
 }
 
 int store_set_alive(struct store *s, int64_t now_ns)
@@ -108,7 +111,7 @@ int store_set_alive(struct store *s, int64_t now_ns)
         if (store_prepare(s, "INSERT OR REPLACE INTO meta VALUES('alive_ns', ?)", &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, now_ns);
-        err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_fail(s, "heartbeat");
+        err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "heartbeat");
         sqlite3_finalize(st);
         return err;
 }

@@ -50,6 +50,8 @@ struct unit {
         uint64_t cgroup_mem_peak_kb;
         int64_t down_start_ns, down_end_ns; /* unix ns: tracerd was away while it ran, 0 never */
         /* in memory only */
+        uint64_t unstored;         /* its processes the store could not write (disk full) */
+        int dirty;                 /* its record waits for the store to take it again */
         uint32_t live;             /* live processes in the table */
         uint64_t finished;         /* processes stored since the daemon started */
 };
