@@ -57,8 +57,12 @@ int agent_load_rules(struct agent *a, const char *path, int missing_ok);
 /* Periodic: sample live processes for timelines. */
 int agent_sample(struct agent *a);
 
-/* Requests; each returns a reply object (never NULL unless out of memory). */
-struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req);
+/* Requests; each returns a reply object (never NULL unless out of memory). For a listing,
+ * *stream is set too: the reply is then the head, and the rows follow from the stream
+ * (stream.h); otherwise *stream is NULL. */
+struct reply_stream;
+struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,
+                                  struct reply_stream **stream);
 
 uint64_t agent_now_boot_ns(void);
 struct unit *agent_unit(struct agent *a, uint64_t id);

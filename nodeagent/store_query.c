@@ -106,8 +106,7 @@ int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *c
         return err;
 }
 
-/* One row as a JSON object, column names as keys; argv (NUL-separated) as an array. */
-static struct json_object *row_to_json(sqlite3_stmt *st)
+struct json_object *store_row_to_json(sqlite3_stmt *st)
 {
         struct json_object *o = json_object_new_object();
         int i, n = sqlite3_column_count(st);
@@ -155,7 +154,7 @@ static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object *
         if (!arr)
                 return -ENOMEM;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-                json_object_array_add(arr, row_to_json(st));
+                json_object_array_add(arr, store_row_to_json(st));
         if (rc != SQLITE_DONE) {
                 json_object_put(arr);
                 return store_fail(s, "query");
@@ -164,12 +163,24 @@ static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object *
         return 0;
 }
 
-int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
+/* A one-off statement on db: the store's own connection, or a reader's (stream.c). */
+static int prepare_on(struct store *s, sqlite3 *db, const char *sql, sqlite3_stmt **out)
+{
+        if (db == s->db)
+                return store_prepare(s, sql, out);
+        if (sqlite3_prepare_v2(db, sql, -1, out, NULL) != SQLITE_OK) {
+                log_error("prepare: %s", sqlite3_errmsg(db));
+                return -EIO;
+        }
+        return 0;
+}
+
+int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,
+                      sqlite3_stmt **out)
 {
         long long num = -1, task = -1;
         char sql[1536], *end;
         sqlite3_stmt *st;
-        int err;
 
         /* "N": Slurm job N (all its steps) or local run N; "N_M": task M of job array N;
          * anything else: a unit name ("N.batch", "N.0", a run's --name) */
@@ -186,13 +197,24 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
                  " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
                  " AND (?4 OR uid=?5) ORDER BY id",
                  s->unit_columns);
-        if (store_prepare(s, sql, &st))
+        if (prepare_on(s, db, sql, &st))
                 return -EIO;
-        sqlite3_bind_text(st, 1, selector, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 1, selector, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 2, num);
         sqlite3_bind_int64(st, 3, task);
         sqlite3_bind_int(st, 4, uid == UINT32_MAX);
         sqlite3_bind_int64(st, 5, uid);
+        *out = st;
+        return 0;
+}
+
+int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
+{
+        sqlite3_stmt *st;
+        int err;
+
+        if (store_query_units(s, s->db, selector, uid, &st))
+                return -EIO;
         err = rows_to_array(s, st, out);
         sqlite3_finalize(st);
         return err;
@@ -217,29 +239,35 @@ int store_get_unit(struct store *s, uint64_t id, struct unit *out)
         return rc == SQLITE_DONE ? -ENOENT : store_fail(s, "unit");
 }
 
+int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
+{
+        if (prepare_on(s, db, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
+                       " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
+                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
+                       " interpreter, tool_excluded"
+                       " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", out))
+                return -EIO;
+        sqlite3_bind_int64(*out, 1, unit);
+        return 0;
+}
+
 int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out)
 {
         sqlite3_stmt *st;
         int err;
 
-        if (store_prepare(s, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
-                       " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
-                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
-                       " interpreter, tool_excluded"
-                       " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", &st))
+        if (store_query_processes(s, s->db, unit, &st))
                 return -EIO;
-        sqlite3_bind_int64(st, 1, unit);
         err = rows_to_array(s, st, out);
         sqlite3_finalize(st);
         return err;
 }
 
-int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
+int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
 {
         sqlite3_stmt *st;
-        int err;
 
-        if (store_prepare(s, "WITH p AS (SELECT * FROM processes"
+        if (prepare_on(s, db, "WITH p AS (SELECT * FROM processes"
                        "  WHERE unit=?1 AND tool IS NOT NULL AND NOT tool_excluded),"
                        " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p"
                        "  GROUP BY tool, subcommand, status)"
@@ -258,6 +286,17 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
                        " FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC", &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, unit);
+        *out = st;
+        return 0;
+}
+
+int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
+{
+        sqlite3_stmt *st;
+        int err;
+
+        if (store_query_tools(s, s->db, unit, &st))
+                return -EIO;
         err = rows_to_array(s, st, out);
         sqlite3_finalize(st);
         return err;
@@ -279,7 +318,7 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_bind_int64(st, 1, unit);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
-                o = row_to_json(st);
+                o = store_row_to_json(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_ROW)
                 return store_fail(s, "totals");
@@ -300,7 +339,7 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_bind_int64(st, 1, unit);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
-                struct json_object *extra = row_to_json(st);
+                struct json_object *extra = store_row_to_json(st);
 
                 json_object_object_foreach(extra, key, val)
                         json_object_object_add(o, key, json_object_get(val));
