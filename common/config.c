@@ -49,6 +49,7 @@ void config_defaults(struct tracer_config *cfg)
         cfg->client_line_ms = 10 * 1000;
         cfg->client_buffer_bytes = 1024 * 1024;
         snprintf(cfg->tool_rules, sizeof(cfg->tool_rules), "%s", TRACER_TOOL_RULES_DEFAULT);
+        snprintf(cfg->slurmd_spool_dir, sizeof(cfg->slurmd_spool_dir), "%s", "/var/spool/slurmd");
         cfg->log_level = LOG_LEVEL_INFO;
 }
 
@@ -166,6 +167,7 @@ static const struct key_def keys[] = {
         KEY("ListenPort", K_PORT, listen_port),
         KEY("MungeSocket", K_PATH, munge_socket),
         KEY("ToolRules", K_PATH, tool_rules),
+        KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

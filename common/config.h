@@ -29,6 +29,7 @@ struct tracer_config {
         uint32_t listen_port;        /* ListenPort: TCP port for other nodes' queries, 0 = off */
         char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
         char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
+        char slurmd_spool_dir[PATH_MAX]; /* SlurmdSpoolDir: where batch scripts may be read, %n = node */
         enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
 };
 
