@@ -121,13 +121,14 @@ static int add_fd(int epfd, int fd)
 }
 
 /* The socket's directory is tracerd's and nobody else may write it: clients (the SPANK plugin
- * above all) trust what answers there. Made if missing, its mode fixed if loose. */
+ * above all) trust what answers there. Made 0755 if missing (whatever the umask), group and
+ * world write taken away if it had them. */
 static int socket_dir(const char *dir)
 {
         struct stat st;
-        int fd, err = 0;
+        int fd, err = 0, made = mkdir(dir, 0755) == 0;
 
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        if (!made && errno != EEXIST) {
                 err = -errno;
                 log_error("socket_dir: cannot create %s: %m", dir);
                 return err;
@@ -139,7 +140,7 @@ static int socket_dir(const char *dir)
         } else if (st.st_uid != geteuid()) {
                 err = -EPERM;
                 log_error("socket_dir: %s belongs to uid %u, not to tracerd", dir, st.st_uid);
-        } else if ((st.st_mode & 022) && fchmod(fd, st.st_mode & 07755) < 0) {
+        } else if ((made || (st.st_mode & 022)) && fchmod(fd, made ? 0755 : st.st_mode & 07755) < 0) {
                 err = -errno;
                 log_error("socket_dir: chmod %s: %m", dir);
         }

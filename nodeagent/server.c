@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -125,6 +126,21 @@ fail:
         return err;
 }
 
+/* Each client may hold its socket and a store reader (three files): make room for all of them,
+ * or say that MaxClients cannot be reached. */
+static void fd_room(unsigned max_clients)
+{
+        rlim_t need = (rlim_t)max_clients * 4 + 64;
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+                return;
+        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < need)
+                log_warn("fd_room: open files limited to %llu, fewer than MaxClients needs (%llu)",
+                         (unsigned long long)rl.rlim_cur, (unsigned long long)need);
+}
+
 int server_open(struct server **out, const char *path, const struct tracer_config *cfg, int epfd,
                 unsigned tcp_port)
 {
@@ -144,6 +160,7 @@ int server_open(struct server **out, const char *path, const struct tracer_confi
                 return -ENOMEM;
         }
         s->max_clients = cfg->max_clients;
+        fd_room(s->max_clients);
         for (i = 0; i < s->max_clients; i++)
                 s->clients[i].fd = -1;
         /* at most half the slots are kept back, so that users always have some */
@@ -256,11 +273,11 @@ static void log_refusal(struct server *s, uid_t uid, const char *why)
         if (s->refused_logged_ms && now - s->refused_logged_ms < REFUSAL_LOG_MS)
                 return;
         if (uid == (uid_t)-1)
-                log_warn("client refused: %s (%u refused in the last %d s)", why, s->refused,
+                log_warn("refused: %s (%u refusals in the last %d s)", why, s->refused,
                          REFUSAL_LOG_MS / 1000);
         else
-                log_warn("client of uid %u refused: %s (%u refused in the last %d s)", uid, why,
-                         s->refused, REFUSAL_LOG_MS / 1000);
+                log_warn("refused uid %u: %s (%u refusals in the last %d s)", uid, why, s->refused,
+                         REFUSAL_LOG_MS / 1000);
         s->refused_logged_ms = now;
         s->refused = 0;
 }
@@ -368,7 +385,7 @@ static struct json_object *tcp_request(struct server *s, struct agent *a, struct
 
         if (auth_munge_request(s->munge_socket, a->node, outer, &req, &peer.uid, &peer.gid, err,
                                sizeof(err)) < 0) {
-                log_warn("TCP request refused: %s", err);
+                log_refusal(s, (uid_t)-1, err);
                 c->closing = 1;
                 return proto_reply_error("%s", err);
         }
@@ -418,8 +435,7 @@ static void queue_reply(struct server *s, struct client *c, struct json_object *
 
         json_object_put(reply);
         if (text && len > s->out_max) {
-                log_warn("reply of %zu bytes to uid %u refused: more than ClientBufferSize", len,
-                         c->peer.uid);
+                log_refusal(s, c->peer.uid, "reply larger than ClientBufferSize");
                 free(text);
                 reply = proto_reply_error("reply larger than ClientBufferSize (%zu bytes)", s->out_max);
                 text = reply ? proto_serialize(reply, &len) : NULL;
@@ -459,7 +475,10 @@ static void serve_next(struct server *s, struct agent *a, struct client *c)
         r = proto_parse_request(line, len, &req, err, sizeof(err));
         free(line);
         if (r) {
-                log_warn("malformed request from pid %d uid %u: %s", c->peer.pid, c->peer.uid, err);
+                char why[300];
+
+                snprintf(why, sizeof(why), "malformed request from pid %d: %s", c->peer.pid, err);
+                log_refusal(s, c->peer.uid, why);
                 c->closing = 1;
                 queue_reply(s, c, proto_reply_error("malformed request: %s", err), NULL);
                 return;

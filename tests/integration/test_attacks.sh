@@ -1,0 +1,112 @@
+# An unprivileged user against tracerd's control socket, each attack while root traces a
+# command: 500 held connections, 200 MB of newlines, a flood of requests whose replies are
+# never read, one 200 MB line, one byte per second, an idle connection, and run_end of units
+# that are not the user's to end. Every time root's runs are traced whole (every process in
+# its unit), tracerd's peak RSS (VmHWM) stays within 64 MiB and a status request is answered
+# within 100 ms.
+. "$(dirname "$0")/lib.sh"
+ATTACKER=tracer-attacker
+if ! id -u $ATTACKER >/dev/null 2>&1; then
+  useradd -r -M -d /nonexistent -s /usr/sbin/nologin $ATTACKER || { echo "cannot create user $ATTACKER"; exit 1; }
+fi
+write_config
+cat >> "$T/tracer.conf" <<CONF
+ClientIdleTimeout = 4s
+ClientRequestTimeout = 3s
+CONF
+start_daemon || exit 1
+SOCK=$T/run/tracerd-$NODE.sock
+ATK="/usr/bin/python3 $TOP/tests/integration/progs/attacker.py $SOCK"
+HWM_MAX_KB=65536
+STATUS_MAX_MS=100
+asattacker() { setpriv --reuid=$ATTACKER --regid="$(id -g $ATTACKER)" --clear-groups "$@"; }
+hwm_kb() { awk '/^VmHWM/ {print $2}' /proc/$DAEMON_PID/status; }
+
+# root's runs: a long one spanning the attack (sh, 30 true, 30 sleep) and a short one begun
+# in the middle of it (sh, 20 true)
+LONG='i=0; while [ $i -lt 30 ]; do /bin/true; sleep 0.1; i=$((i+1)); done'
+SHORT='/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true; :'
+traced_whole() { # traced_whole NAME NPROCS NTRUE
+  local u n t
+  u=$(db "SELECT id FROM units WHERE name='$1'")
+  [ -n "$u" ] || { echo "    no unit $1"; return 1; }
+  n=$(db "SELECT COUNT(*) FROM processes WHERE unit=$u")
+  t=$(db "SELECT COUNT(*) FROM processes WHERE unit=$u AND exe='/bin/true'")
+  [ "$n" = "$2" ] && [ "$t" = "$3" ] && grep -q "$2 recorded" "$T/$1.out" ||
+    { echo "    $1: $n processes ($t true), want $2 ($3)"; cat "$T/$1.out"; return 1; }
+}
+
+# attack NAME COMMAND...: COMMAND runs as the attacker while root traces its two runs
+attack() {
+  local name=$1 apid wpid lpid worst fails hwm; shift
+  echo 5 > /proc/$DAEMON_PID/clear_refs # VmHWM from here
+  python3 $TOP/tests/integration/progs/attacker.py "$SOCK" status_watch "$T/watch" & wpid=$!
+  ctl run --name "$name-long" -- /bin/sh -c "$LONG" 2> "$T/$name-long.out" & lpid=$!
+  sleep 0.3
+  asattacker "$@" > "$T/$name.atk" 2>&1 & apid=$!
+  sleep 1
+  ctl run --name "$name-short" -- /bin/sh -c "$SHORT" 2> "$T/$name-short.out"
+  wait $apid $lpid
+  kill -TERM $wpid 2>/dev/null; wait $wpid
+  read -r worst fails < "$T/watch"
+  hwm=$(hwm_kb)
+  echo "  $name: attacker says '$(head -c 200 "$T/$name.atk")'; VmHWM $hwm kB; slowest status ${worst} ms"
+  check "$name: root's long run traced whole" traced_whole "$name-long" 61 30
+  check "$name: root's run begun during the attack traced whole" traced_whole "$name-short" 21 20
+  check "$name: VmHWM $hwm kB <= $HWM_MAX_KB kB" [ "$hwm" -le $HWM_MAX_KB ]
+  check "$name: status answered within $STATUS_MAX_MS ms (slowest ${worst} ms, $fails failed)" \
+    awk -v w="$worst" -v f="$fails" -v m=$STATUS_MAX_MS 'BEGIN { exit !(w <= m && f == 0) }'
+}
+
+# 1. slot exhaustion: 500 connections held
+refused_before=$(grep -c "refused" "$T/tracerd.log")
+attack held500 $ATK hold 500 3
+held=$(cat "$T/held500.atk")
+check "held500: the attacker keeps at most MaxClientsPerUser (8) connections, has $held" [ "$held" -le 8 ]
+check "held500: refusals are logged at a limited rate" \
+  [ $(( $(grep -c "refused" "$T/tracerd.log") - refused_before )) -le 2 ]
+# meanwhile another user and root (the SPANK plugin's and prolog's way in) still get in
+asattacker $ATK hold 500 3 > /dev/null & apid=$!
+sleep 1
+setpriv --reuid=nobody --regid=nogroup --clear-groups env TRACER_CONF="$TRACER_CONF" \
+  "$BUILD/tracerctl" -N $NODE run --name other-user -- /bin/true 2> "$T/other-user.out"
+check "held500: another user can still trace a command" grep -q "1 recorded" "$T/other-user.out"
+sleep 30 & victim=$!
+slurm_unit=$(ctl register --uid "$(id -u $ATTACKER)" --pid $victim --job-id 4242 --step-id 0 --name 4242.0)
+check "held500: root can still register a Slurm task (unit '$slurm_unit')" [ -n "$slurm_unit" ]
+wait $apid
+
+# 2. unbounded buffering: newlines, unread replies, one endless line
+attack newlines $ATK newlines 200 4
+attack requests $ATK requests 200 4
+attack longline $ATK longline 200
+
+# 3. one byte per second, and silence
+attack trickle $ATK trickle 8 8
+closes=$(cat "$T/trickle.atk")
+check "trickle: every slow request line was cut after ClientRequestTimeout (3 s): $closes" \
+  awk -v c="$closes" 'BEGIN { n = split(c, t, " "); for (i = 1; i <= n; i++) if (t[i] < 2.5 || t[i] > 6) exit 1; exit n != 8 }'
+idle=$(asattacker $ATK idle 10)
+check "idle: a silent connection is let go after ClientIdleTimeout (4 s): $idle" \
+  awk -v t="$idle" 'BEGIN { exit !(t >= 3.5 && t <= 7) }'
+
+# 4. authority: run_end of root's run, and of the attacker's own Slurm task
+root_unit=$(db "SELECT id FROM units WHERE name='held500-long'")
+r=$(asattacker $ATK run_end "$root_unit")
+case "$r" in *"not found or not yours"*) ok "run_end of root's unit refused";; *) fail "run_end of root's unit: '$r'";; esac
+r=$(asattacker $ATK run_end "$slurm_unit")
+case "$r" in *"permission denied"*"Slurm unit"*) ok "run_end of the attacker's own Slurm unit refused";;
+             *) fail "run_end of a Slurm unit: '$r'";; esac
+check "the Slurm unit is still running" [ "$(db "SELECT state FROM units WHERE id=$slurm_unit")" = RUNNING ]
+ctl unregister "$slurm_unit" --status 0
+check "root ends it" [ "$(db "SELECT state FROM units WHERE id=$slurm_unit")" = COMPLETED ]
+kill $victim 2>/dev/null
+
+# files: the store is the daemon's alone, the socket everyone's
+check "the store's files are 0600" \
+  [ "$(stat -c %a "$T/state/$NODE/tracer.db" "$T/state/$NODE/tracer.db-wal" | sort -u)" = 600 ]
+check "the socket is 0666" [ "$(stat -c %a "$SOCK")" = 666 ]
+t0=$(date +%s%N); ctl status > /dev/null; t1=$(date +%s%N)
+check "tracerctl status at the end answered in $(( (t1 - t0) / 1000000 )) ms" [ $(( (t1 - t0) / 1000000 )) -le 100 ]
+check "the daemon is still running" kill -0 $DAEMON_PID
+finish
