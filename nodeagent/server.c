@@ -49,6 +49,8 @@ struct client {
 #define READ_CHUNK (16 * 1024)
 /* Refusals are logged at most once per this many seconds, with the count since. */
 #define REFUSAL_LOG_MS 10000
+/* Rows of a streamed reply rendered per turn. */
+#define STREAM_PAGE (64 * 1024)
 
 struct server {
         int listen_fd, tcp_fd, epfd;
@@ -400,13 +402,17 @@ static struct json_object *tcp_request(struct server *s, struct agent *a, struct
         return reply;
 }
 
-/* Append n bytes to the client's output; the buffer grows up to what is pending. */
+/* Append n bytes to the client's output. What was sent is dropped first, so that the buffer
+ * holds only what is pending, however slowly the client reads. */
 static int out_append(void *ctx, const char *data, size_t n)
 {
         struct client *c = ctx;
 
-        if (c->out_off && c->out_off == c->out_len)
-                c->out_off = c->out_len = 0;
+        if (c->out_off) {
+                memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+                c->out_len -= c->out_off;
+                c->out_off = 0;
+        }
         if (c->out_len + n > c->out_cap) {
                 size_t cap = c->out_cap ? c->out_cap : 4096;
                 char *nb;
@@ -490,13 +496,16 @@ static void serve_next(struct server *s, struct agent *a, struct client *c)
 
 static void flush_out(struct server *s, struct agent *a, struct client *c)
 {
+        size_t page = s->out_max / 2 < STREAM_PAGE ? s->out_max / 2 : STREAM_PAGE;
+        int r, filled = 0;
         ssize_t n;
-        int r;
 
         for (;;) {
-                /* keep about one page pending: a streamed reply never sits whole in memory */
-                if (c->stream && c->out_len - c->out_off < s->out_max / 2) {
-                        r = reply_stream_fill(c->stream, s->out_max / 2, out_append, c);
+                /* one page per turn: a streamed reply never sits whole in memory, and a fast
+                 * reader of a big one does not hold the loop either */
+                if (c->stream && !filled && c->out_len - c->out_off < page) {
+                        filled = 1;
+                        r = reply_stream_fill(c->stream, page, out_append, c);
                         if (r < 0) { /* the head is sent already: the client sees a cut reply */
                                 log_error("reply to uid %u cut: %s", c->peer.uid, strerror(-r));
                                 client_close(s, c);
@@ -507,8 +516,11 @@ static void flush_out(struct server *s, struct agent *a, struct client *c)
                                 c->stream = NULL;
                         }
                 }
-                if (c->out_off == c->out_len)
+                if (c->out_off == c->out_len) {
+                        if (c->stream)
+                                return; /* the next page on the next turn */
                         break;
+                }
                 n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
                 if (n < 0) {
                         if (errno == EAGAIN || errno == EINTR)
