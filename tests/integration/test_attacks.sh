@@ -81,6 +81,14 @@ attack newlines $ATK newlines 200 4
 attack requests $ATK requests 200 4
 attack longline $ATK longline 200
 
+# a listing of 3000 processes asked for on 8 connections and read at 100 bytes per second
+asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracerctl" -N $NODE run --name big -- \
+  /bin/sh -c 'i=0; while [ $i -lt 3000 ]; do /bin/true; i=$((i+1)); done' 2> "$T/big.out"
+big=$(db "SELECT id FROM units WHERE name='big'")
+attack slowlist $ATK slowlist "$big" 8 5
+n=$(asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracer-jobstat" -N $NODE -j "$big" --processes -n -P | wc -l)
+check "slowlist: the listing read at full speed has all 3001 processes ($n)" [ "$n" = 3001 ]
+
 # 3. one byte per second, and silence
 attack trickle $ATK trickle 8 8
 closes=$(cat "$T/trickle.atk")

@@ -7,6 +7,8 @@ attacker.py SOCK requests MB CONNS         the same with valid requests, never r
 attacker.py SOCK longline MB               one MB MiB line without a newline
 attacker.py SOCK trickle CONNS SECONDS     one byte per second on each connection; print when each was closed
 attacker.py SOCK idle SECONDS              connect, say nothing; print when the daemon closed it
+attacker.py SOCK slowlist UNIT CONNS SECS  ask for UNIT's processes on CONNS connections, read 100 bytes
+                                           per second on each; print the bytes read
 attacker.py SOCK run_end UNIT              ask to end UNIT; print the reply
 attacker.py SOCK status_watch OUTFILE      (root) ask for status every 50 ms until SIGTERM; write the slowest answer in ms
 """
@@ -124,6 +126,24 @@ elif WHAT == "idle":
     except socket.timeout:
         gone = False
     print("%.1f" % (time.time() - t0) if gone else "open")
+elif WHAT == "slowlist":
+    unit, n, secs = int(ARGS[0]), int(ARGS[1]), float(ARGS[2])
+    socks = []
+    for _ in range(n):
+        s = connect()
+        s.sendall(b'{"v":1,"op":"processes","unit":%d}\n' % unit)
+        socks.append(s)
+    got = 0
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        for s in socks:
+            s.settimeout(0.1)
+            try:
+                got += len(s.recv(100))
+            except OSError:
+                pass
+        time.sleep(1)
+    print(got)
 elif WHAT == "run_end":
     s = connect()
     s.settimeout(10)
