@@ -6,19 +6,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
+#include "listen.h"
 #include "log.h"
 #include "protocol.h"
 #include "requests.h"
@@ -54,6 +52,7 @@ struct client {
 
 struct server {
         int listen_fd, tcp_fd, epfd;
+        int spare_fd;           /* given up to accept and refuse a client when out of files */
         char munge_socket[PATH_MAX];
         char path[108];
         unsigned max_clients, per_user, reserved;
@@ -70,77 +69,6 @@ static int64_t now_ms(void)
 
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* TCP for other nodes' queries: IPv6 any with IPv4 mapped, or IPv4 any where v6 is off */
-static int tcp_listen(unsigned port)
-{
-        struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port), .sin6_addr = IN6ADDR_ANY_INIT };
-        struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_ANY) };
-        int fd, one = 1, zero = 0, err;
-
-        fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd >= 0) {
-                setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-                if (bind(fd, (struct sockaddr *)&a6, sizeof(a6)) == 0 && listen(fd, 128) == 0)
-                        return fd;
-                close(fd);
-        }
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (bind(fd, (struct sockaddr *)&a4, sizeof(a4)) < 0 || listen(fd, 128) < 0) {
-                err = -errno;
-                close(fd);
-                return err;
-        }
-        return fd;
-}
-
-/* Bind the unix socket with its final mode: the mode is set on the socket before bind (and the
- * umask kept out of it), so no chmod ever follows a path that someone could swap for a link. */
-static int unix_listen(const char *path)
-{
-        struct sockaddr_un addr = { .sun_family = AF_UNIX };
-        mode_t old;
-        int fd, r, err;
-
-        strcpy(addr.sun_path, path);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        if (fchmod(fd, 0666) < 0)
-                goto fail;
-        /* a stale socket from a crashed daemon would make bind fail */
-        if (unlink(path) < 0 && errno != ENOENT)
-                goto fail;
-        old = umask(0);
-        r = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
-        umask(old);
-        if (r < 0 || listen(fd, 128) < 0)
-                goto fail;
-        return fd;
-fail:
-        err = -errno;
-        close(fd);
-        return err;
-}
-
-/* Each client may hold its socket and a store reader (three files): make room for all of them,
- * or say that MaxClients cannot be reached. */
-static void fd_room(unsigned max_clients)
-{
-        rlim_t need = (rlim_t)max_clients * 4 + 64;
-        struct rlimit rl;
-
-        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
-                return;
-        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
-        if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < need)
-                log_warn("fd_room: open files limited to %llu, fewer than MaxClients needs (%llu)",
-                         (unsigned long long)rl.rlim_cur, (unsigned long long)need);
 }
 
 int server_open(struct server **out, const char *path, const struct tracer_config *cfg, int epfd,
@@ -162,7 +90,7 @@ int server_open(struct server **out, const char *path, const struct tracer_confi
                 return -ENOMEM;
         }
         s->max_clients = cfg->max_clients;
-        fd_room(s->max_clients);
+        listen_fd_room(s->max_clients);
         for (i = 0; i < s->max_clients; i++)
                 s->clients[i].fd = -1;
         /* at most half the slots are kept back, so that users always have some */
@@ -173,9 +101,10 @@ int server_open(struct server **out, const char *path, const struct tracer_confi
         s->out_max = cfg->client_buffer_bytes;
         s->epfd = epfd;
         s->tcp_fd = -1;
+        s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         snprintf(s->munge_socket, sizeof(s->munge_socket), "%s", cfg->munge_socket);
         strcpy(s->path, path);
-        s->listen_fd = unix_listen(path);
+        s->listen_fd = listen_unix(path);
         if (s->listen_fd < 0) {
                 errno = -s->listen_fd;
                 goto fail;
@@ -184,7 +113,7 @@ int server_open(struct server **out, const char *path, const struct tracer_confi
         if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->listen_fd, &ev) < 0)
                 goto fail;
         if (tcp_port) {
-                s->tcp_fd = tcp_listen(tcp_port);
+                s->tcp_fd = listen_tcp(tcp_port);
                 if (s->tcp_fd < 0) {
                         errno = -s->tcp_fd;
                         log_error("cannot listen on TCP port %u: %m", tcp_port);
@@ -203,6 +132,8 @@ fail:
         err = -errno;
         log_error("cannot listen on %s: %m", path);
 fail_closed:
+        if (s->spare_fd >= 0)
+                close(s->spare_fd);
         if (s->tcp_fd >= 0)
                 close(s->tcp_fd);
         if (s->listen_fd >= 0)
@@ -235,6 +166,8 @@ void server_close(struct server *s)
         close(s->listen_fd);
         if (s->tcp_fd >= 0)
                 close(s->tcp_fd);
+        if (s->spare_fd >= 0)
+                close(s->spare_fd);
         unlink(s->path);
         free(s->clients);
         free(s);
@@ -348,6 +281,16 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
                         log_error("epoll_ctl: %m");
                         client_close(s, c);
                 }
+        }
+        /* Out of files, a pending connection would keep the listener ready and the loop
+         * spinning: take it with the spare descriptor and let it go. */
+        if ((errno == EMFILE || errno == ENFILE) && s->spare_fd >= 0) {
+                close(s->spare_fd);
+                fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                if (fd >= 0)
+                        close(fd);
+                s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                log_refusal(s, (uid_t)-1, "out of open files");
         }
 }
 
