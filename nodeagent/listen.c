@@ -78,7 +78,7 @@ void listen_fd_room(unsigned max_clients)
                 return;
         rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
         if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < need)
-                log_warn("listen_fd_room: open files limited to %llu, fewer than MaxClients needs (%llu)",
+                log_warn("open files limited to %llu, fewer than MaxClients needs (%llu)",
                          (unsigned long long)rl.rlim_cur, (unsigned long long)need);
 }
 

@@ -130,19 +130,19 @@ static int socket_dir(const char *dir)
 
         if (!made && errno != EEXIST) {
                 err = -errno;
-                log_error("socket_dir: cannot create %s: %m", dir);
+                log_error("cannot create %s: %m", dir);
                 return err;
         }
         fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fstat(fd, &st) < 0) {
                 err = -errno;
-                log_error("socket_dir: %s: %m", dir);
+                log_error("%s: %m", dir);
         } else if (st.st_uid != geteuid()) {
                 err = -EPERM;
-                log_error("socket_dir: %s belongs to uid %u, not to tracerd", dir, st.st_uid);
+                log_error("%s belongs to uid %u, not to tracerd", dir, st.st_uid);
         } else if ((made || (st.st_mode & 022)) && fchmod(fd, made ? 0755 : st.st_mode & 07755) < 0) {
                 err = -errno;
-                log_error("socket_dir: chmod %s: %m", dir);
+                log_error("chmod %s: %m", dir);
         }
         if (fd >= 0)
                 close(fd);

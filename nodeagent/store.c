@@ -179,17 +179,17 @@ static int secure_files(const char *dir)
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0 || fstat(dfd, &st) < 0) {
                 err = -errno;
-                log_error("secure_files: %s: %m", dir);
+                log_error("%s: %m", dir);
                 goto out;
         }
         if (st.st_uid != geteuid()) {
-                log_error("secure_files: %s belongs to uid %u, not to tracerd", dir, st.st_uid);
+                log_error("%s belongs to uid %u, not to tracerd", dir, st.st_uid);
                 err = -EPERM;
                 goto out;
         }
         if ((st.st_mode & 07777) != 0750 && fchmod(dfd, 0750) < 0) {
                 err = -errno;
-                log_error("secure_files: chmod %s: %m", dir);
+                log_error("chmod %s: %m", dir);
                 goto out;
         }
         for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
@@ -198,13 +198,13 @@ static int secure_files(const char *dir)
                         continue;
                 if (fd < 0 || fstat(fd, &st) < 0) {
                         err = -errno;
-                        log_error("secure_files: %s/%s: %m", dir, names[i]);
+                        log_error("%s/%s: %m", dir, names[i]);
                 } else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
                         err = -EPERM;
-                        log_error("secure_files: %s/%s is not a regular file of tracerd's", dir, names[i]);
+                        log_error("%s/%s is not a regular file of tracerd's", dir, names[i]);
                 } else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {
                         err = -errno;
-                        log_error("secure_files: chmod %s/%s: %m", dir, names[i]);
+                        log_error("chmod %s/%s: %m", dir, names[i]);
                 }
                 if (fd >= 0)
                         close(fd);
@@ -223,7 +223,7 @@ int store_reader_open(struct store *s, sqlite3 **out)
         sqlite3 *db = NULL;
 
         if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-                log_error("store_reader_open: %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+                log_error("%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
                 sqlite3_close(db);
                 return -EIO;
         }

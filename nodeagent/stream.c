@@ -94,7 +94,7 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
                         if (rc == SQLITE_ROW)
                                 return -ENOMEM;
                         if (rc != SQLITE_DONE) {
-                                log_error("reply_stream_fill: %s", sqlite3_errmsg(rs->db));
+                                log_error("%s", sqlite3_errmsg(rs->db));
                                 return -EIO;
                         }
                         rs->done = 1;

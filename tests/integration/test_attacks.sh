@@ -117,4 +117,20 @@ check "the socket is 0666" [ "$(stat -c %a "$SOCK")" = 666 ]
 t0=$(date +%s%N); ctl status > /dev/null; t1=$(date +%s%N)
 check "tracerctl status at the end answered in $(( (t1 - t0) / 1000000 )) ms" [ $(( (t1 - t0) / 1000000 )) -le 100 ]
 check "the daemon is still running" kill -0 $DAEMON_PID
+
+# out of open files (a LimitNOFILE below what MaxClients needs): connections beyond it are
+# let go, the loop does not spin, and the daemon serves again once they are gone
+stop_daemon
+echo "MaxClientsPerUser = 100" >> "$T/tracer.conf"
+prlimit --nofile=48:48 "$BUILD/tracerd" -f -N $NODE -c "$T/tracer.conf" >> "$T/tracerd.log" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 50); do ctl status > /dev/null 2>&1 && break; sleep 0.1; done
+asattacker $ATK hold 60 3 > /dev/null & apid=$!
+sleep 2
+cpu=$(ps -o %cpu= -p $DAEMON_PID | cut -d. -f1)
+check "out of files: tracerd does not spin (${cpu}% CPU)" [ "${cpu:-100}" -lt 20 ]
+check "out of files: it says so, once" [ "$(grep -c "out of open files" "$T/tracerd.log")" = 1 ]
+wait $apid
+status_ok() { ctl status > /dev/null; }
+check "out of files: status is answered again once the connections are gone" status_ok
 finish
