@@ -224,15 +224,19 @@ static int tool_shape(enum family *fam, const char *arg, size_t len, char *dst, 
         return 0;
 }
 
-/* The argument after an option that takes a secret. */
-static void after_option(enum next next, const char *arg, size_t len, char *dst, size_t *at)
+/* The argument after an option that takes a secret; returns 0 when it is to be read as any
+ * other argument (a URL given to -u is a URL). */
+static int after_option(enum next next, const char *arg, size_t len, char *dst, size_t *at)
 {
         size_t from = next == N_HEADER ? header_secret(arg, len) : next == N_USERPASS ? userpass_secret(arg, len) : 0;
 
+        if (next == N_USERPASS && memmem(arg, len, "://", 3))
+                return 0;
         if (next == N_SECRET)
                 append_mask(dst, at);
         else if (!mask_from(dst, at, arg, from))
                 append(dst, at, arg, len);
+        return 1;
 }
 
 int argv_redact(const char *argv, size_t len, char **out, size_t *outlen)
@@ -255,8 +259,8 @@ int argv_redact(const char *argv, size_t len, char **out, size_t *outlen)
 
                 if (pos)
                         dst[at++] = 0;
-                if (next != N_PLAIN && alen) {
-                        after_option(next, arg, alen, dst, &at);
+                if (next != N_PLAIN && alen && after_option(next, arg, alen, dst, &at)) {
+                        /* written */
                 } else if (!tool_shape(&fam, arg, alen, dst, &at, &after)) {
                         if ((f = family_of(arg, alen)) != F_NONE)
                                 fam = f;

@@ -181,6 +181,8 @@ static void test_curl_user(void **state)
         /* no password: curl asks for it */
         UNCHANGED("curl\0-u\0alice\0https://h/");
         UNCHANGED("curl\0-ualice");
+        /* a URL after -u is read as a URL */
+        EXPECT("curl\0-u\0https://me:pw@x/y", "curl\0-u\0https://me:***@x/y");
         /* -u means something else elsewhere */
         UNCHANGED("sort\0-u\0a:b");
 }
