@@ -448,6 +448,9 @@ static void flush_out(struct server *s, struct agent *a, struct client *c)
                  * reader of a big one does not hold the loop either */
                 if (c->stream && !filled && c->out_len - c->out_off < page) {
                         filled = 1;
+                        /* a streamed reply progresses by pages: one read a few bytes at a
+                         * time would hold its store snapshot for ever */
+                        c->last_ms = now_ms();
                         r = reply_stream_fill(c->stream, page, out_append, c);
                         if (r < 0) { /* the head is sent already: the client sees a cut reply */
                                 log_error("reply to uid %u cut: %s", c->peer.uid, strerror(-r));
@@ -472,7 +475,8 @@ static void flush_out(struct server *s, struct agent *a, struct client *c)
                         return;
                 }
                 c->out_off += n;
-                c->last_ms = now_ms();
+                if (!c->stream)
+                        c->last_ms = now_ms();
         }
         c->out_off = c->out_len = 0;
         if (c->out_cap > READ_CHUNK) { /* give back what a big reply grew */

@@ -8,7 +8,8 @@ attacker.py SOCK longline MB               one MB MiB line without a newline
 attacker.py SOCK trickle CONNS SECONDS     one byte per second on each connection; print when each was closed
 attacker.py SOCK idle SECONDS              connect, say nothing; print when the daemon closed it
 attacker.py SOCK slowlist UNIT CONNS SECS  ask for UNIT's processes on CONNS connections, read 100 bytes
-                                           per second on each; print the bytes read
+                                           per second on each; print the bytes read and how many
+                                           connections the daemon let go
 attacker.py SOCK run_end UNIT              ask to end UNIT; print the reply
 attacker.py SOCK status_watch OUTFILE      (root) ask for status every 50 ms until SIGTERM; write the slowest answer in ms
 """
@@ -143,7 +144,23 @@ elif WHAT == "slowlist":
             except OSError:
                 pass
         time.sleep(1)
-    print(got)
+    # then read at full speed: a connection the daemon let go ends before the reply does
+    closed = 0
+    for s in socks:
+        s.settimeout(2)
+        tail = b""
+        try:
+            while True:
+                chunk = s.recv(1 << 16)
+                if not chunk:
+                    closed += 1
+                    break
+                tail = (tail + chunk)[-3:]
+                if tail == b"]}\n":
+                    break
+        except OSError:
+            pass
+    print(got, closed)
 elif WHAT == "run_end":
     s = connect()
     s.settimeout(10)
