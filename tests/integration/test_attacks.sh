@@ -13,6 +13,7 @@ write_config
 cat >> "$T/tracer.conf" <<CONF
 ClientIdleTimeout = 4s
 ClientRequestTimeout = 3s
+SlurmdSpoolDir = $T/spool/%n
 CONF
 start_daemon || exit 1
 SOCK=$T/run/tracerd-$NODE.sock
@@ -113,6 +114,36 @@ ctl unregister "$slurm_unit" --status 0
 check "root ends it" [ "$(db "SELECT state FROM units WHERE id=$slurm_unit")" = COMPLETED ]
 kill $victim 2>/dev/null
 
+# batch scripts: read only as regular files under SlurmdSpoolDir, never through a link, never
+# blocking on a FIFO
+spool=$T/spool/$NODE
+mkdir -p $spool/job00042 $spool/job00043 $spool/job00044 $spool/job00045
+printf '#!/bin/sh\nsnakemake --snakefile Snakefile\n' > $spool/job00042/slurm_script
+ln -s /etc/shadow $spool/job00043/slurm_script
+mkfifo $spool/job00044/slurm_script
+register_batch() { # register_batch JOB PATH: as slurmstepd would, with the script's path as argv
+  /usr/bin/python3 - "$SOCK" "$1" "$2" "$victim2" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(sys.argv[1])
+req = {"v": 1, "op": "register", "uid": 0, "pid": int(sys.argv[4]), "job_id": int(sys.argv[2]),
+       "step_id": 0xfffffffb, "argv": [sys.argv[3]]}
+s.sendall(json.dumps(req).encode() + b"\n"); print(s.recv(65536).decode().strip())
+PY
+}
+sleep 30 & victim2=$!
+for j in 42 43 44; do register_batch $j $spool/job000$j/slurm_script > "$T/batch$j.out"; done
+register_batch 45 /etc/passwd > "$T/batch45.out"
+register_batch 46 "$spool/../../../etc/passwd" > "$T/batch46.out"
+check "batch scripts: every registration answered" \
+  bash -c "cat '$T'/batch4[2-6].out | grep -c '\"ok\":true' | grep -qx 5"
+check "batch scripts: a regular file in the spool directory is read" \
+  bash -c "! grep -q 'job 42: batch script not read' '$T/tracerd.log'"
+check "batch scripts: a symbolic link is not followed" grep -q "job 43: batch script not read: Too many levels" "$T/tracerd.log"
+check "batch scripts: a FIFO is not read (and blocks nothing)" grep -q "job 44: batch script not read: Invalid argument" "$T/tracerd.log"
+check "batch scripts: a path outside the spool directory is not read" grep -q "job 45: batch script not read: Operation not permitted" "$T/tracerd.log"
+check "batch scripts: nor one that climbs out of it" grep -q "job 46: batch script not read: Operation not permitted" "$T/tracerd.log"
+kill $victim2 2>/dev/null
+
 # files: the store is the daemon's alone, the socket everyone's
 check "the store's files are 0600" \
   [ "$(stat -c %a "$T/state/$NODE/tracer.db" "$T/state/$NODE/tracer.db-wal" | sort -u)" = 600 ]
@@ -124,10 +155,13 @@ check "the daemon is still running" kill -0 $DAEMON_PID
 # out of open files (a LimitNOFILE below what MaxClients needs): connections beyond it are
 # let go, the loop does not spin, and the daemon serves again once they are gone
 stop_daemon
+chmod 644 "$T/state/$NODE/tracer.db"; chmod 777 "$T/state/$NODE"
 echo "MaxClientsPerUser = 100" >> "$T/tracer.conf"
 prlimit --nofile=48:48 "$BUILD/tracerd" -f -N $NODE -c "$T/tracer.conf" >> "$T/tracerd.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 50); do ctl status > /dev/null 2>&1 && break; sleep 0.1; done
+check "a restart puts the store's mode right again (0600, its directory 0750)" \
+  [ "$(stat -c %a "$T/state/$NODE/tracer.db") $(stat -c %a "$T/state/$NODE")" = "600 750" ]
 asattacker $ATK hold 60 3 > /dev/null & apid=$!
 sleep 2
 cpu=$(ps -o %cpu= -p $DAEMON_PID | cut -d. -f1)
