@@ -34,7 +34,6 @@ struct client {
         int closing;                /* close once the queued reply is sent */
         int eof;                    /* input ended: answer what is buffered, then close */
         int tcp;                    /* from another node: each request carries a MUNGE credential */
-        int admin;                  /* root or SlurmUser: may take a reserved slot */
         int64_t last_ms;            /* last progress either way: idle clients are let go */
         int64_t partial_ms;         /* since when an unterminated request line is held, 0 none */
 };
@@ -244,7 +243,6 @@ static const char *admit(const struct server *s, int tcp, uid_t uid, int admin)
 
 static void accept_clients(struct server *s, struct agent *a, int lfd)
 {
-        static const char busy[] = "{\"v\":1,\"ok\":false,\"error\":\"too many clients\"}\n";
         struct ucred cred = { 0, (uid_t)-1, (gid_t)-1 };
         socklen_t len = sizeof(cred);
         struct client *c;
@@ -261,7 +259,11 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
                 admin = !tcp && request_is_admin(a, &(struct peer){ .uid = cred.uid });
                 why = admit(s, tcp, tcp ? (uid_t)-1 : cred.uid, admin);
                 if (why) {
-                        if (write(fd, busy, sizeof(busy) - 1) < 0)
+                        char busy[160];
+                        int n = snprintf(busy, sizeof(busy),
+                                         "{\"v\":1,\"ok\":false,\"error\":\"too many clients: %s\"}\n", why);
+
+                        if (write(fd, busy, n) < 0)
                                 log_debug("client gone before the refusal: %m");
                         log_refusal(s, tcp ? (uid_t)-1 : cred.uid, why);
                         close(fd);
@@ -270,7 +272,6 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
                 c = client_of(s, -1);
                 c->fd = fd;
                 c->tcp = tcp;
-                c->admin = admin;
                 c->last_ms = now_ms();
                 c->peer.pid = tcp ? 0 : cred.pid;
                 c->peer.uid = tcp ? (uid_t)-1 : cred.uid;
@@ -305,7 +306,9 @@ void server_expire(struct server *s)
 
                 if (c->fd < 0)
                         continue;
-                if (c->partial_ms && now - c->partial_ms > s->line_ms) {
+                /* (a request line waiting behind a reply being sent is not late: it is
+                 * not read until then) */
+                if (c->partial_ms && (c->events & EPOLLIN) && now - c->partial_ms > s->line_ms) {
                         /* best effort: the client is about to lose its slot anyway */
                         if (send(c->fd, late, sizeof(late) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
                                 log_debug("client gone before the timeout reply: %m");
@@ -489,6 +492,8 @@ static void flush_out(struct server *s, struct agent *a, struct client *c)
                 return;
         }
         set_events(s, c, EPOLLIN);
+        if (c->partial_ms) /* its time runs from now that it is read again */
+                c->partial_ms = now_ms();
         serve_next(s, a, c); /* a pipelined request may be waiting already */
 }
 
