@@ -64,6 +64,12 @@ static void append_mask(char *dst, size_t *at)
         append(dst, at, ARGV_MASK, strlen(ARGV_MASK));
 }
 
+/* An argument is not NUL-terminated when it ends the buffer: compare by length. */
+static int is(const char *arg, size_t len, const char *word)
+{
+        return len == strlen(word) && memcmp(arg, word, len) == 0;
+}
+
 static int has_prefix(const char *arg, size_t len, const char *prefix)
 {
         size_t n = strlen(prefix);
@@ -125,11 +131,11 @@ static enum family family_of(const char *arg, size_t len)
         len -= base - arg;
         if (has_prefix(base, len, "mysql") || has_prefix(base, len, "mariadb"))
                 return F_MYSQL;
-        if (len == 7 && memcmp(base, "sshpass", 7) == 0)
+        if (is(base, len, "sshpass"))
                 return F_SSHPASS;
-        if (len == 4 && memcmp(base, "curl", 4) == 0)
+        if (is(base, len, "curl"))
                 return F_CURL;
-        if (len == 7 && memcmp(base, "openssl", 7) == 0)
+        if (is(base, len, "openssl"))
                 return F_OPENSSL;
         return F_NONE;
 }
@@ -184,21 +190,21 @@ static int tool_shape(enum family *fam, const char *arg, size_t len, char *dst, 
 {
         size_t hs = has_prefix(arg, len, "--header=") ? 9 : has_prefix(arg, len, "-H") && len > 2 ? 2 : 0;
 
-        if (len == 2 && (!strcmp(arg, "-H") || (*fam == F_SSHPASS && !strcmp(arg, "-p")) ||
-                         (*fam == F_CURL && (!strcmp(arg, "-u") || !strcmp(arg, "-U"))) ||
-                         (*fam == F_OPENSSL && !strcmp(arg, "-k")))) {
+        if (is(arg, len, "-H") || (*fam == F_SSHPASS && is(arg, len, "-p")) ||
+            (*fam == F_CURL && (is(arg, len, "-u") || is(arg, len, "-U"))) ||
+            (*fam == F_OPENSSL && is(arg, len, "-k"))) {
                 *next = arg[1] == 'H' ? N_HEADER : arg[1] == 'p' || arg[1] == 'k' ? N_SECRET : N_USERPASS;
                 if (*fam == F_SSHPASS) /* the command it runs has its own -p */
                         *fam = F_NONE;
                 append(dst, at, arg, len);
                 return 1;
         }
-        if (len == 8 && !strcmp(arg, "--header")) {
+        if (is(arg, len, "--header")) {
                 *next = N_HEADER;
                 append(dst, at, arg, len);
                 return 1;
         }
-        if (*fam == F_CURL && ((len == 6 && !strcmp(arg, "--user")) || (len == 12 && !strcmp(arg, "--proxy-user")))) {
+        if (*fam == F_CURL && (is(arg, len, "--user") || is(arg, len, "--proxy-user"))) {
                 *next = N_USERPASS;
                 append(dst, at, arg, len);
                 return 1;

@@ -227,6 +227,16 @@ static void test_empty_and_separators(void **state)
 static void test_secret_flag_last(void **state)
 {
         (void)state;
+        /* options of the tools' shapes ending the buffer, without a terminator (valgrind sees
+         * any read past it) */
+        UNCHANGED("x\0-H");
+        UNCHANGED("x\0--header");
+        UNCHANGED("curl\0-u");
+        UNCHANGED("curl\0--user");
+        UNCHANGED("curl\0--proxy-user");
+        UNCHANGED("sshpass\0-p");
+        UNCHANGED("openssl\0-k");
+        UNCHANGED("curl");
         UNCHANGED("cmd\0--password");
         EXPECT("cmd\0--password\0", "cmd\0--password");
         UNCHANGED("--token");
