@@ -395,7 +395,7 @@ static void queue_reply(struct server *s, struct client *c, struct json_object *
                 r = text ? 0 : -ENOMEM;
         }
         if (!r && stream)
-                r = reply_stream_open(stream, text, &len); /* the head, left open for the rows */
+                r = reply_stream_head(text, &len); /* the head, left open for the rows */
         if (!r)
                 r = out_append(c, text, len);
         free(text);

@@ -228,7 +228,7 @@ int store_reader_open(struct store *s, sqlite3 **out)
                 return -EIO;
         }
         /* many readers at once: each keeps little */
-        sqlite3_exec(db, "PRAGMA cache_size=-256", NULL, NULL, NULL);
+        sqlite3_exec(db, "PRAGMA cache_size=-128", NULL, NULL, NULL);
         *out = db;
         return 0;
 }

@@ -16,7 +16,7 @@ struct reply_stream {
         sqlite3_stmt *st;
         enum stream_kind kind;
         unsigned rows;       /* sent so far */
-        int opened, done;
+        int lead_sent, done;
 };
 
 static const char *const keys[] = { [STREAM_UNITS] = "units", [STREAM_PROCESSES] = "processes",
@@ -45,12 +45,13 @@ int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, cons
         return 0;
 }
 
-int reply_stream_open(struct reply_stream *rs, const char *head, size_t *len)
+int reply_stream_head(const char *head, size_t *len)
 {
-        if (*len < 3 || head[*len - 2] != '}' || head[*len - 1] != '\n')
+        /* a non-empty object: the rows follow its last member after a ',' */
+        if (*len < 4 || head[0] != '{' || head[*len - 3] == '{' || head[*len - 2] != '}' ||
+            head[*len - 1] != '\n')
                 return -EINVAL;
         *len -= 2;
-        rs->opened = 1;
         return 0;
 }
 
@@ -78,12 +79,12 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
 
         if (rs->done)
                 return 0;
-        if (rs->opened == 1) {
+        if (!rs->lead_sent) {
                 snprintf(lead, sizeof(lead), ",\"%s\":[", keys[rs->kind]);
                 err = emit(ctx, lead, strlen(lead));
                 if (err)
                         return err;
-                rs->opened = 2;
+                rs->lead_sent = 1;
         }
         while (sent < want) {
                 struct json_object *row = next_row(rs, &rc);
@@ -98,7 +99,7 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
                                 return -EIO;
                         }
                         rs->done = 1;
-                        return emit(ctx, "]}\n", 3) ?: 0;
+                        return emit(ctx, "]}\n", 3);
                 }
                 text = json_object_to_json_string_length(row, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
                 err = rs->rows ? emit(ctx, ",", 1) : 0;

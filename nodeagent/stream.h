@@ -18,9 +18,9 @@ struct reply_stream;
  * that the reader sees what was written so far. */
 int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, const char *selector,
                      uint32_t uid, struct reply_stream **out);
-/* Take the serialised head ("{...}\n", *len bytes) for a reply that goes on with the rows:
- * *len is cut to leave the object open. */
-int reply_stream_open(struct reply_stream *rs, const char *head, size_t *len);
+/* Take the serialised head ("{...}\n", *len bytes, a non-empty object) for a reply that goes
+ * on with the rows: *len is cut to leave the object open. -EINVAL for anything else. */
+int reply_stream_head(const char *head, size_t *len);
 /* Emit at least want bytes of rows (or all that is left) through emit. Returns 1 when more
  * rows follow, 0 when the reply is complete, or -errno. */
 int reply_stream_fill(struct reply_stream *rs, size_t want,
