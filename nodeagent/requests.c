@@ -217,7 +217,6 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
                                         struct json_object *req, enum stream_kind kind,
                                         struct reply_stream **stream)
 {
-        struct json_object *r;
         struct unit *u, stored;
         char err[160];
         uint64_t id = 0;
@@ -228,8 +227,7 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
                 return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
         if (rc)
                 return ERR_REPLY("%s", err);
-        r = listing(a, kind, id, NULL, 0, stream);
-        return *stream ? with_totals(a, r, id) : r;
+        return listing(a, kind, id, NULL, 0, stream);
 }
 
 struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,

@@ -27,6 +27,8 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
                       sqlite3_stmt **out);
 int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
 int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
+/* store_unit_totals() on db. */
+int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out);
 /* A read-only connection of its own to the store's file, with a small page cache. */
 int store_reader_open(struct store *s, sqlite3 **out);
 

@@ -175,6 +175,14 @@ static int prepare_on(struct store *s, sqlite3 *db, const char *sql, sqlite3_stm
         return 0;
 }
 
+static int fail_on(struct store *s, sqlite3 *db, const char *what)
+{
+        if (db == s->db)
+                return store_fail(s, what);
+        log_error("%s: %s", what, sqlite3_errmsg(db));
+        return -EIO;
+}
+
 int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,
                       sqlite3_stmt **out)
 {
@@ -302,13 +310,13 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
         return err;
 }
 
-int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
+int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out)
 {
         struct json_object *o = NULL;
         sqlite3_stmt *st;
         int rc;
 
-        if (store_prepare(s, "SELECT COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns, SUM(user_ns) AS user_ns,"
+        if (prepare_on(s, db, "SELECT COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns, SUM(user_ns) AS user_ns,"
                        " SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
                        " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
                        " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
@@ -321,10 +329,10 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
                 o = store_row_to_json(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_ROW)
-                return store_fail(s, "totals");
+                return fail_on(s, db, "totals");
         /* Live samples: the most cores busy at once between two sampling rounds, and the
          * largest sum of the unit's resident sets in one round. */
-        if (store_prepare(s, "WITH d AS (SELECT time_ns, rss_kb,"
+        if (prepare_on(s, db, "WITH d AS (SELECT time_ns, rss_kb,"
                        "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
                        "  FROM samples WHERE unit=?1"
                        "  WINDOW w AS (PARTITION BY pid, start_boot_ns ORDER BY time_ns))"
@@ -348,4 +356,9 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_finalize(st);
         *out = o;
         return 0;
+}
+
+int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
+{
+        return store_query_totals(s, s->db, unit, out);
 }

@@ -11,10 +11,11 @@
 #include "stream.h"
 
 struct reply_stream {
-        struct store *store; /* the daemon's connection: unit totals */
-        sqlite3 *db;         /* this reply's own read-only connection */
+        struct store *store;
+        sqlite3 *db;         /* this reply's own read-only connection: one snapshot for all */
         sqlite3_stmt *st;
         enum stream_kind kind;
+        uint64_t unit;       /* a unit's listing ends with the unit's totals */
         unsigned rows;       /* sent so far */
         int lead_sent, done;
 };
@@ -32,7 +33,11 @@ int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, cons
                 return -ENOMEM;
         rs->store = s;
         rs->kind = kind;
+        rs->unit = kind == STREAM_UNITS ? 0 : unit;
         err = store_reader_open(s, &rs->db);
+        /* one read transaction for the rows and the totals after them: one snapshot */
+        if (!err && sqlite3_exec(rs->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+                err = -EIO;
         if (!err)
                 err = kind == STREAM_UNITS ? store_query_units(s, rs->db, selector, uid, &rs->st)
                       : kind == STREAM_PROCESSES ? store_query_processes(s, rs->db, unit, &rs->st)
@@ -65,9 +70,31 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
                 return NULL;
         row = store_row_to_json(rs->st);
         if (row && rs->kind == STREAM_UNITS && json_object_object_get_ex(row, "id", &id) &&
-            store_unit_totals(rs->store, json_object_get_int64(id), &totals) == 0)
+            store_query_totals(rs->store, rs->db, json_object_get_int64(id), &totals) == 0)
                 json_object_object_add(row, "totals", totals);
         return row;
+}
+
+/* The end of the array, and of the reply: a unit's listing carries the unit's totals, from the
+ * same snapshot as its rows. */
+static int finish(struct reply_stream *rs, int (*emit)(void *ctx, const char *data, size_t n),
+                  void *ctx)
+{
+        struct json_object *totals = NULL;
+        const char *text;
+        size_t n;
+        int err;
+
+        if (!rs->unit || store_query_totals(rs->store, rs->db, rs->unit, &totals) < 0)
+                return emit(ctx, "]}\n", 3);
+        text = json_object_to_json_string_length(totals, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+        err = text ? emit(ctx, "],\"totals\":", 11) : -ENOMEM;
+        if (!err)
+                err = emit(ctx, text, n);
+        if (!err)
+                err = emit(ctx, "}\n", 2);
+        json_object_put(totals);
+        return err;
 }
 
 int reply_stream_fill(struct reply_stream *rs, size_t want,
@@ -99,7 +126,7 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
                                 return -EIO;
                         }
                         rs->done = 1;
-                        return emit(ctx, "]}\n", 3);
+                        return finish(rs, emit, ctx);
                 }
                 text = json_object_to_json_string_length(row, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
                 err = rs->rows ? emit(ctx, ",", 1) : 0;

@@ -102,7 +102,6 @@ static struct reply_stream *begin(struct store *s, enum stream_kind kind, uint64
         size_t len;
         char *text;
 
-        json_object_object_add(head, "totals", json_object_new_object());
         text = proto_serialize(head, &len);
         json_object_put(head);
         assert_int_equal(reply_stream_new(s, kind, unit, sel, 1000, &rs), 0);
@@ -141,10 +140,13 @@ static struct json_object *stream_all(struct store *s, enum stream_kind kind, ui
 
 static void same_as_whole(struct json_object *reply, const char *key, struct json_object *whole)
 {
-        struct json_object *rows;
+        struct json_object *rows, *totals;
 
         assert_true(json_object_object_get_ex(reply, key, &rows));
-        assert_true(json_object_object_get_ex(reply, "totals", NULL));
+        /* the unit's totals close the reply, from the same snapshot */
+        assert_true(json_object_object_get_ex(reply, "totals", &totals));
+        assert_int_equal(json_object_get_int64(json_object_object_get(totals, "nprocs")),
+                         json_object_array_length(whole));
         assert_int_equal(json_object_array_length(rows), json_object_array_length(whole));
         assert_string_equal(json_object_to_json_string(rows), json_object_to_json_string(whole));
 }
@@ -222,6 +224,9 @@ static void test_snapshot(void **state)
         reply = end(rs, &b, 10, &fills);
         assert_true(json_object_object_get_ex(reply, "processes", &rows));
         assert_int_equal(json_object_array_length(rows), 50);
+        /* and so do its totals */
+        assert_int_equal(json_object_get_int64(json_object_object_get(
+                                 json_object_object_get(reply, "totals"), "nprocs")), 50);
         json_object_put(reply);
         done(s);
 }
