@@ -77,6 +77,16 @@ slurm_unit=$(ctl register --uid "$(id -u $ATTACKER)" --pid $victim --job-id 4242
 check "held500: root can still register a Slurm task (unit '$slurm_unit')" [ -n "$slurm_unit" ]
 wait $apid
 
+# a burst of one user's own runs, three times MaxClientsPerUser at once: all traced (a client
+# refused for want of a slot tries again)
+pids=()
+for i in $(seq 24); do
+  setpriv --reuid=nobody --regid=nogroup --clear-groups env TRACER_CONF="$TRACER_CONF" \
+    "$BUILD/tracerctl" -N $NODE run --name burst -- /bin/true 2> "$T/burst$i.out" & pids+=($!)
+done
+wait "${pids[@]}"
+check "burst: 24 runs of one user at once are all traced" [ "$(cat "$T"/burst*.out | grep -c "1 recorded")" = 24 ]
+
 # 2. unbounded buffering: newlines, unread replies, one endless line
 attack newlines $ATK newlines 200 4
 attack requests $ATK requests 200 4
