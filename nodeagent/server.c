@@ -207,11 +207,9 @@ static void log_refusal(struct server *s, uid_t uid, const char *why)
         if (s->refused_logged_ms && now - s->refused_logged_ms < REFUSAL_LOG_MS)
                 return;
         if (uid == (uid_t)-1)
-                log_warn("refused: %s (%u refusals in the last %d s)", why, s->refused,
-                         REFUSAL_LOG_MS / 1000);
+                log_warn("refused: %s (%u refusals since the last such line)", why, s->refused);
         else
-                log_warn("refused uid %u: %s (%u refusals in the last %d s)", uid, why, s->refused,
-                         REFUSAL_LOG_MS / 1000);
+                log_warn("refused uid %u: %s (%u refusals since the last such line)", uid, why, s->refused);
         s->refused_logged_ms = now;
         s->refused = 0;
 }
