@@ -53,9 +53,13 @@ struct json_object *client_new_request(const char *op)
         return o;
 }
 
-/* Send req on fd and check the reply; see client_request(). */
+#define BUSY_TRIES 20       /* a refused connection is tried again this many times in all, */
+#define BUSY_WAIT_US 50000  /* this far apart */
+
+/* Send req on fd and check the reply; see client_request(). With quiet_busy, a refusal for want
+ * of a connection slot is not printed (it is to be tried again). */
 static int exchange(const char *prog, const char *where, int fd, struct json_object *req,
-                    int timeout_ms, struct json_object **reply)
+                    int timeout_ms, struct json_object **reply, int quiet_busy)
 {
         struct json_object *r = NULL, *ok, *msg;
         char err[256] = "";
@@ -69,12 +73,15 @@ static int exchange(const char *prog, const char *where, int fd, struct json_obj
                 return ret;
         }
         if (!json_object_object_get_ex(r, "ok", &ok) || !json_object_get_boolean(ok)) {
-                if (prog)
-                        fprintf(stderr, "%s: %s\n", prog,
-                                json_object_object_get_ex(r, "error", &msg) ? json_object_get_string(msg)
-                                                                             : "tracerd refused the request");
+                const char *text = json_object_object_get_ex(r, "error", &msg) ? json_object_get_string(msg)
+                                                                                : "tracerd refused the request";
+
+                /* no slot free: worth another try in a moment */
+                ret = strncmp(text, "too many clients", 16) == 0 ? -EBUSY : -EREMOTEIO;
+                if (prog && !(quiet_busy && ret == -EBUSY))
+                        fprintf(stderr, "%s: %s\n", prog, text);
                 json_object_put(r);
-                return -EREMOTEIO;
+                return ret;
         }
         *reply = r;
         return 0;
@@ -83,19 +90,27 @@ static int exchange(const char *prog, const char *where, int fd, struct json_obj
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
                    struct json_object **reply)
 {
-        int fd = proto_connect(sock, timeout_ms < 0 ? 2000 : timeout_ms);
+        int fd, ret, tries;
 
-        if (fd < 0) {
-                /* say what is wrong, not only the errno */
-                if (prog && (fd == -ENOENT || fd == -ECONNREFUSED))
-                        fprintf(stderr, "%s: no tracerd is running for this node: %s %s (start tracerd, or name "
-                                        "the node with -N)\n", prog, sock,
-                                fd == -ENOENT ? "does not exist" : "is left from a tracerd that stopped");
-                else if (prog)
-                        fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, sock, strerror(-fd));
-                return fd;
+        /* a refusal for want of a slot comes before the request is read: safe to send again,
+         * as a burst of one user's requests may find their slots taken for a moment */
+        for (tries = 1;; tries++) {
+                fd = proto_connect(sock, timeout_ms < 0 ? 2000 : timeout_ms);
+                if (fd < 0) {
+                        /* say what is wrong, not only the errno */
+                        if (prog && (fd == -ENOENT || fd == -ECONNREFUSED))
+                                fprintf(stderr, "%s: no tracerd is running for this node: %s %s (start "
+                                                "tracerd, or name the node with -N)\n", prog, sock,
+                                        fd == -ENOENT ? "does not exist" : "is left from a tracerd that stopped");
+                        else if (prog)
+                                fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, sock, strerror(-fd));
+                        return fd;
+                }
+                ret = exchange(prog, sock, fd, req, timeout_ms, reply, tries < BUSY_TRIES);
+                if (ret != -EBUSY || tries == BUSY_TRIES)
+                        return ret;
+                usleep(BUSY_WAIT_US);
         }
-        return exchange(prog, sock, fd, req, timeout_ms, reply);
 }
 
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
@@ -142,7 +157,7 @@ int client_request_tcp(const char *prog, const char *host, unsigned port, const 
                 json_object_put(outer);
                 return fd;
         }
-        r = exchange(prog, where, fd, outer, timeout_ms, reply);
+        r = exchange(prog, where, fd, outer, timeout_ms, reply, 0);
         json_object_put(outer);
         return r;
 }

@@ -17,7 +17,7 @@ int client_config(const struct client_target *t, struct tracer_config *cfg);
 int client_socket_path(const struct client_target *t, char *out, size_t len);
 /* Connect, send req, read the reply (timeout_ms < 0: wait). Returns 0 and *reply when the
  * daemon answered ok; otherwise prints "PROG: message" to stderr (nothing when prog is NULL) and returns -errno (-EREMOTEIO
- * when the daemon answered with an error). */
+ * when the daemon answered with an error, -EBUSY when it had no connection slot free). */
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
                    struct json_object **reply);
 /* The same with node's tracerd over TCP at host:port, the request carried in a MUNGE

@@ -28,6 +28,10 @@
 #define CLIENTS_MAX 4096u
 #define RETENTION_MIN_MS (60ull * 1000)
 #define STORESIZE_MIN (1ull << 20)
+#define TIMEOUT_MIN_MS 1000u
+#define TIMEOUT_MAX_MS (24u * 3600u * 1000u)
+#define CLIENT_BUF_MIN (64ull * 1024)
+#define CLIENT_BUF_MAX (1024ull * 1024 * 1024)
 
 void config_defaults(struct tracer_config *cfg)
 {
@@ -41,7 +45,13 @@ void config_defaults(struct tracer_config *cfg)
         cfg->commit_interval_ms = 1000;
         cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
         cfg->max_clients = 64;
+        cfg->max_clients_per_user = 8;
+        cfg->reserved_clients = 4;
+        cfg->client_idle_ms = 60 * 1000;
+        cfg->client_line_ms = 10 * 1000;
+        cfg->client_buffer_bytes = 1024 * 1024;
         snprintf(cfg->tool_rules, sizeof(cfg->tool_rules), "%s", TRACER_TOOL_RULES_DEFAULT);
+        snprintf(cfg->slurmd_spool_dir, sizeof(cfg->slurmd_spool_dir), "%s", "/var/spool/slurmd");
         cfg->log_level = LOG_LEVEL_INFO;
         cfg->store_retention_ms = 180ull * 24 * 3600 * 1000;
         cfg->store_max_bytes = 4ull << 30;
@@ -137,8 +147,8 @@ static const char *check_name(const char *s, size_t cap)
 
 /* ---- keys */
 
-enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_LOGLEVEL, K_PORT,
-                K_RETENTION, K_STORESIZE };
+enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_RESERVED, K_TIMEOUT,
+                K_CLIENT_BUF, K_LOGLEVEL, K_PORT, K_RETENTION, K_STORESIZE };
 
 struct key_def {
         const char *name;
@@ -156,6 +166,11 @@ static const struct key_def keys[] = {
         KEY("CommitInterval", K_COMMIT, commit_interval_ms),
         KEY("RingBufferSize", K_RING, ring_buffer_bytes),
         KEY("MaxClients", K_CLIENTS, max_clients),
+        KEY("MaxClientsPerUser", K_CLIENTS, max_clients_per_user),
+        KEY("ReservedClients", K_RESERVED, reserved_clients),
+        KEY("ClientIdleTimeout", K_TIMEOUT, client_idle_ms),
+        KEY("ClientRequestTimeout", K_TIMEOUT, client_line_ms),
+        KEY("ClientBufferSize", K_CLIENT_BUF, client_buffer_bytes),
         KEY("LogLevel", K_LOGLEVEL, log_level),
         KEY("ListenPort", K_PORT, listen_port),
         KEY("MungeSocket", K_PATH, munge_socket),
@@ -163,6 +178,7 @@ static const struct key_def keys[] = {
         KEY("BtfPath", K_PATH, btf_path),
         KEY("StoreRetention", K_RETENTION, store_retention_ms),
         KEY("StoreMaxSize", K_STORESIZE, store_max_bytes),
+        KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -220,9 +236,32 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
                         return "expected a number";
                 if (n < CLIENTS_MIN || n > CLIENTS_MAX)
                         return "must be between 1 and 4096";
-                cfg->max_clients = (uint32_t)n;
+                *(uint32_t *)field = (uint32_t)n;
                 return NULL;
         }
+        case K_RESERVED: {
+                const char *end;
+                if (parse_u64(v, &n, &end) || *end)
+                        return "expected a number";
+                if (n > CLIENTS_MAX)
+                        return "must be between 0 and 4096";
+                cfg->reserved_clients = (uint32_t)n;
+                return NULL;
+        }
+        case K_TIMEOUT:
+                if ((why = parse_duration(v, &n)))
+                        return why;
+                if (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS)
+                        return "must be between 1s and 24h";
+                *(uint32_t *)field = (uint32_t)n;
+                return NULL;
+        case K_CLIENT_BUF:
+                if ((why = parse_size(v, &n)))
+                        return why;
+                if (n < CLIENT_BUF_MIN || n > CLIENT_BUF_MAX)
+                        return "must be between 64K and 1G";
+                cfg->client_buffer_bytes = n;
+                return NULL;
         case K_PORT: {
                 const char *end;
                 if (parse_u64(v, &n, &end) || *end)

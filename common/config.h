@@ -21,12 +21,18 @@ struct tracer_config {
         uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
         uint64_t ring_buffer_bytes;  /* RingBufferSize: kernel→daemon ring, power of two (default 4M) */
         uint32_t max_clients;        /* MaxClients: concurrent control connections (default 64) */
+        uint32_t max_clients_per_user; /* MaxClientsPerUser: connections of one uid (default 8) */
+        uint32_t reserved_clients;   /* ReservedClients: slots only root and SlurmUser get (default 4) */
+        uint32_t client_idle_ms;     /* ClientIdleTimeout: a silent local client is let go (default 60s) */
+        uint32_t client_line_ms;     /* ClientRequestTimeout: a request line must be whole by then (default 10s) */
+        uint64_t client_buffer_bytes; /* ClientBufferSize: pending reply bytes per client (default 1M) */
         uint32_t listen_port;        /* ListenPort: TCP port for other nodes' queries, 0 = off */
         char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
         char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
         char btf_path[PATH_MAX];     /* BtfPath: kernel BTF for kernels without /sys/kernel/btf */
         uint64_t store_retention_ms; /* StoreRetention: finished units kept this long; 0 = for ever */
         uint64_t store_max_bytes;    /* StoreMaxSize: store pages in use; 0 = no limit */
+        char slurmd_spool_dir[PATH_MAX]; /* SlurmdSpoolDir: where batch scripts may be read, %n = node */
         enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
 };
 

@@ -25,6 +25,16 @@ void line_reader_free(struct line_reader *r);
 /* Append received bytes. Returns 0, or -EMSGSIZE once a pending line exceeds the reader's max,
  * or -ENOMEM. */
 int line_reader_feed(struct line_reader *r, const char *data, size_t n);
+/* Is a complete line waiting for line_reader_next? */
+static inline int line_reader_has_line(const struct line_reader *r)
+{
+        return r->start < r->tail;
+}
+/* Bytes of an unterminated line held so far. */
+static inline size_t line_reader_partial(const struct line_reader *r)
+{
+        return r->len - r->tail;
+}
 /* Take the next complete line (without '\n', NUL-terminated, caller frees). Returns 1 and sets
  * *line and *len, 0 when no complete line is pending, negative errno on error. */
 int line_reader_next(struct line_reader *r, char **line, size_t *len);

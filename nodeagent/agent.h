@@ -72,8 +72,12 @@ void agent_flush_units(struct agent *a);
 /* Record a process whose exit never came from what its last sample knew, flagged as such. */
 void agent_close_lost(struct agent *a, struct proc *p);
 
-/* Requests; each returns a reply object (never NULL unless out of memory). */
-struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req);
+/* Requests; each returns a reply object (never NULL unless out of memory). For a listing,
+ * *stream is set too: the reply is then the head, and the rows follow from the stream
+ * (stream.h); otherwise *stream is NULL. */
+struct reply_stream;
+struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,
+                                  struct reply_stream **stream);
 
 uint64_t agent_now_boot_ns(void);
 struct unit *agent_unit(struct agent *a, uint64_t id);

@@ -121,6 +121,35 @@ static int add_fd(int epfd, int fd)
         return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+/* The socket's directory is tracerd's and nobody else may write it: clients (the SPANK plugin
+ * above all) trust what answers there. Made 0755 if missing (whatever the umask), group and
+ * world write taken away if it had them. */
+static int socket_dir(const char *dir)
+{
+        struct stat st;
+        int fd, err = 0, made = mkdir(dir, 0755) == 0;
+
+        if (!made && errno != EEXIST) {
+                err = -errno;
+                log_error("cannot create %s: %m", dir);
+                return err;
+        }
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0) {
+                err = -errno;
+                log_error("%s: %m", dir);
+        } else if (st.st_uid != geteuid()) {
+                err = -EPERM;
+                log_error("%s belongs to uid %u, not to tracerd", dir, st.st_uid);
+        } else if ((made || (st.st_mode & 022)) && fchmod(fd, made ? 0755 : st.st_mode & 07755) < 0) {
+                err = -errno;
+                log_error("chmod %s: %m", dir);
+        }
+        if (fd >= 0)
+                close(fd);
+        return err;
+}
+
 struct daemon {
         struct options opt;
         struct agent agent;
@@ -364,17 +393,16 @@ int main(int argc, char **argv)
         r = add_fd(d.epfd, collector_fd(d.agent.collector));
         if (r < 0)
                 goto out_agent;
-        if (mkdir(cfg.socket_dir, 0755) < 0 && errno != EEXIST) {
-                log_error("cannot create %s: %m", cfg.socket_dir);
+        r = socket_dir(cfg.socket_dir);
+        if (r < 0)
                 goto out_agent;
-        }
         r = config_socket_path(&cfg, node, sock, sizeof(sock));
         if (r < 0) {
                 log_error("socket path too long under %s", cfg.socket_dir);
                 goto out_agent;
         }
-        r = server_open(&d.server, sock, cfg.max_clients, d.epfd,
-                        d.opt.port >= 0 ? (unsigned)d.opt.port : cfg.listen_port, cfg.munge_socket);
+        r = server_open(&d.server, sock, &cfg, d.epfd,
+                        d.opt.port >= 0 ? (unsigned)d.opt.port : cfg.listen_port);
         if (r < 0)
                 goto out_agent;
         d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);

@@ -13,6 +13,7 @@
 #include "procfs.h"
 #include "protocol.h"
 #include "requests.h"
+#include "stream.h"
 #include "traceparent.h"
 
 
@@ -172,6 +173,10 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
                 return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
         if (r)
                 return ERR_REPLY("%s", err);
+        /* a user ends only what `tracerctl run` began: a Slurm unit's end is Slurm's to tell */
+        if (!request_is_admin(a, peer) && strcmp(u ? u->kind : stored.kind, "local") != 0)
+                return ERR_REPLY("permission denied: unit %" PRIu64 " is a Slurm unit; only root or"
+                                 " SlurmUser may end it", id);
         r = proto_get_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err));
         if (r && r != -ENOENT)
                 return ERR_REPLY("%s", err);
@@ -188,35 +193,33 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
         return reply;
 }
 
-static struct json_object *op_units(struct agent *a, const struct peer *peer, struct json_object *req)
+/* Listings are streamed from the store (stream.h): what was written so far is committed, so
+ * that the stream's own connection sees it. */
+static struct json_object *listing(struct agent *a, enum stream_kind kind, uint64_t unit,
+                                   const char *sel, uint32_t uid, struct reply_stream **stream)
 {
-        struct json_object *units, *r;
+        collector_drain(a->collector);
+        if (store_commit(a->store) || reply_stream_new(a->store, kind, unit, sel, uid, stream))
+                return ERR_REPLY("store query failed");
+        return proto_reply_ok();
+}
+
+static struct json_object *op_units(struct agent *a, const struct peer *peer, struct json_object *req,
+                                    struct reply_stream **stream)
+{
         const char *sel;
         char err[160];
 
         if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
                 return ERR_REPLY("%s", err);
-        collector_drain(a->collector);
-        if (store_find_units(a->store, sel, request_is_admin(a, peer) ? ANY_UID : peer->uid, &units))
-                return ERR_REPLY("store query failed");
-        for (size_t i = 0; i < json_object_array_length(units); i++) {
-                struct json_object *u = json_object_array_get_idx(units, i), *id, *totals;
-
-                if (json_object_object_get_ex(u, "id", &id) &&
-                    store_unit_totals(a->store, json_object_get_int64(id), &totals) == 0)
-                        json_object_object_add(u, "totals", totals);
-        }
-        r = proto_reply_ok();
-        json_object_object_add(r, "units", units);
-        return r;
+        return listing(a, STREAM_UNITS, 0, sel, request_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
 }
 
 /* A per-unit listing the peer may see, with the unit's totals. */
 static struct json_object *unit_listing(struct agent *a, const struct peer *peer,
-                                        struct json_object *req, const char *key,
-                                        int (*list)(struct store *, uint64_t, struct json_object **))
+                                        struct json_object *req, enum stream_kind kind,
+                                        struct reply_stream **stream)
 {
-        struct json_object *rows, *r;
         struct unit *u, stored;
         char err[160];
         uint64_t id = 0;
@@ -227,19 +230,16 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
                 return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
         if (rc)
                 return ERR_REPLY("%s", err);
-        collector_drain(a->collector);
-        if (list(a->store, id, &rows))
-                return ERR_REPLY("store query failed");
-        r = proto_reply_ok();
-        json_object_object_add(r, key, rows);
-        return with_totals(a, r, id);
+        return listing(a, kind, id, NULL, 0, stream);
 }
 
-struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req)
+struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,
+                                  struct reply_stream **stream)
 {
         struct json_object *op_o;
         const char *op;
 
+        *stream = NULL;
         if (!json_object_object_get_ex(req, "op", &op_o))
                 return ERR_REPLY("missing op");
         op = json_object_get_string(op_o);
@@ -258,10 +258,10 @@ struct json_object *agent_request(struct agent *a, const struct peer *peer, stru
         if (strcmp(op, "job_end") == 0)
                 return request_job_end(a, peer, req);
         if (strcmp(op, "units") == 0)
-                return op_units(a, peer, req);
+                return op_units(a, peer, req, stream);
         if (strcmp(op, "processes") == 0)
-                return unit_listing(a, peer, req, "processes", store_unit_processes);
+                return unit_listing(a, peer, req, STREAM_PROCESSES, stream);
         if (strcmp(op, "tools") == 0)
-                return unit_listing(a, peer, req, "tools", store_unit_tools);
+                return unit_listing(a, peer, req, STREAM_TOOLS, stream);
         return ERR_REPLY("unknown op '%s'", op);
 }

@@ -2,7 +2,9 @@
  * root or SlurmUser may make them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +17,40 @@
 #include "workflow.h"
 
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
+
+/* The batch script is read as root from a path in a registration: only a regular file under
+ * slurmd's spool directory (SlurmdSpoolDir, %n the node), named without "." or ".." parts,
+ * opened without following a link or blocking on a FIFO, and at most cap bytes of it. Returns
+ * the bytes read, or -errno. */
+static ssize_t read_batch_script(const struct agent *a, const char *path, char *buf, size_t cap)
+{
+        char spool[PATH_MAX];
+        const char *n = strstr(a->cfg.slurmd_spool_dir, "%n");
+        struct stat st;
+        size_t sl;
+        ssize_t r;
+        int fd;
+
+        if (n)
+                snprintf(spool, sizeof(spool), "%.*s%s%s", (int)(n - a->cfg.slurmd_spool_dir),
+                         a->cfg.slurmd_spool_dir, a->node, n + 2);
+        else
+                snprintf(spool, sizeof(spool), "%s", a->cfg.slurmd_spool_dir);
+        sl = strlen(spool);
+        if (strncmp(path, spool, sl) != 0 || path[sl] != '/' || strstr(path, "/./") || strstr(path, "/../"))
+                return -EPERM;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                r = -errno;
+        else if (!S_ISREG(st.st_mode))
+                r = -EINVAL;
+        else if ((r = read(fd, buf, cap)) < 0)
+                r = -errno;
+        close(fd);
+        return r;
+}
 
 /* Slurm (or any admin) registration: a task pid and/or a cgroup, with its job context. */
 /* Which workflow a step belongs to, from what the engine already passed to Slurm: the job
@@ -30,7 +66,6 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
         char argv[4096], *script = NULL;
         size_t len = 0, i;
         ssize_t n;
-        int fd;
 
         if (json_object_object_get_ex(req, "argv", &argv_o) && json_object_is_type(argv_o, json_type_array)) {
                 for (i = 0; i < json_object_array_length(argv_o); i++) {
@@ -43,14 +78,12 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
                         len += l + 1;
                 }
         }
-        if (len && u->step_id == UNIT_STEP_BATCH) {
-                fd = open(argv, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-                script = fd >= 0 ? malloc(WORKFLOW_SCRIPT_MAX) : NULL;
-                n = script ? read(fd, script, WORKFLOW_SCRIPT_MAX) : -1;
+        if (len && u->step_id == UNIT_STEP_BATCH && (script = malloc(WORKFLOW_SCRIPT_MAX))) {
+                n = read_batch_script(a, argv, script, WORKFLOW_SCRIPT_MAX);
+                if (n < 0)
+                        log_info("job %" PRIu64 ": batch script not read: %s", u->job_id, strerror(-n));
                 in.script = script;
                 in.script_len = n > 0 ? (size_t)n : 0;
-                if (fd >= 0)
-                        close(fd);
         }
         in.job_name = u->job_name;
         in.argv = len ? argv : NULL;

@@ -1,4 +1,6 @@
-/* The control socket: accepts clients, frames their requests, queues replies. */
+/* The control socket: accepts clients, frames their requests, queues replies. Every client is
+ * bounded (slots per uid, buffered bytes, time) so that no user can crowd out another's
+ * tracing, and root and SlurmUser always find a slot. */
 #ifndef TRACER_SERVER_H
 #define TRACER_SERVER_H
 
@@ -7,14 +9,15 @@
 
 struct server;
 
-/* Bind path (mode 0666: authorisation is per request, by SO_PEERCRED) and add it to epfd;
- * with tcp_port, also answer other nodes' queries there, authenticated by MUNGE. */
-int server_open(struct server **out, const char *path, unsigned max_clients, int epfd,
-                unsigned tcp_port, const char *munge_socket);
+/* Bind path (mode 0666, set before it is reachable: authorisation is per request, by
+ * SO_PEERCRED) and add it to epfd; with tcp_port, also answer other nodes' queries there,
+ * authenticated by MUNGE. Limits come from cfg (MaxClients, MaxClientsPerUser, ...). */
+int server_open(struct server **out, const char *path, const struct tracer_config *cfg, int epfd,
+                unsigned tcp_port);
 void server_close(struct server *s);
 /* Is fd one of ours (the listener or a client)? */
 int server_owns(const struct server *s, int fd);
-/* Let go of idle TCP clients (call now and then). */
+/* Let go of idle clients, slow readers and unfinished requests (call now and then). */
 void server_expire(struct server *s);
 /* Handle readiness of one of our fds. */
 void server_handle(struct server *s, struct agent *a, int fd, uint32_t events);

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include "log.h"
@@ -165,6 +167,73 @@ static int check_version(struct store *s)
         return err;
 }
 
+/* The store holds every user's command lines: its files are the daemon's alone (0600), whatever
+ * the umask or an earlier version left, and never reached through a link. SQLite gives the
+ * -wal and -shm files it creates the database file's mode. */
+static int secure_files(const char *dir)
+{
+        static const char *const names[] = { "tracer.db", "tracer.db-wal", "tracer.db-shm" };
+        struct stat st;
+        size_t i;
+        int dfd, fd, err = 0;
+
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd < 0 || fstat(dfd, &st) < 0) {
+                err = -errno;
+                log_error("%s: %m", dir);
+                goto out;
+        }
+        if (st.st_uid != geteuid()) {
+                log_error("%s belongs to uid %u, not to tracerd", dir, st.st_uid);
+                err = -EPERM;
+                goto out;
+        }
+        if ((st.st_mode & 07777) != 0750 && fchmod(dfd, 0750) < 0) {
+                err = -errno;
+                log_error("chmod %s: %m", dir);
+                goto out;
+        }
+        for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
+                fd = openat(dfd, names[i], O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (i ? 0 : O_CREAT), 0600);
+                if (fd < 0 && errno == ENOENT)
+                        continue;
+                if (fd < 0 || fstat(fd, &st) < 0) {
+                        err = -errno;
+                        log_error("%s/%s: %m", dir, names[i]);
+                } else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+                        err = -EPERM;
+                        log_error("%s/%s is not a regular file of tracerd's", dir, names[i]);
+                } else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {
+                        err = -errno;
+                        log_error("chmod %s/%s: %m", dir, names[i]);
+                }
+                if (fd >= 0)
+                        close(fd);
+                if (err)
+                        break;
+        }
+out:
+        if (dfd >= 0)
+                close(dfd);
+        return err;
+}
+
+int store_reader_open(struct store *s, sqlite3 **out)
+{
+        const char *path = sqlite3_db_filename(s->db, "main");
+        sqlite3 *db = NULL;
+
+        if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+                log_error("%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+                sqlite3_close(db);
+                return -EIO;
+        }
+        /* many readers at once: each keeps little */
+        sqlite3_exec(db, "PRAGMA cache_size=-128", NULL, NULL, NULL);
+        *out = db;
+        return 0;
+}
+
 int store_open(struct store **out, const char *dir, const char *boot_id)
 {
         char path[PATH_MAX];
@@ -178,6 +247,9 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
         }
         if ((size_t)snprintf(path, sizeof(path), "%s/tracer.db", dir) >= sizeof(path))
                 return -ENAMETOOLONG;
+        err = secure_files(dir);
+        if (err)
+                return err;
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;

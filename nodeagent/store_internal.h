@@ -32,4 +32,17 @@ int store_write_failed(struct store *s, const char *what);
 /* A prepared statement kept for the connection's life. */
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **out);
 
+/* One row as a JSON object, column names as keys; argv (NUL-separated) as an array. */
+struct json_object *store_row_to_json(sqlite3_stmt *st);
+/* The statements behind the listings, prepared on db: the store's own connection or a
+ * read-only one of stream.c. The caller finalizes *out. */
+int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,
+                      sqlite3_stmt **out);
+int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
+int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
+/* store_unit_totals() on db. */
+int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out);
+/* A read-only connection of its own to the store's file, with a small page cache. */
+int store_reader_open(struct store *s, sqlite3 **out);
+
 #endif

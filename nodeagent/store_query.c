@@ -108,8 +108,7 @@ int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *c
         return err;
 }
 
-/* One row as a JSON object, column names as keys; argv (NUL-separated) as an array. */
-static struct json_object *row_to_json(sqlite3_stmt *st)
+struct json_object *store_row_to_json(sqlite3_stmt *st)
 {
         struct json_object *o = json_object_new_object();
         int i, n = sqlite3_column_count(st);
@@ -157,7 +156,7 @@ static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object *
         if (!arr)
                 return -ENOMEM;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-                json_object_array_add(arr, row_to_json(st));
+                json_object_array_add(arr, store_row_to_json(st));
         if (rc != SQLITE_DONE) {
                 json_object_put(arr);
                 return store_fail(s, "query");
@@ -166,12 +165,32 @@ static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object *
         return 0;
 }
 
-int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
+/* A one-off statement on db: the store's own connection, or a reader's (stream.c). */
+static int prepare_on(struct store *s, sqlite3 *db, const char *sql, sqlite3_stmt **out)
+{
+        if (db == s->db)
+                return store_prepare(s, sql, out);
+        if (sqlite3_prepare_v2(db, sql, -1, out, NULL) != SQLITE_OK) {
+                log_error("prepare: %s", sqlite3_errmsg(db));
+                return -EIO;
+        }
+        return 0;
+}
+
+static int fail_on(struct store *s, sqlite3 *db, const char *what)
+{
+        if (db == s->db)
+                return store_fail(s, what);
+        log_error("%s: %s", what, sqlite3_errmsg(db));
+        return -EIO;
+}
+
+int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,
+                      sqlite3_stmt **out)
 {
         long long num = -1, task = -1;
         char sql[1536], *end;
         sqlite3_stmt *st;
-        int err;
 
         /* "N": Slurm job N (all its steps) or local run N; "N_M": task M of job array N;
          * anything else: a unit name ("N.batch", "N.0", a run's --name) */
@@ -188,13 +207,24 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
                  " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
                  " AND (?4 OR uid=?5) ORDER BY id",
                  s->unit_columns);
-        if (store_prepare(s, sql, &st))
+        if (prepare_on(s, db, sql, &st))
                 return -EIO;
-        sqlite3_bind_text(st, 1, selector, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 1, selector, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 2, num);
         sqlite3_bind_int64(st, 3, task);
         sqlite3_bind_int(st, 4, uid == UINT32_MAX);
         sqlite3_bind_int64(st, 5, uid);
+        *out = st;
+        return 0;
+}
+
+int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
+{
+        sqlite3_stmt *st;
+        int err;
+
+        if (store_query_units(s, s->db, selector, uid, &st))
+                return -EIO;
         err = rows_to_array(s, st, out);
         sqlite3_finalize(st);
         return err;
@@ -219,31 +249,37 @@ int store_get_unit(struct store *s, uint64_t id, struct unit *out)
         return rc == SQLITE_DONE ? -ENOENT : store_fail(s, "unit");
 }
 
+int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
+{
+        if (prepare_on(s, db, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
+                       " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
+                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
+                       " interpreter, tool_excluded, ru_maxrss_kb, pre_exec_cpu_ns"
+                       " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", out))
+                return -EIO;
+        sqlite3_bind_int64(*out, 1, unit);
+        return 0;
+}
+
 int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out)
 {
         sqlite3_stmt *st;
         int err;
 
-        if (store_prepare(s, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
-                       " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
-                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
-                       " interpreter, tool_excluded, ru_maxrss_kb, pre_exec_cpu_ns"
-                       " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", &st))
+        if (store_query_processes(s, s->db, unit, &st))
                 return -EIO;
-        sqlite3_bind_int64(st, 1, unit);
         err = rows_to_array(s, st, out);
         sqlite3_finalize(st);
         return err;
 }
 
-int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
+int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
 {
         sqlite3_stmt *st;
-        int err;
 
         /* shell plumbing stays out of tool tables, unless it failed: a failing ls or grep is
          * shown, not hidden */
-        if (store_prepare(s, "WITH f AS (SELECT DISTINCT tool FROM processes WHERE unit=?1 AND tool_excluded"
+        if (prepare_on(s, db, "WITH f AS (SELECT DISTINCT tool FROM processes WHERE unit=?1 AND tool_excluded"
                        "  AND (status != 0 OR (flags & 8) != 0)),"
                        " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
                        "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
@@ -264,18 +300,29 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
                        " FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC", &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, unit);
+        *out = st;
+        return 0;
+}
+
+int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
+{
+        sqlite3_stmt *st;
+        int err;
+
+        if (store_query_tools(s, s->db, unit, &st))
+                return -EIO;
         err = rows_to_array(s, st, out);
         sqlite3_finalize(st);
         return err;
 }
 
-int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
+int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out)
 {
         struct json_object *o = NULL;
         sqlite3_stmt *st;
         int rc;
 
-        if (store_prepare(s, "SELECT COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns, SUM(user_ns) AS user_ns,"
+        if (prepare_on(s, db, "SELECT COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns, SUM(user_ns) AS user_ns,"
                        " SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
                        " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
                        " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
@@ -285,13 +332,13 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_bind_int64(st, 1, unit);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
-                o = row_to_json(st);
+                o = store_row_to_json(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_ROW)
-                return store_fail(s, "totals");
+                return fail_on(s, db, "totals");
         /* Live samples: the most cores busy at once between two sampling rounds, and the
          * largest sum of the unit's resident sets in one round. */
-        if (store_prepare(s, "WITH d AS (SELECT time_ns, rss_kb,"
+        if (prepare_on(s, db, "WITH d AS (SELECT time_ns, rss_kb,"
                        "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
                        "  FROM samples WHERE unit=?1"
                        "  WINDOW w AS (PARTITION BY pid, start_boot_ns ORDER BY time_ns))"
@@ -306,7 +353,7 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_bind_int64(st, 1, unit);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
-                struct json_object *extra = row_to_json(st);
+                struct json_object *extra = store_row_to_json(st);
 
                 json_object_object_foreach(extra, key, val)
                         json_object_object_add(o, key, json_object_get(val));
@@ -315,4 +362,9 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
         sqlite3_finalize(st);
         *out = o;
         return 0;
+}
+
+int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
+{
+        return store_query_totals(s, s->db, unit, out);
 }

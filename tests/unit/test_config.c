@@ -284,6 +284,35 @@ static void test_max_clients(void **state)
             "t.conf:1: MaxClients: bad value \"99999999999999999999999999\": expected a number");
 }
 
+static void test_client_limits(void **state)
+{
+        struct tracer_config c;
+
+        (void)state;
+        c = ok("");
+        assert_int_equal(c.max_clients_per_user, 8);
+        assert_int_equal(c.reserved_clients, 4);
+        assert_int_equal(c.client_idle_ms, 60000);
+        assert_int_equal(c.client_line_ms, 10000);
+        assert_int_equal(c.client_buffer_bytes, 1 << 20);
+        assert_string_equal(c.slurmd_spool_dir, "/var/spool/slurmd");
+        c = ok("MaxClientsPerUser = 2\nReservedClients = 0\nClientIdleTimeout = 5m\n"
+               "ClientRequestTimeout = 1500ms\nClientBufferSize = 64K\nSlurmdSpoolDir = /s/%n/\n");
+        assert_int_equal(c.max_clients_per_user, 2);
+        assert_int_equal(c.reserved_clients, 0);
+        assert_int_equal(c.client_idle_ms, 300000);
+        assert_int_equal(c.client_line_ms, 1500);
+        assert_int_equal(c.client_buffer_bytes, 65536);
+        assert_string_equal(c.slurmd_spool_dir, "/s/%n");
+        bad("MaxClientsPerUser = 0\n", "t.conf:1: MaxClientsPerUser: bad value \"0\": must be between 1 and 4096");
+        bad("ReservedClients = 4097\n", "t.conf:1: ReservedClients: bad value \"4097\": must be between 0 and 4096");
+        bad("ClientIdleTimeout = 500ms\n", "t.conf:1: ClientIdleTimeout: bad value \"500ms\": must be between 1s and 24h");
+        bad("ClientRequestTimeout = soon\n",
+            "t.conf:1: ClientRequestTimeout: bad value \"soon\": expected a duration like 500ms, 10s or 5m");
+        bad("ClientBufferSize = 1K\n", "t.conf:1: ClientBufferSize: bad value \"1K\": must be between 64K and 1G");
+        bad("SlurmdSpoolDir = spool\n", "t.conf:1: SlurmdSpoolDir: bad value \"spool\": must be an absolute path");
+}
+
 static void test_log_levels(void **state)
 {
         (void)state;
@@ -690,6 +719,7 @@ int main(void)
                 cmocka_unit_test(test_durations),
                 cmocka_unit_test(test_sizes),
                 cmocka_unit_test(test_max_clients),
+                cmocka_unit_test(test_client_limits),
                 cmocka_unit_test(test_log_levels),
                 cmocka_unit_test(test_names),
                 cmocka_unit_test(test_paths),

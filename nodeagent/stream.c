@@ -1,0 +1,150 @@
+/* Streamed replies: one row at a time from a read-only store connection into the client's
+ * output buffer. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "log.h"
+#include "store_internal.h"
+#include "stream.h"
+
+struct reply_stream {
+        struct store *store;
+        sqlite3 *db;         /* this reply's own read-only connection: one snapshot for all */
+        sqlite3_stmt *st;
+        enum stream_kind kind;
+        uint64_t unit;       /* a unit's listing ends with the unit's totals */
+        unsigned rows;       /* sent so far */
+        int lead_sent, done;
+};
+
+static const char *const keys[] = { [STREAM_UNITS] = "units", [STREAM_PROCESSES] = "processes",
+                                     [STREAM_TOOLS] = "tools" };
+
+int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, const char *selector,
+                     uint32_t uid, struct reply_stream **out)
+{
+        struct reply_stream *rs = calloc(1, sizeof(*rs));
+        int err;
+
+        if (!rs)
+                return -ENOMEM;
+        rs->store = s;
+        rs->kind = kind;
+        rs->unit = kind == STREAM_UNITS ? 0 : unit;
+        err = store_reader_open(s, &rs->db);
+        /* one read transaction for the rows and the totals after them: one snapshot */
+        if (!err && sqlite3_exec(rs->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+                err = -EIO;
+        if (!err)
+                err = kind == STREAM_UNITS ? store_query_units(s, rs->db, selector, uid, &rs->st)
+                      : kind == STREAM_PROCESSES ? store_query_processes(s, rs->db, unit, &rs->st)
+                                                 : store_query_tools(s, rs->db, unit, &rs->st);
+        if (err) {
+                reply_stream_free(rs);
+                return err;
+        }
+        *out = rs;
+        return 0;
+}
+
+int reply_stream_head(const char *head, size_t *len)
+{
+        /* a non-empty object: the rows follow its last member after a ',' */
+        if (*len < 4 || head[0] != '{' || head[*len - 3] == '{' || head[*len - 2] != '}' ||
+            head[*len - 1] != '\n')
+                return -EINVAL;
+        *len -= 2;
+        return 0;
+}
+
+/* One row as JSON text; units carry their totals, as when the reply was built whole. */
+static struct json_object *next_row(struct reply_stream *rs, int *rc)
+{
+        struct json_object *row, *id, *totals;
+
+        *rc = sqlite3_step(rs->st);
+        if (*rc != SQLITE_ROW)
+                return NULL;
+        row = store_row_to_json(rs->st);
+        if (row && rs->kind == STREAM_UNITS && json_object_object_get_ex(row, "id", &id) &&
+            store_query_totals(rs->store, rs->db, json_object_get_int64(id), &totals) == 0)
+                json_object_object_add(row, "totals", totals);
+        return row;
+}
+
+/* The end of the array, and of the reply: a unit's listing carries the unit's totals, from the
+ * same snapshot as its rows. */
+static int finish(struct reply_stream *rs, int (*emit)(void *ctx, const char *data, size_t n),
+                  void *ctx)
+{
+        struct json_object *totals = NULL;
+        const char *text;
+        size_t n;
+        int err;
+
+        if (!rs->unit || store_query_totals(rs->store, rs->db, rs->unit, &totals) < 0)
+                return emit(ctx, "]}\n", 3);
+        text = json_object_to_json_string_length(totals, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+        err = text ? emit(ctx, "],\"totals\":", 11) : -ENOMEM;
+        if (!err)
+                err = emit(ctx, text, n);
+        if (!err)
+                err = emit(ctx, "}\n", 2);
+        json_object_put(totals);
+        return err;
+}
+
+int reply_stream_fill(struct reply_stream *rs, size_t want,
+                      int (*emit)(void *ctx, const char *data, size_t n), void *ctx)
+{
+        char lead[32];
+        size_t sent = 0;
+        int rc, err;
+
+        if (rs->done)
+                return 0;
+        if (!rs->lead_sent) {
+                snprintf(lead, sizeof(lead), ",\"%s\":[", keys[rs->kind]);
+                err = emit(ctx, lead, strlen(lead));
+                if (err)
+                        return err;
+                rs->lead_sent = 1;
+        }
+        while (sent < want) {
+                struct json_object *row = next_row(rs, &rc);
+                const char *text;
+                size_t n;
+
+                if (!row) {
+                        if (rc == SQLITE_ROW)
+                                return -ENOMEM;
+                        if (rc != SQLITE_DONE) {
+                                log_error("%s", sqlite3_errmsg(rs->db));
+                                return -EIO;
+                        }
+                        rs->done = 1;
+                        return finish(rs, emit, ctx);
+                }
+                text = json_object_to_json_string_length(row, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+                err = rs->rows ? emit(ctx, ",", 1) : 0;
+                err = err ? err : text ? emit(ctx, text, n) : -ENOMEM;
+                json_object_put(row);
+                if (err)
+                        return err;
+                rs->rows++;
+                sent += n + 1;
+        }
+        return 1;
+}
+
+void reply_stream_free(struct reply_stream *rs)
+{
+        if (!rs)
+                return;
+        sqlite3_finalize(rs->st);
+        sqlite3_close(rs->db);
+        free(rs);
+}
