@@ -113,7 +113,6 @@ void agent_settle_job(struct agent *a, uint64_t job_id)
 int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state, int wait)
 {
         struct cgroup_counters cg;
-        int err;
 
         /* Every exit the kernel already reported belongs in the totals. The last one may be a
          * few microseconds behind the client's wait(2) (it is sent at the final switch-out):
@@ -135,12 +134,13 @@ int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state 
                 u->cgroup_cpu_ns = cg.cpu_ns;
                 u->cgroup_mem_peak_kb = cg.mem_peak_kb;
         }
-        err = store_put_unit(a->store, u);
-        if (!err)
-                err = store_commit(a->store);
-        /* the end is known; its record is written once the store takes writes again */
-        u->dirty = err != 0;
+        agent_unit_save(a, u);
         return 0;
+}
+
+void agent_unit_save(struct agent *a, struct unit *u)
+{
+        u->dirty = store_put_unit(a->store, u) || store_commit(a->store);
 }
 
 /* The store lost processes of unit (disk full): counted in its Lost, its record written again. */

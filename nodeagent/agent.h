@@ -67,6 +67,9 @@ int agent_sample(struct agent *a);
  * a backlog), store pruning. */
 #define AGENT_HOUSEKEEPING_MS 10000
 void agent_tick(struct agent *a);
+/* Write a unit's record now or, when the store cannot take it (disk full), as soon as it can:
+ * tracing never waits for the disk. */
+void agent_unit_save(struct agent *a, struct unit *u);
 /* Write the records of units whose last write failed (disk full); drop those that are done. */
 void agent_flush_units(struct agent *a);
 /* Record a process whose exit never came from what its last sample knew, flagged as such. */

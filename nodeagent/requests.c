@@ -112,15 +112,11 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
         if (step)
                 snprintf(u->step_name, sizeof(u->step_name), "%s", step);
         r = agent_unit_track_pid(a, u, pid);
-        if (!r)
-                r = store_put_unit(a->store, u);
-        if (!r)
-                r = store_commit(a->store);
         if (r) {
-                collector_untrack_pid(a->collector, pid);
                 agent_unit_drop(a, u);
                 return ERR_REPLY("cannot track process %" PRId64 ": %s", pid, strerror(-r));
         }
+        agent_unit_save(a, u);
         log_info("unit %" PRIu64 " (%s) started for uid %u, pid %" PRId64, u->id, u->name, uid, pid);
         return request_reply_unit(u);
 }
@@ -199,7 +195,8 @@ static struct json_object *listing(struct agent *a, enum stream_kind kind, uint6
                                    const char *sel, uint32_t uid, struct reply_stream **stream)
 {
         collector_drain(a->collector);
-        if (store_commit(a->store) || reply_stream_new(a->store, kind, unit, sel, uid, stream))
+        store_commit(a->store); /* a full disk leaves what is stored readable */
+        if (reply_stream_new(a->store, kind, unit, sel, uid, stream))
                 return ERR_REPLY("store query failed");
         return proto_reply_ok();
 }

@@ -187,16 +187,13 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
         r = pid ? agent_unit_track_pid(a, u, pid) : 0;
         if (!r && cgid)
                 r = collector_track_cgroup(a->collector, cgid, u->id);
-        if (!r)
-                r = store_put_unit(a->store, u);
-        if (!r)
-                r = store_commit(a->store);
         if (r) {
                 if (pid)
                         collector_untrack_pid(a->collector, pid);
                 agent_unit_drop(a, u);
                 return ERR_REPLY("cannot track the unit: %s", strerror(-r));
         }
+        agent_unit_save(a, u);
         log_info("unit %" PRIu64 " (%s) registered: job %" PRId64 " step %" PRId64 " task %" PRId64
                  " pid %" PRId64, u->id, u->name, job, step, task, pid);
         return request_reply_unit(u);
@@ -209,7 +206,6 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
         int64_t job, uid, gid = 0;
         struct unit *u, tmp = {};
         char err[160], name[32];
-        int r;
 
         if (!request_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may begin jobs");
@@ -226,13 +222,7 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
         u->job_id = job;
         memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
         memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
-        r = store_put_unit(a->store, u);
-        if (!r)
-                r = store_commit(a->store);
-        if (r) {
-                agent_unit_drop(a, u);
-                return ERR_REPLY("cannot store job %" PRId64 ": %s", job, strerror(-r));
-        }
+        agent_unit_save(a, u);
         return request_reply_unit(u);
 }
 
