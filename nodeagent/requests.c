@@ -227,7 +227,7 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
                 return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
         if (rc)
                 return ERR_REPLY("%s", err);
-        return listing(a, kind, id, NULL, 0, stream);
+        return listing(a, kind, id, NULL, request_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
 }
 
 struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,

@@ -15,6 +15,7 @@ struct reply_stream {
         sqlite3 *db;         /* this reply's own read-only connection: one snapshot for all */
         sqlite3_stmt *st;
         enum stream_kind kind;
+        uint32_t viewer;     /* whose eyes: another uid's command lines are not shown */
         uint64_t unit;       /* a unit's listing ends with the unit's totals */
         unsigned rows;       /* sent so far */
         int lead_sent, done;
@@ -33,6 +34,7 @@ int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, cons
                 return -ENOMEM;
         rs->store = s;
         rs->kind = kind;
+        rs->viewer = uid;
         rs->unit = kind == STREAM_UNITS ? 0 : unit;
         err = store_reader_open(s, &rs->db);
         /* one read transaction for the rows and the totals after them: one snapshot */
@@ -69,6 +71,14 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
         if (*rc != SQLITE_ROW)
                 return NULL;
         row = store_row_to_json(rs->st);
+        /* a process of another user inside the viewer's unit (a setuid program, sudo's child):
+         * recorded, but its arguments are for root and SlurmUser only */
+        if (row && rs->kind == STREAM_PROCESSES && rs->viewer != UINT32_MAX &&
+            json_object_object_get_ex(row, "uid", &id) &&
+            (uint32_t)json_object_get_int64(id) != rs->viewer) {
+                json_object_object_add(row, "argv", NULL);
+                json_object_object_add(row, "argv_hidden", json_object_new_boolean(1));
+        }
         if (row && rs->kind == STREAM_UNITS && json_object_object_get_ex(row, "id", &id) &&
             store_query_totals(rs->store, rs->db, json_object_get_int64(id), &totals) == 0)
                 json_object_object_add(row, "totals", totals);

@@ -14,7 +14,8 @@ enum stream_kind { STREAM_UNITS, STREAM_PROCESSES, STREAM_TOOLS };
 struct reply_stream;
 
 /* The rows of one listing: units matching selector for uid (UINT32_MAX: anyone's, each with
- * its "totals"), or the processes or tools of unit (then the reply's "totals" are the unit's).
+ * its "totals"), or the processes or tools of unit (then the reply's "totals" are the unit's;
+ * processes of a uid other than uid have their argv withheld, UINT32_MAX: shown to all).
  * The caller commits the store first, so that the reader sees what was written so far. */
 int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, const char *selector,
                      uint32_t uid, struct reply_stream **out);

@@ -79,4 +79,17 @@ kill -HUP $DAEMON_PID; sleep 0.3
 check "a reload with a bad config is refused and logged" grep -q "reload refused" "$T/tracerd.log"
 check "the daemon keeps running after it" kill -0 $DAEMON_PID
 cp "$T/good.conf" "$T/tracer.conf"
+# a process of another uid inside a user's unit (a setuid program, sudo's child) is recorded,
+# but its arguments are for root and SlurmUser only
+bash -c 'sleep 0.5; exec bash -c "sleep 0.5; : --secret-arg-of-root"' &
+rootproc=$!
+sleep 0.2
+unit=$(ctl register --uid "$(id -u $USER1)" --pid $rootproc --name foreign)
+wait $rootproc
+ctl unregister "$unit" > /dev/null
+asuser "$BUILD/tracer-jobstat" -N $NODE -j foreign --processes --json > "$T/foreign.json" 2>&1
+check "the user sees the foreign process in their unit" grep -q '"PID": *'$rootproc "$T/foreign.json"
+check "but not its arguments" bash -c "! grep -q secret-arg-of-root '$T/foreign.json'"
+"$BUILD/tracer-jobstat" -N $NODE -j foreign --processes --json > "$T/foreign-root.json" 2>&1
+check "root sees them" grep -q secret-arg-of-root "$T/foreign-root.json"
 finish
