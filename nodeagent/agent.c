@@ -32,7 +32,7 @@ struct unit *agent_unit(struct agent *a, uint64_t id)
         struct unit *u;
 
         for (u = a->units; u; u = u->next)
-                if (u->id == id)
+                if (u->id == id && !u->dropped)
                         return u;
         return NULL;
 }
@@ -236,17 +236,29 @@ static void inherit_command(struct proc *p, const struct proc *parent)
 
 void agent_unit_drop(struct agent *a, struct unit *u)
 {
-        struct unit **pp;
-
         if (u->dirty)
                 return; /* kept until its record is written: agent_flush_units drops it */
-        for (pp = &a->units; *pp; pp = &(*pp)->next) {
-                if (*pp == u) {
+        /* freed by agent_reap, from the loop: a request handler walking the list, or a drain
+         * under one, never finds a unit freed under it */
+        u->dropped = 1;
+        a->ndropped++;
+}
+
+void agent_reap(struct agent *a)
+{
+        struct unit **pp, *u;
+
+        if (!a->ndropped)
+                return;
+        for (pp = &a->units; (u = *pp);) {
+                if (u->dropped) {
                         *pp = u->next;
                         free(u);
-                        return;
+                } else {
+                        pp = &u->next;
                 }
         }
+        a->ndropped = 0;
 }
 
 static uint64_t minus(uint64_t v, uint64_t base)

@@ -38,6 +38,7 @@ struct agent {
         int64_t housekept_ns;        /* when the store was last pruned */
         int prune_backlog;           /* the last prune took a full batch: go on at the next tick */
         uint64_t unstored;           /* processes the store could not write, of units gone */
+        unsigned ndropped;           /* units dropped, waiting for agent_reap */
 };
 
 /* The peer of a request, from SO_PEERCRED. */
@@ -72,6 +73,8 @@ void agent_tick(struct agent *a);
 void agent_unit_save(struct agent *a, struct unit *u);
 /* Write the records of units whose last write failed (disk full); drop those that are done. */
 void agent_flush_units(struct agent *a);
+/* Free the units dropped since the last call: from the loop only, never under a handler. */
+void agent_reap(struct agent *a);
 /* Record a process whose exit never came from what its last sample knew, flagged as such. */
 void agent_close_lost(struct agent *a, struct proc *p);
 

@@ -229,6 +229,7 @@ static int run_loop(struct daemon *d)
                                 server_handle(d->server, &d->agent, fd, evs[i].events);
                         }
                 }
+                agent_reap(&d->agent);
         }
 }
 

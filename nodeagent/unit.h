@@ -52,6 +52,7 @@ struct unit {
         /* in memory only */
         uint64_t unstored;         /* its processes the store could not write (disk full) */
         int dirty;                 /* its record waits for the store to take it again */
+        int dropped;               /* done with: freed by the loop (agent_reap) */
         uint32_t live;             /* live processes in the table */
         uint64_t finished;         /* processes stored since the daemon started */
 };

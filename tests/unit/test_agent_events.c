@@ -581,6 +581,7 @@ static void test_unit_counters(void **state)
         u1->state = UNIT_FAILED;
         exit_ev(a, 902, SEC, 1, 0);
         assert_null(agent_unit(a, 1));
+        agent_reap(a); /* freed by the loop, not under the event */
         assert_null(a->units);
 
         /* processes of a unit not in memory are stored all the same */
