@@ -62,6 +62,7 @@ struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name,
         u->step_id = UNIT_STEP_NONE;
         u->exit_status = -1;
         u->start_ns = clock_ns(CLOCK_REALTIME);
+        u->idle_since_ns = u->start_ns;
         u->state = UNIT_RUNNING;
         u->next = a->units;
         a->units = u;
@@ -300,8 +301,8 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
                 a->stored++;
         if (u) {
                 u->finished++;
-                if (u->live)
-                        u->live--;
+                if (u->live && !--u->live)
+                        u->idle_since_ns = clock_ns(CLOCK_REALTIME);
         }
         proctable_remove(&a->procs, p);
         if (u && u->state != UNIT_RUNNING && !u->live)

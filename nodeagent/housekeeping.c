@@ -14,6 +14,7 @@
 #define PRUNE_BATCH 200 /* units per round: a round stays short, the next tick goes on */
 #define LOST_BATCH 256  /* processes closed per sample round */
 #define GONE_ROUNDS 2   /* sample rounds a process must be missing from /proc before it is closed */
+#define ORPHAN_MS 10000 /* a local unit with no process left this long has lost its tracerctl */
 
 /* ---- live samples and lost exits */
 
@@ -84,12 +85,30 @@ static int prune(struct agent *a, int64_t now)
         return n == PRUNE_BATCH;
 }
 
+/* A `tracerctl run` that was killed never sends run_end: once its unit has had no process for
+ * ORPHAN_MS (its client ends it within milliseconds of its command's end), it is ended LOST. */
+static void end_orphans(struct agent *a, int64_t now)
+{
+        struct unit *u;
+
+        for (u = a->units; u; u = u->next) {
+                if (u->dropped || u->state != UNIT_RUNNING || u->live || strcmp(u->kind, "local") ||
+                    now - u->idle_since_ns < (int64_t)ORPHAN_MS * 1000000)
+                        continue;
+                log_warn("unit %llu (%s): no process left and no word from its tracerctl for %d s: "
+                         "ended as LOST", (unsigned long long)u->id, u->name, ORPHAN_MS / 1000);
+                agent_unit_end(a, u, -1, UNIT_LOST, 0);
+                agent_unit_drop(a, u);
+        }
+}
+
 void agent_tick(struct agent *a)
 {
         int64_t now = now_unix_ns();
 
         store_set_alive(a->store, now);
         agent_flush_units(a);
+        end_orphans(a, now);
         if (!a->prune_backlog && now - a->housekept_ns < (int64_t)AGENT_HOUSEKEEPING_MS * 1000000)
                 return;
         a->housekept_ns = now;

@@ -54,6 +54,7 @@ struct unit {
         int dirty;                 /* its record waits for the store to take it again */
         int dropped;               /* done with: freed by the loop (agent_reap) */
         uint32_t live;             /* live processes in the table */
+        int64_t idle_since_ns;     /* unix ns: since when it has had no live process */
         uint64_t finished;         /* processes stored since the daemon started */
 };
 

@@ -33,4 +33,16 @@ check "the unit carries the interval tracerd was away ($gap_ms ms: 2 s or more, 
   [ "$gap_ms" -ge 2000 -a "$gap_ms" -lt 4000 ]
 jobstat -j survivor > "$T/report" 2>&1
 check "its report says it is incomplete for that interval" grep -q "incomplete: tracerd was down" "$T/report"
+# a tracerctl run killed before its command ends never sends run_end: its unit is ended anyway
+"$BUILD/tracerctl" -N $NODE run --name orphan -- sleep 1 2>/dev/null &
+client=$!
+sleep 0.3
+kill -9 $client; wait $client 2>/dev/null
+for _ in $(seq 80); do
+  [ "$(db "SELECT state FROM units WHERE name='orphan'")" != RUNNING ] && break
+  sleep 0.25
+done
+check "a unit whose tracerctl was killed is ended once its processes are gone" \
+  [ "$(db "SELECT state FROM units WHERE name='orphan'")" = LOST ]
+check "with its process recorded" [ "$(db "SELECT COUNT(*) FROM processes WHERE comm='sleep' AND unit=(SELECT id FROM units WHERE name='orphan')")" -eq 1 ]
 finish
