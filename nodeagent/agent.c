@@ -39,7 +39,6 @@ struct unit *agent_unit(struct agent *a, uint64_t id)
 
 /* ---- units */
 
-#define UNIT_END_WAIT_MS 100 /* how long a unit's end waits for its last exits */
 
 /* Create a running unit, store it, keep it in memory. */
 struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name, uid_t uid,
@@ -93,7 +92,7 @@ int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid)
         return 0;
 }
 
-static unsigned job_live(const struct agent *a, uint64_t job_id)
+unsigned agent_job_live(const struct agent *a, uint64_t job_id)
 {
         const struct unit *u;
         unsigned live = 0;
@@ -104,23 +103,10 @@ static unsigned job_live(const struct agent *a, uint64_t job_id)
         return live;
 }
 
-void agent_settle_job(struct agent *a, uint64_t job_id)
-{
-        collector_drain(a->collector);
-        for (int i = 0; i < UNIT_END_WAIT_MS / 5 && job_live(a, job_id); i++)
-                collector_poll(a->collector, 5);
-}
-
-int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state, int wait)
+int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state)
 {
         struct cgroup_counters cg;
 
-        /* Every exit the kernel already reported belongs in the totals. The last one may be a
-         * few microseconds behind the client's wait(2) (it is sent at the final switch-out):
-         * give it a bounded moment. */
-        collector_drain(a->collector);
-        for (int i = 0; wait && i < UNIT_END_WAIT_MS / 5 && u->live; i++)
-                collector_poll(a->collector, 5);
         if (u->state == UNIT_RUNNING) {
                 u->end_ns = clock_ns(CLOCK_REALTIME);
                 u->state = state;

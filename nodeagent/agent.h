@@ -78,21 +78,37 @@ void agent_reap(struct agent *a);
 /* Record a process whose exit never came from what its last sample knew, flagged as such. */
 void agent_close_lost(struct agent *a, struct proc *p);
 
-/* Requests; each returns a reply object (never NULL unless out of memory). For a listing,
- * *stream is set too: the reply is then the head, and the rows follow from the stream
- * (stream.h); otherwise *stream is NULL. */
+/* A request whose reply waits for the kernel: the end of a unit or of a job waits until their
+ * last processes' exits are recorded (the last one is sent at its final switch-out, a moment
+ * after the client's wait(2) returned), at most PARK_MS. The loop keeps the client waiting,
+ * never blocks on it, and resumes the request (request_resume) when it is ready. */
+#define PARK_MS 100
+struct parked {
+        enum { PARK_NONE, PARK_UNIT_END, PARK_JOB_END } kind;
+        uint64_t id;          /* the unit or the job */
+        int64_t status;       /* the exit status the request gave, or -1 */
+        int64_t deadline_ns;  /* CLOCK_BOOTTIME */
+        struct peer peer;
+};
+
+/* Requests; each returns a reply object (never NULL unless out of memory), or NULL with
+ * park->kind set: the request waits (see struct parked). For a listing, *stream is set too:
+ * the reply is then the head, and the rows follow from the stream (stream.h). */
 struct reply_stream;
 struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,
-                                  struct reply_stream **stream);
+                                  struct reply_stream **stream, struct parked *park);
+/* Whether a parked request can be answered now: its processes are recorded, or its time is up. */
+int request_ready(struct agent *a, const struct parked *park);
+/* Finish a parked request: its reply. */
+struct json_object *request_resume(struct agent *a, const struct parked *park);
 
 uint64_t agent_now_boot_ns(void);
 struct unit *agent_unit(struct agent *a, uint64_t id);
 void agent_unit_drop(struct agent *a, struct unit *u); /* forget an in-memory unit */
-/* Mark a unit ended (exit status, or -1) and store it; it leaves memory with its last process.
- * With wait, its last exits get a bounded moment (100 ms) to arrive first. */
-int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state, int wait);
-/* One bounded moment (100 ms in all) for the last exits of every unit of a job. */
-void agent_settle_job(struct agent *a, uint64_t job_id);
+/* Mark a unit ended (exit status, or -1) and store it; it leaves memory with its last process. */
+int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state);
+/* Live processes of a job's running units. */
+unsigned agent_job_live(const struct agent *a, uint64_t job_id);
 /* A new running unit in memory (not stored yet); NULL when out of memory. */
 struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid);
 /* Seed the kernel's tracked set with pid for u; its descendants follow. */

@@ -97,7 +97,7 @@ static void end_orphans(struct agent *a, int64_t now)
                         continue;
                 log_warn("unit %llu (%s): no process left and no word from its tracerctl for %d s: "
                          "ended as LOST", (unsigned long long)u->id, u->name, ORPHAN_MS / 1000);
-                agent_unit_end(a, u, -1, UNIT_LOST, 0);
+                agent_unit_end(a, u, -1, UNIT_LOST);
                 agent_unit_drop(a, u);
         }
 }

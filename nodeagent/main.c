@@ -195,7 +195,8 @@ static int run_loop(struct daemon *d)
         int i, n, cfd = collector_fd(d->agent.collector);
 
         for (;;) {
-                n = epoll_wait(d->epfd, evs, 32, COLLECTOR_DRAIN_MS);
+                /* a parked reply waits for exits: look again soon */
+                n = epoll_wait(d->epfd, evs, 32, server_has_parked(d->server) ? 5 : COLLECTOR_DRAIN_MS);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -229,6 +230,7 @@ static int run_loop(struct daemon *d)
                                 server_handle(d->server, &d->agent, fd, evs[i].events);
                         }
                 }
+                server_resume(d->server, &d->agent);
                 agent_reap(&d->agent);
         }
 }

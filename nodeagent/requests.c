@@ -152,10 +152,10 @@ static struct json_object *with_totals(struct agent *a, struct json_object *r, u
         return r;
 }
 
+/* A unit's end: its reply waits (parked) for the unit's last exits, at most PARK_MS. */
 static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
-                                       struct json_object *req, int admin_only)
+                                       struct json_object *req, int admin_only, struct parked *park)
 {
-        struct json_object *reply;
         char err[160];
         int64_t status = -1;
         uint64_t id = 0;
@@ -178,15 +178,50 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
                 return ERR_REPLY("%s", err);
         if (!u) /* ended before a restart, or twice: answer what is stored */
                 return with_totals(a, request_reply_unit(&stored), id);
-        r = agent_unit_end(a, u, status, unit_state_of_status(status), 1);
-        if (r)
-                return ERR_REPLY("cannot store unit %" PRIu64 ": %s", id, strerror(-r));
+        *park = (struct parked){ .kind = PARK_UNIT_END, .id = id, .status = status, .peer = *peer };
+        return NULL;
+}
+
+static struct json_object *resume_unit_end(struct agent *a, const struct parked *park)
+{
+        struct json_object *reply;
+        struct unit *u = agent_unit(a, park->id);
+
+        if (!u) /* ended meanwhile (another client, the orphan check): what is stored */
+                return request_stored_unit(a, park->id);
+        agent_unit_end(a, u, park->status, unit_state_of_status(park->status));
         log_info("unit %" PRIu64 " (%s) ended, status %" PRId64 ", %u processes still running",
-                 u->id, u->name, status, u->live);
-        reply = with_totals(a, request_reply_unit(u), id);
+                 u->id, u->name, park->status, u->live);
+        reply = with_totals(a, request_reply_unit(u), u->id);
         if (!u->live)
                 agent_unit_drop(a, u);
         return reply;
+}
+
+struct json_object *request_stored_unit(struct agent *a, uint64_t id)
+{
+        struct unit stored;
+
+        if (store_get_unit(a->store, id, &stored) < 0)
+                return ERR_REPLY("unit %" PRIu64 " not found", id);
+        return with_totals(a, request_reply_unit(&stored), id);
+}
+
+int request_ready(struct agent *a, const struct parked *park)
+{
+        const struct unit *u;
+
+        if ((int64_t)agent_now_boot_ns() >= park->deadline_ns)
+                return 1;
+        if (park->kind == PARK_JOB_END)
+                return agent_job_live(a, park->id) == 0;
+        u = agent_unit(a, park->id);
+        return !u || !u->live;
+}
+
+struct json_object *request_resume(struct agent *a, const struct parked *park)
+{
+        return park->kind == PARK_JOB_END ? request_job_finish(a, park) : resume_unit_end(a, park);
 }
 
 /* Listings are streamed from the store (stream.h): what was written so far is committed, so
@@ -194,7 +229,6 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
 static struct json_object *listing(struct agent *a, enum stream_kind kind, uint64_t unit,
                                    const char *sel, uint32_t uid, struct reply_stream **stream)
 {
-        collector_drain(a->collector);
         store_commit(a->store); /* a full disk leaves what is stored readable */
         if (reply_stream_new(a->store, kind, unit, sel, uid, stream))
                 return ERR_REPLY("store query failed");
@@ -230,35 +264,139 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
         return listing(a, kind, id, NULL, request_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
 }
 
-struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,
-                                  struct reply_stream **stream)
+/* ---- the operations: one table for the dispatcher and for the TCP server */
+
+typedef struct json_object *(*op_fn)(struct agent *a, const struct peer *peer, struct json_object *req,
+                                     struct reply_stream **stream, struct parked *park);
+
+static struct json_object *do_status(struct agent *a, const struct peer *peer, struct json_object *req,
+                                     struct reply_stream **stream, struct parked *park)
 {
-        struct json_object *op_o;
-        const char *op;
+        (void)req, (void)stream, (void)park;
+        return op_status(a, peer);
+}
+
+static struct json_object *do_run_begin(struct agent *a, const struct peer *peer, struct json_object *req,
+                                        struct reply_stream **stream, struct parked *park)
+{
+        (void)stream, (void)park;
+        return op_run_begin(a, peer, req);
+}
+
+static struct json_object *do_run_end(struct agent *a, const struct peer *peer, struct json_object *req,
+                                      struct reply_stream **stream, struct parked *park)
+{
+        (void)stream;
+        return op_unit_end(a, peer, req, 0, park);
+}
+
+static struct json_object *do_unregister(struct agent *a, const struct peer *peer, struct json_object *req,
+                                         struct reply_stream **stream, struct parked *park)
+{
+        (void)stream;
+        return op_unit_end(a, peer, req, 1, park);
+}
+
+static struct json_object *do_register(struct agent *a, const struct peer *peer, struct json_object *req,
+                                       struct reply_stream **stream, struct parked *park)
+{
+        (void)stream, (void)park;
+        return request_register(a, peer, req);
+}
+
+static struct json_object *do_job_begin(struct agent *a, const struct peer *peer, struct json_object *req,
+                                        struct reply_stream **stream, struct parked *park)
+{
+        (void)stream, (void)park;
+        return request_job_begin(a, peer, req);
+}
+
+static struct json_object *do_job_end(struct agent *a, const struct peer *peer, struct json_object *req,
+                                      struct reply_stream **stream, struct parked *park)
+{
+        (void)stream;
+        return request_job_end(a, peer, req, park);
+}
+
+static struct json_object *do_units(struct agent *a, const struct peer *peer, struct json_object *req,
+                                    struct reply_stream **stream, struct parked *park)
+{
+        (void)park;
+        return op_units(a, peer, req, stream);
+}
+
+static struct json_object *do_processes(struct agent *a, const struct peer *peer, struct json_object *req,
+                                        struct reply_stream **stream, struct parked *park)
+{
+        (void)park;
+        return unit_listing(a, peer, req, STREAM_PROCESSES, stream);
+}
+
+static struct json_object *do_tools(struct agent *a, const struct peer *peer, struct json_object *req,
+                                    struct reply_stream **stream, struct parked *park)
+{
+        (void)park;
+        return unit_listing(a, peer, req, STREAM_TOOLS, stream);
+}
+
+/* Who may call each operation: anyone (a unit's owner is checked by the operation itself), or
+ * only root and SlurmUser; and whether other nodes may ask it over TCP (queries only). */
+enum op_who { OP_ANYONE, OP_ADMIN };
+static const struct {
+        const char *name;
+        op_fn fn;
+        enum op_who who;
+        int tcp;
+} ops[] = {
+        { "status", do_status, OP_ANYONE, 1 },
+        { "run_begin", do_run_begin, OP_ANYONE, 0 },   /* a child of the caller's own */
+        { "run_end", do_run_end, OP_ANYONE, 0 },       /* the caller's own local unit */
+        { "register", do_register, OP_ADMIN, 0 },
+        { "unregister", do_unregister, OP_ADMIN, 0 },
+        { "job_begin", do_job_begin, OP_ADMIN, 0 },
+        { "job_end", do_job_end, OP_ADMIN, 0 },
+        { "units", do_units, OP_ANYONE, 1 },           /* the caller's own, or all for admins */
+        { "processes", do_processes, OP_ANYONE, 1 },
+        { "tools", do_tools, OP_ANYONE, 1 },
+};
+#define NOPS (sizeof(ops) / sizeof(ops[0]))
+
+static int find_op(const char *name)
+{
+        size_t i;
+
+        for (i = 0; i < NOPS; i++)
+                if (!strcmp(ops[i].name, name))
+                        return (int)i;
+        return -1;
+}
+
+int request_over_tcp(const char *op)
+{
+        int i = find_op(op);
+
+        return i >= 0 && ops[i].tcp;
+}
+
+struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,
+                                  struct reply_stream **stream, struct parked *park)
+{
+        struct json_object *op_o, *reply;
+        int i;
 
         *stream = NULL;
+        park->kind = PARK_NONE;
         if (!json_object_object_get_ex(req, "op", &op_o))
                 return ERR_REPLY("missing op");
-        op = json_object_get_string(op_o);
-        if (strcmp(op, "status") == 0)
-                return op_status(a, peer);
-        if (strcmp(op, "run_begin") == 0)
-                return op_run_begin(a, peer, req);
-        if (strcmp(op, "run_end") == 0)
-                return op_unit_end(a, peer, req, 0);
-        if (strcmp(op, "register") == 0)
-                return request_register(a, peer, req);
-        if (strcmp(op, "unregister") == 0)
-                return op_unit_end(a, peer, req, 1);
-        if (strcmp(op, "job_begin") == 0)
-                return request_job_begin(a, peer, req);
-        if (strcmp(op, "job_end") == 0)
-                return request_job_end(a, peer, req);
-        if (strcmp(op, "units") == 0)
-                return op_units(a, peer, req, stream);
-        if (strcmp(op, "processes") == 0)
-                return unit_listing(a, peer, req, STREAM_PROCESSES, stream);
-        if (strcmp(op, "tools") == 0)
-                return unit_listing(a, peer, req, STREAM_TOOLS, stream);
-        return ERR_REPLY("unknown op '%s'", op);
+        i = find_op(json_object_get_string(op_o));
+        if (i < 0)
+                return ERR_REPLY("unknown op '%s'", json_object_get_string(op_o));
+        if (ops[i].who == OP_ADMIN && !request_is_admin(a, peer))
+                return ERR_REPLY("permission denied: only root or SlurmUser may %s", ops[i].name);
+        reply = ops[i].fn(a, peer, req, stream, park);
+        if (!reply && park->kind != PARK_NONE)
+                park->deadline_ns = (int64_t)agent_now_boot_ns() + (int64_t)PARK_MS * 1000000;
+        else if (!reply)
+                reply = ERR_REPLY("out of memory");
+        return reply;
 }

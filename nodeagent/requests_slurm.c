@@ -226,37 +226,41 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
         return request_reply_unit(u);
 }
 
-/* Epilog: the job is over on this node. Every unit of it still open ends now, after the last
- * exits were given a bounded moment to arrive. */
-struct json_object *request_job_end(struct agent *a, const struct peer *peer,
-                                      struct json_object *req)
+/* Epilog: the job is over on this node. Every unit of it still open ends, once its last exits
+ * are recorded or PARK_MS has passed (the request is parked meanwhile). */
+struct json_object *request_job_end(struct agent *a, const struct peer *peer, struct json_object *req,
+                                    struct parked *park)
 {
-        struct json_object *reply;
-        struct unit *u, *next;
         int64_t job, status = -1;
-        unsigned ended = 0, live = 0;
         char err[160];
-        int r;
 
         if (!request_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may end jobs");
         if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
             proto_opt_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err)))
                 return ERR_REPLY("%s", err);
-        agent_settle_job(a, job); /* once for the whole job, not per unit */
-        for (u = a->units; u; u = next) {
-                next = u->next;
-                if (u->job_id != (uint64_t)job || u->state != UNIT_RUNNING)
+        *park = (struct parked){ .kind = PARK_JOB_END, .id = job, .status = status, .peer = *peer };
+        return NULL;
+}
+
+struct json_object *request_job_finish(struct agent *a, const struct parked *park)
+{
+        struct json_object *reply;
+        struct unit *u;
+        unsigned ended = 0, live = 0;
+
+        /* units are freed by the loop only (agent_reap): walking on is safe */
+        for (u = a->units; u; u = u->next) {
+                if (u->dropped || u->job_id != park->id || u->state != UNIT_RUNNING)
                         continue;
-                r = agent_unit_end(a, u, status, unit_state_of_status(status), 0);
-                if (r)
-                        return ERR_REPLY("cannot store job %" PRId64 ": %s", job, strerror(-r));
+                agent_unit_end(a, u, park->status, unit_state_of_status(park->status));
                 ended++;
                 live += u->live;
                 if (!u->live)
                         agent_unit_drop(a, u);
         }
-        log_info("job %" PRId64 " ended: %u units closed, %u processes still running", job, ended, live);
+        log_info("job %" PRIu64 " ended: %u units closed, %u processes still running", park->id, ended,
+                 live);
         reply = proto_reply_ok();
         json_object_object_add(reply, "units_ended", json_object_new_int(ended));
         json_object_object_add(reply, "still_running", json_object_new_int(live));

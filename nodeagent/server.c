@@ -36,6 +36,7 @@ struct client {
         int tcp;                    /* from another node: each request carries a MUNGE credential */
         int64_t last_ms;            /* last progress either way: idle clients are let go */
         int64_t partial_ms;         /* since when an unterminated request line is held, 0 none */
+        struct parked park;         /* a request waiting for the kernel (agent.h), PARK_NONE */
 };
 
 /* Other nodes' queries must never crowd out this node's own registrations: they get at most
@@ -60,6 +61,7 @@ struct server {
         struct client *clients; /* max_clients slots, fd -1 when free */
         int64_t refused_logged_ms;
         unsigned refused;       /* refusals not logged yet */
+        unsigned parked;        /* clients whose request waits (struct parked) */
 };
 
 static int64_t now_ms(void)
@@ -144,6 +146,10 @@ fail_closed:
 
 static void client_close(struct server *s, struct client *c)
 {
+        if (c->park.kind != PARK_NONE) { /* at shutdown only: see server_handle */
+                s->parked--;
+                c->park.kind = PARK_NONE;
+        }
         epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
         line_reader_free(&c->in);
@@ -319,15 +325,15 @@ void server_expire(struct server *s)
         }
 }
 
-/* Over TCP only queries, each inside a valid MUNGE credential naming its sender. */
+/* Over TCP only queries (the op table says which), each inside a valid MUNGE credential naming
+ * its sender. */
 static struct json_object *tcp_request(struct server *s, struct agent *a, struct client *c,
                                        struct json_object *outer, struct reply_stream **stream)
 {
-        static const char *const allowed[] = { "status", "units", "processes", "tools" };
         struct json_object *op, *req = NULL, *reply;
         struct peer peer = { 0 };
+        struct parked park;
         char err[256];
-        size_t i;
 
         if (auth_munge_request(s->munge_socket, a->node, outer, &req, &peer.uid, &peer.gid, err,
                                sizeof(err)) < 0) {
@@ -336,11 +342,8 @@ static struct json_object *tcp_request(struct server *s, struct agent *a, struct
                 return proto_reply_error("%s", err);
         }
         json_object_object_get_ex(req, "op", &op);
-        for (i = 0; i < sizeof(allowed) / sizeof(*allowed); i++)
-                if (strcmp(json_object_get_string(op), allowed[i]) == 0)
-                        break;
-        reply = i < sizeof(allowed) / sizeof(*allowed)
-                        ? agent_request(a, &peer, req, stream)
+        reply = request_over_tcp(json_object_get_string(op))
+                        ? agent_request(a, &peer, req, stream, &park)
                         : proto_reply_error("op '%s' is not served over TCP", json_object_get_string(op));
         json_object_put(req);
         return reply;
@@ -433,9 +436,37 @@ static void serve_next(struct server *s, struct agent *a, struct client *c)
                 queue_reply(s, c, proto_reply_error("malformed request: %s", err), NULL);
                 return;
         }
-        reply = c->tcp ? tcp_request(s, a, c, req, &stream) : agent_request(a, &c->peer, req, &stream);
+        reply = c->tcp ? tcp_request(s, a, c, req, &stream)
+                       : agent_request(a, &c->peer, req, &stream, &c->park);
         json_object_put(req);
+        if (!reply && c->park.kind != PARK_NONE) {
+                /* neither read nor written until server_resume hands it its reply */
+                set_events(s, c, 0);
+                s->parked++;
+                return;
+        }
         queue_reply(s, c, reply, stream);
+}
+
+int server_has_parked(const struct server *s)
+{
+        return s->parked > 0;
+}
+
+void server_resume(struct server *s, struct agent *a)
+{
+        unsigned i;
+
+        for (i = 0; i < s->max_clients && s->parked; i++) {
+                struct client *c = &s->clients[i];
+
+                if (c->fd < 0 || c->park.kind == PARK_NONE || !request_ready(a, &c->park))
+                        continue;
+                s->parked--;
+                queue_reply(s, c, request_resume(a, &c->park), NULL);
+                c->park.kind = PARK_NONE;
+                c->last_ms = now_ms();
+        }
 }
 
 static void flush_out(struct server *s, struct agent *a, struct client *c)
@@ -542,6 +573,17 @@ void server_handle(struct server *s, struct agent *a, int fd, uint32_t events)
         c = client_of(s, fd);
         if (!c)
                 return;
+        if (c->park.kind != PARK_NONE) {
+                /* a parked client that hangs up: its request is carried out now (the end of a
+                 * unit does not depend on its client listening), without the wait */
+                if (events & (EPOLLHUP | EPOLLERR)) {
+                        s->parked--;
+                        json_object_put(request_resume(a, &c->park));
+                        c->park.kind = PARK_NONE;
+                        client_close(s, c);
+                }
+                return;
+        }
         if (c->events & EPOLLOUT) {
                 if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
                         flush_out(s, a, c);
