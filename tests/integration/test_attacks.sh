@@ -1,7 +1,7 @@
 # An unprivileged user against tracerd's control socket, each attack while root traces a
 # command: 500 held connections, 200 MB of newlines, a flood of requests whose replies are
-# never read, one 200 MB line, one byte per second, an idle connection, and run_end of units
-# that are not the user's to end. Every time root's runs are traced whole (every process in
+# never read, one 200 MB line, one byte per second, an idle connection, run_end of units
+# that are not the user's to end, and planting its pids on root's next processes. Every time root's runs are traced whole (every process in
 # its unit), tracerd's peak RSS (VmHWM) stays within 64 MiB and a status request is answered
 # within 100 ms.
 . "$(dirname "$0")/lib.sh"
@@ -161,6 +161,27 @@ check "the socket is 0666" [ "$(stat -c %a "$SOCK")" = 666 ]
 t0=$(date +%s%N); ctl status > /dev/null; t1=$(date +%s%N)
 check "tracerctl status at the end answered in $(( (t1 - t0) / 1000000 )) ms" [ $(( (t1 - t0) / 1000000 )) -le 100 ]
 check "the daemon is still running" kill -0 $DAEMON_PID
+
+# 5. PID planting: the attacker registers its zombie children, then the pids go to root's next
+# processes (pid_max lowered so that pids come round again, and ns_last_pid aimed at them);
+# none of root's processes may turn up in a unit of the attacker's
+old_pid_max=$(cat /proc/sys/kernel/pid_max)
+trap 'echo "$old_pid_max" > /proc/sys/kernel/pid_max; stop_daemon; rm -rf "$T"' EXIT INT TERM
+echo $(( $(ls /proc | grep -c '^[0-9]') + 8192 )) > /proc/sys/kernel/pid_max
+asattacker $ATK zombies 20 > "$T/zombies.out" 2>&1
+while read -r pid verdict; do
+  echo $((pid - 1)) > /proc/sys/kernel/ns_last_pid
+  /bin/echo "root's process $pid" > /dev/null
+done < "$T/zombies.out"
+echo "$old_pid_max" > /proc/sys/kernel/pid_max
+trap 'stop_daemon; rm -rf "$T"' INT TERM
+trap - EXIT
+check "planting: every zombie's registration is refused ($(grep -c refused "$T/zombies.out") of 20)" \
+  [ "$(grep -c refused "$T/zombies.out")" -eq 20 ]
+check "planting: none of root's processes that got those pids is in a unit of the attacker's" \
+  [ "$(db "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit = u.id WHERE u.uid = $(id -u $ATTACKER) AND p.exe = '/bin/echo'")" -eq 0 ]
+check "planting: no unit was made of a zombie" [ "$(db "SELECT COUNT(*) FROM units WHERE name LIKE 'plant%'")" -eq 0 ]
+check "planting: pid_max is restored" [ "$(cat /proc/sys/kernel/pid_max)" = "$old_pid_max" ]
 
 # out of open files (a LimitNOFILE below what MaxClients needs): connections beyond it are
 # let go, the loop does not spin, and the daemon serves again once they are gone

@@ -11,6 +11,8 @@ attacker.py SOCK slowlist UNIT CONNS SECS  ask for UNIT's processes on CONNS con
                                            per second on each; print the bytes read and how many
                                            connections the daemon let go
 attacker.py SOCK run_end UNIT              ask to end UNIT; print the reply
+attacker.py SOCK zombies N                 N times: fork a child that exits at once and, before
+                                           reaping it, ask to trace its pid; print "PID accepted|refused"
 attacker.py SOCK status_watch OUTFILE      (root) ask for status every 50 ms until SIGTERM; write the slowest answer in ms
 """
 import os, select, signal, socket, sys, threading, time
@@ -166,6 +168,18 @@ elif WHAT == "run_end":
     s.settimeout(10)
     s.sendall(b'{"v":1,"op":"run_end","unit":%d}\n' % int(ARGS[0]))
     print(s.recv(65536).decode().strip())
+elif WHAT == "zombies":
+    for i in range(int(ARGS[0])):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        time.sleep(0.05)  # a zombie now: exited, not reaped
+        s = connect()
+        s.sendall(b'{"v":1,"op":"run_begin","name":"plant%d","pid":%d}\n' % (i, pid))
+        reply = s.recv(65536)
+        s.close()
+        os.waitpid(pid, 0)
+        print(pid, "accepted" if b'"ok":true' in reply else "refused", flush=True)
 elif WHAT == "status_watch":
     out = ARGS[0]
     stop = [False]
