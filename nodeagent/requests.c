@@ -9,6 +9,7 @@
 
 #include "agent.h"
 #include "cgroup.h"
+#include "live.h"
 #include "log.h"
 #include "procfs.h"
 #include "protocol.h"
@@ -150,8 +151,10 @@ static struct json_object *with_totals(struct agent *a, struct json_object *r, u
 {
         struct json_object *totals;
 
-        if (store_unit_totals(a->store, id, &totals) == 0)
+        if (store_unit_totals(a->store, id, &totals) == 0) {
+                live_add_totals(a, id, totals);
                 json_object_object_add(r, "totals", totals);
+        }
         return r;
 }
 
@@ -203,8 +206,10 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer, st
                 struct json_object *u = json_object_array_get_idx(units, i), *id, *totals;
 
                 if (json_object_object_get_ex(u, "id", &id) &&
-                    store_unit_totals(a->store, json_object_get_int64(id), &totals) == 0)
+                    store_unit_totals(a->store, json_object_get_int64(id), &totals) == 0) {
+                        live_add_totals(a, json_object_get_int64(id), totals);
                         json_object_object_add(u, "totals", totals);
+                }
         }
         r = proto_reply_ok();
         json_object_object_add(r, "units", units);
@@ -230,6 +235,7 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
         collector_drain(a->collector);
         if (list(a->store, id, &rows))
                 return ERR_REPLY("store query failed");
+        live_add_rows(a, key, id, rows);
         r = proto_reply_ok();
         json_object_object_add(r, key, rows);
         return with_totals(a, r, id);
