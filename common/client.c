@@ -55,7 +55,7 @@ struct json_object *client_new_request(const char *op)
 
 /* Send req on fd and check the reply; see client_request(). */
 static int exchange(const char *prog, const char *where, int fd, struct json_object *req,
-                    int timeout_ms, struct json_object **reply)
+                    int timeout_ms, struct json_object **reply, char *why, size_t whylen)
 {
         struct json_object *r = NULL, *ok, *msg;
         char err[256] = "";
@@ -69,6 +69,9 @@ static int exchange(const char *prog, const char *where, int fd, struct json_obj
                 return ret;
         }
         if (!json_object_object_get_ex(r, "ok", &ok) || !json_object_get_boolean(ok)) {
+                if (why)
+                        snprintf(why, whylen, "%s", json_object_object_get_ex(r, "error", &msg) ?
+                                 json_object_get_string(msg) : "tracerd refused the request");
                 if (prog)
                         fprintf(stderr, "%s: %s\n", prog,
                                 json_object_object_get_ex(r, "error", &msg) ? json_object_get_string(msg)
@@ -95,12 +98,19 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
                         fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, sock, strerror(-fd));
                 return fd;
         }
-        return exchange(prog, sock, fd, req, timeout_ms, reply);
+        return exchange(prog, sock, fd, req, timeout_ms, reply, NULL, 0);
 }
 
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
                        const char *munge_socket, struct json_object *req, int timeout_ms,
                        struct json_object **reply)
+{
+        return client_request_tcp_why(prog, host, port, node, munge_socket, req, timeout_ms, reply, NULL, 0);
+}
+
+int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,
+                           const char *munge_socket, struct json_object *req, int timeout_ms,
+                           struct json_object **reply, char *why, size_t whylen)
 {
         struct json_object *signed_req = NULL, *outer; /* deep_copy wants NULL */
         munge_ctx_t ctx = munge_ctx_create();
@@ -142,7 +152,7 @@ int client_request_tcp(const char *prog, const char *host, unsigned port, const 
                 json_object_put(outer);
                 return fd;
         }
-        r = exchange(prog, where, fd, outer, timeout_ms, reply);
+        r = exchange(prog, where, fd, outer, timeout_ms, reply, why, whylen);
         json_object_put(outer);
         return r;
 }

@@ -69,6 +69,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, JS_PROG ": %s\n", err);
                 goto cleanup;
         }
+        d.node_addr = sacct_node_addr;
         id.uid = getuid();
         id.admin = is_admin(&d, id.uid);
 

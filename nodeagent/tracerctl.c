@@ -36,21 +36,54 @@ static void usage(FILE *f)
 struct target {
         const char *sock;
         const char *host;
-        const char *node; /* the node the request is for (TCP): -N, else the host */
+        const char *node; /* the node the request is for (TCP): -N, else learnt from the daemon */
         unsigned port;
         char munge_socket[4096];
+        char learnt[64];
 };
 
-static int request(const struct target *t, struct json_object *req, int timeout_ms,
-                   struct json_object **reply)
+#define NOT_FOR_NODE "the request is not for node "
+
+/* -H by address without -N: the daemon's refusal of a credential for another node names its
+ * own; a fresh credential for that node is then sent (each credential is used once). */
+static int request_by_address(struct target *t, struct json_object *req, int timeout_ms,
+                              struct json_object **reply)
 {
+        char why[512] = "", *at;
+        size_t len;
+        int r;
+
+        r = client_request_tcp_why(NULL, t->host, t->port, t->host, t->munge_socket, req, timeout_ms, reply,
+                                   why, sizeof(why));
+        if (r != -EREMOTEIO || !(at = strstr(why, NOT_FOR_NODE))) {
+                if (r == -EREMOTEIO)
+                        fprintf(stderr, "%s: %s\n", prog, why);
+                else if (r < 0)
+                        fprintf(stderr, "%s: cannot reach tracerd at %s:%u: %s\n", prog, t->host, t->port, strerror(-r));
+                return r;
+        }
+        at += strlen(NOT_FOR_NODE);
+        len = strspn(at, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+        if (!len || len >= sizeof(t->learnt)) {
+                fprintf(stderr, "%s: %s\n", prog, why);
+                return -EREMOTEIO;
+        }
+        snprintf(t->learnt, sizeof(t->learnt), "%.*s", (int)len, at);
+        t->node = t->learnt;
+        return client_request_tcp(prog, t->host, t->port, t->node, t->munge_socket, req, timeout_ms, reply);
+}
+
+static int request(struct target *t, struct json_object *req, int timeout_ms, struct json_object **reply)
+{
+        if (t->host && !t->node)
+                return request_by_address(t, req, timeout_ms, reply);
         if (t->host)
                 return client_request_tcp(prog, t->host, t->port, t->node, t->munge_socket, req,
                                           timeout_ms, reply);
         return client_request(prog, t->sock, req, timeout_ms, reply);
 }
 
-static int cmd_status(const struct target *t, int argc, char **argv)
+static int cmd_status(struct target *t, int argc, char **argv)
 {
         struct json_object *reply, *sigs, *ev;
         int json = argc > 1 && strcmp(argv[1], "--json") == 0;
@@ -368,7 +401,8 @@ int main(int argc, char **argv)
                 if (client_config(&ct, &cfg) < 0)
                         return 1;
                 snprintf(t.munge_socket, sizeof(t.munge_socket), "%s", cfg.munge_socket);
-                t.port = cfg.listen_port;
+                /* without :PORT, the node's port (NodePorts) when -N names it, else ListenPort */
+                t.port = config_listen_port(&cfg, ct.node);
                 colon = strrchr(host, ':');
                 if (colon && (host[0] != '[' || colon[-1] == ']')) {
                         *colon = 0;
@@ -378,7 +412,7 @@ int main(int argc, char **argv)
                         host[strlen(host) - 1] = 0;
                         t.host = host + 1;
                 }
-                t.node = ct.node ? ct.node : t.host;
+                t.node = ct.node; /* else learnt from the daemon's answer */
                 if (!t.port) {
                         fprintf(stderr, "%s: -H needs HOST:PORT or a ListenPort in tracer.conf\n", prog);
                         return 2;
