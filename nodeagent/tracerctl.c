@@ -135,7 +135,7 @@ static int cmd_status(struct target *t, int argc, char **argv)
 }
 
 /* The one-screen summary of a finished run, on stderr so CMD's output stays clean. */
-static void print_summary(struct json_object *reply, double elapsed)
+static void print_summary(struct json_object *reply, double elapsed, const char *node)
 {
         struct json_object *u, *t;
         char cpu[32], user[32], sys[32], rss[32], rd[32], wr[32];
@@ -150,7 +150,7 @@ static void print_summary(struct json_object *reply, double elapsed)
         fmt_bytes(rss, sizeof(rss), reply_int(t, "maxrss_kb", 0) * 1024.0);
         fmt_bytes(rd, sizeof(rd), reply_int(t, "read_bytes", 0));
         fmt_bytes(wr, sizeof(wr), reply_int(t, "write_bytes", 0));
-        fprintf(stderr, "\ntracer: %s (unit %" PRId64 ") %s after %.2fs, ", reply_str(u, "name", "?"),
+        fprintf(stderr, "\ntracer: %s (run r%" PRId64 ") %s after %.2fs, ", reply_str(u, "name", "?"),
                 reply_int(u, "id", 0), reply_str(u, "state", "?"), elapsed);
         if (status >= 0 && WIFSIGNALED(status))
                 fprintf(stderr, "killed by signal %d\n", WTERMSIG(status));
@@ -158,13 +158,16 @@ static void print_summary(struct json_object *reply, double elapsed)
                 fprintf(stderr, "exit code %d\n", status >= 0 ? WEXITSTATUS(status) : -1);
         fprintf(stderr, "  processes   %" PRId64 " recorded, %" PRId64 " still running, %" PRId64
                         " events lost\n",
-                reply_int(t, "nprocs", 0), reply_int(u, "live", 0), reply_int(u, "lost_events", 0));
+                reply_int(t, "nprocs", 0) - reply_int(t, "running_procs", 0), reply_int(u, "live", 0),
+                reply_int(u, "lost_events", 0));
         fprintf(stderr, "  cpu         %s (user %s, system %s)\n", cpu, user, sys);
         fprintf(stderr, "  peak rss    %s (largest process)\n", rss);
         fprintf(stderr, "  storage     read %s, written %s\n", rd, wr);
         if (reply_int(t, "oom_kills", 0))
                 fprintf(stderr, "  OOM kills   %" PRId64 "\n", reply_int(t, "oom_kills", 0));
-        fprintf(stderr, "  details     tracer-jobstat -j %" PRId64 " --processes\n", reply_int(u, "id", 0));
+        /* a run's id has its own prefix: never mistaken for a Slurm job's */
+        fprintf(stderr, "  details     tracer-jobstat %s%s%s-j r%" PRId64 " --processes\n", node ? "-N " : "",
+                node ? node : "", node ? " " : "", reply_int(u, "id", 0));
 }
 
 static double now_s(void)
@@ -194,7 +197,7 @@ static struct json_object *end_run(const char *sock, int64_t unit, int status)
         return r == 0 ? reply : NULL;
 }
 
-static int cmd_run(const char *sock, int argc, char **argv)
+static int cmd_run(const char *sock, const char *node, int argc, char **argv)
 {
         static const struct option longopts[] = {
                 { "name", required_argument, NULL, 'n' },   { "pipeline", required_argument, NULL, 'p' },
@@ -272,7 +275,7 @@ static int cmd_run(const char *sock, int argc, char **argv)
         if (unit) {
                 reply = end_run(sock, unit, status);
                 if (reply) {
-                        print_summary(reply, now_s() - t0);
+                        print_summary(reply, now_s() - t0, node);
                         json_object_put(reply);
                 }
         }
@@ -428,7 +431,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[0], "status") == 0)
                 return cmd_status(&t, argc, argv);
         if (strcmp(argv[0], "run") == 0)
-                return cmd_run(sock, argc, argv);
+                return cmd_run(sock, ct.node, argc, argv);
         if (strcmp(argv[0], "register") == 0)
                 return cmd_register(sock, argc, argv);
         if (strcmp(argv[0], "unregister") == 0)
