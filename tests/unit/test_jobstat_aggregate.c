@@ -201,7 +201,8 @@ static void test_local_run(void **state)
         assert_int_equal(report_add_local(&rep, &u), 0);
         r = &rep.jobs[0].row;
         assert_int_equal(r->kind, ROW_LOCAL);
-        assert_string_equal(r->jobid, "align");
+        assert_string_equal(r->jobid, "r99"); /* a run's id, never a Slurm job's */
+        assert_string_equal(r->jobname, "align");
         assert_int_equal(r->cpu_ns, 9 * S);
         assert_int_equal(r->peak_mem_kb, 50 * 1024); /* only process RSS known */
         assert_string_equal(r->peak_src, "maxrss");
