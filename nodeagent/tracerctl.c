@@ -20,8 +20,9 @@ static const char *prog = "tracerctl";
 static void usage(FILE *f)
 {
         fprintf(f,
-                "Usage: tracerctl [-c FILE] [-N NODE | -H HOST[:PORT]] COMMAND ...\n"
-                "  -H HOST[:PORT]                      another node's tracerd over TCP (MUNGE); status only\n"
+                "Usage: tracerctl [-c FILE] [-N NODE] [-H HOST[:PORT]] COMMAND ...\n"
+                "  -H HOST[:PORT]                      a tracerd over TCP (MUNGE), by address; -N names its\n"
+                "                                      node (else learnt from its answer); status only\n"
                 "  status [--json]                     daemon health, kernel signals, counters\n"
                 "  run [--name N] [--pipeline P] [--run R] [--step S] -- CMD [ARGS...]\n"
                 "                                      run CMD traced; summary on stderr; CMD's exit status\n"
