@@ -1,6 +1,7 @@
 /* A running unit's live processes in the replies: its processes that have not exited yet,
  * with CPU, resident set and peak (VmHWM) read from /proc at request time, only for that
- * unit's processes (the caller's own). Stored rows come from the store; these are added. */
+ * unit's processes (the caller's own), and for 4096 of them at most per request (the rest
+ * show their last periodic sample). Stored rows come from the store; these are added. */
 #ifndef TRACER_LIVE_H
 #define TRACER_LIVE_H
 
