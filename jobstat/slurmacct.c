@@ -140,6 +140,11 @@ static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
         o->state = j->state;
         o->requid = j->requid;
         copy(o->name, sizeof(o->name), j->jobname);
+        /* Just after a job ends, slurmdbd answers uid 0 for a few seconds while its user (from
+         * its association) is already right: that user's uid then, or its owner could not
+         * see it */
+        if (j->uid == 0 && j->user && *j->user && (pw = getpwnam(j->user)))
+                o->uid = pw->pw_uid;
         if (j->user && *j->user)
                 copy(o->user, sizeof(o->user), j->user);
         else if ((pw = getpwuid(j->uid)))
