@@ -30,12 +30,19 @@ static const char *format_of(const struct opts *o)
         return view_default_format(o->view);
 }
 
-/* a job on several nodes: process and tree rows by default say their node and task */
+/* a job on several nodes: process and tree rows by default say their node and task (from
+ * the nodes tracer recorded it on: Slurm's node count of a job just started may lag) */
 static int on_several_nodes(const struct report *rep)
 {
-        for (size_t i = 0; i < rep->n; i++)
-                if (rep->jobs[i].row.nnodes > 1)
+        for (size_t i = 0; i < rep->n; i++) {
+                const struct job *j = &rep->jobs[i];
+
+                if (j->row.nnodes > 1)
                         return 1;
+                for (size_t k = 1; k < j->nunits; k++)
+                        if (j->units[k].node != j->units[0].node)
+                                return 1;
+        }
         return 0;
 }
 

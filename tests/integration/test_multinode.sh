@@ -61,8 +61,9 @@ out=$(as tracertest "'$JS' -c '$T/tcp.conf' -j $J2.0 --processes -P -o Node,Task
 check "2-node step of running job $J2 over TCP only: one process per node, named by node and task ($(tr '\n' ' ' <<< "$out"))" \
   bash -c "grep -qx 'n1|0|RUNNING|/usr/bin/sleep 30' <<< '$out' && grep -qx 'n2|1|RUNNING|/usr/bin/sleep 30' <<< '$out'"
 check "... and no warning ($(head -c 200 "$T/err"))" [ ! -s "$T/err" ]
-out=$(as tracertest "'$JS' -c '$T/tcp.conf' -j $J2 --processes" 2>/dev/null | head -1)
-check "--processes of a job on 2 nodes has Node and Task by default" bash -c "grep -q ' Node ' <<< '$out' && grep -q ' Task ' <<< '$out'"
+out=$(as tracertest "'$JS' -c '$T/tcp.conf' -j $J2 --processes" 2>&1 | head -1)
+check "--processes of a job on 2 nodes has Node and Task by default ($out)" \
+  bash -c "grep -q ' Node ' <<< '$out' && grep -q ' Task ' <<< '$out'"
 out=$(as tracertest "'$JS' -c '$T/tcp.conf' -j $J2 --tree -P -n -o Node,PID,Tree" 2>/dev/null)
 check "--tree: each node's sleep is a root of its own ($(tr '\n' ' ' <<< "$out"))" \
   bash -c "[ \$(grep -c '^n[12]|[0-9]*|sleep$' <<< '$out') -eq 2 ]"
