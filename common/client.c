@@ -59,7 +59,8 @@ struct json_object *client_new_request(const char *op)
 /* Send req on fd and check the reply; see client_request(). With quiet_busy, a refusal for want
  * of a connection slot is not printed (it is to be tried again). */
 static int exchange(const char *prog, const char *where, int fd, struct json_object *req,
-                    int timeout_ms, struct json_object **reply, int quiet_busy)
+                    int timeout_ms, struct json_object **reply, int quiet_busy, char *why,
+                    size_t whylen)
 {
         struct json_object *r = NULL, *ok, *msg;
         char err[256] = "";
@@ -76,6 +77,8 @@ static int exchange(const char *prog, const char *where, int fd, struct json_obj
                 const char *text = json_object_object_get_ex(r, "error", &msg) ? json_object_get_string(msg)
                                                                                 : "tracerd refused the request";
 
+                if (why)
+                        snprintf(why, whylen, "%s", text);
                 /* no slot free: worth another try in a moment */
                 ret = strncmp(text, "too many clients", 16) == 0 ? -EBUSY : -EREMOTEIO;
                 if (prog && !(quiet_busy && ret == -EBUSY))
@@ -106,7 +109,7 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
                                 fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, sock, strerror(-fd));
                         return fd;
                 }
-                ret = exchange(prog, sock, fd, req, timeout_ms, reply, tries < BUSY_TRIES);
+                ret = exchange(prog, sock, fd, req, timeout_ms, reply, tries < BUSY_TRIES, NULL, 0);
                 if (ret != -EBUSY || tries == BUSY_TRIES)
                         return ret;
                 usleep(BUSY_WAIT_US);
@@ -116,6 +119,13 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
                        const char *munge_socket, struct json_object *req, int timeout_ms,
                        struct json_object **reply)
+{
+        return client_request_tcp_why(prog, host, port, node, munge_socket, req, timeout_ms, reply, NULL, 0);
+}
+
+int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,
+                           const char *munge_socket, struct json_object *req, int timeout_ms,
+                           struct json_object **reply, char *why, size_t whylen)
 {
         struct json_object *signed_req = NULL, *outer; /* deep_copy wants NULL */
         munge_ctx_t ctx = munge_ctx_create();
@@ -157,7 +167,7 @@ int client_request_tcp(const char *prog, const char *host, unsigned port, const 
                 json_object_put(outer);
                 return fd;
         }
-        r = exchange(prog, where, fd, outer, timeout_ms, reply, 0);
+        r = exchange(prog, where, fd, outer, timeout_ms, reply, 0, why, whylen);
         json_object_put(outer);
         return r;
 }

@@ -25,6 +25,10 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
                        const char *munge_socket, struct json_object *req, int timeout_ms,
                        struct json_object **reply);
+/* The same; a refusal's message also into why (when not NULL). */
+int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,
+                           const char *munge_socket, struct json_object *req, int timeout_ms,
+                           struct json_object **reply, char *why, size_t whylen);
 /* A request object with "v" and "op" set. */
 struct json_object *client_new_request(const char *op);
 

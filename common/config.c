@@ -145,10 +145,51 @@ static const char *check_name(const char *s, size_t cap)
         return NULL;
 }
 
+/* "NODE:PORT,...": each node a valid name, once; each port 1-65535 */
+static const char *check_node_ports(const char *v, size_t cap)
+{
+        char name[64];
+
+        if (strlen(v) >= cap)
+                return "too long";
+        for (const char *p = v; *p;) {
+                size_t len = strcspn(p, ":,");
+                const char *end;
+                uint64_t port;
+
+                if (p[len] != ':' || !len || len >= sizeof(name))
+                        return "expected NODE:PORT[,NODE:PORT...]";
+                memcpy(name, p, len);
+                name[len] = 0;
+                if (check_name(name, sizeof(name)))
+                        return "a node name has letters, digits, '.', '_' and '-' only";
+                if (parse_u64(p + len + 1, &port, &end) || (*end && *end != ',') || !port || port > 65535)
+                        return "each port must be a number from 1 to 65535";
+                for (const char *q = v; q < p; q += strcspn(q, ",") + 1)
+                        if (strncmp(q, name, len) == 0 && q[len] == ':')
+                                return "a node is named twice";
+                p = *end ? end + 1 : end;
+                if (*end && !*p)
+                        return "expected NODE:PORT after ','";
+        }
+        return NULL;
+}
+
+uint32_t config_listen_port(const struct tracer_config *cfg, const char *node)
+{
+        size_t nl = node ? strlen(node) : 0;
+
+        for (const char *p = cfg->node_ports; nl && *p; p += strcspn(p, ","), p += *p == ',') {
+                if (strncmp(p, node, nl) == 0 && p[nl] == ':')
+                        return (uint32_t)strtoul(p + nl + 1, NULL, 10);
+        }
+        return cfg->listen_port;
+}
+
 /* ---- keys */
 
 enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_RESERVED, K_TIMEOUT,
-                K_CLIENT_BUF, K_LOGLEVEL, K_PORT, K_RETENTION, K_STORESIZE };
+                K_CLIENT_BUF, K_LOGLEVEL, K_PORT, K_RETENTION, K_STORESIZE, K_NODEPORTS };
 
 struct key_def {
         const char *name;
@@ -173,6 +214,7 @@ static const struct key_def keys[] = {
         KEY("ClientBufferSize", K_CLIENT_BUF, client_buffer_bytes),
         KEY("LogLevel", K_LOGLEVEL, log_level),
         KEY("ListenPort", K_PORT, listen_port),
+        KEY("NodePorts", K_NODEPORTS, node_ports),
         KEY("MungeSocket", K_PATH, munge_socket),
         KEY("ToolRules", K_PATH, tool_rules),
         KEY("BtfPath", K_PATH, btf_path),
@@ -284,6 +326,11 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
                 if (n != 0 && n < STORESIZE_MIN)
                         return "must be 0 (no limit) or at least 1M";
                 cfg->store_max_bytes = n;
+                return NULL;
+        case K_NODEPORTS:
+                if ((why = check_node_ports(v, k->size)))
+                        return why;
+                memcpy(field, v, strlen(v) + 1);
                 return NULL;
         case K_LOGLEVEL:
                 if (!strcasecmp(v, "error"))

@@ -27,6 +27,7 @@ struct tracer_config {
         uint32_t client_line_ms;     /* ClientRequestTimeout: a request line must be whole by then (default 10s) */
         uint64_t client_buffer_bytes; /* ClientBufferSize: pending reply bytes per client (default 1M) */
         uint32_t listen_port;        /* ListenPort: TCP port for other nodes' queries, 0 = off */
+        char node_ports[1024];       /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
         char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
         char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
         char btf_path[PATH_MAX];     /* BtfPath: kernel BTF for kernels without /sys/kernel/btf */
@@ -52,6 +53,9 @@ int config_load(const char *path, int path_is_default, struct tracer_config *cfg
 
 /* The control socket path for this config and node: SocketDir/tracerd-NODE.sock. */
 int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen);
+
+/* The TCP port of node's tracerd: its NodePorts entry, else ListenPort (0: none). */
+uint32_t config_listen_port(const struct tracer_config *cfg, const char *node);
 
 /* Short host name (up to the first dot), the default node name. */
 int config_default_node(char *out, size_t outlen);

@@ -100,7 +100,7 @@ double cell_eff(int field, const struct row *r)
 static int blank_when_unknown(int field, const struct row *r)
 {
         switch (field) {
-        case F_NNODES: case F_NTASKS: case F_PID: case F_PPID:
+        case F_NNODES: case F_NTASKS: case F_PID: case F_PPID: case F_TASK:
                 return 1;
         case F_REQMEM:
                 return r->kind == ROW_STEP || r->kind == ROW_PROC || r->kind == ROW_TOOL || r->kind == ROW_TREE ||
@@ -186,6 +186,11 @@ void cell_text(int field, const struct row *r, const struct cellctx *c, char *ou
                         snprintf(out, len, "%" PRId64, r->ppid);
                 break;
         case F_COMMAND: snprintf(out, len, "%s", r->command ? r->command : ""); break;
+        case F_NODE: snprintf(out, len, "%s", r->nodelist[0] ? r->nodelist : JS_UNKNOWN); break;
+        case F_TASK:
+                if (known(r->task))
+                        snprintf(out, len, "%" PRId64, r->task);
+                break;
         case F_TREE:
                 if (r->kind == ROW_TREE) {
                         size_t at = 0;
@@ -251,8 +256,8 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
                 if (r->exit_status == JS_NONE || r->kind == ROW_TOOL || r->kind == ROW_WF)
                         return NULL;
                 break;
-        case F_PID: case F_PPID: {
-                int64_t x = field == F_PID ? r->pid : r->ppid;
+        case F_PID: case F_PPID: case F_TASK: {
+                int64_t x = field == F_PID ? r->pid : field == F_PPID ? r->ppid : r->task;
 
                 return x == JS_NONE ? NULL : json_object_new_int64(x);
         }

@@ -146,7 +146,14 @@ static int from_tracer(const struct opts *o, struct daemons *d, struct report *r
                                 }
                                 slurm[ns++] = u;
                         } else if (state_ok(o, conv_state_parse(u.state))) {
-                                found += report_add_local(rep, &u) == 0;
+                                if (report_add_local(rep, &u) == 0) {
+                                        /* runs of one name are told apart by id, node and start */
+                                        struct row *r = &rep->jobs[rep->n - 1].row;
+
+                                        snprintf(r->nodelist, sizeof(r->nodelist), "%s", d->nodes[nodes[i]].name);
+                                        r->nnodes = 1;
+                                        found++;
+                                }
                         } else {
                                 found++;
                         }

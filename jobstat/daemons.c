@@ -95,27 +95,31 @@ int daemons_default_node(struct daemons *d, const char *node_opt)
 static int ask(struct daemons *d, int node, struct json_object *req, int timeout_ms, struct json_object **reply)
 {
         struct node_conn *c = &d->nodes[node];
+        uint32_t port = config_listen_port(&d->cfg, c->name);
         int r;
 
         if (c->failed)
                 return -EHOSTUNREACH;
+        if (!c->local && port && !c->addr[0] && (!d->node_addr || d->node_addr(c->name, c->addr, sizeof(c->addr)) < 0))
+                snprintf(c->addr, sizeof(c->addr), "%s", c->name); /* a node name that resolves */
         if (c->local)
                 r = client_request(NULL, c->sock, req, timeout_ms, reply);
-        else if (d->cfg.listen_port)
-                r = client_request_tcp(NULL, c->name, d->cfg.listen_port, c->name, d->cfg.munge_socket,
-                                       req, timeout_ms, reply);
+        else if (port)
+                r = client_request_tcp(NULL, c->addr, port, c->name, d->cfg.munge_socket, req, timeout_ms, reply);
         else
                 r = -ENOENT;
         if (r == -EREMOTEIO)
                 return r; /* the daemon answered: a refusal, not an unreachable node */
         if (r < 0) {
                 c->failed = 1;
-                if (!c->local && !d->cfg.listen_port)
+                if (!c->local && !port)
                         snprintf(c->error, sizeof(c->error), "no tracerd socket %.300s on this host and no ListenPort "
-                                 "to reach it over TCP", c->sock);
+                                 "(or NodePorts entry) to reach it over TCP", c->sock);
+                else if (c->local)
+                        snprintf(c->error, sizeof(c->error), "cannot reach tracerd at %.300s: %s", c->sock, strerror(-r));
                 else
-                        snprintf(c->error, sizeof(c->error), "cannot reach tracerd %s%.300s: %s",
-                                 c->local ? "at " : "of node ", c->local ? c->sock : c->name, strerror(-r));
+                        snprintf(c->error, sizeof(c->error), "cannot reach tracerd of node %s at %.200s port %u: %s",
+                                 c->name, c->addr, port, strerror(-r));
         }
         return r;
 }

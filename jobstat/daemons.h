@@ -1,6 +1,7 @@
 /* Asking each node's tracerd: its local socket when this host has one, else over TCP with
- * a MUNGE credential (ListenPort). A node that cannot be reached is remembered and named in
- * a warning, never skipped silently. */
+ * a MUNGE credential, at the node's address from Slurm (NodeAddr, else its name) and its port
+ * (NodePorts, else ListenPort). A node that cannot be reached is remembered and named in a
+ * warning, never skipped silently. */
 #ifndef JOBSTAT_DAEMONS_H
 #define JOBSTAT_DAEMONS_H
 
@@ -12,6 +13,7 @@
 struct node_conn {
         char name[64];
         char sock[PATH_MAX];
+        char addr[256];         /* where to reach it over TCP: Slurm's NodeAddr, else its name */
         int local;              /* the socket exists on this host */
         int failed;             /* a request failed: its figures are missing */
         char error[512];
@@ -25,6 +27,8 @@ struct daemons {
         struct node_conn *nodes;
         size_t n, cap;
         int quiet;              /* no per-request messages (failures still recorded) */
+        /* a node's address from Slurm (NodeAddr); NULL or failing: its name is the address */
+        int (*node_addr)(const char *node, char *addr, size_t len);
 };
 
 /* Read the configuration (-c, else TRACER_CONF, else the default). */

@@ -38,7 +38,21 @@ const struct field_def field_defs[F_COUNT] = {
         [F_ACCOUNT] = { "Account", 10, 0 },     [F_QOS] = { "QOS", 10, 0 },
         [F_SUBMIT] = { "Submit", 19, 0 },       [F_RESERVED] = { "Reserved", 10, 1 },
         [F_MAXRSSNODE] = { "MaxRSSNode", 10, 0 },
+        [F_NODE] = { "Node", -8, 0 },           [F_TASK] = { "Task", 4, 0 },
 };
+
+const char *view_default_format_nodes(enum view v)
+{
+        switch (v) {
+        case V_PROCS:
+                return "JobID,Node,Task,PID,PPID,Start,Elapsed,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,Tool,"
+                       "Command";
+        case V_TREE:
+                return "JobID,Node,Task,PID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode";
+        default:
+                return view_default_format(v);
+        }
+}
 
 const char *view_default_format(enum view v)
 {
@@ -97,7 +111,7 @@ int field_applies(int f, enum view v)
         case F_SUBMIT: case F_RESERVED:
                 return per_job;
         /* a process's */
-        case F_PID: case F_PPID: case F_COMMAND: return v == V_PROCS || v == V_TREE;
+        case F_PID: case F_PPID: case F_COMMAND: case F_NODE: case F_TASK: return v == V_PROCS || v == V_TREE;
         case F_TREE: return v == V_TREE;
         /* a group's */
         case F_EXITCODES: return v == V_TOOLS || v == V_WORKFLOW;

@@ -15,7 +15,7 @@ enum field_id {
         F_TIMEEFF, F_PEAKCORES, F_READBYTES, F_WRITEBYTES, F_READCHARS, F_WRITECHARS, F_NETRX,
         F_NETTX, F_IOWAIT, F_NPROCS, F_OOMKILLS, F_LOST, F_TOOL, F_PIPELINE, F_RUN, F_STEP,
         F_WILDCARDS, F_TAG, F_SUGGEST, F_PID, F_PPID, F_COMMAND, F_TREE, F_EXITCODES, F_NJOBS,
-        F_ACCOUNT, F_QOS, F_SUBMIT, F_RESERVED, F_MAXRSSNODE,
+        F_ACCOUNT, F_QOS, F_SUBMIT, F_RESERVED, F_MAXRSSNODE, F_NODE, F_TASK,
         F_COUNT
 };
 
@@ -36,6 +36,9 @@ struct col {
 
 /* The default format of a view ("JobID,JobName,..."). */
 const char *view_default_format(enum view v);
+/* The same for a report with a step on several nodes: process and tree rows say their node
+ * and task (PIDs of different nodes are different processes). */
+const char *view_default_format_nodes(enum view v);
 /* Does the field have a value in the rows of view v (not a blank column)? */
 int field_applies(int field, enum view v);
 /* Parse "Name[%W],..." as sacct does: names case-insensitive, a unique prefix is enough

@@ -87,6 +87,7 @@ struct row {
         int numa_span;                  /* NUMA nodes the allocation spans, 0 unknown */
         /* process, tool and tree rows */
         int64_t pid, ppid;
+        int64_t task;                   /* Slurm task of a process (its node in nodelist) */
         int depth;
         char tool[128];
         const char *command;            /* borrowed */

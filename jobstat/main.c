@@ -30,6 +30,22 @@ static const char *format_of(const struct opts *o)
         return view_default_format(o->view);
 }
 
+/* a job on several nodes: process and tree rows by default say their node and task (from
+ * the nodes tracer recorded it on: Slurm's node count of a job just started may lag) */
+static int on_several_nodes(const struct report *rep)
+{
+        for (size_t i = 0; i < rep->n; i++) {
+                const struct job *j = &rep->jobs[i];
+
+                if (j->row.nnodes > 1)
+                        return 1;
+                for (size_t k = 1; k < j->nunits; k++)
+                        if (j->units[k].node != j->units[0].node)
+                                return 1;
+        }
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         struct opts o;
@@ -60,11 +76,21 @@ int main(int argc, char **argv)
                 fprintf(stderr, JS_PROG ": %s\n", err);
                 goto cleanup;
         }
+        d.node_addr = sacct_node_addr;
         id.uid = getuid();
         id.admin = is_admin(&d, id.uid);
 
         if (collect(&o, &id, &d, &rep, &st) < 0)
                 goto cleanup;
+        if (!o.format && (o.view == V_PROCS || o.view == V_TREE) && on_several_nodes(&rep)) {
+                free(cols);
+                cols = NULL;
+                ncols = fields_parse(view_default_format_nodes(o.view), o.view, &cols, err, sizeof(err));
+                if (ncols < 0) {
+                        fprintf(stderr, JS_PROG ": %s\n", err);
+                        goto cleanup;
+                }
+        }
 
         v.o = &o;
         v.d = &d;

@@ -194,10 +194,11 @@ const char *view_json_format(enum view v)
                 return "JobID,Tool,NProcs,TotalCPU,UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,"
                        "ReadChars,WriteChars,Start,End,ExitCodes,OOMKills,Pipeline,Run,Step";
         case V_PROCS:
-                return "JobID,PID,PPID,Start,End,Elapsed,TotalCPU,UserCPU,SystemCPU,MaxRSS,ReadBytes,"
-                       "WriteBytes,ReadChars,WriteChars,ExitCode,OOMKills,Tool,Command,Pipeline,Run,Step";
+                return "JobID,Node,Task,PID,PPID,State,Start,End,Elapsed,TotalCPU,UserCPU,SystemCPU,MaxRSS,"
+                       "ReadBytes,WriteBytes,ReadChars,WriteChars,ExitCode,OOMKills,Tool,Command,Pipeline,Run,Step";
         case V_TREE:
-                return "JobID,PID,PPID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,OOMKills,Command";
+                return "JobID,Node,Task,PID,PPID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,OOMKills,"
+                       "Command";
         case V_WORKFLOW:
                 return "Pipeline,Run,Step,Tool,Wildcards,Tag,JobID,NJobs,NProcs,Start,End,Elapsed,TotalCPU,"
                        "UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,ExitCodes,OOMKills";

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "convert.h"
 #include "procs.h"
@@ -65,7 +66,7 @@ static char *command_of(struct json_object *o, struct json_object *argv, int64_t
 
 int proc_from_json(struct json_object *o, struct proc_rec *p)
 {
-        struct json_object *argv;
+        struct json_object *argv, *run;
 
         memset(p, 0, sizeof(*p));
         if (!o || !json_object_is_type(o, json_type_object))
@@ -88,6 +89,8 @@ int proc_from_json(struct json_object *o, struct proc_rec *p)
         p->flags = json_int(o, "flags");
         tool_of(o, argv, p->tool, sizeof(p->tool));
         p->excluded = json_int(o, "tool_excluded") > 0;
+        p->task = JS_NONE;
+        p->running = json_object_object_get_ex(o, "running", &run) && json_object_get_boolean(run);
         p->cmd = command_of(o, argv, p->flags);
         return p->cmd ? 0 : -ENOMEM;
 }
@@ -128,9 +131,15 @@ int procs_load(const struct job *j, const struct row *s, struct daemons *d, stru
                         }
                         ps->p = nv;
                 }
-                for (k = 0; k < len; k++)
-                        if (proc_from_json(json_object_array_get_idx(procs, k), &ps->p[ps->n]) == 0)
-                                ps->n++;
+                for (k = 0; k < len; k++) {
+                        struct proc_rec *p = &ps->p[ps->n];
+
+                        if (proc_from_json(json_object_array_get_idx(procs, k), p) < 0)
+                                continue;
+                        snprintf(p->node, sizeof(p->node), "%s", d->nodes[unit->node].name);
+                        p->task = unit->task_id >= 0 ? unit->task_id : JS_NONE;
+                        ps->n++;
+                }
                 json_object_put(procs);
         }
         free(idx);
@@ -157,6 +166,28 @@ static void step_labels(struct row *r, const struct row *s)
         memcpy(r->tag, s->tag, sizeof(r->tag));
 }
 
+const char *procs_state(const struct proc_rec *p)
+{
+        if (p->running)
+                return "RUNNING";
+        if (p->flags != JS_NONE && (p->flags & 0x8))
+                return "OUT_OF_MEMORY";
+        if (p->status == JS_NONE || p->status < 0)
+                return "";
+        if (p->status & 0x7f)
+                return "CANCELLED";
+        return p->status >> 8 & 0xff ? "FAILED" : "COMPLETED";
+}
+
+/* what a process and a tree row share: where it ran */
+static void proc_place(struct row *r, const struct proc_rec *p)
+{
+        snprintf(r->nodelist, sizeof(r->nodelist), "%s", p->node);
+        r->task = p->task;
+        r->running = p->running;
+        snprintf(r->state, sizeof(r->state), "%s", procs_state(p));
+}
+
 static void proc_row(struct row *r, const struct proc_rec *p, const struct row *s)
 {
         row_init(r, ROW_PROC);
@@ -164,12 +195,15 @@ static void proc_row(struct row *r, const struct proc_rec *p, const struct row *
         step_labels(r, s);
         r->pid = p->pid;
         r->ppid = p->ppid;
+        proc_place(r, p);
         r->f.nunits = 1;
         r->f.nprocs = 1;
         r->f.first_start_ns = p->start_ns;
         r->f.last_end_ns = p->end_ns;
         r->elapsed = p->start_ns != JS_NONE && p->end_ns != JS_NONE && p->end_ns >= p->start_ns
                              ? (p->end_ns - p->start_ns + 500000000) / 1000000000 : JS_NONE;
+        if (p->running && p->start_ns != JS_NONE && (int64_t)time(NULL) * 1000000000 >= p->start_ns)
+                r->elapsed = ((int64_t)time(NULL) * 1000000000 - p->start_ns) / 1000000000; /* so far */
         r->cpu_ns = p->cpu_ns;
         r->user_ns = p->user_ns;
         r->sys_ns = p->sys_ns;
@@ -208,7 +242,10 @@ static const struct proc_rec *sort_base;
 static int by_pid_start(const void *a, const void *b)
 {
         const struct proc_rec *x = &sort_base[*(const long *)a], *y = &sort_base[*(const long *)b];
+        int c = strcmp(x->node, y->node);
 
+        if (c)
+                return c;
         if (x->pid != y->pid)
                 return x->pid < y->pid ? -1 : 1;
         if (x->start_ns != y->start_ns)
@@ -233,15 +270,16 @@ int procs_parents(const struct proc_rec *p, size_t n, long *parent)
                 parent[i] = -1;
                 if (p[i].ppid == JS_NONE || p[i].ppid <= 0)
                         continue;
-                while (lo < hi) { /* first entry with pid >= ppid */
+                while (lo < hi) { /* first entry of its node with pid >= ppid */
                         size_t mid = (lo + hi) / 2;
+                        int c = strcmp(p[ord[mid]].node, p[i].node);
 
-                        if (p[ord[mid]].pid < p[i].ppid)
+                        if (c < 0 || (c == 0 && p[ord[mid]].pid < p[i].ppid))
                                 lo = mid + 1;
                         else
                                 hi = mid;
                 }
-                for (; lo < n && p[ord[lo]].pid == p[i].ppid; lo++)
+                for (; lo < n && p[ord[lo]].pid == p[i].ppid && strcmp(p[ord[lo]].node, p[i].node) == 0; lo++)
                         if ((size_t)ord[lo] != i && p[ord[lo]].start_ns <= p[i].start_ns)
                                 best = ord[lo];
                 parent[i] = best;
@@ -355,6 +393,7 @@ int procs_emit_tree(const struct procset *ps, const struct row *s, struct emit *
                 r.f.last_end_ns = sub[v].last_end;
                 r.pid = p->pid;
                 r.ppid = p->ppid;
+                proc_place(&r, p);
                 r.depth = depth[v];
                 r.exit_status = p->status;
                 r.command = p->cmd;

@@ -14,6 +14,9 @@ struct proc_rec {
         int64_t pid, ppid, start_ns, end_ns, cpu_ns, user_ns, sys_ns, maxrss_kb;
         int64_t rchar, wchar, read_bytes, write_bytes, status, flags;
         char tool[64];
+        char node[64];  /* the node it ran on: PIDs of different nodes are different processes */
+        int64_t task;   /* its Slurm task, JS_NONE unknown */
+        int running;    /* live in tracerd: figures of now, no end or exit status yet */
         int excluded; /* shell plumbing by tracerd's tool rules: in listings, not in tool tables */
         char *cmd;
 };
@@ -38,8 +41,12 @@ int procs_emit_tree(const struct procset *ps, const struct row *s, struct emit *
 /* An aggregate row of kind for step (or run) row s: its JobID and workflow labels, sums at 0. */
 void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s);
 
-/* Parent of each process (index, or -1): the process with pid == ppid that started last
- * before it. Pure; parent[] has n entries. */
+/* Parent of each process (index, or -1): the process of the same node with pid == ppid that
+ * started last before it. Pure; parent[] has n entries. */
 int procs_parents(const struct proc_rec *p, size_t n, long *parent);
+
+/* A process's State as sacct names a step's: RUNNING, OUT_OF_MEMORY, CANCELLED (killed by a
+ * signal), FAILED (non-zero exit), COMPLETED; "" when its end is unknown. Pure. */
+const char *procs_state(const struct proc_rec *p);
 
 #endif

@@ -401,7 +401,7 @@ int report_add_local(struct report *rep, const struct unit_rec *u)
         j->uid = u->uid;
         r = &j->row;
         row_init(r, ROW_LOCAL);
-        snprintf(r->jobid, sizeof(r->jobid), "%s", u->name);
+        snprintf(r->jobid, sizeof(r->jobid), "r%" PRId64, u->id); /* its name is JobName */
         snprintf(r->jobname, sizeof(r->jobname), "%s", u->step_name[0] ? u->step_name : u->name);
         user_name(r->user, sizeof(r->user), u->uid);
         snprintf(r->state, sizeof(r->state), "%s", u->state);

@@ -17,6 +17,39 @@
 #include "protocol.h"
 
 static int slurm_ready;
+static node_info_msg_t *node_table; /* slurmctld's nodes, loaded at the first address asked */
+static int node_table_tried;
+
+static void slurm_ready_up(void)
+{
+        if (!slurm_ready) {
+                slurm_init(NULL);
+                slurm_ready = 1;
+        }
+}
+
+int sacct_node_addr(const char *node, char *addr, size_t len)
+{
+        if (!sacct_available())
+                return -ENOENT;
+        slurm_ready_up();
+        if (!node_table_tried) {
+                node_table_tried = 1;
+                if (slurm_load_node((time_t)0, &node_table, SHOW_ALL) != SLURM_SUCCESS)
+                        node_table = NULL;
+        }
+        for (uint32_t i = 0; node_table && i < node_table->record_count; i++) {
+                const node_info_t *n = &node_table->node_array[i];
+
+                if (!n->name || strcmp(n->name, node) != 0)
+                        continue;
+                if (!n->node_addr || !n->node_addr[0] || strlen(n->node_addr) >= len)
+                        return -ENOENT;
+                snprintf(addr, len, "%s", n->node_addr);
+                return 0;
+        }
+        return -ENOENT;
+}
 
 int sacct_available(void)
 {
@@ -31,6 +64,10 @@ int sacct_available(void)
 
 void sacct_fini(void)
 {
+        if (node_table)
+                slurm_free_node_info_msg(node_table);
+        node_table = NULL;
+        node_table_tried = 0;
         if (slurm_ready)
                 slurm_fini();
         slurm_ready = 0;
@@ -103,6 +140,11 @@ static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
         o->state = j->state;
         o->requid = j->requid;
         copy(o->name, sizeof(o->name), j->jobname);
+        /* Just after a job ends, slurmdbd answers uid 0 for a few seconds while its user (from
+         * its association) is already right: that user's uid then, or its owner could not
+         * see it */
+        if (j->uid == 0 && j->user && *j->user && (pw = getpwnam(j->user)))
+                o->uid = pw->pw_uid;
         if (j->user && *j->user)
                 copy(o->user, sizeof(o->user), j->user);
         else if ((pw = getpwuid(j->uid)))
@@ -239,10 +281,7 @@ int sacct_jobs(const struct sacct_query *q, struct sjob **out, size_t *nout, cha
                 proto_errf(err, errlen, "no Slurm configuration (SLURM_CONF)");
                 return -ENOENT;
         }
-        if (!slurm_ready) {
-                slurm_init(NULL);
-                slurm_ready = 1;
-        }
+        slurm_ready_up();
         memset(&cond, 0, sizeof(cond));
         cond.flags = JOBCOND_FLAG_NO_TRUNC;
         cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;

@@ -60,5 +60,8 @@ int sacct_jobs(const struct sacct_query *q, struct sjob **out, size_t *n, char *
 void sacct_free(struct sjob *jobs, size_t n);
 /* libslurm's process-wide state, released at exit. */
 void sacct_fini(void);
+/* A node's address as slurmctld knows it (NodeAddr, which is NodeName unless set): 0, or
+ * -ENOENT when Slurm cannot be asked or does not know the node. */
+int sacct_node_addr(const char *node, char *addr, size_t len);
 
 #endif

@@ -68,11 +68,28 @@ struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name,
         return u;
 }
 
+/* A process forked inside one unit and registered as the root of another (tracerctl run
+ * inside a job): its table entry, made at fork under the parent's unit, moves with it. */
+static void move_proc(struct agent *a, struct proc *p, uint64_t to)
+{
+        struct unit *from, *u;
+
+        if (p->unit == to)
+                return;
+        from = agent_unit(a, p->unit);
+        if (from && from->live)
+                from->live--;
+        p->unit = to;
+        if ((u = agent_unit(a, to)))
+                u->live++;
+}
+
 /* Seed the tracked set with pid; its descendants follow in the kernel. */
 int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid)
 {
         struct procfs_stat st, again;
         int err = procfs_read_stat(pid, &st);
+        struct proc *p;
 
         if (err)
                 return err;
@@ -89,6 +106,10 @@ int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid)
         }
         u->root_pid = pid;
         u->root_start_ns = st.start_ticks * a->tick_ns;
+        /* its fork may still be in the ring buffer: drain it first */
+        collector_drain(a->collector);
+        if ((p = proctable_find_pid(&a->procs, pid)) && p->start_ns / a->tick_ns == st.start_ticks)
+                move_proc(a, p, u->id);
         return 0;
 }
 
@@ -201,6 +222,8 @@ static struct proc *get_proc(struct agent *a, const struct event_header *h)
                 u = agent_unit(a, h->unit);
                 if (u)
                         u->live++;
+        } else if (h->unit && h->unit != p->unit) {
+                move_proc(a, p, h->unit); /* registered as another unit's root since its fork */
         }
         return p;
 }

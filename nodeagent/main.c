@@ -405,7 +405,7 @@ int main(int argc, char **argv)
                 goto out_agent;
         }
         r = server_open(&d.server, sock, &cfg, d.epfd,
-                        d.opt.port >= 0 ? (unsigned)d.opt.port : cfg.listen_port);
+                        d.opt.port >= 0 ? (unsigned)d.opt.port : config_listen_port(&cfg, node));
         if (r < 0)
                 goto out_agent;
         d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);

@@ -128,6 +128,48 @@ int procfs_read_uid(pid_t pid, uint32_t *uid)
         return 0;
 }
 
+int procfs_parse_status_kb(const char *text, const char *key, uint64_t *kb)
+{
+        size_t klen = strlen(key);
+        const char *line = text;
+        char *end;
+        unsigned long long v;
+
+        /* "VmHWM:\t  1234 kB": the key at a line start, a number, the unit kB */
+        while (line && *line) {
+                if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+                        const char *at = line + klen + 1;
+
+                        while (*at == ' ' || *at == '\t')
+                                at++;
+                        if (*at < '0' || *at > '9')
+                                return -EINVAL;
+                        errno = 0;
+                        v = strtoull(at, &end, 10);
+                        if (errno || strncmp(end, " kB", 3) != 0)
+                                return -EINVAL;
+                        *kb = v;
+                        return 0;
+                }
+                line = strchr(line, '\n');
+                if (line)
+                        line++;
+        }
+        return -ENOENT;
+}
+
+int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb)
+{
+        char path[64], buf[4096];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", pid);
+        n = read_file(path, buf, sizeof(buf));
+        if (n < 0)
+                return n;
+        return procfs_parse_status_kb(buf, "VmHWM", hwm_kb);
+}
+
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated)
 {
         char path[64];

@@ -24,6 +24,12 @@ int procfs_parse_stat(const char *text, struct procfs_stat *out);
 int procfs_read_stat(pid_t pid, struct procfs_stat *out);
 /* Real uid from /proc/PID/status. */
 int procfs_read_uid(pid_t pid, uint32_t *uid);
+/* The value of a "Key:  N kB" line of /proc/PID/status text: 0, -ENOENT when absent,
+ * -EINVAL when malformed (exposed for tests). */
+int procfs_parse_status_kb(const char *text, const char *key, uint64_t *kb);
+/* The peak resident set of the process's current image (VmHWM), in kB; kernel threads and
+ * zombies have none (-ENOENT). */
+int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb);
 /* NUL-separated argv; returns bytes or -errno; sets *truncated when it did not fit. */
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated);
 int procfs_read_exe(pid_t pid, char *buf, size_t len);

@@ -9,6 +9,7 @@
 
 #include "agent.h"
 #include "cgroup.h"
+#include "live.h"
 #include "log.h"
 #include "procfs.h"
 #include "protocol.h"
@@ -147,8 +148,10 @@ static struct json_object *with_totals(struct agent *a, struct json_object *r, u
 {
         struct json_object *totals;
 
-        if (store_unit_totals(a->store, id, &totals) == 0)
+        if (store_unit_totals(a->store, id, &totals) == 0) {
+                live_add_totals(a, id, totals);
                 json_object_object_add(r, "totals", totals);
+        }
         return r;
 }
 
@@ -226,11 +229,24 @@ struct json_object *request_resume(struct agent *a, const struct parked *park)
 
 /* Listings are streamed from the store (stream.h): what was written so far is committed, so
  * that the stream's own connection sees it. */
+static int extra_totals(void *ctx, uint64_t unit, struct json_object *totals)
+{
+        return live_add_totals(ctx, unit, totals);
+}
+
 static struct json_object *listing(struct agent *a, enum stream_kind kind, uint64_t unit,
                                    const char *sel, uint32_t uid, struct reply_stream **stream)
 {
+        /* a running unit's live processes follow its stored ones, and count in the totals */
+        struct stream_extra extra = { .totals = extra_totals, .ctx = a };
+
+        if (kind != STREAM_UNITS) {
+                extra.tail = json_object_new_array();
+                if (extra.tail)
+                        (kind == STREAM_PROCESSES ? live_add_processes : live_add_tools)(a, unit, extra.tail);
+        }
         store_commit(a->store); /* a full disk leaves what is stored readable */
-        if (reply_stream_new(a->store, kind, unit, sel, uid, stream))
+        if (reply_stream_new(a->store, kind, unit, sel, uid, &extra, stream))
                 return ERR_REPLY("store query failed");
         return proto_reply_ok();
 }

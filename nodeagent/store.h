@@ -44,7 +44,8 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns, int64_t offset_ns);
 
 /* Queries answer JSON arrays for the control socket. uid (uint32 max: anybody) restricts to
- * units of that user. A selector is a unit id, a job id, or a unit name. */
+ * units of that user. A selector is a Slurm job id ("N", "N_M" an array task), a traced run's
+ * id ("rN"), or a unit name. */
 int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out);
 /* Unit id as stored: 0, -ENOENT, or -EIO. */
 int store_get_unit(struct store *s, uint64_t id, struct unit *out);

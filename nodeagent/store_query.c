@@ -188,22 +188,27 @@ static int fail_on(struct store *s, sqlite3 *db, const char *what)
 int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,
                       sqlite3_stmt **out)
 {
-        long long num = -1, task = -1;
+        long long num = -1, task = -1, run = -1;
         char sql[1536], *end;
         sqlite3_stmt *st;
 
-        /* "N": Slurm job N (all its steps) or local run N; "N_M": task M of job array N;
-         * anything else: a unit name ("N.batch", "N.0", a run's --name) */
+        /* "N": Slurm job N (all its steps); "N_M": task M of job array N; "rN": traced run N
+         * (its own prefix: never mistaken for a Slurm job); anything else: a unit name
+         * ("N.batch", "N.0", a run's --name) */
         if (isdigit((unsigned char)*selector)) {
                 num = strtoll(selector, &end, 10);
                 if (*end == '_' && isdigit((unsigned char)end[1]))
                         task = strtoll(end + 1, &end, 10);
                 if (*end)
                         num = task = -1;
+        } else if (selector[0] == 'r' && isdigit((unsigned char)selector[1])) {
+                run = strtoll(selector + 1, &end, 10);
+                if (*end)
+                        run = -1;
         }
         snprintf(sql, sizeof(sql),
-                 "SELECT %s FROM units WHERE (name=?1"
-                 " OR (?3 < 0 AND ((job_id=?2 AND ?2 > 0) OR (kind='local' AND id=?2)))"
+                 "SELECT %s FROM units WHERE (name=?1 OR (kind='local' AND id=?6)"
+                 " OR (?3 < 0 AND job_id=?2 AND ?2 > 0)"
                  " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
                  " AND (?4 OR uid=?5) ORDER BY id",
                  s->unit_columns);
@@ -214,6 +219,7 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
         sqlite3_bind_int64(st, 3, task);
         sqlite3_bind_int(st, 4, uid == UINT32_MAX);
         sqlite3_bind_int64(st, 5, uid);
+        sqlite3_bind_int64(st, 6, run);
         *out = st;
         return 0;
 }

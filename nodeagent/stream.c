@@ -17,6 +17,9 @@ struct reply_stream {
         enum stream_kind kind;
         uint32_t viewer;     /* whose eyes: another uid's command lines are not shown */
         uint64_t unit;       /* a unit's listing ends with the unit's totals */
+        struct stream_extra extra; /* what the daemon knows beyond the store */
+        size_t tail_next;    /* the next of extra.tail's rows, once the store's are sent */
+        int store_done;      /* the store's rows are all sent */
         unsigned rows;       /* sent so far */
         int lead_sent, done;
 };
@@ -25,13 +28,18 @@ static const char *const keys[] = { [STREAM_UNITS] = "units", [STREAM_PROCESSES]
                                      [STREAM_TOOLS] = "tools" };
 
 int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, const char *selector,
-                     uint32_t uid, struct reply_stream **out)
+                     uint32_t uid, const struct stream_extra *extra, struct reply_stream **out)
 {
         struct reply_stream *rs = calloc(1, sizeof(*rs));
         int err;
 
-        if (!rs)
+        if (!rs) {
+                if (extra)
+                        json_object_put(extra->tail);
                 return -ENOMEM;
+        }
+        if (extra)
+                rs->extra = *extra;
         rs->store = s;
         rs->kind = kind;
         rs->viewer = uid;
@@ -63,14 +71,29 @@ int reply_stream_head(const char *head, size_t *len)
 }
 
 /* One row as JSON text; units carry their totals, as when the reply was built whole. */
+static void add_extra_totals(struct reply_stream *rs, uint64_t unit, struct json_object *totals)
+{
+        if (rs->extra.totals)
+                rs->extra.totals(rs->extra.ctx, unit, totals);
+}
+
+/* The store's rows, then the daemon's own (extra.tail): NULL with *rc SQLITE_DONE at the end. */
 static struct json_object *next_row(struct reply_stream *rs, int *rc)
 {
         struct json_object *row, *id, *totals;
 
-        *rc = sqlite3_step(rs->st);
-        if (*rc != SQLITE_ROW)
+        *rc = rs->store_done ? SQLITE_DONE : sqlite3_step(rs->st);
+        if (*rc == SQLITE_DONE)
+                rs->store_done = 1;
+        if (*rc == SQLITE_ROW) {
+                row = store_row_to_json(rs->st);
+        } else if (*rc == SQLITE_DONE && rs->extra.tail &&
+                   rs->tail_next < json_object_array_length(rs->extra.tail)) {
+                row = json_object_get(json_object_array_get_idx(rs->extra.tail, rs->tail_next++));
+                *rc = SQLITE_ROW;
+        } else {
                 return NULL;
-        row = store_row_to_json(rs->st);
+        }
         /* a process of another user inside the viewer's unit (a setuid program, sudo's child):
          * recorded, but its arguments are for root and SlurmUser only */
         if (row && rs->kind == STREAM_PROCESSES && rs->viewer != UINT32_MAX &&
@@ -80,8 +103,10 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
                 json_object_object_add(row, "argv_hidden", json_object_new_boolean(1));
         }
         if (row && rs->kind == STREAM_UNITS && json_object_object_get_ex(row, "id", &id) &&
-            store_query_totals(rs->store, rs->db, json_object_get_int64(id), &totals) == 0)
+            store_query_totals(rs->store, rs->db, json_object_get_int64(id), &totals) == 0) {
+                add_extra_totals(rs, json_object_get_int64(id), totals);
                 json_object_object_add(row, "totals", totals);
+        }
         return row;
 }
 
@@ -97,6 +122,7 @@ static int finish(struct reply_stream *rs, int (*emit)(void *ctx, const char *da
 
         if (!rs->unit || store_query_totals(rs->store, rs->db, rs->unit, &totals) < 0)
                 return emit(ctx, "]}\n", 3);
+        add_extra_totals(rs, rs->unit, totals);
         text = json_object_to_json_string_length(totals, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
         err = text ? emit(ctx, "],\"totals\":", 11) : -ENOMEM;
         if (!err)
@@ -156,5 +182,6 @@ void reply_stream_free(struct reply_stream *rs)
                 return;
         sqlite3_finalize(rs->st);
         sqlite3_close(rs->db);
+        json_object_put(rs->extra.tail);
         free(rs);
 }

@@ -13,12 +13,20 @@ enum stream_kind { STREAM_UNITS, STREAM_PROCESSES, STREAM_TOOLS };
 
 struct reply_stream;
 
+/* What the daemon knows beyond the store: rows to follow the stored ones (a running unit's
+ * live processes), and what to add to a unit's totals. */
+struct stream_extra {
+        struct json_object *tail; /* an array, taken over by the stream; NULL: none */
+        int (*totals)(void *ctx, uint64_t unit, struct json_object *totals);
+        void *ctx;
+};
+
 /* The rows of one listing: units matching selector for uid (UINT32_MAX: anyone's, each with
  * its "totals"), or the processes or tools of unit (then the reply's "totals" are the unit's;
  * processes of a uid other than uid have their argv withheld, UINT32_MAX: shown to all).
  * The caller commits the store first, so that the reader sees what was written so far. */
 int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, const char *selector,
-                     uint32_t uid, struct reply_stream **out);
+                     uint32_t uid, const struct stream_extra *extra, struct reply_stream **out);
 /* Take the serialised head ("{...}\n", *len bytes, a non-empty object) for a reply that goes
  * on with the rows: *len is cut to leave the object open. -EINVAL for anything else. */
 int reply_stream_head(const char *head, size_t *len);

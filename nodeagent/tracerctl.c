@@ -20,8 +20,9 @@ static const char *prog = "tracerctl";
 static void usage(FILE *f)
 {
         fprintf(f,
-                "Usage: tracerctl [-c FILE] [-N NODE | -H HOST[:PORT]] COMMAND ...\n"
-                "  -H HOST[:PORT]                      another node's tracerd over TCP (MUNGE); status only\n"
+                "Usage: tracerctl [-c FILE] [-N NODE] [-H HOST[:PORT]] COMMAND ...\n"
+                "  -H HOST[:PORT]                      a tracerd over TCP (MUNGE), by address; -N names its\n"
+                "                                      node (else learnt from its answer); status only\n"
                 "  status [--json]                     daemon health, kernel signals, counters\n"
                 "  run [--name N] [--pipeline P] [--run R] [--step S] -- CMD [ARGS...]\n"
                 "                                      run CMD traced; summary on stderr; CMD's exit status\n"
@@ -36,21 +37,54 @@ static void usage(FILE *f)
 struct target {
         const char *sock;
         const char *host;
-        const char *node; /* the node the request is for (TCP): -N, else the host */
+        const char *node; /* the node the request is for (TCP): -N, else learnt from the daemon */
         unsigned port;
         char munge_socket[4096];
+        char learnt[64];
 };
 
-static int request(const struct target *t, struct json_object *req, int timeout_ms,
-                   struct json_object **reply)
+#define NOT_FOR_NODE "the request is not for node "
+
+/* -H by address without -N: the daemon's refusal of a credential for another node names its
+ * own; a fresh credential for that node is then sent (each credential is used once). */
+static int request_by_address(struct target *t, struct json_object *req, int timeout_ms,
+                              struct json_object **reply)
 {
+        char why[512] = "", *at;
+        size_t len;
+        int r;
+
+        r = client_request_tcp_why(NULL, t->host, t->port, t->host, t->munge_socket, req, timeout_ms, reply,
+                                   why, sizeof(why));
+        if (r != -EREMOTEIO || !(at = strstr(why, NOT_FOR_NODE))) {
+                if (r == -EREMOTEIO)
+                        fprintf(stderr, "%s: %s\n", prog, why);
+                else if (r < 0)
+                        fprintf(stderr, "%s: cannot reach tracerd at %s:%u: %s\n", prog, t->host, t->port, strerror(-r));
+                return r;
+        }
+        at += strlen(NOT_FOR_NODE);
+        len = strspn(at, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+        if (!len || len >= sizeof(t->learnt)) {
+                fprintf(stderr, "%s: %s\n", prog, why);
+                return -EREMOTEIO;
+        }
+        snprintf(t->learnt, sizeof(t->learnt), "%.*s", (int)len, at);
+        t->node = t->learnt;
+        return client_request_tcp(prog, t->host, t->port, t->node, t->munge_socket, req, timeout_ms, reply);
+}
+
+static int request(struct target *t, struct json_object *req, int timeout_ms, struct json_object **reply)
+{
+        if (t->host && !t->node)
+                return request_by_address(t, req, timeout_ms, reply);
         if (t->host)
                 return client_request_tcp(prog, t->host, t->port, t->node, t->munge_socket, req,
                                           timeout_ms, reply);
         return client_request(prog, t->sock, req, timeout_ms, reply);
 }
 
-static int cmd_status(const struct target *t, int argc, char **argv)
+static int cmd_status(struct target *t, int argc, char **argv)
 {
         struct json_object *reply, *sigs, *ev;
         int json = argc > 1 && strcmp(argv[1], "--json") == 0;
@@ -102,7 +136,7 @@ static int cmd_status(const struct target *t, int argc, char **argv)
 }
 
 /* The one-screen summary of a finished run, on stderr so CMD's output stays clean. */
-static void print_summary(struct json_object *reply, double elapsed)
+static void print_summary(struct json_object *reply, double elapsed, const char *node)
 {
         struct json_object *u, *t;
         char cpu[32], user[32], sys[32], rss[32], rd[32], wr[32];
@@ -117,7 +151,7 @@ static void print_summary(struct json_object *reply, double elapsed)
         fmt_bytes(rss, sizeof(rss), reply_int(t, "maxrss_kb", 0) * 1024.0);
         fmt_bytes(rd, sizeof(rd), reply_int(t, "read_bytes", 0));
         fmt_bytes(wr, sizeof(wr), reply_int(t, "write_bytes", 0));
-        fprintf(stderr, "\ntracer: %s (unit %" PRId64 ") %s after %.2fs, ", reply_str(u, "name", "?"),
+        fprintf(stderr, "\ntracer: %s (run r%" PRId64 ") %s after %.2fs, ", reply_str(u, "name", "?"),
                 reply_int(u, "id", 0), reply_str(u, "state", "?"), elapsed);
         if (status >= 0 && WIFSIGNALED(status))
                 fprintf(stderr, "killed by signal %d\n", WTERMSIG(status));
@@ -125,13 +159,16 @@ static void print_summary(struct json_object *reply, double elapsed)
                 fprintf(stderr, "exit code %d\n", status >= 0 ? WEXITSTATUS(status) : -1);
         fprintf(stderr, "  processes   %" PRId64 " recorded, %" PRId64 " still running, %" PRId64
                         " events lost\n",
-                reply_int(t, "nprocs", 0), reply_int(u, "live", 0), reply_int(u, "lost_events", 0));
+                reply_int(t, "nprocs", 0) - reply_int(t, "running_procs", 0), reply_int(u, "live", 0),
+                reply_int(u, "lost_events", 0));
         fprintf(stderr, "  cpu         %s (user %s, system %s)\n", cpu, user, sys);
         fprintf(stderr, "  peak rss    %s (largest process)\n", rss);
         fprintf(stderr, "  storage     read %s, written %s\n", rd, wr);
         if (reply_int(t, "oom_kills", 0))
                 fprintf(stderr, "  OOM kills   %" PRId64 "\n", reply_int(t, "oom_kills", 0));
-        fprintf(stderr, "  details     tracer-jobstat -j %" PRId64 " --processes\n", reply_int(u, "id", 0));
+        /* a run's id has its own prefix: never mistaken for a Slurm job's */
+        fprintf(stderr, "  details     tracer-jobstat %s%s%s-j r%" PRId64 " --processes\n", node ? "-N " : "",
+                node ? node : "", node ? " " : "", reply_int(u, "id", 0));
 }
 
 static double now_s(void)
@@ -161,7 +198,7 @@ static struct json_object *end_run(const char *sock, int64_t unit, int status)
         return r == 0 ? reply : NULL;
 }
 
-static int cmd_run(const char *sock, int argc, char **argv)
+static int cmd_run(const char *sock, const char *node, int argc, char **argv)
 {
         static const struct option longopts[] = {
                 { "name", required_argument, NULL, 'n' },   { "pipeline", required_argument, NULL, 'p' },
@@ -239,7 +276,7 @@ static int cmd_run(const char *sock, int argc, char **argv)
         if (unit) {
                 reply = end_run(sock, unit, status);
                 if (reply) {
-                        print_summary(reply, now_s() - t0);
+                        print_summary(reply, now_s() - t0, node);
                         json_object_put(reply);
                 }
         }
@@ -368,7 +405,8 @@ int main(int argc, char **argv)
                 if (client_config(&ct, &cfg) < 0)
                         return 1;
                 snprintf(t.munge_socket, sizeof(t.munge_socket), "%s", cfg.munge_socket);
-                t.port = cfg.listen_port;
+                /* without :PORT, the node's port (NodePorts) when -N names it, else ListenPort */
+                t.port = config_listen_port(&cfg, ct.node);
                 colon = strrchr(host, ':');
                 if (colon && (host[0] != '[' || colon[-1] == ']')) {
                         *colon = 0;
@@ -378,7 +416,7 @@ int main(int argc, char **argv)
                         host[strlen(host) - 1] = 0;
                         t.host = host + 1;
                 }
-                t.node = ct.node ? ct.node : t.host;
+                t.node = ct.node; /* else learnt from the daemon's answer */
                 if (!t.port) {
                         fprintf(stderr, "%s: -H needs HOST:PORT or a ListenPort in tracer.conf\n", prog);
                         return 2;
@@ -394,7 +432,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[0], "status") == 0)
                 return cmd_status(&t, argc, argv);
         if (strcmp(argv[0], "run") == 0)
-                return cmd_run(sock, argc, argv);
+                return cmd_run(sock, ct.node, argc, argv);
         if (strcmp(argv[0], "register") == 0)
                 return cmd_register(sock, argc, argv);
         if (strcmp(argv[0], "unregister") == 0)

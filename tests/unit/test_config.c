@@ -51,6 +51,31 @@ static void bad(const char *text, const char *want)
         bad_n(text, strlen(text), want);
 }
 
+/* ---- NodePorts: the port of each node's tracerd where several share a host */
+
+static void test_node_ports(void **state)
+{
+        struct tracer_config c;
+
+        (void)state;
+        c = ok("ListenPort = 6830\nNodePorts = n1:17201,n2:17202\n");
+        assert_int_equal(config_listen_port(&c, "n1"), 17201);
+        assert_int_equal(config_listen_port(&c, "n2"), 17202);
+        assert_int_equal(config_listen_port(&c, "n"), 6830);   /* a prefix is another node */
+        assert_int_equal(config_listen_port(&c, "n12"), 6830);
+        assert_int_equal(config_listen_port(&c, ""), 6830);
+        c = ok("NodePorts = a.b-c_d:1\n");
+        assert_int_equal(config_listen_port(&c, "a.b-c_d"), 1);
+        assert_int_equal(config_listen_port(&c, "x"), 0);      /* no ListenPort: off */
+        bad("NodePorts = n1\n", "t.conf:1: NodePorts: bad value \"n1\": expected NODE:PORT[,NODE:PORT...]");
+        bad("NodePorts = n1:0\n", "t.conf:1: NodePorts: bad value \"n1:0\": each port must be a number from 1 to 65535");
+        bad("NodePorts = n1:65536\n", "t.conf:1: NodePorts: bad value \"n1:65536\": each port must be a number from 1 to 65535");
+        bad("NodePorts = n1:12x\n", "t.conf:1: NodePorts: bad value \"n1:12x\": each port must be a number from 1 to 65535");
+        bad("NodePorts = n1:1,\n", "t.conf:1: NodePorts: bad value \"n1:1,\": expected NODE:PORT after ','");
+        bad("NodePorts = n1:1,n1:2\n", "t.conf:1: NodePorts: bad value \"n1:1,n1:2\": a node is named twice");
+        bad("NodePorts = a/b:1\n", "t.conf:1: NodePorts: bad value \"a/b:1\": a node name has letters, digits, '.', '_' and '-' only");
+}
+
 /* ---- defaults */
 
 static void test_defaults(void **state)
@@ -713,6 +738,7 @@ int main(void)
                 cmocka_unit_test(test_empty_and_comments_give_defaults),
                 cmocka_unit_test(test_parse_starts_from_defaults),
                 cmocka_unit_test(test_all_keys),
+                cmocka_unit_test(test_node_ports),
                 cmocka_unit_test(test_keys_case_insensitive),
                 cmocka_unit_test(test_spacing_and_comments),
                 cmocka_unit_test(test_quoted_values),

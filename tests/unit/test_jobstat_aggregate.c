@@ -201,7 +201,8 @@ static void test_local_run(void **state)
         assert_int_equal(report_add_local(&rep, &u), 0);
         r = &rep.jobs[0].row;
         assert_int_equal(r->kind, ROW_LOCAL);
-        assert_string_equal(r->jobid, "align");
+        assert_string_equal(r->jobid, "r99"); /* a run's id, never a Slurm job's */
+        assert_string_equal(r->jobname, "align");
         assert_int_equal(r->cpu_ns, 9 * S);
         assert_int_equal(r->peak_mem_kb, 50 * 1024); /* only process RSS known */
         assert_string_equal(r->peak_src, "maxrss");
@@ -297,13 +298,48 @@ static void test_processes(void **state)
                 free(p[i].cmd);
 }
 
+/* PIDs of two nodes are different processes: a parent is found on the child's own node; a
+ * live process (tracerd's "running") is RUNNING, ended ones by their wait status */
+static void test_processes_nodes_and_states(void **state)
+{
+        struct proc_rec p[4];
+        long parent[4];
+
+        (void)state;
+        proc(&p[0], "{\"pid\":10,\"ppid\":1,\"start_ns\":100,\"comm\":\"sh\",\"status\":256}");
+        proc(&p[1], "{\"pid\":10,\"ppid\":1,\"start_ns\":50,\"comm\":\"sh\",\"running\":true}");
+        proc(&p[2], "{\"pid\":11,\"ppid\":10,\"start_ns\":200,\"comm\":\"a\",\"status\":9}");
+        proc(&p[3], "{\"pid\":12,\"ppid\":10,\"start_ns\":300,\"comm\":\"b\",\"status\":0,\"flags\":8}");
+        strcpy(p[0].node, "n1");
+        strcpy(p[1].node, "n2");
+        strcpy(p[2].node, "n2");
+        strcpy(p[3].node, "n1");
+        assert_int_equal(procs_parents(p, 4, parent), 0);
+        assert_int_equal(parent[0], -1);
+        assert_int_equal(parent[1], -1);
+        assert_int_equal(parent[2], 1); /* n2's pid 10, though n1's started later and closer */
+        assert_int_equal(parent[3], 0);
+        assert_string_equal(procs_state(&p[0]), "FAILED");
+        assert_string_equal(procs_state(&p[1]), "RUNNING");
+        assert_int_equal(p[1].running, 1);
+        assert_int_equal(p[0].running, 0);
+        assert_string_equal(procs_state(&p[2]), "CANCELLED");
+        assert_string_equal(procs_state(&p[3]), "OUT_OF_MEMORY");
+        p[3].flags = 0;
+        assert_string_equal(procs_state(&p[3]), "COMPLETED");
+        p[3].status = JS_NONE;
+        assert_string_equal(procs_state(&p[3]), "");
+        for (int i = 0; i < 4; i++)
+                free(p[i].cmd);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_from_json_defensive), cmocka_unit_test(test_tasks_one_node),
                 cmocka_unit_test(test_tasks_two_nodes),     cmocka_unit_test(test_job_from_units),
                 cmocka_unit_test(test_local_run),           cmocka_unit_test(test_array_stats),
-                cmocka_unit_test(test_processes),
+                cmocka_unit_test(test_processes),           cmocka_unit_test(test_processes_nodes_and_states),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

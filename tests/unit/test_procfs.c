@@ -523,6 +523,28 @@ static void test_cgroup_procs(void **state)
         assert_int_equal(rmdir(tmpdir), 0);
 }
 
+/* "VmHWM:   1234 kB" lines of /proc/PID/status; absent and malformed values refused */
+static void test_status_kb(void **state)
+{
+        uint64_t kb = 7;
+
+        (void)state;
+        assert_int_equal(procfs_parse_status_kb("Name:\tx\nVmPeak:\t  9 kB\nVmHWM:\t    1234 kB\n", "VmHWM", &kb), 0);
+        assert_int_equal(kb, 1234);
+        assert_int_equal(procfs_parse_status_kb("VmHWM:\t5 kB", "VmHWM", &kb), 0); /* first line, no newline */
+        assert_int_equal(kb, 5);
+        assert_int_equal(procfs_parse_status_kb("Name:\tVmHWM: 3 kB\n", "VmHWM", &kb), -ENOENT); /* not a line start */
+        assert_int_equal(procfs_parse_status_kb("VmHWMx:\t3 kB\n", "VmHWM", &kb), -ENOENT);
+        assert_int_equal(procfs_parse_status_kb("VmHWM:\t-3 kB\n", "VmHWM", &kb), -EINVAL);
+        assert_int_equal(procfs_parse_status_kb("VmHWM:\t3 MB\n", "VmHWM", &kb), -EINVAL);
+        assert_int_equal(procfs_parse_status_kb("VmHWM:\t99999999999999999999999 kB\n", "VmHWM", &kb), -EINVAL);
+        assert_int_equal(procfs_parse_status_kb("VmHWM:", "VmHWM", &kb), -EINVAL);
+        assert_int_equal(procfs_parse_status_kb("", "VmHWM", &kb), -ENOENT);
+        assert_int_equal(kb, 5);
+        assert_int_equal(procfs_read_hwm(getpid(), &kb), 0);
+        assert_true(kb > 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -530,6 +552,7 @@ int main(void)
                 cmocka_unit_test(test_parse_odd_comm),
                 cmocka_unit_test(test_parse_negative_fields),
                 cmocka_unit_test(test_parse_garbage),
+                cmocka_unit_test(test_status_kb),
                 cmocka_unit_test(test_read_self),
                 cmocka_unit_test(test_boot_id_and_tick),
                 cmocka_unit_test(test_read_missing),

@@ -399,19 +399,27 @@ static void test_find_units(void **state)
         u = mkunit(100, "hundred", 2000, 0, UNIT_RUNNING);
         put(s, &u);
 
-        /* by unit id */
-        assert_int_equal(store_find_units(s, "3", UINT32_MAX, &rows), 0);
+        /* a run by its id "rN"; a bare number is a Slurm job id, never a run's */
+        assert_int_equal(store_find_units(s, "r3", UINT32_MAX, &rows), 0);
         assert_int_equal(json_object_array_length(rows), 1);
         assert_string_equal(gets_(json_object_array_get_idx(rows, 0), "name"), "build");
         assert_string_equal(gets_(json_object_array_get_idx(rows, 0), "kind"), "local");
         json_object_put(rows);
+        assert_int_equal(store_find_units(s, "3", UINT32_MAX, &rows), 0);
+        assert_int_equal(json_object_array_length(rows), 0);
+        json_object_put(rows);
+        assert_int_equal(store_find_units(s, "r1", UINT32_MAX, &rows), 0); /* unit 1 is a job's */
+        assert_int_equal(json_object_array_length(rows), 0);
+        json_object_put(rows);
+        assert_int_equal(store_find_units(s, "r3x", UINT32_MAX, &rows), 0);
+        assert_int_equal(json_object_array_length(rows), 0);
+        json_object_put(rows);
 
-        /* by job id: its units, ordered by id, and unit 100 whose id is the number */
+        /* by job id: its units, ordered by id; not run 100 */
         assert_int_equal(store_find_units(s, "100", UINT32_MAX, &rows), 0);
-        assert_int_equal(json_object_array_length(rows), 3);
+        assert_int_equal(json_object_array_length(rows), 2);
         assert_int_equal(geti(json_object_array_get_idx(rows, 0), "id"), 1);
         assert_int_equal(geti(json_object_array_get_idx(rows, 1), "id"), 2);
-        assert_int_equal(geti(json_object_array_get_idx(rows, 2), "id"), 100);
         assert_int_equal(geti(json_object_array_get_idx(rows, 1), "step_id"), UNIT_STEP_BATCH);
         assert_string_equal(gets_(json_object_array_get_idx(rows, 1), "pipeline"),
                             "nf-core/rnaseq");
@@ -427,8 +435,14 @@ static void test_find_units(void **state)
         assert_int_equal(json_object_array_length(rows), 2);
         json_object_put(rows);
         assert_int_equal(store_find_units(s, "100", 2000, &rows), 0);
+        assert_int_equal(json_object_array_length(rows), 0);
+        json_object_put(rows);
+        assert_int_equal(store_find_units(s, "r100", 2000, &rows), 0);
         assert_int_equal(json_object_array_length(rows), 1);
         assert_string_equal(gets_(json_object_array_get_idx(rows, 0), "name"), "hundred");
+        json_object_put(rows);
+        assert_int_equal(store_find_units(s, "r100", 1000, &rows), 0);
+        assert_int_equal(json_object_array_length(rows), 0);
         json_object_put(rows);
         assert_int_equal(store_find_units(s, "job-100", 2000, &rows), 0);
         assert_int_equal(json_object_array_length(rows), 0);
@@ -455,10 +469,10 @@ static void test_find_units(void **state)
         json_object_put(rows);
         assert_int_equal(store_find_units(s, "x'); DROP TABLE units; --", UINT32_MAX, &rows), 0);
         json_object_put(rows);
-        assert_int_equal(store_find_units(s, "3", UINT32_MAX, &rows), 0);
+        assert_int_equal(store_find_units(s, "r3", UINT32_MAX, &rows), 0);
         assert_int_equal(json_object_array_length(rows), 1); /* the table is intact */
         json_object_put(rows);
-        /* a number is a Slurm job id or a local run's id, never a Slurm unit's own id */
+        /* a number is a Slurm job id, never a unit's own id */
         assert_int_equal(store_find_units(s, "2", UINT32_MAX, &rows), 0);
         assert_int_equal(json_object_array_length(rows), 0);
         json_object_put(rows);

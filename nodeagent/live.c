@@ -1,0 +1,266 @@
+/* A running unit's live processes in the replies, beside its stored ones. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "procfs.h"
+
+/* /proc is read afresh for this many processes of a request at most: the event loop stays
+ * short whatever one user runs; the rest show their last periodic sample */
+#define LIVE_FRESH_MAX 4096
+
+struct live_fig {
+        const struct proc *p;
+        uint64_t cpu_ns, rss_kb, hwm_kb;
+        struct tool_id tool;
+};
+
+struct live_set {
+        struct agent *a;
+        uint64_t unit;
+        long page_kb;
+        struct live_fig *v;
+        size_t n, cap;
+        int err;
+};
+
+/* A process that never exec'd runs its parent's program (as finish_proc names it). */
+static const struct proc *command_holder(struct agent *a, const struct proc *p)
+{
+        const struct proc *parent;
+
+        if ((p->flags & PROC_EXECED) || (p->exe && p->argv))
+                return p;
+        parent = proctable_find_pid(&a->procs, p->ppid);
+        return parent && parent != p ? parent : p;
+}
+
+static int take(struct proc *p, void *ctx)
+{
+        struct live_set *s = ctx;
+        const struct proc *cmd;
+        struct procfs_stat st;
+        struct live_fig *f;
+        uint64_t cpu;
+        int fresh;
+
+        if (p->unit != s->unit || (p->flags & PROC_FINISHED))
+                return 0;
+        fresh = s->n < LIVE_FRESH_MAX;
+        /* read now, and only if it is still the same process (not a reused pid) */
+        if (fresh &&
+            (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / s->a->tick_ns ||
+             st.state == 'Z' || st.state == 'X'))
+                return 0;
+        if (s->n == s->cap) {
+                struct live_fig *nv = realloc(s->v, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof(*nv));
+
+                if (!nv) {
+                        s->err = -ENOMEM;
+                        return 1;
+                }
+                s->v = nv;
+        }
+        f = &s->v[s->n++];
+        memset(f, 0, sizeof(*f));
+        f->p = p;
+        /* a program's CPU counts from its first exec, as at its exit */
+        cpu = fresh ? st.cpu_ticks * s->a->tick_ns : p->sample_cpu_ns;
+        f->cpu_ns = cpu > p->base.runtime_ns ? cpu - p->base.runtime_ns : 0;
+        f->rss_kb = fresh ? st.rss_pages * s->page_kb : p->sample_rss_kb;
+        if (!fresh || procfs_read_hwm(p->pid, &f->hwm_kb) < 0 || f->hwm_kb < f->rss_kb)
+                f->hwm_kb = f->rss_kb;
+        cmd = command_holder(s->a, p);
+        if (tool_identify_flags(s->a->rules, cmd->exe, cmd->argv, cmd->argv_len,
+                                cmd->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0, &f->tool) < 0)
+                snprintf(f->tool.name, sizeof(f->tool.name), "%s", p->comm);
+        return 0;
+}
+
+/* The unit's live processes with fresh figures; none for a unit with none in memory. */
+static int live_read(struct agent *a, uint64_t unit, struct live_set *s)
+{
+        const struct unit *u = agent_unit(a, unit);
+
+        memset(s, 0, sizeof(*s));
+        s->a = a;
+        s->unit = unit;
+        s->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+        if (!u || !u->live)
+                return 0;
+        proctable_foreach(&a->procs, take, s);
+        if (s->err) {
+                free(s->v);
+                s->v = NULL;
+                s->n = 0;
+        }
+        return s->err;
+}
+
+static void add_int(struct json_object *o, const char *key, int64_t v)
+{
+        json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+static int64_t get_int(struct json_object *o, const char *key)
+{
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
+}
+
+static struct json_object *argv_json(const struct proc *p)
+{
+        struct json_object *v = json_object_new_array();
+        uint32_t at = 0;
+
+        while (v && p->argv && at < p->argv_len) {
+                size_t l = strnlen(p->argv + at, p->argv_len - at);
+
+                json_object_array_add(v, json_object_new_string_len(p->argv + at, (int)l));
+                at += l + 1;
+        }
+        return v;
+}
+
+/* the keys of a stored row (store_unit_processes); no end_ns and no status: it runs */
+static struct json_object *proc_json(struct agent *a, const struct live_fig *f)
+{
+        const struct proc *p = f->p, *cmd = command_holder(a, p);
+        struct json_object *o = json_object_new_object();
+
+        if (!o)
+                return NULL;
+        add_int(o, "pid", p->pid);
+        add_int(o, "ppid", p->ppid);
+        add_int(o, "uid", p->uid);
+        add_int(o, "start_ns", (int64_t)p->start_ns + a->offset_ns);
+        if (p->exec_ns)
+                add_int(o, "exec_ns", (int64_t)p->exec_ns + a->offset_ns);
+        json_object_object_add(o, "comm", json_object_new_string(p->comm));
+        if (cmd->exe)
+                json_object_object_add(o, "exe", json_object_new_string(cmd->exe));
+        if (cmd->argv)
+                json_object_object_add(o, "argv", argv_json(cmd));
+        add_int(o, "cpu_ns", f->cpu_ns);
+        add_int(o, "maxrss_kb", f->hwm_kb);
+        add_int(o, "rss_kb", f->rss_kb);
+        add_int(o, "flags", p->flags & (PROC_ARGV_TRUNCATED | PROC_OOM_KILLED));
+        json_object_object_add(o, "tool", json_object_new_string(f->tool.name));
+        if (f->tool.subcommand[0])
+                json_object_object_add(o, "subcommand", json_object_new_string(f->tool.subcommand));
+        if (f->tool.interpreter[0])
+                json_object_object_add(o, "interpreter", json_object_new_string(f->tool.interpreter));
+        add_int(o, "tool_excluded", f->tool.excluded);
+        json_object_object_add(o, "running", json_object_new_boolean(1));
+        return o;
+}
+
+int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows)
+{
+        struct live_set s;
+        int err = live_read(a, unit, &s);
+
+        for (size_t i = 0; i < s.n && !err; i++) {
+                struct json_object *o = proc_json(a, &s.v[i]);
+
+                if (!o || json_object_array_add(rows, o) < 0) {
+                        json_object_put(o);
+                        err = -ENOMEM;
+                }
+        }
+        free(s.v);
+        return err;
+}
+
+static int same_text(struct json_object *o, const char *key, const char *v)
+{
+        struct json_object *x;
+        const char *t = json_object_object_get_ex(o, key, &x) ? json_object_get_string(x) : NULL;
+
+        return strcmp(t ? t : "", v) == 0;
+}
+
+/* one live process into the tool rows: its tool's row, or a new one */
+static int add_to_tool(struct agent *a, struct json_object *rows, const struct live_fig *f)
+{
+        struct json_object *row = NULL, *sc;
+        int64_t start = (int64_t)f->p->start_ns + a->offset_ns;
+        char counts[512];
+
+        if (f->tool.excluded) /* running plumbing has not failed: kept out as stored */
+                return 0;
+        for (size_t i = 0; i < json_object_array_length(rows) && !row; i++) {
+                struct json_object *r = json_object_array_get_idx(rows, i);
+
+                if (same_text(r, "tool", f->tool.name) && same_text(r, "subcommand", f->tool.subcommand))
+                        row = r;
+        }
+        if (!row) {
+                row = json_object_new_object();
+                if (!row || json_object_array_add(rows, row) < 0) {
+                        json_object_put(row);
+                        return -ENOMEM;
+                }
+                json_object_object_add(row, "tool", json_object_new_string(f->tool.name));
+                if (f->tool.subcommand[0])
+                        json_object_object_add(row, "subcommand", json_object_new_string(f->tool.subcommand));
+        }
+        add_int(row, "nprocs", get_int(row, "nprocs") + 1);
+        add_int(row, "cpu_ns", get_int(row, "cpu_ns") + (int64_t)f->cpu_ns);
+        if ((int64_t)f->hwm_kb > get_int(row, "maxrss_kb"))
+                add_int(row, "maxrss_kb", f->hwm_kb);
+        if (!json_object_object_get_ex(row, "first_start_ns", NULL) || start < get_int(row, "first_start_ns"))
+                add_int(row, "first_start_ns", start);
+        add_int(row, "running", get_int(row, "running") + 1);
+        /* no exit code yet: counted as unknown, so that the codes add up to NProcs */
+        sc = NULL;
+        json_object_object_get_ex(row, "status_counts", &sc);
+        snprintf(counts, sizeof(counts), "%s%s:1", sc ? json_object_get_string(sc) : "", sc ? "," : "");
+        json_object_object_add(row, "status_counts", json_object_new_string(counts));
+        return 0;
+}
+
+int live_add_tools(struct agent *a, uint64_t unit, struct json_object *rows)
+{
+        struct live_set s;
+        int err = live_read(a, unit, &s);
+
+        for (size_t i = 0; i < s.n && !err; i++)
+                err = add_to_tool(a, rows, &s.v[i]);
+        free(s.v);
+        return err;
+}
+
+int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
+{
+        struct live_set s;
+        int64_t cpu = 0, hwm = get_int(totals, "maxrss_kb");
+        int err = live_read(a, unit, &s);
+
+        if (err || !s.n)
+                return err;
+        for (size_t i = 0; i < s.n; i++) {
+                cpu += (int64_t)s.v[i].cpu_ns;
+                if ((int64_t)s.v[i].hwm_kb > hwm)
+                        hwm = (int64_t)s.v[i].hwm_kb;
+        }
+        add_int(totals, "nprocs", get_int(totals, "nprocs") + (int64_t)s.n);
+        add_int(totals, "cpu_ns", get_int(totals, "cpu_ns") + cpu);
+        add_int(totals, "maxrss_kb", hwm);
+        add_int(totals, "running_procs", (int64_t)s.n);
+        free(s.v);
+        return 0;
+}
+
+int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows)
+{
+        if (strcmp(key, "processes") == 0)
+                return live_add_processes(a, unit, rows);
+        if (strcmp(key, "tools") == 0)
+                return live_add_tools(a, unit, rows);
+        return 0;
+}

@@ -1,0 +1,23 @@
+/* A running unit's live processes in the replies: its processes that have not exited yet,
+ * with CPU, resident set and peak (VmHWM) read from /proc at request time, only for that
+ * unit's processes (the caller's own), and for 4096 of them at most per request (the rest
+ * show their last periodic sample). Stored rows come from the store; these are added. */
+#ifndef TRACER_LIVE_H
+#define TRACER_LIVE_H
+
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "agent.h"
+
+/* Append the unit's live processes to a "processes" array (the keys of a stored row, no
+ * end_ns or status, "running": true). */
+int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows);
+/* Add them to a "tools" array: into their tool's row, or a new row; "running" counts them. */
+int live_add_tools(struct agent *a, uint64_t unit, struct json_object *rows);
+/* Add them to a unit's totals: nprocs, cpu_ns, maxrss_kb (their peaks), running_procs. */
+int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals);
+/* The listing named key ("processes" or "tools") with the live processes added. */
+int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows);
+
+#endif
