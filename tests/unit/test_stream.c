@@ -104,7 +104,7 @@ static struct reply_stream *begin(struct store *s, enum stream_kind kind, uint64
 
         text = proto_serialize(head, &len);
         json_object_put(head);
-        assert_int_equal(reply_stream_new(s, kind, unit, sel, 1000, &rs), 0);
+        assert_int_equal(reply_stream_new(s, kind, unit, sel, 1000, NULL, &rs), 0);
         assert_int_equal(reply_stream_head(text, &len), 0);
         emit(b, text, len);
         free(text);
@@ -243,7 +243,7 @@ static void test_emit_failure(void **state)
                 struct buf b = { .fail_at = at };
                 int r;
 
-                assert_int_equal(reply_stream_new(s, STREAM_PROCESSES, 2, NULL, 0, &rs), 0);
+                assert_int_equal(reply_stream_new(s, STREAM_PROCESSES, 2, NULL, 0, NULL, &rs), 0);
                 while ((r = reply_stream_fill(rs, 1, emit, &b)) == 1)
                         ;
                 assert_int_equal(r, -ENOMEM);
@@ -269,6 +269,56 @@ static void test_bad_head(void **state)
         reply_stream_free(NULL);
 }
 
+static int add_seven(void *ctx, uint64_t unit, struct json_object *totals)
+{
+        (void)ctx;
+        json_object_object_add(totals, "nprocs", json_object_new_int64(
+                json_object_get_int64(json_object_object_get(totals, "nprocs")) + 7));
+        json_object_object_add(totals, "hooked_unit", json_object_new_int64(unit));
+        return 0;
+}
+
+/* The daemon's own rows (live processes) follow the stored ones, in any page size, and its
+ * additions reach the unit's totals. */
+static void test_extra_rows(void **state)
+{
+        static const size_t pages[] = { 1, 4096 };
+        struct store *s = fill_store(50);
+        struct json_object *reply, *rows, *totals;
+        size_t i;
+
+        (void)state;
+        for (i = 0; i < sizeof(pages) / sizeof(*pages); i++) {
+                struct stream_extra extra = { .tail = json_object_new_array(), .totals = add_seven };
+                struct json_object *head = proto_reply_ok(), *live = json_object_new_object();
+                struct reply_stream *rs = NULL;
+                struct buf b = { 0 };
+                unsigned fills;
+                size_t len;
+                char *text;
+
+                json_object_object_add(live, "pid", json_object_new_int(424242));
+                json_object_object_add(live, "running", json_object_new_boolean(1));
+                json_object_array_add(extra.tail, live);
+                text = proto_serialize(head, &len);
+                json_object_put(head);
+                assert_int_equal(reply_stream_new(s, STREAM_PROCESSES, 2, NULL, 0, &extra, &rs), 0);
+                assert_int_equal(reply_stream_head(text, &len), 0);
+                emit(&b, text, len);
+                free(text);
+                reply = end(rs, &b, pages[i], &fills);
+                assert_true(json_object_object_get_ex(reply, "processes", &rows));
+                assert_int_equal(json_object_array_length(rows), 51);
+                assert_int_equal(json_object_get_int(json_object_object_get(
+                                         json_object_array_get_idx(rows, 50), "pid")), 424242);
+                assert_true(json_object_object_get_ex(reply, "totals", &totals));
+                assert_int_equal(json_object_get_int64(json_object_object_get(totals, "nprocs")), 57);
+                assert_int_equal(json_object_get_int64(json_object_object_get(totals, "hooked_unit")), 2);
+                json_object_put(reply);
+        }
+        done(s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -277,6 +327,7 @@ int main(void)
                 cmocka_unit_test(test_snapshot),
                 cmocka_unit_test(test_emit_failure),
                 cmocka_unit_test(test_bad_head),
+                cmocka_unit_test(test_extra_rows),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
