@@ -100,7 +100,7 @@ big=$(db "SELECT id FROM units WHERE name='big'")
 attack slowlist $ATK slowlist "$big" 8 7
 read -r _ let_go < "$T/slowlist.atk"
 check "slowlist: readers that took no page in ClientIdleTimeout (4 s) were let go ($let_go of 8)" [ "$let_go" = 8 ]
-n=$(asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracer-jobstat" -N $NODE -j "$big" --processes -n -P | wc -l)
+n=$(asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracer-jobstat" -N $NODE -j "r$big" --processes -n -P | wc -l)
 check "slowlist: the listing read at full speed has all 3001 processes ($n)" [ "$n" = 3001 ]
 
 # 3. one byte per second, and silence
