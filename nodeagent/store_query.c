@@ -328,8 +328,11 @@ int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_
         sqlite3_stmt *st;
         int rc;
 
-        if (prepare_on(s, db, "SELECT COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns, SUM(user_ns) AS user_ns,"
-                       " SUM(sys_ns) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
+        /* a unit's CPU is all its processes' CPU, their work before an exec too (a tool's
+         * figures leave that out; it is mostly the kernel's fork and exec, counted as system) */
+        if (prepare_on(s, db, "SELECT COUNT(*) AS nprocs,"
+                       " SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0)) AS cpu_ns, SUM(user_ns) AS user_ns,"
+                       " SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0)) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
                        " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
                        " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
                        " SUM((flags & 8) != 0) AS oom_kills, MIN(start_ns) AS first_start_ns,"

@@ -62,7 +62,7 @@ check "job $J2 (the other user): its 70 sleeps, all as tracertest2" \
 check "job $J2 has nothing of job $J1" \
   [ "$(ndb n1 "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit=u.id WHERE u.job_id=$J2 AND p.comm IN ('true','awk','gzip')")" -eq 0 ]
 for step in batch 0 1; do
-  read -r procs cg < <(ndb n1 "SELECT (SELECT SUM(p.cpu_ns) FROM processes p JOIN units v ON p.unit=v.id WHERE v.name='$J1.$step'), MAX(cgroup_cpu_ns) FROM units WHERE name='$J1.$step'" | tr '|' ' ')
+  read -r procs cg < <(ndb n1 "SELECT (SELECT SUM(p.cpu_ns + COALESCE(p.pre_exec_cpu_ns, 0)) FROM processes p JOIN units v ON p.unit=v.id WHERE v.name='$J1.$step'), MAX(cgroup_cpu_ns) FROM units WHERE name='$J1.$step'" | tr '|' ' ')
   echo "  step $J1.$step: processes ${procs} ns, step cgroup ${cg} ns"
   check "step $J1.$step: CPU of its processes within 2% of the step cgroup's counter" within "$procs" "$cg" 0.02
 done
