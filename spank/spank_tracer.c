@@ -309,9 +309,11 @@ static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct j
         if (socket_path(sp, pid, path, sizeof(path)) < 0)
                 return -1;
         r = trust_call(path, req, st.timeout_ms, reply, err, sizeof(err));
-        if (r < 0 && !st.failed++)
-                slurm_info("tracer: %s, job runs untraced: %s (see tracerd's log on this node)",
-                           r == -EPERM ? "tracerd refused as untrusted" : "tracerd not reachable", err);
+        if (r == -EPERM && !st.failed++)
+                slurm_info("tracer: job runs untraced: %s", err); /* says which path and why */
+        else if (r < 0 && !st.failed++)
+                slurm_info("tracer: tracerd not reachable, job runs untraced: %s (see tracerd's log on "
+                           "this node)", err);
         return r;
 }
 

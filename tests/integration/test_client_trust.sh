@@ -45,7 +45,7 @@ prolog() {
 refused() { # refused DIR WHAT...: the plugin and prolog refuse DIR, their line says WHAT; no request
   local dir=$1; shift
   plugin "$dir" "$dir.plugin"; prolog "$dir" "$dir.prolog"
-  check "plugin: $*" grep -q "untrusted.*not trusted: .*$*" "$dir.plugin"
+  check "plugin: $*" grep -q "^info: tracer: job runs untraced: socket .* not trusted: .*$*" "$dir.plugin"
   check "plugin's line names the socket" grep -q "socket $dir/tracerd-n1.sock not trusted" "$dir.plugin"
   check "prolog: $*" grep -q "not trusted: .*$*" "$dir.prolog"
   check "nothing was sent to the server" bash -c "! grep -q '^request' '$dir.log'"
