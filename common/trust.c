@@ -162,6 +162,7 @@ int trust_call(const char *path, struct json_object *req, int timeout_ms, struct
                char *err, size_t errlen)
 {
         int64_t t0 = now_ms();
+        char why[256] = "";
         int fd, left, ret;
 
         *reply = NULL;
@@ -171,7 +172,9 @@ int trust_call(const char *path, struct json_object *req, int timeout_ms, struct
         /* one deadline for the whole exchange: connecting spent part of it */
         left = timeout_ms < 0 ? -1 : timeout_ms - (int)(now_ms() - t0);
         ret = proto_call_max(fd, req, timeout_ms < 0 ? -1 : left > 0 ? left : 1, TRACER_ROOT_REPLY_MAX,
-                             reply, err, errlen);
+                             reply, why, sizeof(why));
         close(fd);
+        if (ret < 0)
+                proto_errf(err, errlen, "tracerd at %s: %s", path, why);
         return ret;
 }
