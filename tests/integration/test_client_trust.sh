@@ -38,7 +38,7 @@ fake() {
 plugin() { "$HOST" "$PLUGIN" $TASK socket="$1/tracerd-n1.sock" timeout_ms=2000 > "$2" 2>&1; }
 # prolog DIR OUTFILE [epilog]: tracer-prolog (or -epilog) with Slurm's environment, SocketDir=DIR
 prolog() {
-  printf 'SocketDir = %s\nStateDir = %s/state\n' "$1" "$T" > "$1.conf"
+  printf 'SocketDir = %s\nStateDir = %s/state\nNodeName = n1\n' "$1" "$T" > "$1.conf"
   env -i PATH="$PATH" TRACER_CONF="$1.conf" SLURMD_NODENAME=n1 SLURM_JOB_ID=4242 SLURM_JOB_UID=0 \
     SLURM_JOB_NAME=trust "$BUILD/tracer-${3:-prolog}" > "$2" 2>&1
 }
@@ -57,6 +57,10 @@ fake "$T/user" ok
 refused "$T/user" "directory $T/user is owned by uid $(id -u $ATTACKER), not root"
 check "the plugin did not even connect" bash -c "! grep -q accepted '$T/user.log'"
 check "the job is not failed" grep -q '^hwm_kb' "$T/user.plugin"
+"$HOST" "$PLUGIN" $TASK conf="$T/user.conf" > "$T/user.plugin2" 2>&1
+check "the same path from tracer.conf (conf=) is refused" \
+  grep -q "^info: tracer: job runs untraced: socket $T/user/tracerd-n1.sock not trusted" "$T/user.plugin2"
+check "nothing was sent to the server" bash -c "! grep -q accepted '$T/user.log'"
 
 echo "-- a root-owned directory under a user-owned one"
 mkdir -p "$T/user2/inner"; chown $ATTACKER "$T/user2"; chmod 755 "$T/user2" "$T/user2/inner"
