@@ -34,7 +34,7 @@ BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
 SPANK_SRC := spank/spank_tracer.c common/config.c common/protocol.c common/protocol_client.c \
-             common/traceparent.c
+             common/traceparent.c common/trust.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 

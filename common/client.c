@@ -1,5 +1,6 @@
 /* Client side of the control socket. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "client.h"
 #include "config.h"
 #include "protocol.h"
+#include "trust.h"
 
 int client_config(const struct client_target *t, struct tracer_config *cfg)
 {
@@ -56,33 +58,36 @@ struct json_object *client_new_request(const char *op)
 #define BUSY_TRIES 20       /* a refused connection is tried again this many times in all, */
 #define BUSY_WAIT_US 50000  /* this far apart */
 
-/* Send req on fd and check the reply; see client_request(). With quiet_busy, a refusal for want
- * of a connection slot is not printed (it is to be tried again). */
-static int exchange(const char *prog, const char *where, int fd, struct json_object *req,
-                    int timeout_ms, struct json_object **reply, int quiet_busy, char *why,
-                    size_t whylen)
+/* Check a reply: 0 when ok, else -EBUSY for a refusal for want of a connection slot (worth
+ * another try in a moment) or -EREMOTEIO, with tracerd's message in why. */
+static int reply_ok(struct json_object *r, char *why, size_t whylen)
 {
-        struct json_object *r = NULL, *ok, *msg;
+        struct json_object *ok, *msg;
+        const char *text;
+
+        if (json_object_object_get_ex(r, "ok", &ok) && json_object_get_boolean(ok))
+                return 0;
+        text = json_object_object_get_ex(r, "error", &msg) ? json_object_get_string(msg)
+                                                            : "tracerd refused the request";
+        proto_errf(why, whylen, "%s", text);
+        return strncmp(text, "too many clients", 16) == 0 ? -EBUSY : -EREMOTEIO;
+}
+
+/* Send req on fd (closed here) and check the reply; see client_request(). */
+static int exchange(const char *where, int fd, struct json_object *req, int timeout_ms,
+                    struct json_object **reply, char *why, size_t whylen)
+{
+        struct json_object *r = NULL;
         char err[256] = "";
         int ret;
 
         ret = proto_call(fd, req, timeout_ms, &r, err, sizeof(err));
         close(fd);
         if (ret < 0) {
-                if (prog)
-                        fprintf(stderr, "%s: tracerd at %s: %s\n", prog, where, err[0] ? err : strerror(-ret));
+                proto_errf(why, whylen, "tracerd at %s: %s", where, err[0] ? err : strerror(-ret));
                 return ret;
         }
-        if (!json_object_object_get_ex(r, "ok", &ok) || !json_object_get_boolean(ok)) {
-                const char *text = json_object_object_get_ex(r, "error", &msg) ? json_object_get_string(msg)
-                                                                                : "tracerd refused the request";
-
-                if (why)
-                        snprintf(why, whylen, "%s", text);
-                /* no slot free: worth another try in a moment */
-                ret = strncmp(text, "too many clients", 16) == 0 ? -EBUSY : -EREMOTEIO;
-                if (prog && !(quiet_busy && ret == -EBUSY))
-                        fprintf(stderr, "%s: %s\n", prog, text);
+        if ((ret = reply_ok(r, why, whylen)) < 0) {
                 json_object_put(r);
                 return ret;
         }
@@ -90,30 +95,70 @@ static int exchange(const char *prog, const char *where, int fd, struct json_obj
         return 0;
 }
 
-int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
-                   struct json_object **reply)
+/* One try of client_request(_root): the reason of a failure in why. */
+static int request_once(const char *sock, struct json_object *req, int timeout_ms, int root,
+                        struct json_object **reply, char *why, size_t whylen)
 {
-        int fd, ret, tries;
+        struct json_object *r = NULL;
+        int fd, ret;
+
+        if (root) {
+                /* root's clients: only a trusted tracerd, and a short reply */
+                if ((ret = trust_call(sock, req, timeout_ms, &r, why, whylen)) < 0)
+                        return ret;
+                if ((ret = reply_ok(r, why, whylen)) < 0) {
+                        json_object_put(r);
+                        return ret;
+                }
+                *reply = r;
+                return 0;
+        }
+        fd = proto_connect(sock, timeout_ms < 0 ? 2000 : timeout_ms);
+        if (fd == -ENOENT || fd == -ECONNREFUSED) {
+                /* say what is wrong, not only the errno */
+                proto_errf(why, whylen, "no tracerd is running for this node: %s %s (start tracerd, or name "
+                           "the node with -N)", sock,
+                           fd == -ENOENT ? "does not exist" : "is left from a tracerd that stopped");
+                return fd;
+        }
+        if (fd < 0) {
+                proto_errf(why, whylen, "cannot reach tracerd at %s: %s", sock, strerror(-fd));
+                return fd;
+        }
+        return exchange(sock, fd, req, timeout_ms, reply, why, whylen);
+}
+
+static int request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+                   int root, struct json_object **reply, char *why, size_t whylen)
+{
+        char buf[2 * PATH_MAX + 256] = "";
+        int ret, tries;
 
         /* a refusal for want of a slot comes before the request is read: safe to send again,
          * as a burst of one user's requests may find their slots taken for a moment */
         for (tries = 1;; tries++) {
-                fd = proto_connect(sock, timeout_ms < 0 ? 2000 : timeout_ms);
-                if (fd < 0) {
-                        /* say what is wrong, not only the errno */
-                        if (prog && (fd == -ENOENT || fd == -ECONNREFUSED))
-                                fprintf(stderr, "%s: no tracerd is running for this node: %s %s (start "
-                                                "tracerd, or name the node with -N)\n", prog, sock,
-                                        fd == -ENOENT ? "does not exist" : "is left from a tracerd that stopped");
-                        else if (prog)
-                                fprintf(stderr, "%s: cannot reach tracerd at %s: %s\n", prog, sock, strerror(-fd));
-                        return fd;
-                }
-                ret = exchange(prog, sock, fd, req, timeout_ms, reply, tries < BUSY_TRIES, NULL, 0);
+                ret = request_once(sock, req, timeout_ms, root, reply, buf, sizeof(buf));
                 if (ret != -EBUSY || tries == BUSY_TRIES)
-                        return ret;
+                        break;
                 usleep(BUSY_WAIT_US);
         }
+        if (ret < 0 && prog)
+                fprintf(stderr, "%s: %s\n", prog, buf);
+        if (ret < 0)
+                proto_errf(why, whylen, "%s", buf);
+        return ret;
+}
+
+int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+                   struct json_object **reply)
+{
+        return request(prog, sock, req, timeout_ms, 0, reply, NULL, 0);
+}
+
+int client_request_root(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+                        struct json_object **reply, char *why, size_t whylen)
+{
+        return request(prog, sock, req, timeout_ms, 1, reply, why, whylen);
 }
 
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
@@ -130,7 +175,7 @@ int client_request_tcp_why(const char *prog, const char *host, unsigned port, co
         struct json_object *signed_req = NULL, *outer; /* deep_copy wants NULL */
         munge_ctx_t ctx = munge_ctx_create();
         const char *body;
-        char where[300], *cred = NULL;
+        char where[300], err[512], *cred = NULL;
         munge_err_t e;
         int fd, r;
 
@@ -167,8 +212,12 @@ int client_request_tcp_why(const char *prog, const char *host, unsigned port, co
                 json_object_put(outer);
                 return fd;
         }
-        r = exchange(prog, where, fd, outer, timeout_ms, reply, 0, why, whylen);
+        r = exchange(where, fd, outer, timeout_ms, reply, err, sizeof(err));
         json_object_put(outer);
+        if (r < 0 && prog)
+                fprintf(stderr, "%s: %s\n", prog, err);
+        if (r < 0)
+                proto_errf(why, whylen, "%s", err);
         return r;
 }
 

@@ -20,6 +20,11 @@ int client_socket_path(const struct client_target *t, char *out, size_t len);
  * when the daemon answered with an error, -EBUSY when it had no connection slot free). */
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
                    struct json_object **reply);
+/* The same for root's own clients (tracer-prolog, tracer-epilog): only with a tracerd that
+ * trust_call() accepts (a root-owned socket directory no one else can write, a root server, a
+ * reply of at most TRACER_ROOT_REPLY_MAX); why a request failed is also put in why[whylen]. */
+int client_request_root(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+                        struct json_object **reply, char *why, size_t whylen);
 /* The same with node's tracerd over TCP at host:port, the request carried in a MUNGE
  * credential (munge_socket: NULL or empty for libmunge's default). */
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,

@@ -21,6 +21,7 @@
 #define REPLY_DEPTH 32 /* reports nest jobs > steps > tools > processes, with room to spare */
 #define OP_MAX 32
 #define IDLE_KEEP (16 * 1024) /* a drained reader keeps at most this much buffer */
+#define SERIAL_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 void proto_errf(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -431,8 +432,7 @@ char *proto_serialize(struct json_object *o, size_t *len)
         if (!o)
                 return NULL;
         /* json-c escapes control characters in strings, so the output holds no '\n' of its own. */
-        s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-                                              &n);
+        s = json_object_to_json_string_length(o, SERIAL_FLAGS, &n);
         if (!s)
                 return NULL;
         out = malloc(n + 2);
@@ -444,6 +444,70 @@ char *proto_serialize(struct json_object *o, size_t *len)
         if (len)
                 *len = n + 1;
         return out;
+}
+
+/* Bytes json-c writes for byte c inside a string, with proto_serialize's flags. An estimate
+ * only needs to be exact or high: proto_add_argv checks the result. */
+static size_t json_char_len(unsigned char c)
+{
+        switch (c) {
+        case '"': case '\\': case '\b': case '\f': case '\n': case '\r': case '\t':
+                return 2;
+        }
+        return c < 0x20 ? 6 : 1; /* \u00XX */
+}
+
+int proto_add_argv(struct json_object *req, char *const *argv, int argc)
+{
+        static const char frame[] = ",\"argv\":[]", mark[] = ",\"argv_cut\":true";
+        struct json_object *arr;
+        size_t base, room, n, k;
+        int i, cut = 0;
+
+        if (!req || (argc > 0 && !argv))
+                return -EINVAL;
+        if (!json_object_to_json_string_length(req, SERIAL_FLAGS, &base))
+                return -ENOMEM;
+        if (base + strlen(frame) + strlen(mark) > TRACER_MSG_MAX)
+                return -EMSGSIZE;
+        room = TRACER_MSG_MAX - base - strlen(frame) - strlen(mark);
+        arr = json_object_new_array();
+        if (!arr)
+                return -ENOMEM;
+        /* a step with a huge command line is still registered: with as much of it as fits */
+        for (i = 0; i < argc && argv[i] && !cut; i++) {
+                size_t quotes = i ? 3 : 2; /* "" and the comma before it */
+
+                if (quotes > room) {
+                        cut = 1;
+                        break;
+                }
+                room -= quotes;
+                n = strlen(argv[i]);
+                for (k = 0; k < n && json_char_len((unsigned char)argv[i][k]) <= room; k++)
+                        room -= json_char_len((unsigned char)argv[i][k]);
+                if (k < n) {
+                        cut = 1;
+                        /* never half a UTF-8 character: back to the start of the one cut */
+                        while (k > 0 && ((unsigned char)argv[i][k] & 0xc0) == 0x80)
+                                k--;
+                }
+                if (json_object_array_add(arr, json_object_new_string_len(argv[i], (int)k)) < 0) {
+                        json_object_put(arr);
+                        return -ENOMEM;
+                }
+        }
+        json_object_object_add(req, "argv", arr);
+        if (cut)
+                json_object_object_add(req, "argv_cut", json_object_new_boolean(1));
+        if (!json_object_to_json_string_length(req, SERIAL_FLAGS, &n))
+                return -ENOMEM;
+        if (n > TRACER_MSG_MAX) {
+                /* the estimate was wrong after all: the registration matters more than argv */
+                json_object_object_del(req, "argv");
+                json_object_object_add(req, "argv_cut", json_object_new_boolean(1));
+        }
+        return 0;
 }
 
 int proto_parse_reply(const char *line, size_t len, struct json_object **out, char *err, size_t errlen)

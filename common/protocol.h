@@ -67,6 +67,12 @@ struct json_object *proto_reply_error(const char *fmt, ...) __attribute__((forma
 /* Serialise o as one line (plain JSON, no spaces) followed by '\n'; caller frees. NULL on ENOMEM. */
 char *proto_serialize(struct json_object *o, size_t *len);
 
+/* Add argv[0..argc) to request req as the array "argv", as much of it as keeps req within
+ * TRACER_MSG_MAX once serialised: what does not fit is left out (an argument may be cut short,
+ * at a UTF-8 character boundary) and "argv_cut": true says so. Returns 0, or -EMSGSIZE when
+ * req is too long even without argv (nothing added), or -ENOMEM. */
+int proto_add_argv(struct json_object *req, char *const *argv, int argc);
+
 /* Parse one reply line: a JSON object with "v" == TRACER_PROTO_VERSION, up to TRACER_REPLY_MAX. */
 int proto_parse_reply(const char *line, size_t len, struct json_object **out, char *err, size_t errlen);
 /* Format an error message into err (NULL or 0 length: nothing). */
@@ -79,5 +85,8 @@ int proto_connect(const char *path, int timeout_ms);
 int proto_connect_tcp(const char *host, unsigned port, int timeout_ms);
 int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
                char *err, size_t errlen);
+/* The same, reading a reply line of at most max bytes: past it, -EPROTO with a message. */
+int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
+                   struct json_object **reply, char *err, size_t errlen);
 
 #endif

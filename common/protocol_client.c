@@ -215,6 +215,12 @@ static int recv_line(int fd, struct line_reader *lr, int64_t deadline, char **li
 int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
                char *err, size_t errlen)
 {
+        return proto_call_max(fd, req, timeout_ms, TRACER_REPLY_MAX, reply, err, errlen);
+}
+
+int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
+                   struct json_object **reply, char *err, size_t errlen)
+{
         int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
         struct line_reader lr;
         char *msg, *line = NULL;
@@ -243,12 +249,14 @@ int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_obje
         }
 
         line_reader_init(&lr);
-        lr.max = TRACER_REPLY_MAX; /* reports of big jobs are long; requests stay short */
+        /* line_reader_feed refuses a line past max before storing it: memory stays bounded */
+        lr.max = max && max < TRACER_REPLY_MAX ? max : TRACER_REPLY_MAX;
+        max = lr.max;
         ret = recv_line(fd, &lr, deadline, &line, &llen);
         line_reader_free(&lr);
         if (ret < 0) {
                 if (ret == -EMSGSIZE) {
-                        proto_errf(err, errlen, "reply longer than %u bytes", TRACER_REPLY_MAX);
+                        proto_errf(err, errlen, "reply longer than %zu bytes", max);
                         ret = -EPROTO;
                 } else if (ret == -ETIMEDOUT) {
                         proto_errf(err, errlen, "no reply within %d ms", timeout_ms);

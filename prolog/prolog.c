@@ -34,7 +34,7 @@ int main(int argc, char **argv)
         struct client_target target = { .config = getenv("TRACER_CONF"), .node = getenv("SLURMD_NODENAME") };
         struct json_object *req, *reply = NULL;
         long long job, uid;
-        char sock[4096];
+        char sock[4096], why[8192];
         const char *v;
 
         (void)argc;
@@ -57,9 +57,11 @@ int main(int argc, char **argv)
                 if ((v = getenv("SLURM_JOB_NAME")) && *v && strlen(v) < 128)
                         json_object_object_add(req, "job_name", json_object_new_string(v));
         }
-        if (client_request(prog, sock, req, epilog ? EPILOG_TIMEOUT_MS : PROLOG_TIMEOUT_MS, &reply) < 0)
-                syslog(LOG_WARNING, "job %lld: tracerd at %s did not take the %s: job goes on untraced",
-                       job, sock, epilog ? "job end" : "job start");
+        /* root talks only to a tracerd no other user could have put in its place */
+        if (client_request_root(prog, sock, req, epilog ? EPILOG_TIMEOUT_MS : PROLOG_TIMEOUT_MS, &reply, why,
+                                sizeof(why)) < 0)
+                syslog(LOG_WARNING, "job %lld: tracerd at %s did not take the %s: %s; job goes on untraced",
+                       job, sock, epilog ? "job end" : "job start", why);
         json_object_put(reply);
         json_object_put(req);
         return 0;

@@ -4,7 +4,8 @@
  * forked into its cgroup (task_post_fork); tracerd tracks it and all its descendants in the
  * kernel. The plugin is listed `optional` and must never fail, block or slow a job: every
  * exchange with tracerd is bounded (TimeoutMs, 100 ms by default), errors are logged once and
- * the job carries on. */
+ * the job carries on. Running as root, it talks only to a tracerd no other user could fake
+ * (common/trust.c). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -15,13 +16,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
-#include <time.h>
 #include <unistd.h>
 #include <slurm/spank.h>
 
 #include "config.h"
 #include "protocol.h"
 #include "traceparent.h"
+#include "trust.h"
 
 SPANK_PLUGIN(tracer, 1);
 
@@ -293,39 +294,24 @@ static void cgroup_xattrs(const char *task_dir, const char *traceparent)
                 slurm_debug("tracer: no trace xattrs on %s: %m", step);
 }
 
-static int64_t ms_now(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* One bounded exchange; a failure is logged once and never reaches the job. After one, the
- * step's other tasks skip theirs: a tracerd that is down or hung costs a step timeout_ms in
- * all, however many tasks it starts. */
+/* One bounded exchange, only with a tracerd that trust_call accepts (its socket where only root
+ * could have put it, root at the other end, a short reply); a failure is logged once and never
+ * reaches the job. After one, the step's other tasks skip theirs: a tracerd that is down, hung
+ * or not trusted costs a step timeout_ms in all, however many tasks it starts. */
 static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct json_object **reply)
 {
-        char path[PATH_MAX], err[PATH_MAX + 128] = "";
-        int64_t t0 = ms_now();
-        int fd, r;
+        char path[PATH_MAX], err[2 * PATH_MAX + 128] = "";
+        int r;
 
         *reply = NULL;
         if (st.failed)
                 return -1;
         if (socket_path(sp, pid, path, sizeof(path)) < 0)
                 return -1;
-        fd = proto_connect(path, st.timeout_ms);
-        if (fd < 0) {
-                r = fd;
-                snprintf(err, sizeof(err), "cannot connect to %s: %s", path, strerror(-fd));
-        } else {
-                int left = st.timeout_ms - (int)(ms_now() - t0);
-
-                r = proto_call(fd, req, left > 0 ? left : 1, reply, err, sizeof(err));
-                close(fd);
-        }
-        if (r < 0 && !st.failed++)
+        r = trust_call(path, req, st.timeout_ms, reply, err, sizeof(err));
+        if (r == -EPERM && !st.failed++)
+                slurm_info("tracer: job runs untraced: %s", err); /* says which path and why */
+        else if (r < 0 && !st.failed++)
                 slurm_info("tracer: tracerd not reachable, job runs untraced: %s (see tracerd's log on "
                            "this node)", err);
         return r;
@@ -337,24 +323,21 @@ static void add_str(struct json_object *o, const char *key, const char *v)
                 json_object_object_add(o, key, json_object_new_string(v));
 }
 
-/* The step's command line (for a batch step: the script, which tracerd reads to recognise
- * workflow engines) and its working directory. */
+/* The step's working directory and command line (for a batch step: the script, which tracerd
+ * reads to recognise workflow engines). Added last: argv gets what room the request has left,
+ * and is cut, and marked so, rather than the step left untraced. */
 static void add_job_argv(spank_t sp, struct json_object *req)
 {
-        struct json_object *arr;
         char **argv = NULL, cwd[PATH_MAX];
-        int argc = 0, i;
+        int argc = 0, r;
 
-        if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv) {
-                arr = json_object_new_array();
-                for (i = 0; i < argc && i < 64 && argv[i]; i++)
-                        json_object_array_add(arr, json_object_new_string_len(argv[i], strnlen(argv[i], 1024)));
-                json_object_object_add(req, "argv", arr);
-        }
         job_env(sp, "PWD", cwd, sizeof(cwd));
         if (!cwd[0])
                 job_env(sp, "SLURM_SUBMIT_DIR", cwd, sizeof(cwd));
         add_str(req, "cwd", cwd);
+        if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv &&
+            (r = proto_add_argv(req, argv, argc)) < 0)
+                slurm_debug("tracer: step registered without its arguments: %s", strerror(-r));
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
@@ -445,12 +428,12 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         add_str(req, "pipeline", st.pipeline);
         add_str(req, "run", st.run);
         add_str(req, "step", st.step);
-        add_job_argv(sp, req);
         if (traceparent_valid(tp)) {
                 add_str(req, "traceparent", tp);
                 if (cgid)
                         cgroup_xattrs(cg, tp);
         }
+        add_job_argv(sp, req);
 
         if (call_tracerd(sp, pid, req, &reply) == 0 && json_object_object_get_ex(reply, "unit", &u) &&
             json_object_object_get_ex(u, "id", &idv) && st.ntasks < MAX_TASKS) {

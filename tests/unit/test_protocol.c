@@ -791,6 +791,107 @@ static void test_call_big_reply(void **state)
         free(big);
 }
 
+static void test_call_max_reply(void **state)
+{
+        /* root's clients cap replies far lower: past the cap the exchange fails, memory bounded */
+        enum { N = 300 * 1024 };
+        char *big = filled(N + 32, 'r');
+        struct peer p = { .mode = PEER_SCRIPT, .chunks = { big } };
+        struct json_object *req = make_req("status"), *reply = NULL;
+        int fd;
+
+        (void)state;
+        memcpy(big, "{\"v\":1,\"blob\":\"", 15);
+        memcpy(big + N, "\"}\n", 4);
+        peer_start(&p, &fd);
+        assert_int_equal(proto_call_max(fd, req, 5000, 64 * 1024, &reply, err, sizeof(err)), -EPROTO);
+        assert_null(reply);
+        assert_string_equal(err, "reply longer than 65536 bytes");
+        peer_finish(&p, fd);
+        json_object_put(req);
+        free(big);
+}
+
+/* A register request with argv added by proto_add_argv: its serialised length, and the array. */
+static size_t argv_req(char **argv, int argc, struct json_object **out, int *cut)
+{
+        struct json_object *req = make_req("register"), *v, *parsed = NULL;
+        size_t n;
+        char *line;
+
+        json_object_object_add(req, "pid", json_object_new_int(42));
+        assert_int_equal(proto_add_argv(req, argv, argc), 0);
+        line = proto_serialize(req, &n);
+        assert_non_null(line);
+        /* what tracerd accepts: one line of at most TRACER_MSG_MAX bytes */
+        assert_int_equal(proto_parse_request(line, n - 1, &parsed, err, sizeof(err)), 0);
+        json_object_put(parsed);
+        free(line);
+        *cut = json_object_object_get_ex(req, "argv_cut", &v) && json_object_get_boolean(v);
+        *out = req;
+        return n - 1;
+}
+
+static void test_add_argv(void **state)
+{
+        char *small[] = { "/bin/echo", "a/b", "x\"y" }, *big[100], *ctl[1], *utf[1];
+        struct json_object *req, *arr;
+        const char *s;
+        size_t n, i;
+        int cut;
+
+        (void)state;
+        argv_req(small, 3, &req, &cut);
+        assert_false(cut);
+        assert_true(json_object_object_get_ex(req, "argv", &arr));
+        assert_int_equal(json_object_array_length(arr), 3);
+        assert_string_equal(json_object_get_string(json_object_array_get_idx(arr, 2)), "x\"y");
+        json_object_put(req);
+
+        /* 200 kB of arguments: as many as fit, the last one cut, and said so */
+        for (i = 0; i < 100; i++)
+                big[i] = filled(2000, 'a' + i % 26);
+        n = argv_req(big, 100, &req, &cut);
+        assert_true(cut);
+        assert_true(n <= TRACER_MSG_MAX && n > TRACER_MSG_MAX - 64);
+        assert_true(json_object_object_get_ex(req, "argv", &arr));
+        assert_true(json_object_array_length(arr) > 30 && json_object_array_length(arr) < 34);
+        assert_string_equal(json_object_get_string(json_object_array_get_idx(arr, 0)), big[0]);
+        json_object_put(req);
+        for (i = 0; i < 100; i++)
+                free(big[i]);
+
+        /* control characters take six bytes each once escaped */
+        ctl[0] = filled(30000, '\x01');
+        n = argv_req(ctl, 1, &req, &cut);
+        assert_true(cut && n <= TRACER_MSG_MAX);
+        json_object_put(req);
+        free(ctl[0]);
+
+        /* never half a UTF-8 character */
+        utf[0] = malloc(80001);
+        for (i = 0; i < 80000; i += 2)
+                memcpy(utf[0] + i, "\xc3\xa9", 2);
+        utf[0][80000] = 0;
+        argv_req(utf, 1, &req, &cut);
+        assert_true(cut);
+        assert_true(json_object_object_get_ex(req, "argv", &arr));
+        s = json_object_get_string(json_object_array_get_idx(arr, 0));
+        assert_int_equal(strlen(s) % 2, 0);
+        assert_int_equal((unsigned char)s[strlen(s) - 1], 0xa9);
+        json_object_put(req);
+        free(utf[0]);
+
+        /* a request too long without argv is left alone */
+        req = make_req("register");
+        big[0] = filled(TRACER_MSG_MAX, 'c');
+        json_object_object_add(req, "cwd", json_object_new_string(big[0]));
+        assert_int_equal(proto_add_argv(req, small, 3), -EMSGSIZE);
+        assert_false(json_object_object_get_ex(req, "argv", &arr));
+        json_object_put(req);
+        free(big[0]);
+}
+
 static void test_lr_custom_max(void **state)
 {
         struct line_reader r;
@@ -1020,6 +1121,8 @@ int main(void)
                 cmocka_unit_test(test_call_two_replies_one_write),
                 cmocka_unit_test(test_call_bad_replies),
                 cmocka_unit_test(test_call_big_reply),
+                cmocka_unit_test(test_call_max_reply),
+                cmocka_unit_test(test_add_argv),
                 cmocka_unit_test(test_call_peer_closes),
                 cmocka_unit_test(test_call_peer_gone_before_send),
                 cmocka_unit_test(test_call_timeout),
