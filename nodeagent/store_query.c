@@ -289,7 +289,9 @@ int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt 
                        "  AND (status != 0 OR (flags & 8) != 0)),"
                        " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
                        "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
-                       " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p"
+                       /* exit codes belong to the process that had them: a wrapper's (an srun
+                        * client's, time's) are not its tool's */
+                       " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p WHERE NOT tool_wrapper"
                        "  GROUP BY tool, subcommand, status)"
                        " SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"
                        " SUM(user_ns) AS user_ns, SUM(sys_ns) AS sys_ns,"
