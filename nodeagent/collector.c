@@ -316,6 +316,18 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
                           "set BtfPath to a BTF file for it (tracer.conf(5))");
                 return -ENOENT;
         }
+        if (o->btf_path[0]) {
+                struct btf *btf = btf__parse(o->btf_path, NULL);
+
+                if (!btf) {
+                        err = -errno;
+                        log_error("BtfPath %s: not a readable BTF file (%s): the BPF programs cannot be "
+                                  "matched to this kernel", o->btf_path, err == -ENOENT ? "no such file" :
+                                  "not BTF or ELF with .BTF");
+                        return err;
+                }
+                btf__free(btf);
+        }
         c = calloc(1, sizeof(*c));
         if (!c)
                 return -ENOMEM;

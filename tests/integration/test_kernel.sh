@@ -125,6 +125,26 @@ if command -v bpftool > /dev/null && [ -n "$map" ] && [ -w /proc/sys/kernel/ns_l
     [ "$(ctl status --json | tr -d ' \n' | grep -o '"stale":[0-9]*' | grep -o '[0-9]*$')" -gt "${stale:-0}" ]
 fi
 
+# BtfPath: a BTF file for kernels without /sys/kernel/btf/vmlinux; a bad one is refused in one
+# clear line, a good one loads
+for bad in "$T/no-such.btf" "$T/garbage.btf"; do
+  printf 'SocketDir = %s/run-btf\nStateDir = %s/state-btf\nBtfPath = %s\n' "$T" "$T" "$bad" > "$T/btf.conf"
+  head -c 4096 /dev/urandom > "$T/garbage.btf"
+  timeout 20 "$BUILD/tracerd" -f -N btf -c "$T/btf.conf" > "$T/btf.out" 2>&1
+  rc=$?
+  check "BtfPath $(basename "$bad"): refused (rc $rc) with one line naming it" \
+    [ $rc -ne 0 -a "$(grep -c "error: .*BtfPath $bad" "$T/btf.out")" -eq 1 ]
+done
+if [ -r /sys/kernel/btf/vmlinux ]; then
+  cp /sys/kernel/btf/vmlinux "$T/good.btf"
+  printf 'SocketDir = %s/run-btf\nStateDir = %s/state-btf\nBtfPath = %s/good.btf\n' "$T" "$T" "$T" > "$T/btf.conf"
+  "$BUILD/tracerd" -f -N btf -c "$T/btf.conf" > "$T/btf.out" 2>&1 &
+  bpid=$!
+  for _ in $(seq 100); do [ -S "$T/run-btf/tracerd-btf.sock" ] && break; sleep 0.1; done
+  check "BtfPath of a good BTF file: tracerd starts" [ -S "$T/run-btf/tracerd-btf.sock" ]
+  kill $bpid; wait $bpid 2>/dev/null
+fi
+
 # losses are counted for the unit whose events were lost, not for every unit running then
 stop_daemon
 write_config
