@@ -68,5 +68,30 @@ check "a credential carrying no request is refused" grep -q '"ok":false' <<< "$r
 r=$(tcp_query root "$(q '"op":"register","uid":0,"pid":1')")
 check "registration is not served over TCP" grep -q 'not served over TCP' <<< "$r"
 check "tracerd is still running" kill -0 $DAEMON_PID
+
+# munged hung (a socket that accepts and never answers): a credential is given up on within
+# 250 ms, and while that decode is stuck the next one is refused at once; local clients are
+# served all the while
+cred=$(munge -S "$MSOCK" -s "$(q '"op":"status"')")
+stop_daemon
+python3 -c "
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind('$T/hung.sock'); s.listen(16)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)
+" & hung=$!
+sleep 0.3
+sed -i "s|^MungeSocket = .*|MungeSocket = $T/hung.sock|" "$T/tracer.conf"
+start_daemon || { kill $hung; stop_all; finish; exit 1; }
+t0=$(date +%s%N); r1=$(tcp_query root - "$cred"); t1=$(date +%s%N)
+r2=$(tcp_query root - "$cred"); t2=$(date +%s%N)
+echo "  hung munged: first refusal after $(( (t1 - t0) / 1000000 )) ms, second after $(( (t2 - t1) / 1000000 )) ms"
+check "hung munged: the credential is refused, not waited for" grep -q "did not answer within" <<< "$r1"
+check "hung munged: the first refusal comes within a second" [ $(( (t1 - t0) / 1000000 )) -lt 1000 ]
+check "hung munged: the next one is refused at once while munged is stuck" grep -q "munged is not answering" <<< "$r2"
+status_quiet() { ctl status > /dev/null; }
+check "hung munged: local clients are served" status_quiet
+kill $hung 2>/dev/null
 stop_all
 finish
