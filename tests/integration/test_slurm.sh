@@ -111,6 +111,29 @@ check "--tracer=off: job $J7 ran and nothing of it is recorded" \
   [ "$(exit_of "$J7")" = "0:0" -a "$(ndb n1 "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit=u.id WHERE u.job_id=$J7 AND u.step_id IN (0, 4294967291)")" -eq 0 ]
 for n in n1 n2; do check "$n: 0 lost events" [ "$(lost $n)" = 0 ]; done
 
+# --- an unprivileged user holds every connection it can get and floods newlines while a job
+# runs on the same node: the plugin, prolog and epilog still get in (slots kept for root and
+# SlurmUser), and the job is traced whole
+id -u tracer-attacker > /dev/null 2>&1 || useradd -r -M -d /nonexistent -s /usr/sbin/nologin tracer-attacker
+atk() { setpriv --reuid=tracer-attacker --regid="$(id -g tracer-attacker)" --clear-groups \
+  /usr/bin/python3 "$TOP/tests/integration/progs/attacker.py" "$BASE/run/tracerd-n1.sock" "$@"; }
+atk hold 500 12 > "$T/hold.out" 2>&1 & A1=$!
+atk newlines 100 4 > "$T/newlines.out" 2>&1 & A2=$!
+sleep 1
+J8=$(submit tracertest "$JOBS/two-steps.sh")
+check "under attack: job $J8 ran and ended" wait_jobs "$J8"
+wait $A1 $A2 2>/dev/null # both outlast the job (12 s; a flood stops after 10 s)
+echo "  attacker: $(head -c 100 "$T/hold.out"); newlines: $(head -c 100 "$T/newlines.out")"
+check "under attack: the attacker did hold connections" grep -q '[1-9]' "$T/hold.out"
+check "under attack: the batch step's 50 true" \
+  [ "$(ndb n1 "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit=u.id WHERE u.name='$J8.batch' AND p.comm='true'")" -eq 50 ]
+check "under attack: step 0's two tasks, 100 true each" \
+  [ "$(ndb n1 "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit=u.id WHERE u.name='$J8.0' AND p.comm='true'")" -eq 200 ]
+check "under attack: step 1's bash, head and gzip" \
+  [ "$(ndb n1 "SELECT group_concat(comm, ' ') FROM (SELECT p.comm FROM processes p JOIN units u ON p.unit=u.id WHERE u.name='$J8.1' ORDER BY p.comm)")" = "bash gzip head" ]
+check "under attack: the job's units ended COMPLETED" \
+  [ "$(ndb n1 "SELECT COUNT(*) FROM units WHERE job_id=$J8 AND state!='COMPLETED'")" -eq 0 ]
+
 # --- tracerd down, hanging or answering garbage: jobs run and end as they would anyway
 fake_tracerd() { # fake_tracerd MODE: replace n1's socket with a peer that hangs or talks nonsense
   python3 - "$BASE/run/tracerd-n1.sock" "$1" <<'PY' &
