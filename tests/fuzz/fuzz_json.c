@@ -1,8 +1,9 @@
 /* libFuzzer target: the correlate library's JSON reader (Snakemake's job properties in a batch
  * script). The input is walked as an object, members of member objects too, each key and
  * string value is decoded into buffers of several sizes, and a few keys are looked up.
- * Checks that keys and values lie inside the text, that the walk always moves forward and
- * ends, that keys always decode, and that decoded strings fit their buffers. */
+ * Checks that keys and values lie inside the text and are never empty, that the walk always
+ * moves forward and ends, that keys always decode, and that decoded strings fit their
+ * buffers. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@ static void walk(struct word obj, int depth)
         int rc;
 
         while ((rc = json_next_member(obj, &pos, &k, &v)) == 1) {
-                if (k.s < obj.s || v.s < k.s + k.len || v.s + v.len > obj.s + obj.len ||
+                if (k.s < obj.s || v.s < k.s + k.len || !v.len || v.s + v.len > obj.s + obj.len ||
                     pos > obj.len || pos <= last)
                         abort();
                 last = pos;
