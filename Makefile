@@ -123,7 +123,7 @@ FUZZ_SRC_words    := $(CORRELATE_SRC)
 FUZZ_SRC_agent    := $(NODEAGENT_SRC)
 FUZZ_LIBS_agent   := $(AGENT_LIBS)
 .SECONDEXPANSION:
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
 	@mkdir -p $(B)/fuzz
 	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon -Icorrelate -Inodeagent -I$(B)/bpf -Ibpf \
 	  $(shell pkg-config --cflags json-c) -fsanitize=fuzzer,address,undefined -o $@ \

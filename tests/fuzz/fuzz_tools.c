@@ -6,18 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "tools.h"
-
-static void check_field(const char *s, size_t size)
-{
-        const char *end = memchr(s, 0, size);
-
-        if (!end)
-                abort();
-        for (; s < end; s++)
-                if ((unsigned char)*s < 0x20 || *s == 0x7f)
-                        abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -49,9 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(copy, argv, argv_len);
         if (tool_identify_flags(builtin, exe, copy, argv_len, data[0] & 1 ? TOOL_ARGV_TRUNCATED : 0,
                                 &id) == 0) {
-                check_field(id.name, sizeof(id.name));
-                check_field(id.subcommand, sizeof(id.subcommand));
-                check_field(id.interpreter, sizeof(id.interpreter));
+                fuzz_check_field(id.name, sizeof(id.name));
+                fuzz_check_field(id.subcommand, sizeof(id.subcommand));
+                fuzz_check_field(id.interpreter, sizeof(id.interpreter));
                 if ((id.excluded & ~1) || (id.wrapper & ~1))
                         abort();
         }

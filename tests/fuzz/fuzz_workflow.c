@@ -11,30 +11,20 @@
 #include <string.h>
 
 #include "engines.h"
+#include "fuzz_check.h"
 
 #define SEP "\x01\x02"
 
-static void check_field(const char *s, size_t size)
-{
-        const char *end = memchr(s, 0, size);
-
-        if (!end)
-                abort();
-        for (; s < end; s++)
-                if ((unsigned char)*s < 0x20 || *s == 0x7f)
-                        abort();
-}
-
 static void check_id(const struct workflow_id *id)
 {
-        check_field(id->engine, sizeof(id->engine));
-        check_field(id->pipeline, sizeof(id->pipeline));
-        check_field(id->run, sizeof(id->run));
-        check_field(id->step, sizeof(id->step));
-        check_field(id->job, sizeof(id->job));
-        check_field(id->wildcards, sizeof(id->wildcards));
-        check_field(id->tag, sizeof(id->tag));
-        check_field(id->task_hash, sizeof(id->task_hash));
+        fuzz_check_field(id->engine, sizeof(id->engine));
+        fuzz_check_field(id->pipeline, sizeof(id->pipeline));
+        fuzz_check_field(id->run, sizeof(id->run));
+        fuzz_check_field(id->step, sizeof(id->step));
+        fuzz_check_field(id->job, sizeof(id->job));
+        fuzz_check_field(id->wildcards, sizeof(id->wildcards));
+        fuzz_check_field(id->tag, sizeof(id->tag));
+        fuzz_check_field(id->task_hash, sizeof(id->task_hash));
         if (id->engine[0] && strcmp(id->engine, "snakemake") && strcmp(id->engine, "nextflow") &&
             strcmp(id->engine, "custom"))
                 abort();
