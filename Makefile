@@ -111,13 +111,23 @@ demo: deps
 	scripts/demo
 
 # ---- fuzzing (libFuzzer via clang): FUZZ_SECONDS per target
+# One target per tests/fuzz/fuzz_NAME.c, linked with common/ and FUZZ_SRC_NAME (+ FUZZ_LIBS_NAME),
+# every source compiled with the sanitizers.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-$(B)/fuzz/%: tests/fuzz/%.c $(COMMON_SRC)
+FUZZ_SRC_rules    := $(CORRELATE_SRC)
+FUZZ_SRC_tools    := $(CORRELATE_SRC)
+FUZZ_SRC_workflow := $(CORRELATE_SRC)
+FUZZ_SRC_json     := $(CORRELATE_SRC)
+FUZZ_SRC_words    := $(CORRELATE_SRC)
+FUZZ_SRC_agent    := $(NODEAGENT_SRC)
+FUZZ_LIBS_agent   := $(AGENT_LIBS)
+.SECONDEXPANSION:
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
 	@mkdir -p $(B)/fuzz
-	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon -Icorrelate $(shell pkg-config --cflags json-c) \
-	  -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS_JSON) -lmunge
-$(B)/fuzz/fuzz_rules: correlate/rules_parse.c correlate/tools.c correlate/words.c $(RULES_GEN)
+	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon -Icorrelate -Inodeagent -I$(B)/bpf -Ibpf \
+	  $(shell pkg-config --cflags json-c) -fsanitize=fuzzer,address,undefined -o $@ \
+	  $(filter %.c,$^) $(FUZZ_LIBS_$*) $(LIBS_JSON) -lmunge
 fuzz: $(FUZZ_TARGETS)
 	tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 

@@ -60,7 +60,7 @@ static size_t skip_value(struct word t, size_t i, int depth)
                 }
         }
         /* a number, true, false or null */
-        if (!strchr("-0123456789tfn", t.s[i]))
+        if (!t.s[i] || !strchr("-0123456789tfn", t.s[i])) /* strchr finds the NUL too */
                 return 0;
         while (i < t.len && !strchr(",}] \t\r\n", t.s[i]))
                 i++;

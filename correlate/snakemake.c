@@ -157,13 +157,13 @@ static void parse_properties(struct smk *s, struct word json)
         if (s->id->wildcards[0] || json_get(json, "wildcards", &obj) < 0)
                 return;
         buf[0] = 0;
-        while (json_next_member(obj, &pos, &k, &wv) == 1) {
+        /* once buf is full, stop: buf + n would point past it */
+        while (n < sizeof(buf) && json_next_member(obj, &pos, &k, &wv) == 1) {
                 if (json_string(k, key, sizeof(key)) < 0)
                         break;
                 if (json_string(wv, val, sizeof(val)) < 0)
                         field_set(val, sizeof(val), wv.s, wv.len);
-                n += (size_t)snprintf(buf + n, n < sizeof(buf) ? sizeof(buf) - n : 0, "%s%s=%s",
-                                      n ? "," : "", key, val);
+                n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s=%s", n ? "," : "", key, val);
         }
         SET_ONCE(s->id->wildcards, buf, strlen(buf) < sizeof(buf) ? strlen(buf) : sizeof(buf) - 1);
 }

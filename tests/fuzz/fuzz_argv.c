@@ -1,52 +1,48 @@
-/* libFuzzer target: arbitrary bytes as a NUL-separated command line to mask. Besides "no crash",
- * checks the masker's promises: the output is NUL-terminated, within the size it allocated
- * for, and has as many arguments as the input (less a trailing empty one). */
+/* libFuzzer target: secret masking of command lines (argv_redact), which every exec event and
+ * every process found again after a restart goes through. Checks the promises around it: the
+ * output is NUL-terminated at outlen, has as many arguments as the input, and each argument
+ * is the input's own unless a mask was put into it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "argv.h"
 
-/* Arguments in the input: a trailing NUL ends the last one (as in /proc/PID/cmdline). */
-static size_t args_in(const char *s, size_t len)
+/* The next argument of buf[0..len) at *pos, as argv_redact splits them. */
+static int next_arg(const char *buf, size_t len, size_t *pos, const char **arg, size_t *alen)
 {
-        size_t n = 1, i;
-
-        if (len == 0 || (len == 1 && !s[0]))
+        if (*pos >= len)
                 return 0;
-        for (i = 0; i < len; i++)
-                n += !s[i];
-        return n - !s[len - 1];
-}
-
-/* Arguments in the output: NUL-separated, no terminator of its own. */
-static size_t args_out(const char *s, size_t len)
-{
-        size_t n = 1, i;
-
-        if (len == 0)
-                return 0;
-        for (i = 0; i < len; i++)
-                n += !s[i];
-        return n;
+        *arg = buf + *pos;
+        *alen = strnlen(*arg, len - *pos);
+        *pos += *alen + 1;
+        return 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         char *in = malloc(size ? size : 1), *out = NULL;
-        size_t outlen = 0;
+        size_t outlen = 0, ip = 0, op = 0, il, ol;
+        const char *ia, *oa;
 
         if (!in)
                 return 0;
         memcpy(in, data, size);
-        if (argv_redact(in, size, &out, &outlen) == 0) {
-                if (out[outlen] != 0 || outlen > size + size / 2 * sizeof(ARGV_MASK) + sizeof(ARGV_MASK))
-                        abort();
-                /* one empty argument and none read the same */
-                if (args_out(out, outlen) != args_in(in, size) && !(args_in(in, size) == 1 && outlen == 0))
-                        abort();
-                free(out);
+        if (argv_redact(in, size, &out, &outlen) != 0)
+                abort();
+        if (out[outlen] != 0)
+                abort();
+        /* The output's last argument ends at its final NUL: read it with that NUL, so that an
+         * empty last argument counts on both sides. */
+        while (size && next_arg(in, size, &ip, &ia, &il)) {
+                if (!next_arg(out, outlen + 1, &op, &oa, &ol))
+                        abort(); /* an argument went missing */
+                if ((il != ol || memcmp(ia, oa, il) != 0) && !memmem(oa, ol, ARGV_MASK, strlen(ARGV_MASK)))
+                        abort(); /* changed, but not masked */
         }
+        if (size && op < outlen + 1)
+                abort(); /* an argument was made up */
+        free(out);
         free(in);
         return 0;
 }

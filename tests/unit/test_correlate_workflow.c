@@ -524,6 +524,21 @@ static void test_odd_input(void **state)
         identify_ok(&in, &id);
         assert_string_equal(id.engine, "nextflow");
         assert_string_equal(id.pipeline, "nfwork");
+        /* wildcards longer than their buffer: cut, and nothing written or pointed at past it */
+        big = malloc(2048);
+        assert_non_null(big);
+        i = (size_t)snprintf(big, 2048, "# properties = {\"rule\": \"r\", \"wildcards\": {");
+        for (int w = 0; w < 6; w++)
+                i += (size_t)snprintf(big + i, 2048 - i, "%s\"k%d%0100d\": \"%0100d\"", w ? ", " : "", w, 0, w);
+        i += (size_t)snprintf(big + i, 2048 - i, "}}\n");
+        memset(&in, 0, sizeof(in));
+        in.script = big;
+        in.script_len = i;
+        identify_ok(&in, &id);
+        assert_string_equal(id.step, "r");
+        assert_int_equal(strlen(id.wildcards), sizeof(id.wildcards) - 1);
+        assert_memory_equal(id.wildcards, "k0000", 5);
+        free(big);
         /* a task name longer than the field is cut, not overrun */
         big = malloc(600);
         assert_non_null(big);
