@@ -301,20 +301,15 @@ static __always_inline struct io_totals *gone_io(__u32 tgid, struct io_totals *i
 }
 
 /* At the first exec the process has one thread left (exec ends the others): its counters and
- * the released threads' are everything done before the program started. */
+ * the released threads' are everything done before the program started. CPU and faults only,
+ * read as cheaply as they can be: the exec path of every tracked process pays for them. */
 static __always_inline void read_exec_base(struct exec_base *b, struct task_struct *task)
 {
-        struct thread_totals tot = {};
+        struct signal_struct *sig = BPF_CORE_READ(task, signal);
 
-        add_signal(&tot, BPF_CORE_READ(task, signal));
-        add_thread(&tot, task);
-        b->runtime_ns = tot.runtime;
-        b->utime_ns = tot.utime;
-        b->stime_ns = tot.stime;
-        b->minflt = tot.minflt;
-        b->majflt = tot.majflt;
-        b->nvcsw = tot.nvcsw;
-        b->nivcsw = tot.nivcsw;
+        b->runtime_ns = BPF_CORE_READ(sig, sum_sched_runtime) + BPF_CORE_READ(task, se.sum_exec_runtime);
+        b->minflt = BPF_CORE_READ(sig, min_flt) + BPF_CORE_READ(task, min_flt);
+        b->majflt = BPF_CORE_READ(sig, maj_flt) + BPF_CORE_READ(task, maj_flt);
 }
 
 SEC("raw_tp/sched_process_exec")

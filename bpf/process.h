@@ -65,10 +65,10 @@ struct fork_event {
 
 /* A process's counters at its first exec: what the forked copy of its parent did before the
  * program started. The exit's totals are from fork on; tracerd subtracts these, so that a
- * program's CPU and faults are its own. All zero at a later exec. */
+ * program's CPU and faults are its own (its user/system split stays in proportion). All zero
+ * at a later exec. */
 struct exec_base {
-        __u64 runtime_ns, utime_ns, stime_ns;
-        __u64 minflt, majflt, nvcsw, nivcsw;
+        __u64 runtime_ns, minflt, majflt;
 };
 
 struct exec_event {

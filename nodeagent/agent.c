@@ -276,18 +276,15 @@ static uint64_t minus(uint64_t v, uint64_t base)
         return v > base ? v - base : 0;
 }
 
-/* The exit's CPU, faults and context switches count from fork; a program's own count from its
- * first exec. I/O stays as /proc/PID/io counts it, from fork: before its exec a child does
- * little I/O, and the exec's own reads of the program are part of starting it. */
+/* The exit's CPU and faults count from fork; a program's own count from its first exec. The
+ * user/system split is kept in proportion (it is tick-sampled anyway). I/O stays as
+ * /proc/PID/io counts it, from fork: before its exec a child does little I/O, and the exec's
+ * own reads of the program are part of starting it. */
 static void leave_out_pre_exec(struct exit_event *x, const struct exec_base *b)
 {
         x->runtime_ns = minus(x->runtime_ns, b->runtime_ns);
-        x->utime_ns = minus(x->utime_ns, b->utime_ns);
-        x->stime_ns = minus(x->stime_ns, b->stime_ns);
         x->minflt = minus(x->minflt, b->minflt);
         x->majflt = minus(x->majflt, b->majflt);
-        x->nvcsw = minus(x->nvcsw, b->nvcsw);
-        x->nivcsw = minus(x->nivcsw, b->nivcsw);
 }
 
 static void finish_proc(struct agent *a, struct proc *p, const struct exit_event *e)
