@@ -324,11 +324,10 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
         const char *filename;
         long n;
 
-        start = BPF_CORE_READ(task, group_leader, start_boottime);
         t = lookup_tracked(tgid, task);
         if (!t) {
                 unit = unit_from_cgroup();
-                if (!unit || track(tgid, unit, start))
+                if (!unit || track(tgid, unit, BPF_CORE_READ(task, group_leader, start_boottime)))
                         return 0;
                 t = bpf_map_lookup_elem(&tracked, &tgid);
                 if (!t)
@@ -351,6 +350,8 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
                 if (maxrss > t->base_rss && maxrss > t->own_rss)
                         t->own_rss = maxrss;
         }
+        start = t->flags & TRACKED_START_TICKS ? BPF_CORE_READ(task, group_leader, start_boottime)
+                                              : t->start_ns; /* untracked execs never get here */
         header(&e->h, EVENT_EXEC, tgid, start, unit);
         e->ppid = BPF_CORE_READ(task, real_parent, tgid);
         e->uid = BPF_CORE_READ(task, real_cred, uid.val);
