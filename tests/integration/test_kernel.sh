@@ -173,5 +173,7 @@ done
 check "no process is left waiting for an exit that will never come (live $live)" [ "${live:-1}" -eq 0 ]
 closed=$(db "SELECT COUNT(*) FROM processes WHERE flags & 1024 AND unit=(SELECT id FROM units WHERE name='lossy')")
 echo "  processes closed without an exit event: $closed"
-check "they are recorded, flagged as such" [ "${closed:-0}" -gt 0 ]
+# (which events a full ring drops varies: some runs lose no exit at all, only forks and execs)
+check "they are recorded, flagged, with their exit status unknown" \
+  [ "$(db "SELECT COUNT(*) FROM processes WHERE flags & 1024 AND status != -1")" -eq 0 ]
 finish
