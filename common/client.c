@@ -55,7 +55,7 @@ struct json_object *client_new_request(const char *op)
         return o;
 }
 
-#define BUSY_TRIES 20       /* a refused connection is tried again this many times in all, */
+#define BUSY_TRIES 60       /* a refused connection is tried again this many times in all, */
 #define BUSY_WAIT_US 50000  /* this far apart */
 
 /* Check a reply: 0 when ok, else -EBUSY for a refusal for want of a connection slot (worth

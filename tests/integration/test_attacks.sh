@@ -85,7 +85,8 @@ for i in $(seq 24); do
     "$BUILD/tracerctl" -N $NODE run --name burst -- /bin/true 2> "$T/burst$i.out" & pids+=($!)
 done
 wait "${pids[@]}"
-check "burst: 24 runs of one user at once are all traced" [ "$(cat "$T"/burst*.out | grep -c "1 recorded")" = 24 ]
+check "burst: 24 runs of one user at once are all traced" [ "$(cat "$T"/burst*.out | grep -c "1 recorded")" = 24 ] ||
+  for f in $(grep -L "1 recorded" "$T"/burst*.out); do echo "    $f: $(tr '\n' ' ' < "$f")"; done
 
 # 2. unbounded buffering: newlines, unread replies, one endless line
 attack newlines $ATK newlines 200 4
