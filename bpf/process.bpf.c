@@ -177,9 +177,14 @@ static __always_inline struct tracked_proc *lookup_tracked(__u32 tgid, struct ta
         if (!t)
                 return NULL;
         start = BPF_CORE_READ(task, group_leader, start_boottime);
-        if (t->start_ns == start ||
-            ((t->flags & TRACKED_START_TICKS) && t->start_ns / START_TICK_NS == start / START_TICK_NS))
+        if (t->start_ns == start)
                 return t;
+        if ((t->flags & TRACKED_START_TICKS) && t->start_ns / START_TICK_NS == start / START_TICK_NS) {
+                /* registered from /proc to the tick: from now on the exact start */
+                t->start_ns = start;
+                t->flags &= ~TRACKED_START_TICKS;
+                return t;
+        }
         bpf_map_delete_elem(&tracked, &tgid);
         count(STAT_STALE);
         return NULL;
@@ -312,13 +317,15 @@ static __always_inline void read_exec_base(struct exec_base *b, struct task_stru
         b->majflt = BPF_CORE_READ(sig, maj_flt) + BPF_CORE_READ(task, maj_flt);
 }
 
+static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages);
+
 SEC("raw_tp/sched_process_exec")
 int handle_exec(struct bpf_raw_tracepoint_args *ctx)
 {
         struct task_struct *task = (struct task_struct *)ctx->args[0];
         struct linux_binprm *bprm = (struct linux_binprm *)ctx->args[2];
         __u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
-        __u64 unit, start, arg_start, arg_end, len, maxrss;
+        __u64 unit, arg_start, arg_end, len, maxrss;
         struct tracked_proc *t;
         struct exec_event *e;
         const char *filename;
@@ -347,12 +354,10 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
                 read_exec_base(&e->base, task);
         } else {
                 __builtin_memset(&e->base, 0, sizeof(e->base));
-                if (maxrss > t->base_rss && maxrss > t->own_rss)
-                        t->own_rss = maxrss;
+                if (maxrss > t->base_rss) /* risen above the parent's copy: an image of its own */
+                        note_own_peak(t, maxrss);
         }
-        start = t->flags & TRACKED_START_TICKS ? BPF_CORE_READ(task, group_leader, start_boottime)
-                                              : t->start_ns; /* untracked execs never get here */
-        header(&e->h, EVENT_EXEC, tgid, start, unit);
+        header(&e->h, EVENT_EXEC, tgid, t->start_ns, unit);
         e->ppid = BPF_CORE_READ(task, real_parent, tgid);
         e->uid = BPF_CORE_READ(task, real_cred, uid.val);
         e->gid = BPF_CORE_READ(task, real_cred, gid.val);

@@ -95,7 +95,16 @@ static int exchange(const char *where, int fd, struct json_object *req, int time
         return 0;
 }
 
-/* One try of client_request(_root): the reason of a failure in why. */
+/* A request's outcome: a failure is printed for prog and handed to the caller in why. */
+static int failed(const char *prog, int ret, const char *msg, char *why, size_t whylen)
+{
+        if (ret < 0 && prog)
+                fprintf(stderr, "%s: %s\n", prog, msg);
+        if (ret < 0)
+                proto_errf(why, whylen, "%s", msg);
+        return ret;
+}
+
 static int request_once(const char *sock, struct json_object *req, int timeout_ms, int root,
                         struct json_object **reply, char *why, size_t whylen)
 {
@@ -142,11 +151,7 @@ static int request(const char *prog, const char *sock, struct json_object *req, 
                         break;
                 usleep(BUSY_WAIT_US);
         }
-        if (ret < 0 && prog)
-                fprintf(stderr, "%s: %s\n", prog, buf);
-        if (ret < 0)
-                proto_errf(why, whylen, "%s", buf);
-        return ret;
+        return failed(prog, ret, buf, why, whylen);
 }
 
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
@@ -214,11 +219,7 @@ int client_request_tcp_why(const char *prog, const char *host, unsigned port, co
         }
         r = exchange(where, fd, outer, timeout_ms, reply, err, sizeof(err));
         json_object_put(outer);
-        if (r < 0 && prog)
-                fprintf(stderr, "%s: %s\n", prog, err);
-        if (r < 0)
-                proto_errf(why, whylen, "%s", err);
-        return r;
+        return failed(prog, r, err, why, whylen);
 }
 
 int64_t reply_int(struct json_object *o, const char *key, int64_t dflt)

@@ -75,6 +75,7 @@ static int decode_bounded(const char *socket, const char *cred, struct decode **
 {
         struct decode *d;
         struct timespec until;
+        pthread_condattr_t ca;
         pthread_t t;
         int rc = 0;
 
@@ -91,14 +92,17 @@ static int decode_bounded(const char *socket, const char *cred, struct decode **
                 return -ENOMEM;
         }
         pthread_mutex_init(&d->lock, NULL);
-        pthread_cond_init(&d->done_cv, NULL);
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* a wall clock step must not move it */
+        pthread_cond_init(&d->done_cv, &ca);
+        pthread_condattr_destroy(&ca);
         if (pthread_create(&t, NULL, decode_run, d) != 0) {
                 decode_free(d);
                 proto_errf(err, errlen, "cannot start a MUNGE decode");
                 return -EAGAIN;
         }
         pthread_detach(t);
-        clock_gettime(CLOCK_REALTIME, &until);
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += (long)DECODE_MS * 1000000;
         until.tv_sec += until.tv_nsec / 1000000000;
         until.tv_nsec %= 1000000000;
@@ -144,6 +148,7 @@ int auth_munge_request(const char *munge_socket, const char *node, struct json_o
                 goto out;
         /* ... and names the node it is for: a credential seen on the wire is no key elsewhere */
         if (!json_object_object_get_ex(inner, "node", &node_o) ||
+            !json_object_is_type(node_o, json_type_string) ||
             strcmp(json_object_get_string(node_o), node) != 0) {
                 proto_errf(err, errlen, "credential refused: the request is not for node %s", node);
                 json_object_put(inner);

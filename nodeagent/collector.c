@@ -150,7 +150,7 @@ static int tracefs_event_exists(const char *category, const char *event)
 
 /* Decide before load which programs this kernel can take, so one missing tracepoint only
  * disables its own signal. */
-static void probe_signals(struct collector *c, struct btf *vmlinux)
+static void probe_signals(struct collector *c, const struct btf *vmlinux)
 {
         char what[128];
         int i;
@@ -159,8 +159,10 @@ static void probe_signals(struct collector *c, struct btf *vmlinux)
                 struct collector_signal *s = &c->signals[i];
                 const char *event = strchr(signal_info[i].name, ':') + 1;
 
-                if (!s->available)
-                        continue; /* refused by this kernel's verifier on an earlier try */
+                if (!s->available) { /* refused by this kernel's verifier on an earlier try */
+                        bpf_program__set_autoload(signal_prog(c->skel, i), false);
+                        continue;
+                }
                 if (signal_info[i].raw) {
                         snprintf(what, sizeof(what), "btf_trace_%s", event);
                         if (vmlinux && btf__find_by_name_kind(vmlinux, what, BTF_KIND_TYPEDEF) < 0) {
@@ -257,10 +259,9 @@ static void probe_exit_mm(struct collector *c)
 /* Open the object and load what this kernel takes. A program the verifier refuses costs its own
  * signal when optional (the object is opened again without it); a required one stops tracerd
  * with one line naming the program and what the kernel lacks. */
-static int load(struct collector *c, const struct collector_opts *o)
+static int load(struct collector *c, const struct collector_opts *o, const struct btf *vmlinux)
 {
         LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf_path[0] ? o->btf_path : NULL);
-        struct btf *vmlinux;
         int err, i, tries;
 
         for (tries = 0; tries <= SIG_COUNT; tries++) {
@@ -275,11 +276,7 @@ static int load(struct collector *c, const struct collector_opts *o)
                 c->skel->rodata->wakeup_bytes = o->ring_bytes / 8;
                 bpf_map__set_max_entries(c->skel->maps.events, o->ring_bytes);
 
-                vmlinux = o->btf_path[0] ? btf__parse(o->btf_path, NULL) : btf__load_vmlinux_btf();
-                if (!vmlinux)
-                        log_warn("kernel BTF not readable (%m): attaching every tracepoint blindly");
                 probe_signals(c, vmlinux);
-                btf__free(vmlinux);
 
                 memset(&load_diag, 0, sizeof(load_diag));
                 load_diag.loading = 1;
@@ -308,6 +305,7 @@ static int load(struct collector *c, const struct collector_opts *o)
 int collector_open(struct collector **out, const struct collector_opts *o, collector_event_fn fn,
                    void *ctx)
 {
+        struct btf *vmlinux = NULL;
         struct collector *c;
         int err, i;
 
@@ -316,21 +314,24 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
                           "set BtfPath to a BTF file for it (tracer.conf(5))");
                 return -ENOENT;
         }
+        /* parsed once: which tracepoints exist, on every try of the load */
         if (o->btf_path[0]) {
-                struct btf *btf = btf__parse(o->btf_path, NULL);
-
-                if (!btf) {
+                vmlinux = btf__parse(o->btf_path, NULL);
+                if (!vmlinux) {
                         err = -errno;
                         log_error("BtfPath %s: not a readable BTF file (%s): the BPF programs cannot be "
                                   "matched to this kernel", o->btf_path, err == -ENOENT ? "no such file" :
                                   "not BTF or ELF with .BTF");
                         return err;
                 }
-                btf__free(btf);
+        } else if (!(vmlinux = btf__load_vmlinux_btf())) {
+                log_warn("kernel BTF not readable (%m): attaching every tracepoint blindly");
         }
         c = calloc(1, sizeof(*c));
-        if (!c)
+        if (!c) {
+                btf__free(vmlinux);
                 return -ENOMEM;
+        }
         c->fn = fn;
         c->ctx = ctx;
         c->ncpus = libbpf_num_possible_cpus();
@@ -341,7 +342,9 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
                 c->signals[i].available = 1;
         }
 
-        err = load(c, o);
+        err = load(c, o, vmlinux);
+        btf__free(vmlinux);
+        vmlinux = NULL;
         if (err)
                 goto fail;
         err = attach_signals(c);
@@ -400,16 +403,6 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 
         return bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t),
                                     BPF_ANY);
-}
-
-int collector_tracked_unit(const struct collector *c, uint32_t tgid, uint64_t *unit)
-{
-        struct tracked_proc t;
-        int err = bpf_map__lookup_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t), 0);
-
-        if (!err)
-                *unit = t.unit;
-        return err;
 }
 
 int collector_untrack_pid(struct collector *c, uint32_t tgid)

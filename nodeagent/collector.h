@@ -42,8 +42,6 @@ int collector_poll(struct collector *c, int timeout_ms); /* wait for events, the
 /* start_ticks: the process's start from /proc/PID/stat; the kernel drops the entry when the pid
  * turns out to belong to another process. */
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit);
-/* The unit the kernel's tracked set holds for tgid (-ENOENT: none). */
-int collector_tracked_unit(const struct collector *c, uint32_t tgid, uint64_t *unit);
 int collector_untrack_pid(struct collector *c, uint32_t tgid);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);

@@ -112,13 +112,20 @@ int procfs_read_stat(pid_t pid, struct procfs_stat *out)
         return procfs_parse_stat(buf, out);
 }
 
-int procfs_read_uid(pid_t pid, uint32_t *uid)
+/* /proc/PID/status, cut at len (its first 4 KiB hold every field read here) */
+static ssize_t read_status(pid_t pid, char *buf, size_t len)
 {
-        char path[64], buf[4096], *line;
-        ssize_t n;
+        char path[64];
 
         snprintf(path, sizeof(path), "/proc/%d/status", pid);
-        n = read_file(path, buf, sizeof(buf));
+        return read_file(path, buf, len);
+}
+
+int procfs_read_uid(pid_t pid, uint32_t *uid)
+{
+        char buf[4096], *line;
+        ssize_t n = read_status(pid, buf, sizeof(buf));
+
         if (n < 0)
                 return n;
         line = strstr(buf, "\nUid:");
@@ -160,11 +167,9 @@ int procfs_parse_status_kb(const char *text, const char *key, uint64_t *kb)
 
 int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb)
 {
-        char path[64], buf[4096];
-        ssize_t n;
+        char buf[4096];
+        ssize_t n = read_status(pid, buf, sizeof(buf));
 
-        snprintf(path, sizeof(path), "/proc/%d/status", pid);
-        n = read_file(path, buf, sizeof(buf));
         if (n < 0)
                 return n;
         return procfs_parse_status_kb(buf, "VmHWM", hwm_kb);

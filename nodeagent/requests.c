@@ -66,6 +66,8 @@ static struct json_object *op_status(struct agent *a, const struct peer *peer)
         json_object_object_add(ev, "oom", json_object_new_int64(st[STAT_OOM]));
         json_object_object_add(ev, "lost", json_object_new_int64(st[STAT_LOST]));
         json_object_object_add(ev, "stale", json_object_new_int64(st[STAT_STALE]));
+        /* processes a full disk kept out of the store, of units already gone from memory */
+        json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
         json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));
         json_object_object_add(r, "node", json_object_new_string(a->node));
         json_object_object_add(r, "pid", json_object_new_int(getpid()));

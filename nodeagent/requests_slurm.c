@@ -262,6 +262,8 @@ struct json_object *request_job_finish(struct agent *a, const struct parked *par
         log_info("job %" PRIu64 " ended: %u units closed, %u processes still running", park->id, ended,
                  live);
         reply = proto_reply_ok();
+        if (!reply)
+                return NULL; /* out of memory: the units are ended, the client is let go */
         json_object_object_add(reply, "units_ended", json_object_new_int(ended));
         json_object_object_add(reply, "still_running", json_object_new_int(live));
         return reply;

@@ -308,7 +308,7 @@ void server_expire(struct server *s)
         for (i = 0; i < s->max_clients; i++) {
                 struct client *c = &s->clients[i];
 
-                if (c->fd < 0)
+                if (c->fd < 0 || c->park.kind != PARK_NONE) /* a parked end is answered soon */
                         continue;
                 /* (a request line waiting behind a reply being sent is not late: it is
                  * not read until then) */
@@ -455,6 +455,7 @@ int server_has_parked(const struct server *s)
 
 void server_resume(struct server *s, struct agent *a)
 {
+        struct parked park;
         unsigned i;
 
         for (i = 0; i < s->max_clients && s->parked; i++) {
@@ -462,10 +463,12 @@ void server_resume(struct server *s, struct agent *a)
 
                 if (c->fd < 0 || c->park.kind == PARK_NONE || !request_ready(a, &c->park))
                         continue;
-                s->parked--;
-                queue_reply(s, c, request_resume(a, &c->park), NULL);
+                /* unparked before the reply is queued: a failing queue_reply closes it */
+                park = c->park;
                 c->park.kind = PARK_NONE;
+                s->parked--;
                 c->last_ms = now_ms();
+                queue_reply(s, c, request_resume(a, &park), NULL);
         }
 }
 

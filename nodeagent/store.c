@@ -323,11 +323,11 @@ static void note_batch(struct store *s, uint64_t unit)
         for (i = 0; i < s->nbatch && s->batch[i].unit != unit; i++)
                 ;
         if (i == s->nbatch) {
-                if (s->nbatch == STORE_BATCH_UNITS)
-                        i = STORE_BATCH_UNITS - 1, unit = 0; /* the rest, unattributed */
-                else
-                        s->batch[s->nbatch++] = (typeof(s->batch[0])){ unit, 0 };
-                s->batch[i].unit = unit;
+                if (s->nbatch == STORE_BATCH_UNITS) {
+                        s->batch_rest++; /* more units than tracked: unattributed */
+                        return;
+                }
+                s->batch[s->nbatch++] = (typeof(s->batch[0])){ unit, 0 };
         }
         s->batch[i].n++;
 }
@@ -339,7 +339,9 @@ static void batch_lost(struct store *s)
 
         for (i = 0; i < s->nbatch; i++)
                 lose(s, s->batch[i].unit, s->batch[i].n);
+        lose(s, 0, s->batch_rest);
         s->nbatch = 0;
+        s->batch_rest = 0;
         s->in_txn = 0;
         s->pending = 0;
 }
@@ -379,6 +381,7 @@ int store_commit(struct store *s)
         s->in_txn = 0;
         s->pending = 0;
         s->nbatch = 0;
+        s->batch_rest = 0;
         return 0;
 }
 

@@ -18,6 +18,7 @@ struct store {
                 uint32_t n;
         } batch[STORE_BATCH_UNITS]; /* processes of the open batch, per unit */
         unsigned nbatch;
+        uint32_t batch_rest;    /* processes of units beyond the tracked ones */
         store_loss_fn on_loss;
         void *loss_ctx;
         sqlite3_stmt *put_unit, *add_process, *add_sample;

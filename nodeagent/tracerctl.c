@@ -110,9 +110,10 @@ static int cmd_status(struct target *t, int argc, char **argv)
         printf("  stored processes  %" PRId64 " since start\n", reply_int(reply, "stored_processes", 0));
         if (json_object_object_get_ex(reply, "events", &ev))
                 printf("  kernel events     fork %" PRId64 ", exec %" PRId64 ", exit %" PRId64
-                       ", oom %" PRId64 ", lost %" PRId64 "\n",
+                       ", oom %" PRId64 ", lost %" PRId64 ", stale %" PRId64 ", unstored %" PRId64 "\n",
                        reply_int(ev, "fork", 0), reply_int(ev, "exec", 0), reply_int(ev, "exit", 0),
-                       reply_int(ev, "oom", 0), reply_int(ev, "lost", 0));
+                       reply_int(ev, "oom", 0), reply_int(ev, "lost", 0), reply_int(ev, "stale", 0),
+                       reply_int(ev, "unstored", 0));
         printf("  signals\n");
         if (json_object_object_get_ex(reply, "signals", &sigs)) {
                 for (i = 0; i < json_object_array_length(sigs); i++) {

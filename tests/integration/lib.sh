@@ -72,3 +72,15 @@ prog() {
     gcc -O1 -g -pthread -o "$out" "$TOP/tests/integration/progs/$1.c" || return 1
   echo "$out"
 }
+
+# The shared Slurm test cluster (tests/slurm-docker/cluster), brought up (idempotent); its
+# environment and tracer.conf for the rest of the test. Ends the test when it cannot start.
+cluster_up() {
+  CLUSTER=$TOP/tests/slurm-docker/cluster
+  BASE=${TRACER_SLURM_DIR:-/var/tmp/tracer-slurm}
+  if ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
+    tail -30 "$T/cluster.log"; fail "test cluster up"; finish; exit 1
+  fi
+  . "$BASE/env.sh"
+  export TRACER_CONF=$BASE/etc/tracer.conf
+}

@@ -6,13 +6,7 @@
 # refused, exit statuses and messages.
 # The cluster is shared: it is brought up (idempotent) and left running.
 . "$(dirname "$0")/lib.sh"
-CLUSTER=$TOP/tests/slurm-docker/cluster
-BASE=${TRACER_SLURM_DIR:-/var/tmp/tracer-slurm}
-if ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
-  tail -30 "$T/cluster.log"; fail "test cluster up"; finish; exit 1
-fi
-. "$BASE/env.sh"
-export TRACER_CONF=$BASE/etc/tracer.conf
+cluster_up
 JS=$BUILD/tracer-jobstat
 JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
 

@@ -5,13 +5,7 @@
 # prints run as printed by another user; runs of one name told apart; a run inside a job owns
 # its root process. The cluster is shared: it is brought up (idempotent) and left running.
 . "$(dirname "$0")/lib.sh"
-CLUSTER=$TOP/tests/slurm-docker/cluster
-BASE=${TRACER_SLURM_DIR:-/var/tmp/tracer-slurm}
-if ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
-  tail -30 "$T/cluster.log"; fail "test cluster up"; finish; exit 1
-fi
-. "$BASE/env.sh"
-export TRACER_CONF=$BASE/etc/tracer.conf
+cluster_up
 JS=$BUILD/tracer-jobstat
 CTL=$BUILD/tracerctl
 as() { local u=$1; shift; su "$u" -c "SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }

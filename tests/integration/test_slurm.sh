@@ -3,13 +3,7 @@
 # a job is recorded under the right JobID.step and task, none from other jobs, 0 lost; jobs
 # run untouched when tracerd is down, slow or answers garbage.
 . "$(dirname "$0")/lib.sh"
-CLUSTER=$TOP/tests/slurm-docker/cluster
-BASE=${TRACER_SLURM_DIR:-/var/tmp/tracer-slurm}
-if ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
-  tail -30 "$T/cluster.log"; fail "test cluster up"; finish; exit 1
-fi
-. "$BASE/env.sh"
-export TRACER_CONF=$BASE/etc/tracer.conf
+cluster_up
 JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
 
 ndb() { sqlite3 "$BASE/state/$1/tracer.db" "$2"; }
