@@ -50,6 +50,12 @@ volatile __u32 exit_sees_mm = 0;
 /* Set by tracerd once sched_switch is attached: from then on exits wait for their final
  * switch-out to count the last slice; before, or without it, they go at once. */
 volatile __u32 have_switch = 0;
+/* Set by tracerd once both sock_*_length tracepoints are attached (6.3 and later). */
+volatile __u32 have_net = 0;
+
+#define AF_INET_FAMILY 2
+#define AF_INET6_FAMILY 10
+#define MSG_PEEK_FLAG 2
 
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);
@@ -57,6 +63,28 @@ struct {
         __type(key, __u32); /* tgid */
         __type(value, struct tracked_proc);
 } tracked SEC(".maps");
+
+/* A mark on every thread of a tracked process, in the thread's own storage: a context switch
+ * or a socket call of an untracked thread costs one look at its task_struct, no hash lookup.
+ * Set at fork (children and threads of tracked processes) and at exec (registered processes). */
+struct task_mark {
+        __u32 tgid;
+        __u32 sleep;        /* SLEEP_*: what the thread went to sleep in at its last switch-out */
+        __u64 out_ns;       /* when it went to sleep */
+        __u64 runtime;      /* its sum_exec_runtime then */
+        __u64 run_delay;    /* its run_delay at its last switch-out */
+};
+
+#define SLEEP_NONE 0
+#define SLEEP_IO 1
+#define SLEEP_OTHER 2
+
+struct {
+        __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+        __uint(map_flags, BPF_F_NO_PREALLOC);
+        __type(key, int);
+        __type(value, struct task_mark);
+} task_marks SEC(".maps");
 
 struct {
         __uint(type, BPF_MAP_TYPE_HASH);
@@ -91,6 +119,7 @@ struct {
  * its children. */
 struct io_totals {
         __u64 rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled;
+        __u64 run_delay; /* not I/O, but kept for the same reason: signal_struct has no sum */
 };
 
 struct {
@@ -213,20 +242,41 @@ static __always_inline __u64 unit_from_cgroup(void)
         return unit ? *unit : 0;
 }
 
-SEC("raw_tp/sched_process_fork")
-int handle_fork(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline __u64 run_delay(struct task_struct *task)
 {
-        struct task_struct *parent = (struct task_struct *)ctx->args[0];
-        struct task_struct *child = (struct task_struct *)ctx->args[1];
+        if (!bpf_core_field_exists(task->sched_info))
+                return 0;
+        return BPF_CORE_READ(task, sched_info.run_delay);
+}
+
+/* Mark a thread of a tracked process (see task_marks). */
+static __always_inline void mark(struct task_struct *task, __u32 tgid)
+{
+        struct task_mark *m = bpf_task_storage_get(&task_marks, task, 0,
+                                                   BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+        if (m && m->tgid != tgid) {
+                m->tgid = tgid;
+                m->sleep = SLEEP_NONE;
+                m->run_delay = run_delay(task);
+        }
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
         __u32 pid = BPF_CORE_READ(child, pid), tgid = BPF_CORE_READ(child, tgid);
-        __u32 ptgid;
+        __u32 ptgid = BPF_CORE_READ(parent, tgid);
         struct tracked_proc *found;
         struct fork_event *e;
         __u64 unit, start;
 
-        if (pid != tgid) /* a new thread, not a new process */
+        if (pid != tgid) { /* a new thread, not a new process */
+                if (bpf_task_storage_get(&task_marks, parent, 0, 0) ||
+                    lookup_tracked(ptgid, parent))
+                        mark(child, tgid);
                 return 0;
-        ptgid = BPF_CORE_READ(parent, tgid);
+        }
         found = lookup_tracked(ptgid, parent);
         unit = found ? found->unit : unit_from_cgroup();
         if (!unit)
@@ -234,6 +284,7 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
         start = BPF_CORE_READ(child, start_boottime);
         if (track(tgid, unit, start))
                 return 0;
+        mark(child, tgid);
 
         e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
         if (!e) {
@@ -252,6 +303,7 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
 struct thread_totals {
         __u64 utime, stime, runtime;
         __u64 minflt, majflt, nvcsw, nivcsw;
+        __u64 run_delay;
 };
 
 static __always_inline void add_io(struct io_totals *t, struct task_io_accounting *io)
@@ -286,6 +338,7 @@ static __always_inline void add_thread(struct thread_totals *t, struct task_stru
         t->majflt += BPF_CORE_READ(task, maj_flt);
         t->nvcsw += BPF_CORE_READ(task, nvcsw);
         t->nivcsw += BPF_CORE_READ(task, nivcsw);
+        t->run_delay += run_delay(task);
 }
 
 /* The I/O of the process's threads that already exited (see thread_io). */
@@ -301,6 +354,7 @@ static __always_inline struct io_totals *gone_io(__u32 tgid, struct io_totals *i
                 io->read_bytes += gone->read_bytes;
                 io->write_bytes += gone->write_bytes;
                 io->cancelled += gone->cancelled;
+                io->run_delay += gone->run_delay;
         }
         return gone;
 }
@@ -341,6 +395,7 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
                         return 0;
         }
         unit = t->unit;
+        mark(bpf_get_current_task_btf(), tgid);
         /* The image just replaced is folded into the kernel's maxrss. At the first exec that is
          * the forked copy of the parent, not this program's; at a later one, a rise above that
          * first figure can only come from an image of this program. */
@@ -405,6 +460,7 @@ static __always_inline void keep_thread_io(__u32 tgid, struct task_struct *task)
                         return;
         }
         add_io(io, &task->ioac);
+        io->run_delay += run_delay(task);
 }
 
 /* Resident pages of an address space: percpu_counter's global count, or the atomic before
@@ -509,12 +565,21 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
                 return 0;
         }
         unit = found->unit;
+        pe = bpf_map_lookup_elem(&exit_scratch, &zero);
+        if (!pe)
+                return 0;
+        e = &pe->e;
         exit_peaks(task, found, &ru_maxrss, &own);
         if (!own)
                 flags |= EXIT_PEAK_UNREAD;
+        e->w = found->w;
         bpf_map_delete_elem(&tracked, &tgid);
         if (!unit) /* tracerd's probe of exit_sees_mm: nothing to report */
                 return 0;
+        if (!have_switch)
+                flags |= EXIT_NO_WAITS;
+        if (!have_net)
+                flags |= EXIT_NO_NET;
         add_io(&io, &task->ioac);
         if (gone_io(tgid, &io))
                 bpf_map_delete_elem(&thread_io, &tgid);
@@ -549,10 +614,6 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
                 }
         }
 
-        pe = bpf_map_lookup_elem(&exit_scratch, &zero);
-        if (!pe)
-                return 0;
-        e = &pe->e;
         header(&e->h, EVENT_EXIT, tgid, BPF_CORE_READ(leader, start_boottime), unit);
         e->ppid = BPF_CORE_READ(task, real_parent, tgid);
         /* what wait(2) would report for the group: see wait_task_zombie() */
@@ -576,6 +637,7 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         e->majflt = tot.majflt;
         e->nvcsw = tot.nvcsw;
         e->nivcsw = tot.nivcsw;
+        e->w.cpu_wait_ns = tot.run_delay + io.run_delay;
         e->threads = threads;
         e->flags = flags;
         BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
@@ -592,26 +654,80 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         return 0;
 }
 
-/* The last thread of a tracked process leaves the CPU for good: complete and send its exit.
- * Every other switch costs one field read. */
+static __always_inline __u32 task_state(struct task_struct *task)
+{
+        if (bpf_core_field_exists(task->__state))
+                return BPF_CORE_READ(task, __state);
+        return BPF_CORE_READ((struct task_struct___old *)task, state);
+}
+
+/* A marked thread leaves the CPU. What it waited for since its last switch-out is known only
+ * now: the run-queue delay from the scheduler's own counter, and the sleep that began at the
+ * last switch-out as the time since, less what the thread has since spent running or waiting
+ * for a CPU. Added to its process's live figures, or to its pending exit once the process has
+ * ended. A new sleep starts here unless the thread was preempted (it stays runnable). */
+static __always_inline void account_switch(struct task_mark *m, struct task_struct *prev,
+                                           __u32 state, int preempt, struct pending_exit *pe)
+{
+        __u64 now = bpf_ktime_get_ns(), rd = run_delay(prev);
+        __u64 rt = BPF_CORE_READ(prev, se.sum_exec_runtime);
+        __u64 waited = rd - m->run_delay, slept = 0, busy;
+        __u32 sleep = m->sleep, tgid = m->tgid;
+        struct proc_waits *w;
+        struct tracked_proc *t;
+
+        if (sleep != SLEEP_NONE) {
+                busy = waited + (rt - m->runtime);
+                slept = now - m->out_ns > busy ? now - m->out_ns - busy : 0;
+        }
+        m->run_delay = rd;
+        m->sleep = SLEEP_NONE;
+        if (!preempt && state && !(state & TASK_DEAD_STATE)) {
+                m->sleep = BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait) ? SLEEP_IO : SLEEP_OTHER;
+                m->out_ns = now;
+                m->runtime = rt;
+        }
+        if (!waited && !slept)
+                return;
+        if (pe) {
+                w = &pe->e.w; /* cpu_wait_ns there is the kernel's own sum already */
+                waited = 0;
+        } else {
+                t = bpf_map_lookup_elem(&tracked, &tgid);
+                if (!t)
+                        return;
+                w = &t->w;
+        }
+        if (waited)
+                __sync_fetch_and_add(&w->cpu_wait_ns, waited);
+        if (sleep == SLEEP_IO)
+                __sync_fetch_and_add(&w->iowait_ns, slept);
+        else if (slept)
+                __sync_fetch_and_add(&w->offcpu_ns, slept);
+}
+
+/* A context switch: a marked thread's waits are accounted, and the last thread of a tracked
+ * process leaving the CPU for good completes and sends its exit. An unmarked thread costs one
+ * look at its task storage and one field read. */
 SEC("raw_tp/sched_switch")
 int handle_switch(struct bpf_raw_tracepoint_args *ctx)
 {
         struct task_struct *prev = (struct task_struct *)ctx->args[1];
-        struct pending_exit *pe;
-        __u32 tid;
+        struct task_mark *m = bpf_task_storage_get(&task_marks, bpf_get_current_task_btf(), 0, 0);
+        struct pending_exit *pe = NULL;
+        __u32 tid, state = 0;
+        int exiting = BPF_CORE_READ(prev, flags) & PF_EXITING_FLAG;
 
-        if (!(BPF_CORE_READ(prev, flags) & PF_EXITING_FLAG))
+        if (!m && !exiting)
                 return 0;
+        state = task_state(prev);
         /* an exiting task may still block or be preempted (unmapping memory): wait for the end */
-        if (bpf_core_field_exists(prev->__state)) {
-                if (!(BPF_CORE_READ(prev, __state) & TASK_DEAD_STATE))
-                        return 0;
-        } else if (!(BPF_CORE_READ((struct task_struct___old *)prev, state) & TASK_DEAD_STATE)) {
-                return 0;
+        if (exiting && (state & TASK_DEAD_STATE)) {
+                tid = BPF_CORE_READ(prev, pid);
+                pe = bpf_map_lookup_elem(&pending_exits, &tid);
         }
-        tid = BPF_CORE_READ(prev, pid);
-        pe = bpf_map_lookup_elem(&pending_exits, &tid);
+        if (m)
+                account_switch(m, prev, state, ctx->args[0], pe);
         if (!pe)
                 return 0;
         pe->e.runtime_ns += BPF_CORE_READ(prev, se.sum_exec_runtime) - pe->runtime;
@@ -624,6 +740,49 @@ int handle_switch(struct bpf_raw_tracepoint_args *ctx)
         return 0;
 }
 
+/* Bytes a tracked thread moved over an IP socket. Every other socket call costs one look at
+ * the calling thread's task storage. */
+static __always_inline void count_net(struct sock *sk, int ret, int flags, int rx)
+{
+        struct task_mark *m;
+        struct tracked_proc *t;
+        __u32 tgid;
+        __u16 family;
+
+        if (ret <= 0 || (rx && (flags & MSG_PEEK_FLAG)))
+                return;
+        m = bpf_task_storage_get(&task_marks, bpf_get_current_task_btf(), 0, 0);
+        if (!m)
+                return;
+        family = BPF_CORE_READ(sk, __sk_common.skc_family);
+        if (family != AF_INET_FAMILY && family != AF_INET6_FAMILY)
+                return;
+        tgid = m->tgid;
+        t = bpf_map_lookup_elem(&tracked, &tgid);
+        if (!t)
+                return;
+        if (rx) {
+                __sync_fetch_and_add(&t->w.net_rx_bytes, ret);
+                __sync_fetch_and_add(&t->w.net_rx_calls, 1);
+        } else {
+                __sync_fetch_and_add(&t->w.net_tx_bytes, ret);
+                __sync_fetch_and_add(&t->w.net_tx_calls, 1);
+        }
+}
+
+SEC("raw_tp/sock_send_length")
+int handle_send(struct bpf_raw_tracepoint_args *ctx)
+{
+        count_net((struct sock *)ctx->args[0], (int)ctx->args[1], (int)ctx->args[2], 0);
+        return 0;
+}
+
+SEC("raw_tp/sock_recv_length")
+int handle_recv(struct bpf_raw_tracepoint_args *ctx)
+{
+        count_net((struct sock *)ctx->args[0], (int)ctx->args[1], (int)ctx->args[2], 1);
+        return 0;
+}
 
 
 /* A reading of the calling process's image, if it is tracked. */

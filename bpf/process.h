@@ -30,6 +30,17 @@ enum stat_index {
         STAT_MAX,
 };
 
+/* Where a process's time went besides its CPU, and what it sent and received over IP sockets.
+ * Counted in the kernel while it runs: tracerd reads the tracked entry for live figures; the
+ * exit event carries the totals. */
+struct proc_waits {
+        __u64 cpu_wait_ns;  /* runnable but not running: the scheduler's run_delay (schedstat) */
+        __u64 iowait_ns;    /* asleep in I/O wait (in_iowait): block I/O, as delay accounting counts */
+        __u64 offcpu_ns;    /* other sleeps: pipes, locks, sockets, timers, children */
+        __u64 net_rx_bytes, net_tx_bytes; /* IP sockets (TCP, UDP, ...), loopback included */
+        __u64 net_rx_calls, net_tx_calls; /* calls that moved data */
+};
+
 /* The value of the `tracked` map (key: tgid). The start time makes the entry belong to one
  * process: a later process that reuses the pid does not match and never inherits the unit. */
 struct tracked_proc {
@@ -39,6 +50,7 @@ struct tracked_proc {
         __u64 own_rss;   /* pages: highest RSS read from the process's images after its first exec */
         __u32 flags;     /* TRACKED_* */
         __u32 pad;
+        struct proc_waits w; /* live: threads add to it as they go; cpu_wait_ns since marked */
 };
 
 #define TRACKED_START_TICKS 0x1 /* registered from /proc: start_ns is known to a clock tick */
@@ -88,6 +100,8 @@ struct exec_event {
 
 #define EXIT_THREADS_TRUNCATED 0x1 /* more live threads than EXIT_THREADS_MAX at the end */
 #define EXIT_PEAK_UNREAD 0x2       /* the program's own peak could not be read: peak_rss_kb is 0 */
+#define EXIT_NO_WAITS 0x4          /* sleeps were not followed (no sched_switch): iowait/offcpu unknown */
+#define EXIT_NO_NET 0x8            /* this kernel has no sock_*_length tracepoints: net unknown */
 
 struct exit_event {
         struct event_header h;
@@ -101,6 +115,7 @@ struct exit_event {
         __u64 rchar, wchar, syscr, syscw;
         __u64 read_bytes, write_bytes, cancelled_write_bytes;
         __u64 minflt, majflt, nvcsw, nivcsw;
+        struct proc_waits w; /* cpu_wait_ns: run_delay of every thread the process had */
         __u32 threads;       /* threads still counted at the end (the last, zombies, exiting) */
         __u32 flags;
         char comm[TASK_COMM_LEN];

@@ -327,7 +327,7 @@ void agent_close_lost(struct agent *a, struct proc *p)
         e.h.time_ns = agent_now_boot_ns();
         e.status = -1;
         e.runtime_ns = p->sample_cpu_ns;
-        e.flags = EXIT_PEAK_UNREAD; /* MaxRSS falls back on the last sample */
+        e.flags = EXIT_PEAK_UNREAD | EXIT_NO_WAITS | EXIT_NO_NET; /* MaxRSS from the last sample */
         memcpy(e.comm, p->comm, sizeof(e.comm));
         p->flags |= PROC_EXIT_LOST;
         finish_proc(a, p, &e);

@@ -18,7 +18,10 @@
 #include "procfs.h"
 #include "process.skel.h"
 
-enum { SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_SWITCH, SIG_OOM, SIG_SIGNAL, SIG_EXIT_GROUP, SIG_COUNT };
+enum {
+        SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_SWITCH, SIG_OOM, SIG_SIGNAL, SIG_EXIT_GROUP, SIG_SEND,
+        SIG_RECV, SIG_COUNT
+};
 
 struct collector {
         struct process_bpf *skel;
@@ -38,12 +41,16 @@ static const struct {
         [SIG_FORK] = { "sched:sched_process_fork", "children of tracked processes", 1, 1 },
         [SIG_EXEC] = { "sched:sched_process_exec", "executed commands", 1, 1 },
         [SIG_EXIT] = { "sched:sched_process_exit", "per-process totals at exit", 1, 1 },
-        [SIG_SWITCH] = { "sched:sched_switch", "the last CPU slice of short processes", 1, 0 },
+        [SIG_SWITCH] = { "sched:sched_switch",
+                         "the last CPU slice of short processes; CPU, I/O and other waits", 1, 0 },
         [SIG_OOM] = { "oom:mark_victim", "OOM-kill attribution", 0, 0 },
         [SIG_SIGNAL] = { "signal:signal_deliver", "own peak memory of programs killed by a signal",
                          1, 0 },
         [SIG_EXIT_GROUP] = { "syscalls:sys_enter_exit_group",
                              "own peak memory of programs started by a larger parent", 0, 0 },
+        /* 6.3 and later */
+        [SIG_SEND] = { "sock:sock_send_length", "network bytes sent (NetTx)", 1, 0 },
+        [SIG_RECV] = { "sock:sock_recv_length", "network bytes received (NetRx)", 1, 0 },
 };
 
 static struct bpf_program *signal_prog(const struct process_bpf *skel, int i)
@@ -51,7 +58,7 @@ static struct bpf_program *signal_prog(const struct process_bpf *skel, int i)
         struct bpf_program *progs[SIG_COUNT] = {
                 skel->progs.handle_fork, skel->progs.handle_exec, skel->progs.handle_exit,
                 skel->progs.handle_switch, skel->progs.handle_oom, skel->progs.handle_signal,
-                skel->progs.handle_exit_group,
+                skel->progs.handle_exit_group, skel->progs.handle_send, skel->progs.handle_recv,
         };
 
         return progs[i];
@@ -351,6 +358,7 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
         if (err)
                 goto fail;
         c->skel->bss->have_switch = c->signals[SIG_SWITCH].available;
+        c->skel->bss->have_net = c->signals[SIG_SEND].available && c->signals[SIG_RECV].available;
         probe_exit_mm(c);
         malloc_trim(0); /* parsing kernel BTF left ~10 MB of freed heap resident */
         c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
@@ -403,6 +411,21 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 
         return bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t),
                                     BPF_ANY);
+}
+
+int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_waits *out)
+{
+        struct tracked_proc t;
+        int err = bpf_map__lookup_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t), 0);
+
+        if (!err)
+                *out = t.w;
+        return err;
+}
+
+int collector_has_net(const struct collector *c)
+{
+        return c->skel->bss->have_net;
 }
 
 int collector_untrack_pid(struct collector *c, uint32_t tgid)

@@ -43,6 +43,10 @@ int collector_poll(struct collector *c, int timeout_ms); /* wait for events, the
  * turns out to belong to another process. */
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit);
 int collector_untrack_pid(struct collector *c, uint32_t tgid);
+/* A running process's waits and network so far (its threads' live counts), or -ENOENT. */
+int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_waits *out);
+/* Whether network bytes are counted (this kernel has the sock_*_length tracepoints). */
+int collector_has_net(const struct collector *c);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);
 

@@ -42,7 +42,9 @@ static const char *const process_cols[] = {
         "read_bytes INTEGER", "write_bytes INTEGER", "cancelled_write_bytes INTEGER",
         "minflt INTEGER", "majflt INTEGER", "nvcsw INTEGER", "nivcsw INTEGER", "threads INTEGER",
         "status INTEGER", "flags INTEGER", "tool TEXT", "subcommand TEXT", "interpreter TEXT",
-        "tool_excluded INTEGER", "tool_wrapper INTEGER", "ru_maxrss_kb INTEGER", "pre_exec_cpu_ns INTEGER", NULL
+        "tool_excluded INTEGER", "tool_wrapper INTEGER", "ru_maxrss_kb INTEGER", "pre_exec_cpu_ns INTEGER",
+        "cpu_wait_ns INTEGER", "iowait_ns INTEGER", "offcpu_ns INTEGER", "net_rx_bytes INTEGER",
+        "net_tx_bytes INTEGER", "net_rx_calls INTEGER", "net_tx_calls INTEGER", NULL
 };
 
 static const char schema[] =
@@ -504,6 +506,15 @@ static void cpu_split(const struct exit_event *e, uint64_t *user, uint64_t *sys)
         *sys = e->runtime_ns - *user;
 }
 
+/* A figure the kernel side may not have counted: NULL (unknown) rather than a false 0. */
+static void bind_known(sqlite3_stmt *st, int i, uint64_t v, int known)
+{
+        if (known)
+                sqlite3_bind_int64(st, i, v);
+        else
+                sqlite3_bind_null(st, i);
+}
+
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
         sqlite3_stmt *st = s->add_process;
@@ -565,6 +576,13 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         sqlite3_bind_int(st, i++, p->tool.wrapper);
         sqlite3_bind_int64(st, i++, e->ru_maxrss_kb);
         sqlite3_bind_int64(st, i++, p->base.runtime_ns);
+        bind_known(st, i++, e->w.cpu_wait_ns, !(p->flags & PROC_EXIT_LOST));
+        bind_known(st, i++, e->w.iowait_ns, !(e->flags & EXIT_NO_WAITS));
+        bind_known(st, i++, e->w.offcpu_ns, !(e->flags & EXIT_NO_WAITS));
+        bind_known(st, i++, e->w.net_rx_bytes, !(e->flags & EXIT_NO_NET));
+        bind_known(st, i++, e->w.net_tx_bytes, !(e->flags & EXIT_NO_NET));
+        bind_known(st, i++, e->w.net_rx_calls, !(e->flags & EXIT_NO_NET));
+        bind_known(st, i++, e->w.net_tx_calls, !(e->flags & EXIT_NO_NET));
         err = write_step(s, st);
         if (err)
                 lose(s, p->unit, 1);

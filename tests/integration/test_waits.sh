@@ -1,0 +1,55 @@
+# Wait and network figures against the kernel's own counters: CPU wait against schedstat's
+# run_delay, I/O wait against delay accounting's block-I/O delay, network bytes against what the
+# program's calls returned. Delay accounting is switched on for the test and restored after.
+. "$(dirname "$0")/lib.sh"
+WAITS=$(prog waits) || { fail "building the test program"; finish; exit 1; }
+old_delayacct=$(cat /proc/sys/kernel/task_delayacct 2>/dev/null || echo)
+restore() { [ -z "$old_delayacct" ] || echo "$old_delayacct" > /proc/sys/kernel/task_delayacct; }
+trap 'restore; stop_daemon; rm -rf "$T"' EXIT INT TERM
+[ -z "$old_delayacct" ] || echo 1 > /proc/sys/kernel/task_delayacct
+start_daemon || exit 1
+
+within() { # within MEASURED REFERENCE REL ABS: |m - r| <= max(REL * r, ABS)
+  awk -v m="$1" -v r="$2" -v rel="$3" -v abs="$4" 'BEGIN {
+    d = m - r; if (d < 0) d = -d; lim = rel * r; if (lim < abs) lim = abs; exit !(d <= lim) }'
+}
+field() { db "SELECT $1 FROM processes WHERE comm='waits' AND unit=(SELECT id FROM units WHERE name='$2')"; }
+
+# CPU wait: 4 busy threads on one core wait for it about 3/4 of the time
+ref=$(ctl run --name cpuwait -- "$WAITS" cpu 4 2 2>/dev/null | awk '/run_delay/ {print $2}')
+got=$(field cpu_wait_ns cpuwait)
+echo "  cpu wait: tracer ${got} ns, schedstat run_delay ${ref} ns"
+check "CPU wait within 2 % or 10 ms of schedstat's run_delay" within "${got:-0}" "${ref:-1}" 0.02 10000000
+check "CPU wait of 4 threads on one core is most of their time" [ "${got:-0}" -gt 4000000000 ]
+
+# I/O wait: synced writes wait for the device
+if [ -n "$old_delayacct" ]; then
+  ticks=$(ctl run --name iowait -- "$WAITS" io "$T/io.dat" 32 2>/dev/null | awk '/blkio_ticks/ {print $2}')
+  got=$(field iowait_ns iowait)
+  hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+  ref=$(( ${ticks:-0} * 1000000000 / hz ))
+  echo "  io wait: tracer ${got} ns, delay accounting ${ref} ns (${ticks} ticks)"
+  check "I/O wait within 5 % or 20 ms of delay accounting's block-I/O delay" within "${got:-0}" "$ref" 0.05 20000000
+else
+  fail "this kernel has no kernel.task_delayacct: I/O wait cannot be checked"
+fi
+
+# other off-CPU time: a sleep sleeps
+ctl run --name sleeper -- /bin/sleep 1 >/dev/null 2>&1
+got=$(db "SELECT offcpu_ns FROM processes WHERE comm='sleep' AND unit=(SELECT id FROM units WHERE name='sleeper')")
+echo "  off-CPU of sleep 1: ${got} ns"
+check "sleep 1 is off the CPU for 1 s (within 20 ms)" within "${got:-0}" 1000000000 0 20000000
+
+# network: every byte sent and received over loopback TCP and UDP
+if [ -e /sys/kernel/tracing/events/sock/sock_send_length ] || [ -e /sys/kernel/debug/tracing/events/sock/sock_send_length ]; then
+  read -r _ tx _ rx < <(ctl run --name net -- "$WAITS" net 4096 2>/dev/null)
+  got_tx=$(field net_tx_bytes net); got_rx=$(field net_rx_bytes net)
+  echo "  network: tracer tx ${got_tx} rx ${got_rx}; the calls returned tx ${tx} rx ${rx}"
+  check "NetTx equals the bytes sent" [ "${got_tx:-x}" = "$tx" ]
+  check "NetRx equals the bytes received" [ "${got_rx:-x}" = "$rx" ]
+else
+  ctl run --name net -- "$WAITS" net 64 >/dev/null 2>&1
+  check "without sock tracepoints NetTx is unknown, not 0" [ -z "$(field net_tx_bytes net)" ]
+fi
+restore
+finish
