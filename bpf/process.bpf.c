@@ -78,6 +78,10 @@ struct task_mark {
 #define SLEEP_NONE 0
 #define SLEEP_IO 1
 #define SLEEP_OTHER 2
+#define SLEEP_CHILD 3 /* in wait4/waitid: the children's time is theirs, not this one's off-CPU */
+
+#define NR_WAIT4 61 /* x86-64 */
+#define NR_WAITID 247
 
 struct {
         __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -654,6 +658,22 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         return 0;
 }
 
+/* What a thread that goes to sleep sleeps in: I/O wait, its children, or anything else. The
+ * syscall is read from the current task's saved registers (bpf_task_pt_regs, 5.15 and later). */
+static __always_inline __u32 sleep_kind(struct task_struct *prev)
+{
+        long nr = -1;
+
+        if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+                return SLEEP_IO;
+        if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)) {
+                struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+                nr = BPF_CORE_READ(regs, orig_ax);
+        }
+        return nr == NR_WAIT4 || nr == NR_WAITID ? SLEEP_CHILD : SLEEP_OTHER;
+}
+
 static __always_inline __u32 task_state(struct task_struct *task)
 {
         if (bpf_core_field_exists(task->__state))
@@ -683,7 +703,7 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
         m->run_delay = rd;
         m->sleep = SLEEP_NONE;
         if (!preempt && state && !(state & TASK_DEAD_STATE)) {
-                m->sleep = BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait) ? SLEEP_IO : SLEEP_OTHER;
+                m->sleep = sleep_kind(prev);
                 m->out_ns = now;
                 m->runtime = rt;
         }
@@ -702,7 +722,7 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
                 __sync_fetch_and_add(&w->cpu_wait_ns, waited);
         if (sleep == SLEEP_IO)
                 __sync_fetch_and_add(&w->iowait_ns, slept);
-        else if (slept)
+        else if (sleep == SLEEP_OTHER && slept)
                 __sync_fetch_and_add(&w->offcpu_ns, slept);
 }
 

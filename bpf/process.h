@@ -36,7 +36,7 @@ enum stat_index {
 struct proc_waits {
         __u64 cpu_wait_ns;  /* runnable but not running: the scheduler's run_delay (schedstat) */
         __u64 iowait_ns;    /* asleep in I/O wait (in_iowait): block I/O, as delay accounting counts */
-        __u64 offcpu_ns;    /* other sleeps: pipes, locks, sockets, timers, children */
+        __u64 offcpu_ns;    /* other sleeps: pipes, locks, sockets, timers; not waits for children */
         __u64 net_rx_bytes, net_tx_bytes; /* IP sockets (TCP, UDP, ...), loopback included */
         __u64 net_rx_calls, net_tx_calls; /* calls that moved data */
 };

@@ -42,6 +42,7 @@ void config_defaults(struct tracer_config *cfg)
         snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", "/var/lib/tracer");
         snprintf(cfg->slurm_user, sizeof(cfg->slurm_user), "%s", "slurm");
         cfg->sample_interval_ms = 10 * 1000;
+        cfg->stall_after_ms = 5 * 60 * 1000;
         cfg->commit_interval_ms = 1000;
         cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
         cfg->max_clients = 64;
@@ -189,7 +190,7 @@ uint32_t config_listen_port(const struct tracer_config *cfg, const char *node)
 /* ---- keys */
 
 enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_RESERVED, K_TIMEOUT,
-                K_CLIENT_BUF, K_LOGLEVEL, K_PORT, K_RETENTION, K_STORESIZE, K_NODEPORTS };
+                K_CLIENT_BUF, K_LOGLEVEL, K_PORT, K_RETENTION, K_STORESIZE, K_NODEPORTS, K_STALL };
 
 struct key_def {
         const char *name;
@@ -204,6 +205,7 @@ static const struct key_def keys[] = {
         KEY("StateDir", K_PATH, state_dir),
         KEY("SlurmUser", K_NAME, slurm_user),
         KEY("SampleInterval", K_SAMPLE, sample_interval_ms),
+        KEY("StallAfter", K_STALL, stall_after_ms),
         KEY("CommitInterval", K_COMMIT, commit_interval_ms),
         KEY("RingBufferSize", K_RING, ring_buffer_bytes),
         KEY("MaxClients", K_CLIENTS, max_clients),
@@ -290,6 +292,13 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
                 cfg->reserved_clients = (uint32_t)n;
                 return NULL;
         }
+        case K_STALL:
+                if ((why = parse_duration(v, &n)))
+                        return why;
+                if (n != 0 && (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS))
+                        return "must be 0 (off) or between 1s and 24h";
+                cfg->stall_after_ms = (uint32_t)n;
+                return NULL;
         case K_TIMEOUT:
                 if ((why = parse_duration(v, &n)))
                         return why;

@@ -18,6 +18,7 @@ struct tracer_config {
         char state_dir[PATH_MAX];    /* StateDir: /var/lib/tracer */
         char slurm_user[64];         /* SlurmUser: may register jobs besides root (default "slurm") */
         uint32_t sample_interval_ms; /* SampleInterval: live sampling period; 0 disables (default 10s) */
+        uint32_t stall_after_ms;     /* StallAfter: no CPU, I/O or network this long = stalled; 0 off (5min) */
         uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
         uint64_t ring_buffer_bytes;  /* RingBufferSize: kernel→daemon ring, power of two (default 4M) */
         uint32_t max_clients;        /* MaxClients: concurrent control connections (default 64) */

@@ -293,6 +293,7 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 
         p->exit = *e;
         leave_out_pre_exec(&p->exit, &p->base);
+        stall_close(&p->stall, e->h.time_ns);
         p->flags |= PROC_FINISHED;
         if (!p->ppid)
                 p->ppid = e->ppid;

@@ -26,6 +26,21 @@ struct sample_round {
         unsigned ngone;
 };
 
+/* Progress is any of CPU, I/O or network moving; a process that shows none for StallAfter is
+ * stalled until one moves again. */
+static void check_stall(struct sample_round *r, struct proc *p, const struct procfs_stat *st)
+{
+        uint64_t chars = 0, progress;
+
+        procfs_read_io_chars(p->pid, &chars);
+        progress = st->cpu_ticks + chars + p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
+        if (stall_sample(&p->stall, p->pid, progress, r->now_ns,
+                         (uint64_t)r->a->cfg.stall_after_ms * 1000000))
+                log_info("process %u (%s) of unit %llu stalled: no CPU, I/O or network for %u s (%s)",
+                         p->pid, p->comm, (unsigned long long)p->unit, r->a->cfg.stall_after_ms / 1000,
+                         p->stall.open_reason);
+}
+
 static int sample_one(struct proc *p, void *ctx)
 {
         struct sample_round *r = ctx;
@@ -41,6 +56,8 @@ static int sample_one(struct proc *p, void *ctx)
         p->gone_rounds = 0;
         p->sample_cpu_ns = st.cpu_ticks * r->a->tick_ns;
         p->sample_rss_kb = st.rss_pages * r->page_kb;
+        collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
+        check_stall(r, p, &st);
         store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
         return 0;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "requests.h"
 #include "procfs.h"
 
 /* /proc is read afresh for this many processes of a request at most: the event loop stays
@@ -254,6 +255,51 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
         add_int(totals, "running_procs", (int64_t)s.n);
         free(s.v);
         return 0;
+}
+
+struct stalled_set {
+        struct agent *a;
+        uint32_t uid;
+        unsigned max;
+        struct json_object *rows;
+};
+
+static int take_stalled(struct proc *p, void *ctx)
+{
+        struct stalled_set *s = ctx;
+        const struct unit *u;
+        struct json_object *o;
+
+        if (!p->stall.open_start_ns || (p->flags & PROC_FINISHED))
+                return 0;
+        u = agent_unit(s->a, p->unit);
+        if (!u || (s->uid != ANY_UID && u->uid != s->uid))
+                return 0;
+        if (json_object_array_length(s->rows) >= s->max)
+                return 1;
+        o = json_object_new_object();
+        if (!o || json_object_array_add(s->rows, o) < 0) {
+                json_object_put(o);
+                return 1;
+        }
+        add_int(o, "unit", (int64_t)u->id);
+        json_object_object_add(o, "name", json_object_new_string(u->name));
+        if (u->job_id)
+                add_int(o, "job_id", (int64_t)u->job_id);
+        add_int(o, "pid", p->pid);
+        json_object_object_add(o, "comm", json_object_new_string(p->comm));
+        add_int(o, "since_ns", (int64_t)p->stall.open_start_ns + s->a->offset_ns);
+        json_object_object_add(o, "reason", json_object_new_string(p->stall.open_reason));
+        return 0;
+}
+
+struct json_object *live_stalled(struct agent *a, uint32_t uid, unsigned max)
+{
+        struct stalled_set s = { a, uid, max, json_object_new_array() };
+
+        if (s.rows)
+                proctable_foreach(&a->procs, take_stalled, &s);
+        return s.rows;
 }
 
 int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows)

@@ -20,4 +20,8 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals);
 /* The listing named key ("processes" or "tools") with the live processes added. */
 int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows);
 
+/* The processes stalled now (stalls.h), of units uid owns (ANY_UID: all), at most max:
+ * [{unit, name, job_id, step_id, pid, comm, since_ns, reason}]. */
+struct json_object *live_stalled(struct agent *a, uint32_t uid, unsigned max);
+
 #endif

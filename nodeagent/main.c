@@ -171,6 +171,7 @@ static void reload(struct daemon *d)
             cfg.ring_buffer_bytes != d->agent.cfg.ring_buffer_bytes)
                 log_warn("SocketDir, StateDir and RingBufferSize change only at restart");
         d->agent.cfg.sample_interval_ms = cfg.sample_interval_ms;
+        d->agent.cfg.stall_after_ms = cfg.stall_after_ms;
         d->agent.cfg.commit_interval_ms = cfg.commit_interval_ms;
         d->agent.cfg.log_level = cfg.log_level;
         log_set_level(cfg.log_level);

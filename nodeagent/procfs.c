@@ -175,6 +175,64 @@ int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb)
         return procfs_parse_status_kb(buf, "VmHWM", hwm_kb);
 }
 
+int procfs_read_io_chars(pid_t pid, uint64_t *chars)
+{
+        char path[64], buf[512], *p;
+        unsigned long long r, w;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/io", pid);
+        n = read_file(path, buf, sizeof(buf));
+        if (n < 0)
+                return n;
+        p = strstr(buf, "rchar: ");
+        if (!p || sscanf(p, "rchar: %llu\nwchar: %llu", &r, &w) != 2)
+                return -EINVAL;
+        *chars = r + w;
+        return 0;
+}
+
+int procfs_read_wchan(pid_t pid, char *buf, size_t len)
+{
+        char path[64];
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+        n = read_file(path, buf, len);
+        if (n < 0)
+                return n;
+        buf[strcspn(buf, "\n")] = 0;
+        return 0;
+}
+
+int procfs_thread_in_state(pid_t pid, char state, unsigned max_threads)
+{
+        struct procfs_stat st;
+        struct dirent *d;
+        char path[64];
+        unsigned seen = 0;
+        DIR *dir;
+        int found = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/task", pid);
+        dir = opendir(path);
+        if (!dir)
+                return -errno;
+        while (!found && seen < max_threads && (d = readdir(dir))) {
+                char text[1024];
+                ssize_t n;
+
+                if (d->d_name[0] < '1' || d->d_name[0] > '9')
+                        continue;
+                seen++;
+                snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, d->d_name);
+                n = read_file(path, text, sizeof(text));
+                found = n > 0 && procfs_parse_stat(text, &st) == 0 && st.state == state;
+        }
+        closedir(dir);
+        return found;
+}
+
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated)
 {
         char path[64];

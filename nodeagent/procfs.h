@@ -30,6 +30,12 @@ int procfs_parse_status_kb(const char *text, const char *key, uint64_t *kb);
 /* The peak resident set of the process's current image (VmHWM), in kB; kernel threads and
  * zombies have none (-ENOENT). */
 int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb);
+/* rchar + wchar of /proc/PID/io: the process's I/O so far, for progress checks. */
+int procfs_read_io_chars(pid_t pid, uint64_t *chars);
+/* The kernel function a sleeping process waits in (/proc/PID/wchan), "0" when running. */
+int procfs_read_wchan(pid_t pid, char *buf, size_t len);
+/* Whether one of the process's first max_threads threads is in state (e.g. 'D'); or -errno. */
+int procfs_thread_in_state(pid_t pid, char state, unsigned max_threads);
 /* NUL-separated argv; returns bytes or -errno; sets *truncated when it did not fit. */
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated);
 int procfs_read_exe(pid_t pid, char *buf, size_t len);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "process.h"
+#include "stalls.h"
 #include "tools.h"
 
 #define PROC_REDISCOVERED 0x1 /* found in /proc after a restart: start known to a clock tick */
@@ -31,6 +32,8 @@ struct proc {
         char *argv;        /* NUL-separated, redacted */
         uint32_t argv_len;
         uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
+        struct proc_waits sample_w;            /* the kernel's live counts at the last sample */
+        struct stall stall;
         uint32_t gone_rounds;  /* housekeeping rounds that found it gone from /proc */
         struct exec_base base; /* counters at the first exec, left out of the exit's totals */
         struct exit_event exit;

@@ -24,6 +24,7 @@ int request_is_admin(const struct agent *a, const struct peer *peer)
 }
 
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
+#define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
 
 struct json_object *request_reply_unit(const struct unit *u)
 {
@@ -42,7 +43,6 @@ static struct json_object *op_status(struct agent *a, const struct peer *peer)
         struct unit *u;
         unsigned running = 0;
 
-        (void)peer;
         collector_stats(a->collector, st);
         n = collector_signals(a->collector, &s);
         for (i = 0; i < n; i++) {
@@ -78,6 +78,9 @@ static struct json_object *op_status(struct agent *a, const struct peer *peer)
         json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
         json_object_object_add(r, "running_units", json_object_new_int64(running));
         json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
+        /* the caller's own, as every listing: another user's commands are not theirs to see */
+        json_object_object_add(r, "stalled", live_stalled(a, request_is_admin(a, peer) ? ANY_UID : peer->uid,
+                                                          STATUS_STALLED_MAX));
         if (a->have_topology)
                 json_object_object_add(r, "topology", topology_to_json(&a->topology));
         return r;

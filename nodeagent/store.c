@@ -44,7 +44,8 @@ static const char *const process_cols[] = {
         "status INTEGER", "flags INTEGER", "tool TEXT", "subcommand TEXT", "interpreter TEXT",
         "tool_excluded INTEGER", "tool_wrapper INTEGER", "ru_maxrss_kb INTEGER", "pre_exec_cpu_ns INTEGER",
         "cpu_wait_ns INTEGER", "iowait_ns INTEGER", "offcpu_ns INTEGER", "net_rx_bytes INTEGER",
-        "net_tx_bytes INTEGER", "net_rx_calls INTEGER", "net_tx_calls INTEGER", NULL
+        "net_tx_bytes INTEGER", "net_rx_calls INTEGER", "net_tx_calls INTEGER",
+        "stall_start_ns INTEGER", "stall_ns INTEGER", "stall_reason TEXT", NULL
 };
 
 static const char schema[] =
@@ -583,6 +584,9 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
         bind_known(st, i++, e->w.net_tx_bytes, !(e->flags & EXIT_NO_NET));
         bind_known(st, i++, e->w.net_rx_calls, !(e->flags & EXIT_NO_NET));
         bind_known(st, i++, e->w.net_tx_calls, !(e->flags & EXIT_NO_NET));
+        bind_known(st, i++, (int64_t)p->stall.start_ns + offset_ns, p->stall.ns);
+        bind_known(st, i++, p->stall.ns, p->stall.ns);
+        bind_text(st, i++, p->stall.ns ? p->stall.reason : NULL);
         err = write_step(s, st);
         if (err)
                 lose(s, p->unit, 1);

@@ -84,6 +84,33 @@ static int request(struct target *t, struct json_object *req, int timeout_ms, st
         return client_request(prog, t->sock, req, timeout_ms, reply);
 }
 
+/* Processes of running units that made no progress for StallAfter, yours (all for root). */
+static void print_stalled(struct json_object *reply)
+{
+        struct json_object *st;
+        size_t i, n;
+        time_t now = time(NULL);
+
+        if (!json_object_object_get_ex(reply, "stalled", &st))
+                return;
+        n = json_object_array_length(st);
+        printf("  stalled processes %zu\n", n);
+        for (i = 0; i < n; i++) {
+                struct json_object *o = json_object_array_get_idx(st, i);
+                time_t since = (time_t)(reply_int(o, "since_ns", 0) / 1000000000);
+                char when[16], job[48] = "", dur[32];
+                struct tm tm;
+
+                strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&since, &tm));
+                if (reply_int(o, "job_id", 0))
+                        snprintf(job, sizeof(job), ", job %" PRId64, reply_int(o, "job_id", 0));
+                fmt_seconds(dur, sizeof(dur), now > since ? (double)(now - since) : 0);
+                printf("    pid %" PRId64 " %s (unit %" PRId64 " %s%s): stalled since %s (for %s), %s\n",
+                       reply_int(o, "pid", 0), reply_str(o, "comm", "?"), reply_int(o, "unit", 0),
+                       reply_str(o, "name", "?"), job, when, dur, reply_str(o, "reason", "?"));
+        }
+}
+
 static int cmd_status(struct target *t, int argc, char **argv)
 {
         struct json_object *reply, *sigs, *ev;
@@ -114,6 +141,7 @@ static int cmd_status(struct target *t, int argc, char **argv)
                        reply_int(ev, "fork", 0), reply_int(ev, "exec", 0), reply_int(ev, "exit", 0),
                        reply_int(ev, "oom", 0), reply_int(ev, "lost", 0), reply_int(ev, "stale", 0),
                        reply_int(ev, "unstored", 0));
+        print_stalled(reply);
         printf("  signals\n");
         if (json_object_object_get_ex(reply, "signals", &sigs)) {
                 for (i = 0; i < json_object_array_length(sigs); i++) {
