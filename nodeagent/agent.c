@@ -63,6 +63,7 @@ struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name,
         u->start_ns = clock_ns(CLOCK_REALTIME);
         u->idle_since_ns = u->start_ns;
         u->state = UNIT_RUNNING;
+        cgroup_node_memory_pressure(&u->mem_pressure_at_start_us);
         u->next = a->units;
         a->units = u;
         return u;
@@ -124,6 +125,27 @@ unsigned agent_job_live(const struct agent *a, uint64_t job_id)
         return live;
 }
 
+/* Idle windows and memory pressure over the unit's life, at its end (a step's last task
+ * rereads its step's pressure, as its counters). */
+static void unit_end_activity(struct agent *a, struct unit *u)
+{
+        uint64_t us = 0;
+
+        activity_end(&u->activity, agent_now_boot_ns(), agent_idle_min_ns(a));
+        u->idle_ns = u->activity.idle_ns;
+        activity_windows_text(&u->activity, a->offset_ns, u->idle_windows, sizeof(u->idle_windows));
+        if (u->idle_ns)
+                log_debug("unit %llu: idle %.1f s in windows %s", (unsigned long long)u->id,
+                          u->idle_ns / 1e9, u->idle_windows);
+        if (cgroup_step_memory_pressure(u->cgroup_path, &us) == 0) {
+                u->mem_pressure_us = us;
+                snprintf(u->mem_pressure_scope, sizeof(u->mem_pressure_scope), "step");
+        } else if (cgroup_node_memory_pressure(&us) == 0) {
+                u->mem_pressure_us = us > u->mem_pressure_at_start_us ? us - u->mem_pressure_at_start_us : 0;
+                snprintf(u->mem_pressure_scope, sizeof(u->mem_pressure_scope), "node");
+        }
+}
+
 int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state)
 {
         struct cgroup_counters cg;
@@ -142,6 +164,7 @@ int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state 
                 u->cgroup_cpu_ns = cg.cpu_ns;
                 u->cgroup_mem_peak_kb = cg.mem_peak_kb;
         }
+        unit_end_activity(a, u);
         agent_unit_save(a, u);
         return 0;
 }
@@ -290,6 +313,10 @@ static void leave_out_pre_exec(struct exit_event *x, const struct exec_base *b)
 static void finish_proc(struct agent *a, struct proc *p, const struct exit_event *e)
 {
         struct unit *u = agent_unit(a, p->unit);
+
+        if (u) /* its work since its last sample, for the unit's idle windows */
+                activity_exit(&u->activity, e->h.time_ns,
+                              minus(e->runtime_ns + e->w.iowait_ns, p->sample_cpu_ns + p->sample_w.iowait_ns));
 
         p->exit = *e;
         leave_out_pre_exec(&p->exit, &p->base);

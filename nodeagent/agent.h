@@ -64,6 +64,8 @@ int agent_load_rules(struct agent *a, const char *path);
 /* Periodic: sample live processes for timelines. */
 /* Sample live processes; close those gone from /proc whose exit never came. */
 int agent_sample(struct agent *a);
+/* The shortest idle window of a unit worth reporting: StallAfter (5 min when stalls are off). */
+uint64_t agent_idle_min_ns(const struct agent *a);
 /* On every commit tick: the heartbeat; every AGENT_HOUSEKEEPING_MS (every tick while there is
  * a backlog), store pruning. */
 #define AGENT_HOUSEKEEPING_MS 10000

@@ -30,15 +30,12 @@ static int read_u64(const char *dir, const char *file, const char *key, uint64_t
         return err;
 }
 
-int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
+/* The step directory that holds a task cgroup (or the step dir itself). */
+static int step_dir(const char *task_path, char *step, size_t len)
 {
-        struct cgroup_counters c = {};
-        char step[PATH_MAX], cpuacct[PATH_MAX + 32];
         const char *last = strrchr(task_path, '/');
-        uint64_t v;
-        int got = 0;
 
-        if (!last || strlen(task_path) >= sizeof(step))
+        if (!last || strlen(task_path) >= len)
                 return -EINVAL;
         strcpy(step, task_path);
         if (strncmp(last + 1, "task_", 5) == 0)
@@ -47,6 +44,18 @@ int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
         last = strrchr(step, '/');
         if (last && strcmp(last + 1, "user") == 0)
                 step[last - step] = 0;
+        return 0;
+}
+
+int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
+{
+        struct cgroup_counters c = {};
+        char step[PATH_MAX], cpuacct[PATH_MAX + 32];
+        uint64_t v;
+        int got = 0;
+
+        if (step_dir(task_path, step, sizeof(step)))
+                return -EINVAL;
 
         if (strncmp(step, "/sys/fs/cgroup/memory/", 22) == 0) {
                 snprintf(cpuacct, sizeof(cpuacct), "/sys/fs/cgroup/cpuacct/%s", step + 22);
@@ -72,4 +81,40 @@ int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
                 return -ENOENT;
         *out = c;
         return 0;
+}
+
+/* PSI's "some" total (µs) in a pressure file: time in which some task stalled on the resource. */
+static int read_psi_some(const char *path, uint64_t *us)
+{
+        char line[256], *t;
+        FILE *f = fopen(path, "re");
+        int err = -ENOENT;
+
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f))
+                if (!strncmp(line, "some ", 5) && (t = strstr(line, " total="))) {
+                        *us = strtoull(t + 7, NULL, 10);
+                        err = 0;
+                        break;
+                }
+        fclose(f);
+        return err;
+}
+
+int cgroup_node_memory_pressure(uint64_t *us)
+{
+        return read_psi_some("/proc/pressure/memory", us);
+}
+
+int cgroup_step_memory_pressure(const char *task_path, uint64_t *us)
+{
+        char step[PATH_MAX], file[PATH_MAX + 32];
+
+        if (!task_path[0] || strncmp(task_path, "/sys/fs/cgroup/", 15) ||
+            !strncmp(task_path, "/sys/fs/cgroup/memory/", 22) || /* v1: no PSI per cgroup */
+            step_dir(task_path, step, sizeof(step)))
+                return -EOPNOTSUPP;
+        snprintf(file, sizeof(file), "%s/memory.pressure", step);
+        return read_psi_some(file, us);
 }

@@ -16,4 +16,8 @@ struct cgroup_counters {
  * Returns 0, or -errno when neither counter could be read; *out untouched then. */
 int cgroup_step_counters(const char *task_path, struct cgroup_counters *out);
 
+/* Memory pressure, PSI's "some" total in µs: the step's own (cgroup v2), or the node's. */
+int cgroup_step_memory_pressure(const char *task_path, uint64_t *us);
+int cgroup_node_memory_pressure(uint64_t *us);
+
 #endif

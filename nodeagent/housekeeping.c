@@ -45,6 +45,8 @@ static int sample_one(struct proc *p, void *ctx)
 {
         struct sample_round *r = ctx;
         struct procfs_stat st;
+        uint64_t cpu, iowait;
+        struct unit *u;
 
         if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / r->a->tick_ns ||
             st.state == 'Z' || st.state == 'X') {
@@ -54,22 +56,37 @@ static int sample_one(struct proc *p, void *ctx)
                 return 0;
         }
         p->gone_rounds = 0;
-        p->sample_cpu_ns = st.cpu_ticks * r->a->tick_ns;
-        p->sample_rss_kb = st.rss_pages * r->page_kb;
+        u = agent_unit(r->a, p->unit);
+        cpu = st.cpu_ticks * r->a->tick_ns;
+        iowait = p->sample_w.iowait_ns;
         collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
+        if (u) /* its work since the last round, for the unit's idle windows */
+                activity_add(&u->activity, (cpu > p->sample_cpu_ns ? cpu - p->sample_cpu_ns : 0) +
+                                                   (p->sample_w.iowait_ns > iowait ? p->sample_w.iowait_ns - iowait : 0));
+        p->sample_cpu_ns = cpu;
+        p->sample_rss_kb = st.rss_pages * r->page_kb;
         check_stall(r, p, &st);
         store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
         return 0;
 }
 
+uint64_t agent_idle_min_ns(const struct agent *a)
+{
+        return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : 5 * 60 * 1000) * 1000000;
+}
+
 int agent_sample(struct agent *a)
 {
         struct sample_round r = { a, agent_now_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
+        struct unit *u;
         unsigned i;
         int err;
 
         collector_drain(a->collector); /* exits already reported are handled first */
         err = proctable_foreach(&a->procs, sample_one, &r);
+        for (u = a->units; u; u = u->next)
+                if (u->state == UNIT_RUNNING && !u->dropped)
+                        activity_round(&u->activity, r.now_ns, agent_idle_min_ns(a));
         for (i = 0; i < r.ngone; i++) {
                 log_warn("process %u (%s) of unit %llu ended without an exit event: recorded from "
                          "its last sample", r.gone[i]->pid, r.gone[i]->comm,

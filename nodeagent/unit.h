@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "activity.h"
+
 #define UNIT_NAME_MAX 128
 #define UNIT_STEP_BATCH 0xfffffffbu
 #define UNIT_STEP_EXTERN 0xfffffffcu
@@ -49,6 +51,10 @@ struct unit {
         uint64_t cgroup_cpu_ns;    /* the step cgroup's own counters at the unit's end, 0 unknown */
         uint64_t cgroup_mem_peak_kb;
         int64_t down_start_ns, down_end_ns; /* unix ns: tracerd was away while it ran, 0 never */
+        uint64_t idle_ns;          /* time in idle windows (activity.h), known at its end */
+        char idle_windows[256];    /* the longest of them, "START-END,..." unix ns */
+        uint64_t mem_pressure_us;  /* time some of its tasks stalled on memory (PSI "some") */
+        char mem_pressure_scope[8]; /* "step": its cgroup's own; "node": the node's, v1 or none */
         /* in memory only */
         uint64_t unstored;         /* its processes the store could not write (disk full) */
         int dirty;                 /* its record waits for the store to take it again */
@@ -56,6 +62,8 @@ struct unit {
         uint32_t live;             /* live processes in the table */
         int64_t idle_since_ns;     /* unix ns: since when it has had no live process */
         uint64_t finished;         /* processes stored since the daemon started */
+        struct activity activity;
+        uint64_t mem_pressure_at_start_us;
 };
 
 const char *unit_state_name(enum unit_state s);
