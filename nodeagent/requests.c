@@ -24,6 +24,8 @@ int request_is_admin(const struct agent *a, const struct peer *peer)
 }
 
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
+#define HISTORY_RUNS 5      /* "slower than usual": against the median of this many runs */
+#define HISTORY_RUNS_MAX 50
 #define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
 
 struct json_object *request_reply_unit(const struct unit *u)
@@ -285,6 +287,28 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
         return listing(a, kind, id, NULL, request_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
 }
 
+/* The earlier runs of the same step as a unit the peer may see, by the unit's own user. */
+static struct json_object *op_history(struct agent *a, const struct peer *peer, struct json_object *req)
+{
+        struct unit *u, stored;
+        struct json_object *rows, *r;
+        char err[160];
+        uint64_t id = 0;
+        int64_t limit = HISTORY_RUNS;
+        int rc;
+
+        rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
+        if (rc == -EPERM || rc == -ENOENT)
+                return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
+        if (rc || proto_opt_int64(req, "limit", 1, HISTORY_RUNS_MAX, &limit, err, sizeof(err)))
+                return ERR_REPLY("%s", err);
+        if (store_unit_history(a->store, id, (unsigned)limit, &rows))
+                return ERR_REPLY("store query failed");
+        r = proto_reply_ok();
+        json_object_object_add(r, "history", rows);
+        return r;
+}
+
 /* ---- the operations: one table for the dispatcher and for the TCP server */
 
 typedef struct json_object *(*op_fn)(struct agent *a, const struct peer *peer, struct json_object *req,
@@ -360,6 +384,13 @@ static struct json_object *do_tools(struct agent *a, const struct peer *peer, st
         return unit_listing(a, peer, req, STREAM_TOOLS, stream);
 }
 
+static struct json_object *do_history(struct agent *a, const struct peer *peer, struct json_object *req,
+                                      struct reply_stream **stream, struct parked *park)
+{
+        (void)stream, (void)park;
+        return op_history(a, peer, req);
+}
+
 /* Who may call each operation: anyone (a unit's owner is checked by the operation itself), or
  * only root and SlurmUser; and whether other nodes may ask it over TCP (queries only). */
 enum op_who { OP_ANYONE, OP_ADMIN };
@@ -379,6 +410,7 @@ static const struct {
         { "units", do_units, OP_ANYONE, 1 },           /* the caller's own, or all for admins */
         { "processes", do_processes, OP_ANYONE, 1 },
         { "tools", do_tools, OP_ANYONE, 1 },
+        { "history", do_history, OP_ANYONE, 1 },       /* of the caller's own units */
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 

@@ -56,5 +56,8 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
 int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out);
 /* Totals of one unit's processes: count, cpu, peak rss, I/O, ... as a JSON object. */
 int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out);
+/* The earlier successful runs of the same step as unit by the same user (store_history.c),
+ * newest first, at most limit: [{unit, start_ns, end_ns, totals}]. */
+int store_unit_history(struct store *s, uint64_t unit, unsigned limit, struct json_object **out);
 
 #endif
