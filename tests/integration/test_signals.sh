@@ -1,0 +1,111 @@
+# Failure and waste signals on real jobs of the test cluster (tests/slurm-docker/cluster, whose
+# tracer.conf sets StallAfter = 5s and SampleInterval = 1s):
+#   a tool blocked on a FIFO for twice StallAfter is stalled, live (tracerctl status) and after
+#   (the job's notes, its process row);
+#   a job that works and then sleeps has its idle window, to the second of the sleep;
+#   of two runs of a 2-step pipeline, the one whose step was slowed by I/O wait is slower than
+#   usual, for that reason.
+# The cluster is shared: it is brought up (idempotent) and left running.
+. "$(dirname "$0")/lib.sh"
+cluster_up
+JS=$BUILD/tracer-jobstat
+JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
+HOLD=$(prog cpuburn) && WAITS=$(prog waits) || { fail "building test programs"; finish; exit 1; }
+cp "$HOLD" "$WAITS" "$JOBS/" && chmod 755 "$JOBS"/*
+HOLD=$JOBS/cpuburn WAITS=$JOBS/waits
+
+# --- a stall: cat waits 12 s on a FIFO nobody opens
+cat > "$JOBS/stall.sh" <<JOB
+#!/bin/bash
+#SBATCH -w n1 -n1 --mem=50M -t 2 -o /dev/null -J stall
+mkfifo $JOBS/fifo
+(sleep 12; echo go > $JOBS/fifo) &
+cat $JOBS/fifo > /dev/null
+wait
+JOB
+JS1=$(submit tracertest "$JOBS/stall.sh")
+live=""
+for _ in $(seq 150); do
+  live=$("$BUILD/tracerctl" -N n1 status 2>/dev/null | grep -A3 'stalled processes' | grep ' cat ')
+  [ -n "$live" ] && break
+  sleep 0.1
+done
+echo "  live: $live"
+check "the stalled cat is listed by tracerctl status while it runs" grep -q "job $JS1.*waiting on a pipe or FIFO" <<< "$live"
+user_live=$(as tracertest2 "$BUILD/tracerctl -N n1 status" 2>/dev/null | grep -c ' cat ')
+check "another user's status does not list it" [ "$user_live" = 0 ]
+running=$("$JS" -j "$JS1" 2>/dev/null)
+check "tracer-jobstat of the running job says it is stalled" grep -q "cat.*stalled since" <<< "$running"
+
+# --- idle: 3 s of work, then a 20 s sleep
+cat > "$JOBS/idle.sh" <<JOB
+#!/bin/bash
+#SBATCH -w n2 -n1 --mem=50M -t 2 -o $JOBS/idle.out -J idle
+$HOLD 3
+date +%s.%N
+sleep 20
+date +%s.%N
+JOB
+JI=$(submit tracertest "$JOBS/idle.sh")
+
+# --- slower than usual: a pipeline of two steps run twice; the second's align also syncs writes
+cat > "$JOBS/pipe.sh" <<JOB
+#!/bin/bash
+#SBATCH -w n1 -n1 --mem=300M -t 3 -o /dev/null --tracer-pipeline=sigtest
+srun --tracer-step=align bash -c '$HOLD 1; [ "\$1" != slow ] || $WAITS io $JOBS/io.\$SLURM_JOB_ID 256' x "\$1"
+srun --tracer-step=sort $HOLD 0.5
+JOB
+check "the stall and idle jobs ended" wait_jobs "$JS1" "$JI"
+JP1=$(submit tracertest "--tracer-run=r1 $JOBS/pipe.sh")
+check "the first pipeline run ended" wait_jobs "$JP1"
+JP2=$(submit tracertest "--tracer-run=r2 $JOBS/pipe.sh slow")
+check "the second pipeline run ended" wait_jobs "$JP2"
+
+out=$("$JS" -j "$JS1" 2>&1)
+echo "$out" | sed 's/^/    /'
+check "afterwards: the job's notes say cat stalled, from when to when, and in what" \
+  grep -qE "cat stalled [0-9:]+.[0-9:]+ \(waiting on a pipe or FIFO\)" <<< "$out"
+stall_ns=$("$JS" -j "$JS1" --processes --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+def walk(o):
+    if isinstance(o, dict):
+        if o.get("comm") == "cat" and "stall_ns" in o: print(o["stall_ns"]); return True
+        return any(walk(v) for v in o.values())
+    if isinstance(o, list): return any(walk(v) for v in o)
+    return False
+walk(d)')
+echo "  stall of cat: ${stall_ns:-none} ns"
+check "cat's process row has its stall (about 12 s, at least 2 x StallAfter)" \
+  awk -v n="${stall_ns:-0}" 'BEGIN { exit !(n >= 7e9 && n <= 13e9) }'
+
+out=$("$JS" -j "$JI" 2>&1)
+echo "$out" | sed 's/^/    /'
+read -r slept_from slept_to < <(tr '\n' ' ' < "$JOBS/idle.out")
+win=$("$JS" -j "$JI" --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+def walk(o):
+    if isinstance(o, dict):
+        if o.get("idle_windows"): print(o["idle_windows"]); return True
+        return any(walk(v) for v in o.values())
+    if isinstance(o, list): return any(walk(v) for v in o)
+    return False
+walk(d)')
+echo "  idle window: ${win:-none}; the job slept from $slept_from to $slept_to"
+w_from=$(awk -F'[-,]' '{ printf "%.3f", $1 / 1e9 }' <<< "${win:-0-0}")
+w_to=$(awk -F'[-,]' '{ printf "%.3f", $2 / 1e9 }' <<< "${win:-0-0}")
+check "the idle window starts within a second of the sleep's start" \
+  awk -v a="$w_from" -v b="${slept_from:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1) }'
+check "the idle window ends within a second of the sleep's end" \
+  awk -v a="$w_to" -v b="${slept_to:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1) }'
+check "the notes say how long the job sat idle, and since when" grep -qE "idle 2[01] s of 2[2-9] s, since [0-9:]+" <<< "$out"
+
+out=$("$JS" -j "$JP2" 2>&1)
+echo "$out" | sed 's/^/    /'
+check "the slowed run's align is slower than usual, for its I/O wait" \
+  grep -qE "align took [0-9.]+x its median of the last 1 run.*I/O wait" <<< "$out"
+check "its sort is not called slower" bash -c "! grep -q 'sort took' <<< \"\$1\"" _ "$out"
+out=$("$JS" -j "$JP1" 2>&1)
+check "the first run has no history to be slower than" bash -c "! grep -q 'its median' <<< \"\$1\"" _ "$out"
+finish
