@@ -333,6 +333,16 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
                 snprintf(p->tool.name, sizeof(p->tool.name), "%s", p->comm);
         if (store_add_process(a->store, p, a->offset_ns) == 0)
                 a->stored++;
+        if (u && p->stall.ns) {
+                u->stalls++;
+                if (p->stall.ns > u->stall_ns) { /* the unit's record names its longest */
+                        u->stall_pid = p->pid;
+                        snprintf(u->stall_tool, sizeof(u->stall_tool), "%s", p->tool.name);
+                        u->stall_start_ns = (int64_t)p->stall.start_ns + a->offset_ns;
+                        u->stall_ns = p->stall.ns;
+                        snprintf(u->stall_reason, sizeof(u->stall_reason), "%s", p->stall.reason);
+                }
+        }
         if (u) {
                 u->finished++;
                 if (u->live && !--u->live)

@@ -239,15 +239,26 @@ int live_add_tools(struct agent *a, uint64_t unit, struct json_object *rows)
 int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 {
         struct live_set s;
+        const struct proc *stalled = NULL;
         int64_t cpu = 0, hwm = get_int(totals, "maxrss_kb");
         int err = live_read(a, unit, &s);
 
         if (err || !s.n)
                 return err;
         for (size_t i = 0; i < s.n; i++) {
+                const struct proc *p = s.v[i].p;
+
                 cpu += (int64_t)s.v[i].cpu_ns;
                 if ((int64_t)s.v[i].hwm_kb > hwm)
                         hwm = (int64_t)s.v[i].hwm_kb;
+                if (p->stall.open_start_ns && (!stalled || p->stall.open_start_ns < stalled->stall.open_start_ns))
+                        stalled = p;
+        }
+        if (stalled) { /* the longest stall under way */
+                add_int(totals, "stalled_pid", stalled->pid);
+                json_object_object_add(totals, "stalled_tool", json_object_new_string(stalled->comm));
+                add_int(totals, "stalled_since_ns", (int64_t)stalled->stall.open_start_ns + a->offset_ns);
+                json_object_object_add(totals, "stalled_reason", json_object_new_string(stalled->stall.open_reason));
         }
         add_int(totals, "nprocs", get_int(totals, "nprocs") + (int64_t)s.n);
         add_int(totals, "cpu_ns", get_int(totals, "cpu_ns") + cpu);

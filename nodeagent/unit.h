@@ -54,6 +54,12 @@ struct unit {
         uint64_t idle_ns;          /* time in idle windows (activity.h), known at its end */
         char idle_windows[256];    /* the longest of them, "START-END,..." unix ns */
         uint64_t mem_pressure_us;  /* time some of its tasks stalled on memory (PSI "some") */
+        uint32_t stalls;           /* its processes that stalled (stalls.h) */
+        uint32_t stall_pid;        /* the longest stall: whose, when, how long, in what */
+        char stall_tool[64];
+        int64_t stall_start_ns;    /* unix ns */
+        uint64_t stall_ns;
+        char stall_reason[48];
         char mem_pressure_scope[8]; /* "step": its cgroup's own; "node": the node's, v1 or none */
         /* in memory only */
         uint64_t unstored;         /* its processes the store could not write (disk full) */
