@@ -52,6 +52,10 @@ volatile __u32 exit_sees_mm = 0;
 volatile __u32 have_switch = 0;
 /* Set by tracerd once both sock_*_length tracepoints are attached (6.3 and later). */
 volatile __u32 have_net = 0;
+/* Set by tracerd once it tracks a process some of whose threads it could not mark (one with
+ * threads found again after a restart, on kernels without pidfds for threads): from then on
+ * an unmarked task is looked up by pid too. */
+volatile __u32 unmarked_tracked = 0;
 
 #define AF_INET_FAMILY 2
 #define AF_INET6_FAMILY 10
@@ -64,21 +68,6 @@ struct {
         __type(value, struct tracked_proc);
 } tracked SEC(".maps");
 
-/* A mark on every thread of a tracked process, in the thread's own storage: a context switch
- * or a socket call of an untracked thread costs one look at its task_struct, no hash lookup.
- * Set at fork (children and threads of tracked processes) and at exec (registered processes). */
-struct task_mark {
-        __u32 tgid;
-        __u32 sleep;        /* SLEEP_*: what the thread went to sleep in at its last switch-out */
-        __u64 out_ns;       /* when it went to sleep */
-        __u64 runtime;      /* its sum_exec_runtime then */
-        __u64 run_delay;    /* its run_delay at its last switch-out */
-};
-
-#define SLEEP_NONE 0
-#define SLEEP_IO 1
-#define SLEEP_OTHER 2
-#define SLEEP_CHILD 3 /* in wait4/waitid: the children's time is theirs, not this one's off-CPU */
 
 #define NR_WAIT4 61 /* x86-64 */
 #define NR_WAITID 247
@@ -250,7 +239,15 @@ static __always_inline __u64 run_delay(struct task_struct *task)
 {
         if (!bpf_core_field_exists(task->sched_info))
                 return 0;
-        return BPF_CORE_READ(task, sched_info.run_delay);
+        return task->sched_info.run_delay;
+}
+
+/* Could the task belong to a tracked process? Every thread of one carries a mark in its own
+ * storage, so a task with no BPF storage at all is settled with one load: what every context
+ * switch, exec and exit of untracked work pays. */
+static __always_inline int maybe_tracked(struct task_struct *task)
+{
+        return task->bpf_storage || unmarked_tracked;
 }
 
 /* Mark a thread of a tracked process (see task_marks). */
@@ -269,12 +266,16 @@ static __always_inline void mark(struct task_struct *task, __u32 tgid)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
-        __u32 pid = BPF_CORE_READ(child, pid), tgid = BPF_CORE_READ(child, tgid);
-        __u32 ptgid = BPF_CORE_READ(parent, tgid);
+        __u32 pid, tgid, ptgid;
         struct tracked_proc *found;
         struct fork_event *e;
         __u64 unit, start;
 
+        if (!maybe_tracked(parent) && !cgroup_tracking)
+                return 0;
+        pid = child->pid;
+        tgid = child->tgid;
+        ptgid = parent->tgid;
         if (pid != tgid) { /* a new thread, not a new process */
                 if (bpf_task_storage_get(&task_marks, parent, 0, 0) ||
                     lookup_tracked(ptgid, parent))
@@ -310,27 +311,29 @@ struct thread_totals {
         __u64 run_delay;
 };
 
+/* Direct loads through the kernel's typed pointers (tp_btf): no helper call per field, which
+ * is most of what an exit cost when every field was a bpf_probe_read_kernel. */
 static __always_inline void add_io(struct io_totals *t, struct task_io_accounting *io)
 {
-        t->rchar += BPF_CORE_READ(io, rchar);
-        t->wchar += BPF_CORE_READ(io, wchar);
-        t->syscr += BPF_CORE_READ(io, syscr);
-        t->syscw += BPF_CORE_READ(io, syscw);
-        t->read_bytes += BPF_CORE_READ(io, read_bytes);
-        t->write_bytes += BPF_CORE_READ(io, write_bytes);
-        t->cancelled += BPF_CORE_READ(io, cancelled_write_bytes);
+        t->rchar += io->rchar;
+        t->wchar += io->wchar;
+        t->syscr += io->syscr;
+        t->syscw += io->syscw;
+        t->read_bytes += io->read_bytes;
+        t->write_bytes += io->write_bytes;
+        t->cancelled += io->cancelled_write_bytes;
 }
 
 /* What signal_struct holds of the threads already released. */
 static __always_inline void add_signal(struct thread_totals *t, struct signal_struct *sig)
 {
-        t->utime += BPF_CORE_READ(sig, utime);
-        t->stime += BPF_CORE_READ(sig, stime);
-        t->runtime += BPF_CORE_READ(sig, sum_sched_runtime);
-        t->minflt += BPF_CORE_READ(sig, min_flt);
-        t->majflt += BPF_CORE_READ(sig, maj_flt);
-        t->nvcsw += BPF_CORE_READ(sig, nvcsw);
-        t->nivcsw += BPF_CORE_READ(sig, nivcsw);
+        t->utime += sig->utime;
+        t->stime += sig->stime;
+        t->runtime += sig->sum_sched_runtime;
+        t->minflt += sig->min_flt;
+        t->majflt += sig->maj_flt;
+        t->nvcsw += sig->nvcsw;
+        t->nivcsw += sig->nivcsw;
 }
 
 static __always_inline void add_thread(struct thread_totals *t, struct task_struct *task)
@@ -377,18 +380,18 @@ static __always_inline void read_exec_base(struct exec_base *b, struct task_stru
 
 static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages);
 
-SEC("raw_tp/sched_process_exec")
-int handle_exec(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-        struct task_struct *task = (struct task_struct *)ctx->args[0];
-        struct linux_binprm *bprm = (struct linux_binprm *)ctx->args[2];
-        __u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
+        __u32 tgid = task->tgid, zero = 0;
         __u64 unit, arg_start, arg_end, len, maxrss;
         struct tracked_proc *t;
         struct exec_event *e;
         const char *filename;
         long n;
 
+        if (!maybe_tracked(task) && !cgroup_tracking)
+                return 0;
         t = lookup_tracked(tgid, task);
         if (!t) {
                 unit = unit_from_cgroup();
@@ -399,7 +402,7 @@ int handle_exec(struct bpf_raw_tracepoint_args *ctx)
                         return 0;
         }
         unit = t->unit;
-        mark(bpf_get_current_task_btf(), tgid);
+        mark(task, tgid);
         /* The image just replaced is folded into the kernel's maxrss. At the first exec that is
          * the forked copy of the parent, not this program's; at a later one, a rise above that
          * first figure can only come from an image of this program. */
@@ -543,16 +546,15 @@ static __always_inline void send_exit(struct exit_event *e)
         count(STAT_EXIT);
 }
 
-SEC("raw_tp/sched_process_exit")
-int handle_exit(struct bpf_raw_tracepoint_args *ctx)
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(handle_exit, struct task_struct *task)
 {
-        struct task_struct *task = (struct task_struct *)ctx->args[0];
         struct task_struct *leader, *t;
         struct signal_struct *sig;
         struct thread_totals tot = {};
         struct io_totals io = {};
         struct list_head *head, *pos;
-        __u32 tgid = BPF_CORE_READ(task, tgid), threads = 0, flags = 0;
+        __u32 tgid = task->tgid, threads = 0, flags = 0;
         __u64 unit, node_off, ru_maxrss, own;
         struct tracked_proc *found;
         struct pending_exit *pe;
@@ -560,11 +562,13 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         __u32 zero = 0, tid;
         int i;
 
+        if (!maybe_tracked(task))
+                return 0;
         found = lookup_tracked(tgid, task);
         if (!found)
                 return 0;
-        sig = BPF_CORE_READ(task, signal);
-        if (BPF_CORE_READ(sig, live.counter) != 0) { /* not the last thread */
+        sig = task->signal;
+        if (sig->live.counter != 0) { /* not the last thread */
                 keep_thread_io(tgid, task);
                 return 0;
         }
@@ -593,7 +597,7 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
          * thread_group_cputime() does. */
         add_signal(&tot, sig);
 
-        leader = BPF_CORE_READ(task, group_leader);
+        leader = task->group_leader;
         if (bpf_core_field_exists(sig->thread_head)) {
                 head = &sig->thread_head;
                 node_off = bpf_core_field_offset(struct task_struct, thread_node);
@@ -618,13 +622,13 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
                 }
         }
 
-        header(&e->h, EVENT_EXIT, tgid, BPF_CORE_READ(leader, start_boottime), unit);
-        e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+        header(&e->h, EVENT_EXIT, tgid, leader->start_boottime, unit);
+        e->ppid = task->real_parent->tgid;
         /* what wait(2) would report for the group: see wait_task_zombie() */
-        if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT_FLAG)
-                e->status = BPF_CORE_READ(sig, group_exit_code);
+        if (sig->flags & SIGNAL_GROUP_EXIT_FLAG)
+                e->status = sig->group_exit_code;
         else
-                e->status = BPF_CORE_READ(leader, exit_code);
+                e->status = leader->exit_code;
         e->utime_ns = tot.utime;
         e->stime_ns = tot.stime;
         e->runtime_ns = tot.runtime;
@@ -645,13 +649,16 @@ int handle_exit(struct bpf_raw_tracepoint_args *ctx)
         e->threads = threads;
         e->flags = flags;
         BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
-        pe->runtime = BPF_CORE_READ(task, se.sum_exec_runtime);
-        pe->utime = BPF_CORE_READ(task, utime);
-        pe->stime = BPF_CORE_READ(task, stime);
-        pe->nvcsw = BPF_CORE_READ(task, nvcsw);
-        pe->nivcsw = BPF_CORE_READ(task, nivcsw);
-        tid = BPF_CORE_READ(task, pid);
-        if (have_switch && bpf_map_update_elem(&pending_exits, &tid, pe, BPF_ANY) == 0)
+        pe->runtime = task->se.sum_exec_runtime;
+        pe->utime = task->utime;
+        pe->stime = task->stime;
+        pe->nvcsw = task->nvcsw;
+        pe->nivcsw = task->nivcsw;
+        tid = task->pid;
+        /* the final switch-out completes it; that needs the thread marked (it is, unless it
+         * was registered with threads tracerd could not mark) */
+        if (have_switch && bpf_task_storage_get(&task_marks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) &&
+            bpf_map_update_elem(&pending_exits, &tid, pe, BPF_ANY) == 0)
                 return 0;
         /* no room to wait: send it now, short of the last slice */
         send_exit(e);
@@ -664,10 +671,10 @@ static __always_inline __u32 sleep_kind(struct task_struct *prev)
 {
         long nr = -1;
 
-        if (BPF_CORE_READ_BITFIELD_PROBED(prev, in_iowait))
+        if (BPF_CORE_READ_BITFIELD(prev, in_iowait))
                 return SLEEP_IO;
         if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)) {
-                struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+                struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 
                 nr = BPF_CORE_READ(regs, orig_ax);
         }
@@ -677,7 +684,7 @@ static __always_inline __u32 sleep_kind(struct task_struct *prev)
 static __always_inline __u32 task_state(struct task_struct *task)
 {
         if (bpf_core_field_exists(task->__state))
-                return BPF_CORE_READ(task, __state);
+                return task->__state;
         return BPF_CORE_READ((struct task_struct___old *)task, state);
 }
 
@@ -690,7 +697,7 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
                                            __u32 state, int preempt, struct pending_exit *pe)
 {
         __u64 now = bpf_ktime_get_ns(), rd = run_delay(prev);
-        __u64 rt = BPF_CORE_READ(prev, se.sum_exec_runtime);
+        __u64 rt = prev->se.sum_exec_runtime;
         __u64 waited = rd - m->run_delay, slept = 0, busy;
         __u32 sleep = m->sleep, tgid = m->tgid;
         struct proc_waits *w;
@@ -728,33 +735,33 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
 
 /* A context switch: a marked thread's waits are accounted, and the last thread of a tracked
  * process leaving the CPU for good completes and sends its exit. An unmarked thread costs one
- * look at its task storage and one field read. */
-SEC("raw_tp/sched_switch")
-int handle_switch(struct bpf_raw_tracepoint_args *ctx)
+ * load (no BPF storage at all) or one look at its storage. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 {
-        struct task_struct *prev = (struct task_struct *)ctx->args[1];
-        struct task_mark *m = bpf_task_storage_get(&task_marks, bpf_get_current_task_btf(), 0, 0);
         struct pending_exit *pe = NULL;
-        __u32 tid, state = 0;
-        int exiting = BPF_CORE_READ(prev, flags) & PF_EXITING_FLAG;
+        struct task_mark *m;
+        __u32 tid, state;
 
-        if (!m && !exiting)
+        if (!prev->bpf_storage)
+                return 0;
+        m = bpf_task_storage_get(&task_marks, prev, 0, 0);
+        if (!m)
                 return 0;
         state = task_state(prev);
         /* an exiting task may still block or be preempted (unmapping memory): wait for the end */
-        if (exiting && (state & TASK_DEAD_STATE)) {
-                tid = BPF_CORE_READ(prev, pid);
+        if ((prev->flags & PF_EXITING_FLAG) && (state & TASK_DEAD_STATE)) {
+                tid = prev->pid;
                 pe = bpf_map_lookup_elem(&pending_exits, &tid);
         }
-        if (m)
-                account_switch(m, prev, state, ctx->args[0], pe);
+        account_switch(m, prev, state, preempt, pe);
         if (!pe)
                 return 0;
-        pe->e.runtime_ns += BPF_CORE_READ(prev, se.sum_exec_runtime) - pe->runtime;
-        pe->e.utime_ns += BPF_CORE_READ(prev, utime) - pe->utime;
-        pe->e.stime_ns += BPF_CORE_READ(prev, stime) - pe->stime;
-        pe->e.nvcsw += BPF_CORE_READ(prev, nvcsw) - pe->nvcsw;
-        pe->e.nivcsw += BPF_CORE_READ(prev, nivcsw) - pe->nivcsw;
+        pe->e.runtime_ns += prev->se.sum_exec_runtime - pe->runtime;
+        pe->e.utime_ns += prev->utime - pe->utime;
+        pe->e.stime_ns += prev->stime - pe->stime;
+        pe->e.nvcsw += prev->nvcsw - pe->nvcsw;
+        pe->e.nivcsw += prev->nivcsw - pe->nivcsw;
         send_exit(&pe->e);
         bpf_map_delete_elem(&pending_exits, &tid);
         return 0;
@@ -769,9 +776,14 @@ static __always_inline void count_net(struct sock *sk, int ret, int flags, int r
         __u32 tgid;
         __u16 family;
 
+        struct task_struct *task;
+
         if (ret <= 0 || (rx && (flags & MSG_PEEK_FLAG)))
                 return;
-        m = bpf_task_storage_get(&task_marks, bpf_get_current_task_btf(), 0, 0);
+        task = bpf_get_current_task_btf();
+        if (!task->bpf_storage)
+                return;
+        m = bpf_task_storage_get(&task_marks, task, 0, 0);
         if (!m)
                 return;
         family = BPF_CORE_READ(sk, __sk_common.skc_family);
@@ -808,11 +820,14 @@ int handle_recv(struct bpf_raw_tracepoint_args *ctx)
 /* A reading of the calling process's image, if it is tracked. */
 static __always_inline void note_current_peak(void)
 {
-        struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+        struct task_struct *task = bpf_get_current_task_btf();
         __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-        struct tracked_proc *t = lookup_tracked(tgid, task);
+        struct tracked_proc *t;
         struct mm_struct *mm;
 
+        if (!maybe_tracked(task))
+                return;
+        t = lookup_tracked(tgid, task);
         if (!t)
                 return;
         mm = BPF_CORE_READ(task, mm);

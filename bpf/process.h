@@ -53,6 +53,24 @@ struct tracked_proc {
         struct proc_waits w; /* live: threads add to it as they go; cpu_wait_ns since marked */
 };
 
+/* A mark on every thread of a tracked process, in the thread's own storage: a context switch
+ * or a socket call of an untracked thread costs one look at its task_struct, no hash lookup.
+ * Set at fork (children and threads of tracked processes), at exec, and by tracerd when it
+ * registers a process (through a pidfd): a tracked process without marks is the exception
+ * (unmarked_tracked). */
+struct task_mark {
+        __u32 tgid;
+        __u32 sleep;        /* SLEEP_*: what the thread went to sleep in at its last switch-out */
+        __u64 out_ns;       /* when it went to sleep */
+        __u64 runtime;      /* its sum_exec_runtime then */
+        __u64 run_delay;    /* its run_delay at its last switch-out */
+};
+
+#define SLEEP_NONE 0
+#define SLEEP_IO 1
+#define SLEEP_OTHER 2
+#define SLEEP_CHILD 3 /* in wait4/waitid: the children's time is theirs, not this one's off-CPU */
+
 #define TRACKED_START_TICKS 0x1 /* registered from /proc: start_ns is known to a clock tick */
 #define TRACKED_EXECED 0x2      /* base_rss is set: the process ran its own program */
 #define START_TICK_NS 10000000ULL /* one USER_HZ tick, /proc/PID/stat's unit of start time */

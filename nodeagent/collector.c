@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -17,6 +19,8 @@
 #include "log.h"
 #include "procfs.h"
 #include "process.skel.h"
+
+#define PIDFD_THREAD_FLAG O_EXCL /* PIDFD_THREAD (6.9): a pidfd for a thread, not a process */
 
 enum {
         SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_SWITCH, SIG_OOM, SIG_SIGNAL, SIG_EXIT_GROUP, SIG_SEND,
@@ -403,14 +407,64 @@ int collector_poll(struct collector *c, int timeout_ms)
         return ring_buffer__poll(c->rb, timeout_ms);
 }
 
+/* Mark the process's threads, as the kernel side marks those it sees born (task_marks): the
+ * leader through a pidfd; other threads need pidfds of threads (6.9 and later), and where
+ * those cannot be had the kernel side is told to look unmarked tasks up (unmarked_tracked). */
+static void mark_threads(struct collector *c, uint32_t tgid)
+{
+        struct task_mark m = { .tgid = tgid };
+        unsigned long long run = 0, delay = 0;
+        char path[64];
+        struct dirent *d;
+        DIR *dir;
+        int fd, others = 0, marked = 0;
+
+        snprintf(path, sizeof(path), "/proc/%u/task", tgid);
+        dir = opendir(path);
+        while (dir && (d = readdir(dir))) {
+                unsigned tid = (unsigned)strtoul(d->d_name, NULL, 10);
+                FILE *f;
+
+                if (!tid)
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", tgid, tid);
+                if ((f = fopen(path, "re"))) { /* waits count from now, as for a new thread */
+                        if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+                                delay = 0;
+                        fclose(f);
+                }
+                m.run_delay = delay;
+                fd = (int)syscall(SYS_pidfd_open, tid, tid == tgid ? 0 : PIDFD_THREAD_FLAG);
+                if (fd >= 0 && bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), &m,
+                                                    sizeof(m), BPF_ANY) == 0)
+                        marked++;
+                else if (tid != tgid)
+                        others++;
+                if (fd >= 0)
+                        close(fd);
+        }
+        if (dir)
+                closedir(dir);
+        if (others || !marked) {
+                if (!c->skel->bss->unmarked_tracked)
+                        log_info("process %u: %s; unmarked tasks are looked up from now on", tgid,
+                                 marked ? "some threads cannot be marked on this kernel" :
+                                          "cannot be marked");
+                c->skel->bss->unmarked_tracked = 1;
+        }
+}
+
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit)
 {
         struct tracked_proc t = {
                 .unit = unit, .start_ns = start_ticks * START_TICK_NS, .flags = TRACKED_START_TICKS,
         };
+        int err = bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t),
+                                       BPF_ANY);
 
-        return bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t),
-                                    BPF_ANY);
+        if (!err)
+                mark_threads(c, tgid);
+        return err;
 }
 
 int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_waits *out)

@@ -2,8 +2,9 @@
  * wait and network figures to be compared with:
  *   waits cpu THREADS SECONDS   busy threads pinned to one CPU; prints "run_delay NS", the sum
  *                               of every thread's /proc/thread-self/schedstat run_delay
- *   waits io FILE MIB           synced writes; prints "blkio_ticks N", delay accounting's
- *                               block-I/O delay (/proc/self/stat field 42, clock ticks)
+ *   waits io FILE MIB           synced writes; prints "blkio_ticks N elapsed_ns T", delay
+ *                               accounting's block-I/O delay (/proc/self/stat field 42, clock
+ *                               ticks) and the wall time it cannot exceed
  *   waits net KIB               TCP and UDP over loopback, both ends in this process; prints
  *                               "tx BYTES rx BYTES" as the calls returned them */
 #define _GNU_SOURCE
@@ -84,6 +85,7 @@ static int io(const char *path, int mib)
         unsigned long long ticks = 0;
         char stat[1024], *p;
         int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600), i;
+        double t0 = now();
         FILE *f;
 
         if (fd < 0)
@@ -103,7 +105,7 @@ static int io(const char *path, int mib)
                 p = strchr(p + 1, ' ');
         if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
                 return 1;
-        printf("blkio_ticks %llu\n", ticks);
+        printf("blkio_ticks %llu elapsed_ns %.0f\n", ticks, (now() - t0) * 1e9);
         return 0;
 }
 
