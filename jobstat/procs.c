@@ -58,11 +58,14 @@ static char *command_of(struct json_object *o, struct json_object *argv, int64_t
         }
         if (!at)
                 snprintf(c, CMD_MAX, "%s", sget(o, "comm") ? sget(o, "comm") : "");
-        if ((flags != JS_NONE && (flags & 0x4)) || at >= CMD_MAX - 1)
+        if ((flags != JS_NONE && (flags & PROC_ARGV_TRUNCATED)) || at >= CMD_MAX - 1)
                 snprintf(c + (at < CMD_MAX - 4 ? at : CMD_MAX - 4), 4, "...");
         conv_sanitize(c);
         return c;
 }
+
+#define PROC_SLOT(name, kind, sql, len, flags) REC_SLOT_NUMBER_##kind(struct proc_rec, name, kind)
+static const struct rec_slot proc_slots[] = { PROCESS_RECORD(PROC_SLOT) };
 
 int proc_from_json(struct json_object *o, struct proc_rec *p)
 {
@@ -73,22 +76,9 @@ int proc_from_json(struct json_object *o, struct proc_rec *p)
                 return -EINVAL;
         if (!json_object_object_get_ex(o, "argv", &argv) || !json_object_is_type(argv, json_type_array))
                 argv = NULL;
-        p->pid = json_int(o, "pid");
-        p->ppid = json_int(o, "ppid");
-        p->start_ns = json_int(o, "start_ns");
-        p->end_ns = json_int(o, "end_ns");
-        p->cpu_ns = json_int(o, "cpu_ns");
-        p->user_ns = json_int(o, "user_ns");
-        p->sys_ns = json_int(o, "sys_ns");
-        p->maxrss_kb = json_int(o, "maxrss_kb");
-        p->rchar = json_int(o, "rchar");
-        p->wchar = json_int(o, "wchar");
-        p->read_bytes = json_int(o, "read_bytes");
-        p->write_bytes = json_int(o, "write_bytes");
-        p->status = json_int(o, "status");
-        p->flags = json_int(o, "flags");
+        json_to_rec(o, proc_slots, sizeof(proc_slots) / sizeof(*proc_slots), p);
         tool_of(o, argv, p->tool, sizeof(p->tool));
-        p->excluded = json_int(o, "tool_excluded") > 0;
+        p->excluded = p->tool_excluded > 0;
         p->task = JS_NONE;
         p->running = json_object_object_get_ex(o, "running", &run) && json_object_get_boolean(run);
         p->cmd = command_of(o, argv, p->flags);
@@ -170,7 +160,7 @@ const char *procs_state(const struct proc_rec *p)
 {
         if (p->running)
                 return "RUNNING";
-        if (p->flags != JS_NONE && (p->flags & 0x8))
+        if (p->flags != JS_NONE && (p->flags & PROC_OOM_KILLED))
                 return "OUT_OF_MEMORY";
         if (p->status == JS_NONE || p->status < 0)
                 return "";
@@ -212,7 +202,7 @@ static void proc_row(struct row *r, const struct proc_rec *p, const struct row *
         r->f.write_bytes = p->write_bytes;
         r->f.rchar = p->rchar;
         r->f.wchar = p->wchar;
-        r->f.oom_kills = p->flags != JS_NONE && (p->flags & 0x8) ? 1 : 0;
+        r->f.oom_kills = p->flags != JS_NONE && (p->flags & PROC_OOM_KILLED) ? 1 : 0;
         r->exit_status = p->status;
         snprintf(r->tool, sizeof(r->tool), "%s", p->tool);
         r->command = p->cmd;
@@ -303,7 +293,7 @@ static void subtot_of(struct subtot *t, const struct proc_rec *p)
         t->wb = p->write_bytes == JS_NONE ? 0 : p->write_bytes;
         t->rc = p->rchar == JS_NONE ? 0 : p->rchar;
         t->wc = p->wchar == JS_NONE ? 0 : p->wchar;
-        t->oom = p->flags != JS_NONE && (p->flags & 0x8) ? 1 : 0;
+        t->oom = p->flags != JS_NONE && (p->flags & PROC_OOM_KILLED) ? 1 : 0;
         t->last_end = p->end_ns;
 }
 

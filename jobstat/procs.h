@@ -11,8 +11,7 @@
 #include "report.h"
 
 struct proc_rec {
-        int64_t pid, ppid, start_ns, end_ns, cpu_ns, user_ns, sys_ns, maxrss_kb;
-        int64_t rchar, wchar, read_bytes, write_bytes, status, flags;
+        PROCESS_RECORD(REC_NUMBER) /* the numbers tracerd sends, JS_NONE unknown */
         char tool[64];
         char node[64];  /* the node it ran on: PIDs of different nodes are different processes */
         int64_t task;   /* its Slurm task, JS_NONE unknown */

@@ -52,7 +52,7 @@ static int records_from_processes(struct daemons *d, const struct unit_rec *u, s
                         add_int(o, "wchar", p.wchar);
                         add_int(o, "first_start_ns", p.start_ns);
                         add_int(o, "last_end_ns", p.end_ns);
-                        add_int(o, "oom_kills", p.flags != JS_NONE && (p.flags & 0x8) ? 1 : 0);
+                        add_int(o, "oom_kills", p.flags != JS_NONE && (p.flags & PROC_OOM_KILLED) ? 1 : 0);
                         if (p.status != JS_NONE)
                                 snprintf(counts, sizeof(counts), "%" PRId64 ":1", p.status);
                         else
@@ -122,22 +122,31 @@ static void add_codes(struct exit_counts *ec, const char *counts)
         }
 }
 
+/* a tool group's numbers, as tracerd sends them */
+struct tool_rec {
+        TOOL_RECORD(REC_NUMBER)
+};
+#define TOOL_SLOT(name, kind, sql, len, flags) REC_SLOT_NUMBER_##kind(struct tool_rec, name, kind)
+static const struct rec_slot tool_slots[] = { TOOL_RECORD(TOOL_SLOT) };
+
 void tooltable_record_add(struct row *r, struct exit_counts *ec, struct json_object *rec)
 {
         struct figures *f = &r->f;
+        struct tool_rec t;
 
-        fig_sum(&f->nprocs, json_int(rec, "nprocs"));
-        fig_sum(&r->cpu_ns, json_int(rec, "cpu_ns"));
-        fig_sum(&r->user_ns, json_int(rec, "user_ns"));
-        fig_sum(&r->sys_ns, json_int(rec, "sys_ns"));
-        fig_max(&f->maxrss_kb, json_int(rec, "maxrss_kb"));
-        fig_sum(&f->read_bytes, json_int(rec, "read_bytes"));
-        fig_sum(&f->write_bytes, json_int(rec, "write_bytes"));
-        fig_sum(&f->rchar, json_int(rec, "rchar"));
-        fig_sum(&f->wchar, json_int(rec, "wchar"));
-        fig_sum(&f->oom_kills, json_int(rec, "oom_kills"));
-        fig_min(&f->first_start_ns, json_int(rec, "first_start_ns"));
-        fig_max(&f->last_end_ns, json_int(rec, "last_end_ns"));
+        json_to_rec(rec, tool_slots, sizeof(tool_slots) / sizeof(*tool_slots), &t);
+        fig_sum(&f->nprocs, t.nprocs);
+        fig_sum(&r->cpu_ns, t.cpu_ns);
+        fig_sum(&r->user_ns, t.user_ns);
+        fig_sum(&r->sys_ns, t.sys_ns);
+        fig_max(&f->maxrss_kb, t.maxrss_kb);
+        fig_sum(&f->read_bytes, t.read_bytes);
+        fig_sum(&f->write_bytes, t.write_bytes);
+        fig_sum(&f->rchar, t.rchar);
+        fig_sum(&f->wchar, t.wchar);
+        fig_sum(&f->oom_kills, t.oom_kills);
+        fig_min(&f->first_start_ns, t.first_start_ns);
+        fig_max(&f->last_end_ns, t.last_end_ns);
         add_codes(ec, json_text(rec, "status_counts"));
 }
 

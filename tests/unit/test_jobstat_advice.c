@@ -147,7 +147,7 @@ static void test_mem_per_node(void **state)
                 u[i].start_ns = 1;
                 u[i].end_ns = 2;
                 snprintf(u[i].state, sizeof(u[i].state), "COMPLETED");
-                u[i].lost = u[i].cgroup_cpu_ns = JS_NONE;
+                u[i].lost_events = u[i].cgroup_cpu_ns = JS_NONE;
                 u[i].have_totals = 1;
                 u[i].t.nprocs = 1;
                 u[i].t.maxrss_kb = 60 * MIB;
