@@ -112,50 +112,36 @@ static int64_t get_int(struct json_object *o, const char *key)
         return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
 }
 
-static struct json_object *argv_json(const struct proc *p)
-{
-        struct json_object *v = json_object_new_array();
-        uint32_t at = 0;
-
-        while (v && p->argv && at < p->argv_len) {
-                size_t l = strnlen(p->argv + at, p->argv_len - at);
-
-                json_object_array_add(v, json_object_new_string_len(p->argv + at, (int)l));
-                at += l + 1;
-        }
-        return v;
-}
-
-/* the keys of a stored row (store_unit_processes); no end_ns and no status: it runs */
+/* a process row as stored ones are (store_process_json), no end_ns and no status: it runs */
 static struct json_object *proc_json(struct agent *a, const struct live_fig *f)
 {
         const struct proc *p = f->p, *cmd = command_holder(a, p);
-        struct json_object *o = json_object_new_object();
+        struct rec_row r = {};
+        struct json_object *o;
 
-        if (!o)
-                return NULL;
-        add_int(o, "pid", p->pid);
-        add_int(o, "ppid", p->ppid);
-        add_int(o, "uid", p->uid);
-        add_int(o, "start_ns", (int64_t)p->start_ns + a->offset_ns);
+        rec_int(&r, PCOL_pid, p->pid);
+        rec_int(&r, PCOL_ppid, p->ppid);
+        rec_int(&r, PCOL_uid, p->uid);
+        rec_int(&r, PCOL_start_ns, (int64_t)p->start_ns + a->offset_ns);
         if (p->exec_ns)
-                add_int(o, "exec_ns", (int64_t)p->exec_ns + a->offset_ns);
-        json_object_object_add(o, "comm", json_object_new_string(p->comm));
-        if (cmd->exe)
-                json_object_object_add(o, "exe", json_object_new_string(cmd->exe));
-        if (cmd->argv)
-                json_object_object_add(o, "argv", argv_json(cmd));
-        add_int(o, "cpu_ns", f->cpu_ns);
-        add_int(o, "maxrss_kb", f->hwm_kb);
-        add_int(o, "rss_kb", f->rss_kb);
-        add_int(o, "flags", p->flags & (PROC_ARGV_TRUNCATED | PROC_OOM_KILLED));
-        json_object_object_add(o, "tool", json_object_new_string(f->tool.name));
+                rec_int(&r, PCOL_exec_ns, (int64_t)p->exec_ns + a->offset_ns);
+        rec_text(&r, PCOL_comm, p->comm);
+        rec_text(&r, PCOL_exe, cmd->exe);
+        rec_blob(&r, PCOL_argv, cmd->argv, cmd->argv_len);
+        rec_int(&r, PCOL_cpu_ns, f->cpu_ns);
+        rec_int(&r, PCOL_maxrss_kb, f->hwm_kb);
+        rec_int(&r, PCOL_flags, p->flags & (PROC_ARGV_TRUNCATED | PROC_OOM_KILLED));
+        rec_text(&r, PCOL_tool, f->tool.name);
         if (f->tool.subcommand[0])
-                json_object_object_add(o, "subcommand", json_object_new_string(f->tool.subcommand));
+                rec_text(&r, PCOL_subcommand, f->tool.subcommand);
         if (f->tool.interpreter[0])
-                json_object_object_add(o, "interpreter", json_object_new_string(f->tool.interpreter));
-        add_int(o, "tool_excluded", f->tool.excluded);
-        json_object_object_add(o, "running", json_object_new_boolean(1));
+                rec_text(&r, PCOL_interpreter, f->tool.interpreter);
+        rec_int(&r, PCOL_tool_excluded, f->tool.excluded);
+        o = store_process_json(&r);
+        if (o) {
+                add_int(o, "rss_kb", f->rss_kb); /* now, beside the peak */
+                json_object_object_add(o, "running", json_object_new_boolean(1));
+        }
         return o;
 }
 

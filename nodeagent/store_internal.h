@@ -31,7 +31,6 @@ struct store {
 };
 
 /* ---- records (store_record.c): the tables of common/records.h walked */
-#define REC_MAX 96 /* columns of a record at most */
 
 struct rec_table {
         const char *name; /* NULL: not a table of its own, an aggregate's columns */
@@ -41,35 +40,6 @@ struct rec_table {
 };
 extern const struct rec_table store_units, store_processes, store_samples, store_tools,
         store_totals;
-
-/* The values of one row to write, by column; a column left unset is NULL. */
-struct rec_row {
-        int64_t i[REC_MAX];
-        const char *s[REC_MAX]; /* TEXT, BLOB */
-        unsigned len[REC_MAX];  /* BLOB bytes */
-        unsigned char set[REC_MAX];
-};
-static inline void rec_int(struct rec_row *r, int col, int64_t v)
-{
-        r->i[col] = v;
-        r->set[col] = 1;
-}
-static inline void rec_text(struct rec_row *r, int col, const char *v)
-{
-        r->s[col] = v;
-        r->set[col] = 1;
-}
-static inline void rec_blob(struct rec_row *r, int col, const void *v, unsigned len)
-{
-        r->s[col] = v;
-        r->len[col] = len;
-        r->set[col] = 1;
-}
-/* Column indexes by name: PCOL_pid, SCOL_time_ns */
-#define REC_INDEX_P(name, kind, sql, len, flags) PCOL_##name,
-#define REC_INDEX_S(name, kind, sql, len, flags) SCOL_##name,
-enum { PROCESS_RECORD(REC_INDEX_P) };
-enum { SAMPLE_RECORD(REC_INDEX_S) };
 
 enum rec_list {
         REC_NAMES,  /* "a, b" */
@@ -85,6 +55,8 @@ void rec_bind(struct store *s, sqlite3_stmt *st, const struct rec_table *t, cons
 /* A unit whole, to a row and from a SELECT of unit_columns */
 void rec_unit_to_row(const struct unit *u, struct rec_row *r);
 void rec_unit_from_stmt(sqlite3_stmt *st, struct unit *u);
+/* NUL-separated strings (argv) as a JSON array. */
+struct json_object *store_strings_json(const char *b, size_t len);
 /* The process flags a statement names (:oom_killed), bound to their values. */
 void store_bind_flags(sqlite3_stmt *st);
 

@@ -70,19 +70,10 @@ struct json_object *store_row_to_json(sqlite3_stmt *st)
                 case SQLITE_TEXT:
                         v = json_object_new_string((const char *)sqlite3_column_text(st, i));
                         break;
-                case SQLITE_BLOB: {
-                        const char *b = sqlite3_column_blob(st, i);
-                        int len = sqlite3_column_bytes(st, i), at = 0;
-
-                        v = json_object_new_array();
-                        while (v && at < len) {
-                                int l = strnlen(b + at, len - at);
-
-                                json_object_array_add(v, json_object_new_string_len(b + at, l));
-                                at += l + 1;
-                        }
+                case SQLITE_BLOB:
+                        v = store_strings_json(sqlite3_column_blob(st, i),
+                                               (size_t)sqlite3_column_bytes(st, i));
                         break;
-                }
                 default:
                         continue; /* NULL: absent key, printed as unknown */
                 }

@@ -30,9 +30,12 @@ struct member {
         int is_signed;
 };
 #define MEMBER(name, kind, sql, len, flags) MEMBER_##kind(name)
-#define MEMBER_OF(name) { offsetof(struct unit, name), sizeof(((struct unit *)0)->name), 0 },
-#define MEMBER_INT(name)                                                  \
-        { offsetof(struct unit, name), sizeof(((struct unit *)0)->name), \
+#define MEMBER_OF(name) { offsetof(struct unit, name), SIZE_OF(name), 0 },
+#define SIZE_OF(name) sizeof(((struct unit *)0)->name)
+/* integers of 4 or 8 bytes (anything else does not compile), widened by their signedness */
+#define MEMBER_INT(name)                                                                  \
+        { offsetof(struct unit, name),                                                   \
+          SIZE_OF(name) + 0 * sizeof(char[SIZE_OF(name) == 4 || SIZE_OF(name) == 8 ? 1 : -1]), \
           _Generic(((struct unit *)0)->name, int32_t: 1, int64_t: 1, default: 0) },
 #define MEMBER_INT0 MEMBER_INT
 #define MEMBER_TEXT MEMBER_OF
@@ -238,4 +241,52 @@ void rec_unit_from_stmt(sqlite3_stmt *st, struct unit *u)
                         break;
                 }
         }
+}
+
+struct json_object *store_strings_json(const char *b, size_t len)
+{
+        struct json_object *v = json_object_new_array();
+        size_t at = 0;
+
+        while (v && at < len) {
+                size_t l = strnlen(b + at, len - at);
+
+                json_object_array_add(v, json_object_new_string_len(b + at, (int)l));
+                at += l + 1;
+        }
+        return v;
+}
+
+struct json_object *store_process_json(const struct rec_row *r)
+{
+        struct json_object *o = json_object_new_object();
+
+        for (size_t i = 0; o && i < store_processes.n; i++) {
+                const struct rec_col *c = &store_processes.cols[i];
+                struct json_object *v = NULL;
+
+                if (!r->set[i] || (c->flags & REC_STORED))
+                        continue;
+                switch (c->kind) {
+                case REC_INT:
+                case REC_INT0:
+                        if (r->i[i] || c->kind == REC_INT)
+                                v = json_object_new_int64(r->i[i]);
+                        break;
+                case REC_TEXT:
+                case REC_STATE:
+                        if (r->s[i])
+                                v = json_object_new_string(r->s[i]);
+                        break;
+                case REC_BLOB:
+                        if (r->s[i])
+                                v = store_strings_json(r->s[i], r->len[i]);
+                        break;
+                default:
+                        break;
+                }
+                if (v)
+                        json_object_object_add(o, c->name, v);
+        }
+        return o;
 }
