@@ -119,13 +119,7 @@ static struct json_object *proc_json(struct agent *a, const struct live_fig *f)
         struct rec_row r = {};
         struct json_object *o;
 
-        rec_int(&r, PCOL_pid, p->pid);
-        rec_int(&r, PCOL_ppid, p->ppid);
-        rec_int(&r, PCOL_uid, p->uid);
-        rec_int(&r, PCOL_start_ns, (int64_t)p->start_ns + a->offset_ns);
-        if (p->exec_ns)
-                rec_int(&r, PCOL_exec_ns, (int64_t)p->exec_ns + a->offset_ns);
-        rec_text(&r, PCOL_comm, p->comm);
+        store_process_ids(&r, p, a->offset_ns);
         rec_text(&r, PCOL_exe, cmd->exe);
         rec_blob(&r, PCOL_argv, cmd->argv, cmd->argv_len);
         rec_int(&r, PCOL_cpu_ns, f->cpu_ns);

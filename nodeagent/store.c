@@ -357,6 +357,17 @@ static void cpu_split(const struct exit_event *e, uint64_t *user, uint64_t *sys)
         *sys = e->runtime_ns - *user;
 }
 
+void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_ns)
+{
+        rec_int(r, PCOL_pid, p->pid);
+        rec_int(r, PCOL_ppid, p->ppid);
+        rec_int(r, PCOL_uid, p->uid);
+        rec_int(r, PCOL_start_ns, (int64_t)p->start_ns + offset_ns);
+        if (p->exec_ns)
+                rec_int(r, PCOL_exec_ns, (int64_t)p->exec_ns + offset_ns);
+        rec_text(r, PCOL_comm, p->comm);
+}
+
 /* A process's row: the fields of common/records.h's PROCESS_RECORD, from the table entry and
  * its exit event. */
 static void process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r)
@@ -365,17 +376,11 @@ static void process_row(const struct proc *p, int64_t offset_ns, struct rec_row 
         uint64_t user, sys;
 
         cpu_split(e, &user, &sys);
-        rec_int(r, PCOL_pid, p->pid);
+        store_process_ids(r, p, offset_ns);
         rec_int(r, PCOL_start_boot_ns, p->start_ns);
         rec_int(r, PCOL_unit, p->unit);
-        rec_int(r, PCOL_ppid, p->ppid);
-        rec_int(r, PCOL_uid, p->uid);
         rec_int(r, PCOL_gid, p->gid);
-        rec_int(r, PCOL_start_ns, (int64_t)p->start_ns + offset_ns);
-        if (p->exec_ns)
-                rec_int(r, PCOL_exec_ns, (int64_t)p->exec_ns + offset_ns);
         rec_int(r, PCOL_end_ns, (int64_t)e->h.time_ns + offset_ns);
-        rec_text(r, PCOL_comm, p->comm);
         rec_text(r, PCOL_exe, p->exe);
         rec_blob(r, PCOL_argv, p->argv, p->argv_len);
         rec_int(r, PCOL_cgroup_id, p->cgroup_id);

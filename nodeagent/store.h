@@ -73,6 +73,9 @@ enum { SAMPLE_RECORD(REC_INDEX_S) };
 /* A process row as JSON: its listed columns, as store_unit_processes() sends them; a TEXT or a
  * BLOB that is set is sent even when empty. */
 struct json_object *store_process_json(const struct rec_row *r);
+/* Who a process is, as a row says it, stored or live: pid, ppid, uid, start and exec (unix ns
+ * by offset_ns), comm. */
+void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_ns);
 
 /* A finished process (PROC_FINISHED) with its totals; offset_ns turns boottime into unix time. */
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
