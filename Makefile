@@ -71,8 +71,14 @@ $(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
 $(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
+# tracer-jobstat: main.c and its options over libjobstat.a, whose three stages are listed in
+# jobstat/README: collect (the only daemon and Slurm I/O), compute (pure), render (output)
 JOBSTAT_LIBS := -lslurm
-$(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(wildcard jobstat/*.c)) $(LIBCOMMON)
+JOBSTAT_SRC  := $(filter-out jobstat/main.c,$(wildcard jobstat/*.c))
+LIBJOBSTAT   := $(B)/libjobstat.a
+$(LIBJOBSTAT): $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_SRC))
+	rm -f $@ && ar rcs $@ $^
+$(B)/tracer-jobstat: $(B)/obj/jobstat/main.o $(LIBJOBSTAT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS) $(JOBSTAT_LIBS)
 
 $(B)/tracer-prolog: $(B)/obj/prolog/prolog.o $(LIBCOMMON)
@@ -87,8 +93,14 @@ $(B) $(B)/bpf $(B)/obj $(B)/tests:
 	mkdir -p $@
 
 # ---- tests: one cmocka binary per module; integration scripts run the real daemon as root
-$(B)/tests/test_%: tests/unit/test_%.c $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
-	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
+# tests/unit/testlib.c: the helpers the unit tests share (JSON lookups, scratch directories)
+TESTLIB := $(B)/obj/tests/unit/testlib.o
+TEST_CFLAGS := -Itests/unit
+$(B)/tests/test_jobstat_%: tests/unit/test_jobstat_%.c $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) | $(B)/tests
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -Ijobstat -MMD -MP -o $@ $< $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) \
+	  -lcmocka $(CLIENT_LIBS) $(JOBSTAT_LIBS)
+$(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
 
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done

@@ -1,13 +1,16 @@
 /* tracer-jobstat: sacct's value formats, unit conversions, time windows, host and CPU lists. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../jobstat/convert.c"
+#include "convert.h"
+#include "jobstat.h"
 
 static char buf[256];
 
