@@ -3,12 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "convert.h"
 #include "effic.h"
 #include "fields.h"
 
-struct array_stats; /* only the array view reads it: arrays.c */
-int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len);
 
 static int tracer_known(const struct row *r)
 {
@@ -19,6 +18,40 @@ static int known(int64_t v)
 {
         return v != JS_NONE;
 }
+
+/* ---- array rows: min/median/max of each numeric field (arrays.h) */
+
+int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)
+{
+        const struct array_stats *s = r->arr;
+        char a[64], b[64], d[64];
+
+        if (!s)
+                return 0;
+        switch (field) {
+        case F_NJOBS: snprintf(out, len, "%" PRId64, s->njobs); return 1;
+        case F_STATE: snprintf(out, len, "%s", s->states); return 1;
+        case F_SUGGEST: snprintf(out, len, "%s", s->suggest); return 1;
+        case F_JOBID: case F_JOBNAME: case F_USER: return 0;
+        default: break;
+        }
+        if (!field_defs[field].numeric) {
+                out[0] = 0;
+                return 1;
+        }
+        if (!s->v[field].n) {
+                snprintf(out, len, "%s", field == F_NETRX || field == F_NETTX || field == F_IOWAIT ||
+                                                 s->njobs ? "---" : "");
+                return 1;
+        }
+        cell_format_number(field, s->v[field].min, c, a, sizeof(a));
+        cell_format_number(field, s->v[field].median, c, b, sizeof(b));
+        cell_format_number(field, s->v[field].max, c, d, sizeof(d));
+        snprintf(out, len, "%s/%s/%s", a, b, d);
+        return 1;
+}
+
+/* ---- one row */
 
 int cell_number(int field, const struct row *r, double *v)
 {
@@ -267,4 +300,33 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
         if (!buf[0] || strcmp(buf, JS_UNKNOWN) == 0)
                 return NULL;
         return json_object_new_string(buf);
+}
+
+struct json_object *array_json(const struct row *r, const struct col *cols, size_t n, const struct cellctx *c)
+{
+        struct json_object *o = json_object_new_object();
+        char buf[256];
+
+        for (size_t i = 0; o && i < n; i++) {
+                int f = cols[i].field;
+                const struct array_stats *s = r->arr;
+                struct json_object *v = NULL;
+
+                if (f == F_NJOBS) {
+                        v = json_object_new_int64(s->njobs);
+                } else if (field_defs[f].numeric) {
+                        if (s->v[f].n) {
+                                v = json_object_new_object();
+                                json_object_object_add(v, "min", cell_json_number(f, s->v[f].min));
+                                json_object_object_add(v, "median", cell_json_number(f, s->v[f].median));
+                                json_object_object_add(v, "max", cell_json_number(f, s->v[f].max));
+                        }
+                } else {
+                        cell_text(f, r, c, buf, sizeof(buf));
+                        if (buf[0])
+                                v = json_object_new_string(buf);
+                }
+                json_object_object_add(o, field_defs[f].name, v);
+        }
+        return o;
 }

@@ -66,5 +66,9 @@ double cell_eff(int field, const struct row *r);
 struct json_object *cell_json(int field, const struct row *r, const struct cellctx *c);
 /* A number of a numeric field as cell_json writes it. */
 struct json_object *cell_json_number(int field, double v);
+/* The text of a field in an array row (arrays.h): 1 when written, 0 when the row has none. */
+int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len);
+/* An array row as JSON: numeric fields as {"min","median","max"}. */
+struct json_object *array_json(const struct row *r, const struct col *cols, size_t n, const struct cellctx *c);
 
 #endif

@@ -220,29 +220,3 @@ void notes_arrays(struct report *rep)
                 advice_text(&all, last->array_suggest, sizeof(last->array_suggest));
         }
 }
-
-void notes_print(FILE *f, const struct job *j, int units)
-{
-        char lines[NOTES_MAX][NOTE_LEN];
-        size_t n = notes_build(j, units, lines, NOTES_MAX);
-
-        if (!n)
-                return;
-        fprintf(f, "\n%s %s%s%s%s, %s:\n", j->row.kind == ROW_LOCAL ? "Run" : "Job", j->row.jobid,
-                j->row.jobname[0] ? " (" : "", j->row.jobname, j->row.jobname[0] ? ")" : "", j->row.state);
-        for (size_t i = 0; i < n; i++) {
-                conv_sanitize(lines[i]);
-                fprintf(f, "  %s\n", lines[i]);
-        }
-}
-
-struct json_object *notes_json(const struct job *j, int units)
-{
-        char lines[NOTES_MAX][NOTE_LEN];
-        size_t n = notes_build(j, units, lines, NOTES_MAX);
-        struct json_object *a = json_object_new_array();
-
-        for (size_t i = 0; a && i < n; i++)
-                json_object_array_add(a, json_object_new_string(lines[i]));
-        return a;
-}

@@ -4,8 +4,6 @@
 #define JOBSTAT_NOTES_H
 
 #include <stddef.h>
-#include <stdio.h>
-#include <json-c/json.h>
 
 #include "report.h"
 
@@ -19,9 +17,4 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
  * (report_arrays) and writes the advice into the last task's array_suggest, which its notes
  * give instead of each task's own. */
 void notes_arrays(struct report *rep);
-/* "Job 123 (name), COMPLETED:" and the notes, indented; nothing when there are none. */
-void notes_print(FILE *f, const struct job *j, int units);
-/* The notes as a JSON array of strings. */
-struct json_object *notes_json(const struct job *j, int units);
-
 #endif

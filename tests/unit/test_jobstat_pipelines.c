@@ -21,6 +21,7 @@
 #include "pipelines.h"
 #include "procs.h"
 #include "report.h"
+#include "listings.h"
 #include "tooltable.h"
 
 #define S 1000000000LL
