@@ -102,18 +102,14 @@ dbl:
 
 void cell_format_number(int field, double v, const struct cellctx *c, char *out, size_t len)
 {
-        switch (field) {
-        case F_ELAPSED: case F_RESERVED: conv_elapsed(out, len, conv_round(v)); break;
-        case F_TOTALCPU: case F_USERCPU: case F_SYSTEMCPU:
-                conv_cputime(out, len, conv_round(v / 1000));
-                break;
-        case F_CPUEFF: case F_MEMEFF: case F_TIMEEFF: conv_percent(out, len, v); break;
-        case F_PEAKCORES: snprintf(out, len, "%.2f", v); break;
-        case F_REQMEM: conv_size(out, len, v, U_M, c->units, 1); break;
-        case F_MAXRSS: case F_PEAKMEM: conv_size(out, len, v, U_K, c->units, 0); break;
-        case F_READBYTES: case F_WRITEBYTES: case F_READCHARS: case F_WRITECHARS:
-                conv_size(out, len, v, U_NONE, c->units, 0);
-                break;
+        switch (field_defs[field].kind) {
+        case FK_ELAPSED: fmt_elapsed(out, len, conv_round(v)); break;
+        case FK_CPUTIME: fmt_cputime(out, len, conv_round(v / 1000)); break;
+        case FK_PERCENT: conv_percent(out, len, v); break;
+        case FK_CORES: snprintf(out, len, "%.2f", v); break;
+        case FK_MB: fmt_size(out, len, v, U_M, c->units, 1); break;
+        case FK_KB: fmt_size(out, len, v, U_K, c->units, 0); break;
+        case FK_BYTES: fmt_size(out, len, v, U_NONE, c->units, 0); break;
         default: snprintf(out, len, "%.0f", v); break;
         }
 }
@@ -242,12 +238,11 @@ done:
 
 struct json_object *cell_json_number(int field, double v)
 {
-        switch (field) {
-        case F_TOTALCPU: case F_USERCPU: case F_SYSTEMCPU: return json_object_new_double((double)conv_round(v / 1e6) / 1e3);
-        case F_MAXRSS: case F_PEAKMEM: return json_object_new_int64((int64_t)v * 1024);
-        case F_REQMEM: return json_object_new_int64((int64_t)v * 1024 * 1024);
-        case F_CPUEFF: case F_MEMEFF: case F_TIMEEFF: case F_PEAKCORES:
-                return json_object_new_double((double)conv_round(v * 100) / 100);
+        switch (field_defs[field].kind) {
+        case FK_CPUTIME: return json_object_new_double((double)conv_round(v / 1e6) / 1e3);
+        case FK_KB: return json_object_new_int64((int64_t)v * 1024);
+        case FK_MB: return json_object_new_int64((int64_t)v * 1024 * 1024);
+        case FK_PERCENT: case FK_CORES: return json_object_new_double((double)conv_round(v * 100) / 100);
         default: return json_object_new_int64(conv_round(v));
         }
 }
