@@ -71,14 +71,25 @@ $(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
 $(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
-# tracer-jobstat: main.c and its options over libjobstat.a, whose three stages are listed in
-# jobstat/README: collect (the only daemon and Slurm I/O), compute (pure), render (output)
-JOBSTAT_LIBS := -lslurm
-JOBSTAT_SRC  := $(filter-out jobstat/main.c,$(wildcard jobstat/*.c))
-LIBJOBSTAT   := $(B)/libjobstat.a
+# tracer-jobstat: main.c and its options over libjobstat.a, built in three stages that call
+# only downwards (render -> compute <- collect): collect does every daemon and Slurm request
+# and fills the model (report.h); compute works on the model alone, printing nothing; render
+# prints, asking no daemon. A new jobstat file must be listed in one of them.
+JOBSTAT_COLLECT := jobstat/collect.c jobstat/daemons.c jobstat/details.c jobstat/slurmacct.c
+JOBSTAT_COMPUTE := jobstat/aggregate.c jobstat/arrays.c jobstat/convert.c jobstat/effic.c \
+                   jobstat/failures.c jobstat/jobids.c jobstat/notes.c jobstat/pipelines.c \
+                   jobstat/procs.c jobstat/report.c jobstat/tooltable.c jobstat/values.c
+JOBSTAT_RENDER  := jobstat/cells.c jobstat/fields.c jobstat/listings.c jobstat/output.c jobstat/views.c
+JOBSTAT_MAIN    := jobstat/main.c jobstat/options.c
+JOBSTAT_SRC     := $(JOBSTAT_COLLECT) $(JOBSTAT_COMPUTE) $(JOBSTAT_RENDER)
+ifneq ($(filter-out $(JOBSTAT_SRC) $(JOBSTAT_MAIN),$(wildcard jobstat/*.c)),)
+$(error jobstat files in no stage: $(filter-out $(JOBSTAT_SRC) $(JOBSTAT_MAIN),$(wildcard jobstat/*.c)))
+endif
+JOBSTAT_LIBS    := -lslurm
+LIBJOBSTAT      := $(B)/libjobstat.a
 $(LIBJOBSTAT): $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_SRC))
 	rm -f $@ && ar rcs $@ $^
-$(B)/tracer-jobstat: $(B)/obj/jobstat/main.o $(LIBJOBSTAT) $(LIBCOMMON)
+$(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_MAIN)) $(LIBJOBSTAT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS) $(JOBSTAT_LIBS)
 
 $(B)/tracer-prolog: $(B)/obj/prolog/prolog.o $(LIBCOMMON)
@@ -102,8 +113,9 @@ $(B)/tests/test_jobstat_%: tests/unit/test_jobstat_%.c $(TESTLIB) $(LIBJOBSTAT) 
 $(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(LIBJOBSTAT)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	scripts/check-jobstat-stages $(B)/obj/jobstat "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"
 
 integration: all
 	tests/integration/run-all

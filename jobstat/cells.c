@@ -1,4 +1,5 @@
-/* What each field shows in a row, as text and as JSON. */
+/* Render: what each field shows in a row, as text and as JSON, from its number (values.c)
+ * or its text; and the cells of array rows. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,12 +8,6 @@
 #include "convert.h"
 #include "effic.h"
 #include "fields.h"
-
-
-static int tracer_known(const struct row *r)
-{
-        return r->f.nunits > 0;
-}
 
 static int known(int64_t v)
 {
@@ -53,53 +48,6 @@ int array_cell(int field, const struct row *r, const struct cellctx *c, char *ou
 
 /* ---- one row */
 
-int cell_number(int field, const struct row *r, double *v)
-{
-        int64_t x = JS_NONE;
-        double d = -1;
-
-        switch (field) {
-        case F_NNODES: x = r->nnodes; break;
-        case F_NTASKS: x = r->ntasks; break;
-        case F_ELAPSED: x = r->elapsed; break;
-        case F_ALLOCCPUS: x = r->alloc_cpus; break;
-        case F_REQMEM: x = r->req_mem_mb; break;
-        case F_TOTALCPU: x = r->cpu_ns; break;
-        case F_USERCPU: x = r->user_ns; break;
-        case F_SYSTEMCPU: x = r->sys_ns; break;
-        case F_CPUEFF: d = row_cpu_eff(r); goto dbl;
-        case F_MEMEFF: d = row_mem_eff(r); goto dbl;
-        case F_TIMEEFF: d = row_time_eff(r); goto dbl;
-        case F_PEAKCORES: d = r->peak_cores; goto dbl;
-        case F_MAXRSS: x = tracer_known(r) ? r->f.maxrss_kb : JS_NONE; break;
-        case F_PEAKMEM: x = r->peak_mem_kb; break;
-        case F_READBYTES: x = tracer_known(r) ? r->f.read_bytes : JS_NONE; break;
-        case F_WRITEBYTES: x = tracer_known(r) ? r->f.write_bytes : JS_NONE; break;
-        case F_READCHARS: x = tracer_known(r) ? r->f.rchar : JS_NONE; break;
-        case F_WRITECHARS: x = tracer_known(r) ? r->f.wchar : JS_NONE; break;
-        case F_NPROCS: x = tracer_known(r) ? r->f.nprocs : JS_NONE; break;
-        case F_OOMKILLS: x = tracer_known(r) ? r->f.oom_kills : JS_NONE; break;
-        case F_LOST: x = tracer_known(r) ? r->f.lost : JS_NONE; break;
-        case F_NETRX: case F_NETTX: case F_IOWAIT: break; /* no collector yet */
-        case F_RESERVED: x = r->kind == ROW_JOB ? r->reserved : JS_NONE; break;
-        case F_NJOBS:
-                if (r->kind != ROW_WF)
-                        return -1;
-                x = r->njobs;
-                break;
-        default: return -1;
-        }
-        if (!known(x))
-                return 0;
-        *v = (double)x;
-        return 1;
-dbl:
-        if (!(d >= 0))
-                return 0;
-        *v = d;
-        return 1;
-}
-
 void cell_format_number(int field, double v, const struct cellctx *c, char *out, size_t len)
 {
         switch (field_defs[field].kind) {
@@ -111,16 +59,6 @@ void cell_format_number(int field, double v, const struct cellctx *c, char *out,
         case FK_KB: fmt_size(out, len, v, U_K, c->units, 0); break;
         case FK_BYTES: fmt_size(out, len, v, U_NONE, c->units, 0); break;
         default: snprintf(out, len, "%.0f", v); break;
-        }
-}
-
-double cell_eff(int field, const struct row *r)
-{
-        switch (field) {
-        case F_CPUEFF: return row_cpu_eff(r);
-        case F_MEMEFF: return row_mem_eff(r);
-        case F_TIMEEFF: return row_time_eff(r);
-        default: return -1;
         }
 }
 

@@ -1,4 +1,5 @@
-/* Field names, widths and -o parsing. */
+/* Render: the default formats of each view, -o parsing and --helpformat (the field table is
+ * in fields.h, its instance in values.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,12 +9,6 @@
 
 #include "fields.h"
 #include "protocol.h"
-
-const struct field_def field_defs[F_COUNT] = {
-#define FIELD_DEF(id, name, width, numeric, kind) [F_##id] = { name, width, numeric, kind },
-        JOBSTAT_FIELDS(FIELD_DEF)
-#undef FIELD_DEF
-};
 
 const char *view_default_format_nodes(enum view v)
 {

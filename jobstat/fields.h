@@ -24,7 +24,7 @@ enum field_kind {
 /* Every field -o/--format offers: X(ID, name, width, numeric, kind). width follows sacct's
  * convention (> 0 right-aligned, < 0 left-aligned; sacct's own default for the fields sacct
  * has); numeric: array summaries give its min/median/max. A new field is one line here and
- * its value in cells.c (cell_number for a number, cell_text for text). */
+ * its value: cell_number in values.c for a number, cell_text in cells.c for text. */
 #define JOBSTAT_FIELDS(X) \
         X(JOBID,      "JobID",        -12, 0, FK_TEXT) \
         X(JOBNAME,    "JobName",       10, 0, FK_TEXT) \
