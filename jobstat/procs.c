@@ -114,6 +114,15 @@ int procs_of_step(const struct job *j, const struct row *s, struct procset *ps)
         n = j->detail ? report_step_units(j, s, idx, j->nunits) : 0;
         for (size_t u = 0; u < n; u++)
                 total += j->detail[idx[u]].nprocs;
+        if (n == 1) { /* the common case: one unit's records, sorted where they are */
+                ps->p = j->detail[idx[0]].procs;
+                ps->n = total;
+                ps->borrowed = 1;
+                free(idx);
+                if (ps->n > 1)
+                        qsort(ps->p, ps->n, sizeof(*ps->p), by_start);
+                return 0;
+        }
         if (total && !(ps->p = malloc(total * sizeof(*ps->p)))) {
                 free(idx);
                 return -ENOMEM;
@@ -132,7 +141,8 @@ int procs_of_step(const struct job *j, const struct row *s, struct procset *ps)
 
 void procs_free(struct procset *ps)
 {
-        free(ps->p);
+        if (!ps->borrowed)
+                free(ps->p);
         memset(ps, 0, sizeof(*ps));
 }
 

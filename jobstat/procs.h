@@ -23,13 +23,15 @@ struct proc_rec {
 struct procset {
         struct proc_rec *p;
         size_t n;
+        int borrowed;   /* p is the job's own array (one unit's): not freed with the set */
 };
 
 /* One element of a "processes" reply. The tool is the "tool" field when tracerd gives one,
  * else the base name of argv[0], else comm. Returns -EINVAL for a non-object. */
 int proc_from_json(struct json_object *o, struct proc_rec *p);
 /* The processes of step (or run) row s of job j that collect fetched (j->detail), by start.
- * The records are borrowed from the job (procs_free frees only the set). 0 or -ENOMEM. */
+ * The records are the job's (procs_free frees only the set; one unit's are sorted in place). 0
+ * or -ENOMEM. */
 int procs_of_step(const struct job *j, const struct row *s, struct procset *ps);
 void procs_free(struct procset *ps);
 
