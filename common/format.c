@@ -4,7 +4,7 @@
 
 #include "format.h"
 
-static int whole(double v)
+int fmt_whole(double v)
 {
         return v > -9e18 && v < 9e18 && (double)(int64_t)v == v;
 }
@@ -55,7 +55,7 @@ void fmt_size(char *out, size_t len, double v, enum fmt_unit orig, int spec, int
                 for (; u > spec; u--)
                         v *= 1024;
         } else if (exact) {
-                while (v >= 1024 && u < U_P && whole(v) && (int64_t)v % 512 == 0) {
+                while (v >= 1024 && u < U_P && fmt_whole(v) && (int64_t)v % 512 == 0) {
                         v /= 1024;
                         u++;
                 }
@@ -65,7 +65,7 @@ void fmt_size(char *out, size_t len, double v, enum fmt_unit orig, int spec, int
                         u++;
                 }
         }
-        if (whole(v))
+        if (fmt_whole(v))
                 snprintf(out, len, "%.0f%.1s", v, &letters[u]);
         else
                 snprintf(out, len, "%.2f%.1s", v, &letters[u]);

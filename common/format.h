@@ -21,5 +21,7 @@ void fmt_cputime(char *out, size_t len, int64_t usecs);
  * multiple of 512 (exact = 1, sacct's ReqMem). Whole numbers print as "400M", others with
  * two decimals "300.50M"; bytes without a letter; 0 as "0". */
 void fmt_size(char *out, size_t len, double value, enum fmt_unit orig, int spec, int exact);
+/* Is v a whole number (fmt_size writes it without decimals)? Without libm; |v| < 9e18. */
+int fmt_whole(double v);
 
 #endif

@@ -501,8 +501,3 @@ int64_t conv_round(double v)
 {
         return v < 0 ? -(int64_t)(-v + 0.5) : (int64_t)(v + 0.5);
 }
-
-int conv_whole(double v)
-{
-        return v > -9e18 && v < 9e18 && (double)(int64_t)v == v;
-}

@@ -59,10 +59,9 @@ int conv_cpulist(const char *s, unsigned char *mask, size_t nbits);
  * a list cannot be read. */
 int conv_numa_span(const char *alloc, const char *const *numa_cpus, size_t nnuma);
 
-/* Rounding without libm (values well inside int64): up, to nearest, and is it whole. */
+/* Rounding without libm (values well inside int64): up, to nearest (whole: fmt_whole). */
 int64_t conv_ceil(double v);
 int64_t conv_round(double v);
-int conv_whole(double v);
 
 /* Replace control characters by '?' in place: one value never breaks a line. */
 void conv_sanitize(char *s);

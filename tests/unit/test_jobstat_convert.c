@@ -301,8 +301,8 @@ static void test_rounding_sanitize(void **state)
         assert_int_equal(conv_round(2.5), 3);
         assert_int_equal(conv_round(2.49), 2);
         assert_int_equal(conv_round(-2.5), -3);
-        assert_true(conv_whole(4.0));
-        assert_false(conv_whole(4.5));
+        assert_true(fmt_whole(4.0));
+        assert_false(fmt_whole(4.5));
         conv_sanitize(s);
         assert_string_equal(s, "a?b?c|d");
 }
