@@ -1,4 +1,4 @@
-/* Job array summaries. */
+/* Compute: job array summaries. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

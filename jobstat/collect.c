@@ -1,4 +1,4 @@
-/* Gathering the jobs and runs to report. */
+/* Collect: the jobs and runs to report, from Slurm's accounting and the tracerds. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Aligned, parsable and JSON rows. */
+/* Render: aligned, parsable and JSON rows. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

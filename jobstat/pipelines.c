@@ -1,4 +1,4 @@
-/* Workflow filters and the pipeline -> run -> step -> tool view. */
+/* Compute: the workflow filters and the pipeline -> run -> step -> tool rows. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

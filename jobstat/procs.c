@@ -1,4 +1,4 @@
-/* Processes, tools and process trees of a step. */
+/* Compute: a step's processes from the model, their parents and states; decoding a record. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Rows of jobs, steps and traced runs. */
+/* Compute: the rows of jobs, steps and traced runs from what collect gathered. */
 #include <errno.h>
 #include <inttypes.h>
 #include <pwd.h>

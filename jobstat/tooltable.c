@@ -1,4 +1,4 @@
-/* Tool tables, from tracerd's grouped "tools" replies. */
+/* Compute: tool tables from the units' tool records in the model. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
