@@ -71,8 +71,25 @@ $(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
 $(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
-JOBSTAT_LIBS := -lslurm
-$(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(wildcard jobstat/*.c)) $(LIBCOMMON)
+# tracer-jobstat: main.c and its options over libjobstat.a, built in three stages that call
+# only downwards (render -> compute <- collect): collect does every daemon and Slurm request
+# and fills the model (report.h); compute works on the model alone, printing nothing; render
+# prints, asking no daemon. A new jobstat file must be listed in one of them.
+JOBSTAT_COLLECT := jobstat/collect.c jobstat/daemons.c jobstat/details.c jobstat/slurmacct.c
+JOBSTAT_COMPUTE := jobstat/aggregate.c jobstat/arrays.c jobstat/convert.c jobstat/effic.c \
+                   jobstat/failures.c jobstat/jobids.c jobstat/notes.c jobstat/pipelines.c \
+                   jobstat/procs.c jobstat/report.c jobstat/tooltable.c jobstat/values.c
+JOBSTAT_RENDER  := jobstat/cells.c jobstat/fields.c jobstat/listings.c jobstat/output.c jobstat/views.c
+JOBSTAT_MAIN    := jobstat/main.c jobstat/options.c
+JOBSTAT_SRC     := $(JOBSTAT_COLLECT) $(JOBSTAT_COMPUTE) $(JOBSTAT_RENDER)
+ifneq ($(filter-out $(JOBSTAT_SRC) $(JOBSTAT_MAIN),$(wildcard jobstat/*.c)),)
+$(error jobstat files in no stage: $(filter-out $(JOBSTAT_SRC) $(JOBSTAT_MAIN),$(wildcard jobstat/*.c)))
+endif
+JOBSTAT_LIBS    := -lslurm
+LIBJOBSTAT      := $(B)/libjobstat.a
+$(LIBJOBSTAT): $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_SRC))
+	rm -f $@ && ar rcs $@ $^
+$(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_MAIN)) $(LIBJOBSTAT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS) $(JOBSTAT_LIBS)
 
 $(B)/tracer-prolog: $(B)/obj/prolog/prolog.o $(LIBCOMMON)
@@ -87,11 +104,18 @@ $(B) $(B)/bpf $(B)/obj $(B)/tests:
 	mkdir -p $@
 
 # ---- tests: one cmocka binary per module; integration scripts run the real daemon as root
-$(B)/tests/test_%: tests/unit/test_%.c $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
-	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
+# tests/unit/testlib.c: the helpers the unit tests share (JSON lookups, scratch directories)
+TESTLIB := $(B)/obj/tests/unit/testlib.o
+TEST_CFLAGS := -Itests/unit
+$(B)/tests/test_jobstat_%: tests/unit/test_jobstat_%.c $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) | $(B)/tests
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -Ijobstat -MMD -MP -o $@ $< $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) \
+	  -lcmocka $(CLIENT_LIBS) $(JOBSTAT_LIBS)
+$(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(LIBJOBSTAT)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	scripts/check-jobstat-stages $(B)/obj/jobstat "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"
 
 integration: all
 	tests/integration/run-all

@@ -61,10 +61,40 @@ const char *json_text(struct json_object *o, const char *key)
                        ? json_object_get_string(v) : "";
 }
 
-static void get_str(struct json_object *o, const char *key, char *dst, size_t len)
+void json_to_rec(struct json_object *o, const struct rec_slot *slots, size_t n, void *dst)
 {
-        snprintf(dst, len, "%s", json_text(o, key));
+        for (size_t i = 0; i < n; i++) {
+                char *at = (char *)dst + slots[i].off;
+                int64_t v;
+                double d;
+
+                switch (slots[i].kind) {
+                case REC_INT:
+                case REC_INT0:
+                        v = json_int(o, slots[i].name);
+                        memcpy(at, &v, sizeof(v));
+                        break;
+                case REC_REAL:
+                        d = get_double(o, slots[i].name);
+                        memcpy(at, &d, sizeof(d));
+                        break;
+                case REC_TEXT:
+                case REC_BOOT:
+                case REC_STATE:
+                        snprintf(at, slots[i].size, "%s", json_text(o, slots[i].name));
+                        break;
+                case REC_BLOB:
+                        break;
+                }
+        }
 }
+
+#define UNIT_SLOT(name, kind, sql, len, flags) REC_SLOT_MEMBER_##kind(struct unit_rec, name, kind)
+#define TOTALS_SLOT(name, kind, sql, len, flags) \
+        REC_SLOT_MEMBER_##kind(struct unit_totals, name, kind)
+static const struct rec_slot unit_slots[] = { UNIT_RECORD(UNIT_SLOT) };
+static const struct rec_slot totals_slots[] = { TOTALS_RECORD(TOTALS_SLOT)
+                                                SAMPLE_TOTALS_RECORD(TOTALS_SLOT) };
 
 int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
 {
@@ -73,41 +103,12 @@ int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
         memset(u, 0, sizeof(*u));
         if (!o || !json_object_is_type(o, json_type_object))
                 return -EINVAL;
+        json_to_rec(o, unit_slots, sizeof(unit_slots) / sizeof(*unit_slots), u);
         u->node = node;
-        u->id = json_int(o, "id");
         if (u->id == JS_NONE)
                 return -EINVAL;
-        get_str(o, "name", u->name, sizeof(u->name));
-        get_str(o, "kind", u->kind, sizeof(u->kind));
-        get_str(o, "state", u->state, sizeof(u->state));
-        get_str(o, "job_name", u->job_name, sizeof(u->job_name));
-        get_str(o, "alloc_cores", u->alloc_cores, sizeof(u->alloc_cores));
-        get_str(o, "pipeline", u->pipeline, sizeof(u->pipeline));
-        get_str(o, "run", u->run, sizeof(u->run));
-        get_str(o, "step_name", u->step_name, sizeof(u->step_name));
-        get_str(o, "engine", u->engine, sizeof(u->engine));
-        get_str(o, "wf_job", u->wf_job, sizeof(u->wf_job));
-        get_str(o, "wildcards", u->wildcards, sizeof(u->wildcards));
-        get_str(o, "tag", u->tag, sizeof(u->tag));
-        get_str(o, "task_hash", u->task_hash, sizeof(u->task_hash));
-        u->uid = json_int(o, "uid");
-        u->job_id = json_int(o, "job_id");
-        u->array_job_id = json_int(o, "array_job_id");
-        u->array_task_id = json_int(o, "array_task_id");
         if (u->array_task_id != JS_NONE && (u->array_task_id < 0 || u->array_task_id >= 0xfffffff0))
                 u->array_task_id = -1; /* Slurm's NO_VAL: not an array task */
-        u->step_id = json_int(o, "step_id");
-        u->task_id = json_int(o, "task_id");
-        u->alloc_cpus = json_int(o, "alloc_cpus");
-        u->alloc_mem_mb = json_int(o, "alloc_mem_mb");
-        u->start_ns = json_int(o, "start_ns");
-        u->end_ns = json_int(o, "end_ns");
-        u->exit_status = json_int(o, "exit_status");
-        u->lost = json_int(o, "lost_events");
-        u->down_start_ns = json_int(o, "down_start_ns");
-        u->down_end_ns = json_int(o, "down_end_ns");
-        u->cgroup_cpu_ns = json_int(o, "cgroup_cpu_ns");
-        u->cgroup_mem_peak_kb = json_int(o, "cgroup_mem_peak_kb");
         if (u->cgroup_mem_peak_kb == 0)
                 u->cgroup_mem_peak_kb = JS_NONE; /* never read: the counters were not there */
         if (u->cgroup_cpu_ns == 0)
@@ -115,21 +116,7 @@ int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
         u->t.peak_cores = -1;
         if (json_object_object_get_ex(o, "totals", &t) && json_object_is_type(t, json_type_object)) {
                 u->have_totals = 1;
-                u->t.nprocs = json_int(t, "nprocs");
-                u->t.cpu_ns = json_int(t, "cpu_ns");
-                u->t.user_ns = json_int(t, "user_ns");
-                u->t.sys_ns = json_int(t, "sys_ns");
-                u->t.maxrss_kb = json_int(t, "maxrss_kb");
-                u->t.read_bytes = json_int(t, "read_bytes");
-                u->t.write_bytes = json_int(t, "write_bytes");
-                u->t.rchar = json_int(t, "rchar");
-                u->t.wchar = json_int(t, "wchar");
-                u->t.oom_kills = json_int(t, "oom_kills");
-                u->t.first_start_ns = json_int(t, "first_start_ns");
-                u->t.last_end_ns = json_int(t, "last_end_ns");
-                u->t.peak_sampled_rss_kb = json_int(t, "peak_sampled_rss_kb");
-                u->t.sample_rounds = json_int(t, "sample_rounds");
-                u->t.peak_cores = get_double(t, "peak_cores");
+                json_to_rec(t, totals_slots, sizeof(totals_slots) / sizeof(*totals_slots), &u->t);
         }
         return 0;
 }
@@ -232,7 +219,7 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                         fig_max(&node_mem[k], u->cgroup_mem_peak_kb);
                         fig_max(&node_cpu[k], u->cgroup_cpu_ns);
                 }
-                fig_sum(&f->lost, u->lost); /* each unit counts its own losses */
+                fig_sum(&f->lost, u->lost_events); /* each unit counts its own losses */
                 if (u->down_start_ns > 0) {
                         fig_min(&f->down_start_ns, u->down_start_ns);
                         fig_max(&f->down_end_ns, u->down_end_ns);

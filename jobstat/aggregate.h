@@ -8,24 +8,19 @@
 #include <json-c/json.h>
 
 #include "jobstat.h"
+#include "records.h"
+
+/* A unit's totals: over its processes, and over its live samples (peak_cores < 0 unknown) */
+struct unit_totals {
+        TOTALS_RECORD(REC_MEMBER)
+        SAMPLE_TOTALS_RECORD(REC_MEMBER)
+};
 
 struct unit_rec {
         int node;               /* index of the node whose tracerd answered */
-        int64_t id;
-        char name[128], kind[16], state[16];
-        int64_t uid, job_id, array_job_id, array_task_id, step_id, task_id;
-        char job_name[256], alloc_cores[128], pipeline[128], run[128], step_name[128];
-        char engine[16], wf_job[64], wildcards[256], tag[128], task_hash[64]; /* workflow */
-        int64_t alloc_cpus, alloc_mem_mb, start_ns, end_ns, exit_status, lost;
-        int64_t cgroup_cpu_ns, cgroup_mem_peak_kb;
-        int64_t down_start_ns, down_end_ns; /* unix ns, JS_NONE: tracerd was there throughout */
+        UNIT_RECORD(REC_MEMBER) /* down_start_ns, down_end_ns: JS_NONE: tracerd was there */
         int have_totals;
-        struct {
-                int64_t nprocs, cpu_ns, user_ns, sys_ns, maxrss_kb, read_bytes, write_bytes;
-                int64_t rchar, wchar, oom_kills, first_start_ns, last_end_ns;
-                int64_t peak_sampled_rss_kb, sample_rounds;
-                double peak_cores; /* < 0 unknown */
-        } t;
+        struct unit_totals t;
 };
 
 /* One element of a "units" reply. Absent or mistyped keys read as unknown (JS_NONE, "", -1
@@ -41,6 +36,10 @@ int unit_labelled(const struct unit_rec *u);
  * the run, a step given only its own step name) and keeps its step. units are those of one
  * job. */
 void units_fill_labels(struct unit_rec *units, size_t n);
+
+/* The fields of a record's JSON object into a client's struct by their slots: numbers absent
+ * or of another type JS_NONE (reals -1), strings "" (cut to their member). */
+void json_to_rec(struct json_object *o, const struct rec_slot *slots, size_t n, void *dst);
 
 /* A number of a JSON object (integer or real), JS_NONE when absent or of another type; a
  * string, "" when absent or of another type. */

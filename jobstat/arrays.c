@@ -1,4 +1,4 @@
-/* Job array summaries. */
+/* Compute: job array summaries. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -155,63 +155,4 @@ int arrays_build(const struct report *rep, struct row **rows_out, struct array_s
         *rows_out = rows;
         *stats_out = st;
         return (int)n;
-}
-
-int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)
-{
-        const struct array_stats *s = r->arr;
-        char a[64], b[64], d[64];
-
-        if (!s)
-                return 0;
-        switch (field) {
-        case F_NJOBS: snprintf(out, len, "%" PRId64, s->njobs); return 1;
-        case F_STATE: snprintf(out, len, "%s", s->states); return 1;
-        case F_SUGGEST: snprintf(out, len, "%s", s->suggest); return 1;
-        case F_JOBID: case F_JOBNAME: case F_USER: return 0;
-        default: break;
-        }
-        if (!field_defs[field].numeric) {
-                out[0] = 0;
-                return 1;
-        }
-        if (!s->v[field].n) {
-                snprintf(out, len, "%s", field == F_NETRX || field == F_NETTX || field == F_IOWAIT ||
-                                                 s->njobs ? "---" : "");
-                return 1;
-        }
-        cell_format_number(field, s->v[field].min, c, a, sizeof(a));
-        cell_format_number(field, s->v[field].median, c, b, sizeof(b));
-        cell_format_number(field, s->v[field].max, c, d, sizeof(d));
-        snprintf(out, len, "%s/%s/%s", a, b, d);
-        return 1;
-}
-
-struct json_object *array_json(const struct row *r, const struct col *cols, size_t n, const struct cellctx *c)
-{
-        struct json_object *o = json_object_new_object();
-        char buf[256];
-
-        for (size_t i = 0; o && i < n; i++) {
-                int f = cols[i].field;
-                const struct array_stats *s = r->arr;
-                struct json_object *v = NULL;
-
-                if (f == F_NJOBS) {
-                        v = json_object_new_int64(s->njobs);
-                } else if (field_defs[f].numeric) {
-                        if (s->v[f].n) {
-                                v = json_object_new_object();
-                                json_object_object_add(v, "min", cell_json_number(f, s->v[f].min));
-                                json_object_object_add(v, "median", cell_json_number(f, s->v[f].median));
-                                json_object_object_add(v, "max", cell_json_number(f, s->v[f].max));
-                        }
-                } else {
-                        cell_text(f, r, c, buf, sizeof(buf));
-                        if (buf[0])
-                                v = json_object_new_string(buf);
-                }
-                json_object_object_add(o, field_defs[f].name, v);
-        }
-        return o;
 }

@@ -1,4 +1,5 @@
-/* --array-summary: one row per job array with the min/median/max of each figure. */
+/* --array-summary: one row per job array with the min/median/max of each figure. Pure: the
+ * figures are the numbers behind the fields (cell_number). */
 #ifndef JOBSTAT_ARRAYS_H
 #define JOBSTAT_ARRAYS_H
 
@@ -24,9 +25,6 @@ void arrays_stats(double *v, size_t n, double *min, double *median, double *max)
 /* "COMPLETED:2,FAILED:1,OUT_OF_MEMORY:1" in place as "OUT_OF_MEMORY:1,FAILED:1,COMPLETED:2":
  * failures first, the worst first, COMPLETED last. */
 void arrays_order_states(char *states, size_t len);
-/* The text of a field in an array row: 1 when written, 0 when the row has none. */
-int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len);
-/* An array row as JSON: numeric fields as {"min","median","max"}. */
-struct json_object *array_json(const struct row *r, const struct col *cols, size_t n, const struct cellctx *c);
+/* Their cells, as text and JSON, are in fields.h (array_cell, array_json). */
 
 #endif

@@ -1,97 +1,64 @@
-/* What each field shows in a row, as text and as JSON. */
+/* Render: what each field shows in a row, as text and as JSON, from its number (values.c)
+ * or its text; and the cells of array rows. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "convert.h"
 #include "effic.h"
 #include "fields.h"
-
-struct array_stats; /* only the array view reads it: arrays.c */
-int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len);
-
-static int tracer_known(const struct row *r)
-{
-        return r->f.nunits > 0;
-}
 
 static int known(int64_t v)
 {
         return v != JS_NONE;
 }
 
-int cell_number(int field, const struct row *r, double *v)
-{
-        int64_t x = JS_NONE;
-        double d = -1;
+/* ---- array rows: min/median/max of each numeric field (arrays.h) */
 
+int array_cell(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)
+{
+        const struct array_stats *s = r->arr;
+        char a[64], b[64], d[64];
+
+        if (!s)
+                return 0;
         switch (field) {
-        case F_NNODES: x = r->nnodes; break;
-        case F_NTASKS: x = r->ntasks; break;
-        case F_ELAPSED: x = r->elapsed; break;
-        case F_ALLOCCPUS: x = r->alloc_cpus; break;
-        case F_REQMEM: x = r->req_mem_mb; break;
-        case F_TOTALCPU: x = r->cpu_ns; break;
-        case F_USERCPU: x = r->user_ns; break;
-        case F_SYSTEMCPU: x = r->sys_ns; break;
-        case F_CPUEFF: d = row_cpu_eff(r); goto dbl;
-        case F_MEMEFF: d = row_mem_eff(r); goto dbl;
-        case F_TIMEEFF: d = row_time_eff(r); goto dbl;
-        case F_PEAKCORES: d = r->peak_cores; goto dbl;
-        case F_MAXRSS: x = tracer_known(r) ? r->f.maxrss_kb : JS_NONE; break;
-        case F_PEAKMEM: x = r->peak_mem_kb; break;
-        case F_READBYTES: x = tracer_known(r) ? r->f.read_bytes : JS_NONE; break;
-        case F_WRITEBYTES: x = tracer_known(r) ? r->f.write_bytes : JS_NONE; break;
-        case F_READCHARS: x = tracer_known(r) ? r->f.rchar : JS_NONE; break;
-        case F_WRITECHARS: x = tracer_known(r) ? r->f.wchar : JS_NONE; break;
-        case F_NPROCS: x = tracer_known(r) ? r->f.nprocs : JS_NONE; break;
-        case F_OOMKILLS: x = tracer_known(r) ? r->f.oom_kills : JS_NONE; break;
-        case F_LOST: x = tracer_known(r) ? r->f.lost : JS_NONE; break;
-        case F_NETRX: case F_NETTX: case F_IOWAIT: break; /* no collector yet */
-        case F_RESERVED: x = r->kind == ROW_JOB ? r->reserved : JS_NONE; break;
-        case F_NJOBS:
-                if (r->kind != ROW_WF)
-                        return -1;
-                x = r->njobs;
-                break;
-        default: return -1;
+        case F_NJOBS: snprintf(out, len, "%" PRId64, s->njobs); return 1;
+        case F_STATE: snprintf(out, len, "%s", s->states); return 1;
+        case F_SUGGEST: snprintf(out, len, "%s", s->suggest); return 1;
+        case F_JOBID: case F_JOBNAME: case F_USER: return 0;
+        default: break;
         }
-        if (!known(x))
-                return 0;
-        *v = (double)x;
-        return 1;
-dbl:
-        if (!(d >= 0))
-                return 0;
-        *v = d;
+        if (!field_defs[field].numeric) {
+                out[0] = 0;
+                return 1;
+        }
+        if (!s->v[field].n) {
+                snprintf(out, len, "%s", field == F_NETRX || field == F_NETTX || field == F_IOWAIT ||
+                                                 s->njobs ? "---" : "");
+                return 1;
+        }
+        cell_format_number(field, s->v[field].min, c, a, sizeof(a));
+        cell_format_number(field, s->v[field].median, c, b, sizeof(b));
+        cell_format_number(field, s->v[field].max, c, d, sizeof(d));
+        snprintf(out, len, "%s/%s/%s", a, b, d);
         return 1;
 }
+
+/* ---- one row */
 
 void cell_format_number(int field, double v, const struct cellctx *c, char *out, size_t len)
 {
-        switch (field) {
-        case F_ELAPSED: case F_RESERVED: conv_elapsed(out, len, conv_round(v)); break;
-        case F_TOTALCPU: case F_USERCPU: case F_SYSTEMCPU:
-                conv_cputime(out, len, conv_round(v / 1000));
-                break;
-        case F_CPUEFF: case F_MEMEFF: case F_TIMEEFF: conv_percent(out, len, v); break;
-        case F_PEAKCORES: snprintf(out, len, "%.2f", v); break;
-        case F_REQMEM: conv_size(out, len, v, U_M, c->units, 1); break;
-        case F_MAXRSS: case F_PEAKMEM: conv_size(out, len, v, U_K, c->units, 0); break;
-        case F_READBYTES: case F_WRITEBYTES: case F_READCHARS: case F_WRITECHARS:
-                conv_size(out, len, v, U_NONE, c->units, 0);
-                break;
+        switch (field_defs[field].kind) {
+        case FK_ELAPSED: fmt_elapsed(out, len, conv_round(v)); break;
+        case FK_CPUTIME: fmt_cputime(out, len, conv_round(v / 1000)); break;
+        case FK_PERCENT: conv_percent(out, len, v); break;
+        case FK_CORES: snprintf(out, len, "%.2f", v); break;
+        case FK_MB: fmt_size(out, len, v, U_M, c->units, 1); break;
+        case FK_KB: fmt_size(out, len, v, U_K, c->units, 0); break;
+        case FK_BYTES: fmt_size(out, len, v, U_NONE, c->units, 0); break;
         default: snprintf(out, len, "%.0f", v); break;
-        }
-}
-
-double cell_eff(int field, const struct row *r)
-{
-        switch (field) {
-        case F_CPUEFF: return row_cpu_eff(r);
-        case F_MEMEFF: return row_mem_eff(r);
-        case F_TIMEEFF: return row_time_eff(r);
-        default: return -1;
         }
 }
 
@@ -209,12 +176,11 @@ done:
 
 struct json_object *cell_json_number(int field, double v)
 {
-        switch (field) {
-        case F_TOTALCPU: case F_USERCPU: case F_SYSTEMCPU: return json_object_new_double((double)conv_round(v / 1e6) / 1e3);
-        case F_MAXRSS: case F_PEAKMEM: return json_object_new_int64((int64_t)v * 1024);
-        case F_REQMEM: return json_object_new_int64((int64_t)v * 1024 * 1024);
-        case F_CPUEFF: case F_MEMEFF: case F_TIMEEFF: case F_PEAKCORES:
-                return json_object_new_double((double)conv_round(v * 100) / 100);
+        switch (field_defs[field].kind) {
+        case FK_CPUTIME: return json_object_new_double((double)conv_round(v / 1e6) / 1e3);
+        case FK_KB: return json_object_new_int64((int64_t)v * 1024);
+        case FK_MB: return json_object_new_int64((int64_t)v * 1024 * 1024);
+        case FK_PERCENT: case FK_CORES: return json_object_new_double((double)conv_round(v * 100) / 100);
         default: return json_object_new_int64(conv_round(v));
         }
 }
@@ -267,4 +233,33 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
         if (!buf[0] || strcmp(buf, JS_UNKNOWN) == 0)
                 return NULL;
         return json_object_new_string(buf);
+}
+
+struct json_object *array_json(const struct row *r, const struct col *cols, size_t n, const struct cellctx *c)
+{
+        struct json_object *o = json_object_new_object();
+        char buf[256];
+
+        for (size_t i = 0; o && i < n; i++) {
+                int f = cols[i].field;
+                const struct array_stats *s = r->arr;
+                struct json_object *v = NULL;
+
+                if (f == F_NJOBS) {
+                        v = json_object_new_int64(s->njobs);
+                } else if (field_defs[f].numeric) {
+                        if (s->v[f].n) {
+                                v = json_object_new_object();
+                                json_object_object_add(v, "min", cell_json_number(f, s->v[f].min));
+                                json_object_object_add(v, "median", cell_json_number(f, s->v[f].median));
+                                json_object_object_add(v, "max", cell_json_number(f, s->v[f].max));
+                        }
+                } else {
+                        cell_text(f, r, c, buf, sizeof(buf));
+                        if (buf[0])
+                                v = json_object_new_string(buf);
+                }
+                json_object_object_add(o, field_defs[f].name, v);
+        }
+        return o;
 }

@@ -1,4 +1,4 @@
-/* Gathering the jobs and runs to report. */
+/* Collect: the jobs and runs to report, from Slurm's accounting and the tracerds. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,62 @@ static int sel_matches(const struct jobsel *s, const struct sjob *j)
                 return j->array_job_id == s->job && j->array_task_id != SJ_NO_TASK &&
                        jobsel_has_task(s, j->array_task_id);
         return j->job_id == s->job || (j->array_job_id && j->array_job_id == s->job);
+}
+
+/* the units of job sj from every node it ran on (*units: caller frees); the nodes that could
+ * not be asked into missing */
+static int fetch_units(const struct sjob *sj, struct daemons *d, struct unit_rec **units, size_t *nunits,
+                       char *missing, size_t mlen)
+{
+        char **nodes = NULL, sel[32];
+        int nn;
+        size_t cap = 0;
+
+        *units = NULL;
+        *nunits = 0;
+        missing[0] = 0;
+        if (!sj->nodes[0] || sj->start <= 0 || strcmp(sj->nodes, "None assigned") == 0)
+                return 0;
+        nn = conv_hostlist(sj->nodes, &nodes, 65536);
+        if (nn < 0) {
+                snprintf(missing, mlen, "%.200s (node list not understood)", sj->nodes);
+                return 0;
+        }
+        snprintf(sel, sizeof(sel), "%u", sj->job_id);
+        for (int i = 0; i < nn; i++) {
+                int node = daemons_node(d, nodes[i]);
+                struct json_object *list;
+                size_t k;
+
+                if (node < 0 || daemons_units(d, node, sel, &list) < 0) {
+                        size_t at = strlen(missing);
+
+                        if (at + strlen(nodes[i]) + 3 < mlen)
+                                snprintf(missing + at, mlen - at, "%s%s", at ? "," : "", nodes[i]);
+                        continue;
+                }
+                for (k = 0; k < json_object_array_length(list); k++) {
+                        struct unit_rec u;
+
+                        if (unit_from_json(json_object_array_get_idx(list, k), node, &u) < 0 ||
+                            u.job_id != (int64_t)sj->job_id || strcmp(u.kind, "slurm") != 0)
+                                continue;
+                        if (*nunits == cap) {
+                                struct unit_rec *nv = realloc(*units, (cap = cap ? 2 * cap : 8) * sizeof(*nv));
+
+                                if (!nv) {
+                                        json_object_put(list);
+                                        conv_strv_free(nodes, (size_t)nn);
+                                        return -ENOMEM;
+                                }
+                                *units = nv;
+                        }
+                        (*units)[(*nunits)++] = u;
+                }
+                json_object_put(list);
+        }
+        conv_strv_free(nodes, (size_t)nn);
+        return 0;
 }
 
 static int state_ok(const struct opts *o, int state)
@@ -64,7 +120,9 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
         }
         for (size_t i = 0; i < n; i++) {
                 const struct sjob *j = &jobs[i];
-                char jid[96];
+                struct unit_rec *units = NULL;
+                size_t nunits = 0;
+                char jid[96], missing[256];
 
                 for (size_t s = 0; s < nsel; s++)
                         if (sel_matches(&sel[s], j))
@@ -82,7 +140,12 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
                 }
                 if (!state_ok(o, (int)(j->state & 0xff)))
                         continue;
-                if (report_add_slurm(rep, j, d) < 0) {
+                if (fetch_units(j, d, &units, &nunits, missing, sizeof(missing)) < 0) {
+                        free(units);
+                        fprintf(stderr, JS_PROG ": out of memory\n");
+                        break;
+                }
+                if (report_add_slurm(rep, j, units, nunits, missing) < 0) { /* it took the units */
                         fprintf(stderr, JS_PROG ": out of memory\n");
                         break;
                 }

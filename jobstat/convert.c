@@ -11,37 +11,6 @@
 #include "convert.h"
 #include "jobstat.h"
 
-void conv_elapsed(char *out, size_t len, int64_t s)
-{
-        if (s == JS_NONE || s < 0)
-                snprintf(out, len, JS_UNKNOWN);
-        else if (s >= 86400)
-                snprintf(out, len, "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64, s / 86400,
-                         s / 3600 % 24, s / 60 % 60, s % 60);
-        else
-                snprintf(out, len, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, s / 3600, s / 60 % 60, s % 60);
-}
-
-void conv_cputime(char *out, size_t len, int64_t us)
-{
-        int64_t s, ms;
-
-        if (us == JS_NONE || us < 0) {
-                snprintf(out, len, JS_UNKNOWN);
-                return;
-        }
-        s = us / 1000000;
-        ms = us % 1000000 / 1000;
-        if (s >= 3600) {
-                conv_elapsed(out, len, s);
-                return;
-        }
-        if (ms)
-                snprintf(out, len, "%02" PRId64 ":%02" PRId64 ".%03" PRId64, s / 60, s % 60, ms);
-        else
-                snprintf(out, len, "00:%02" PRId64 ":%02" PRId64, s / 60, s % 60);
-}
-
 void conv_timelimit(char *out, size_t len, int64_t m)
 {
         if (m == JS_NONE)
@@ -51,7 +20,7 @@ void conv_timelimit(char *out, size_t len, int64_t m)
         else if (m == TL_PARTITION)
                 snprintf(out, len, "Partition_Limit");
         else
-                conv_elapsed(out, len, m * 60);
+                fmt_elapsed(out, len, m * 60);
 }
 
 void conv_datetime(char *out, size_t len, int64_t t)
@@ -61,37 +30,6 @@ void conv_datetime(char *out, size_t len, int64_t t)
 
         if (t <= 0 || !localtime_r(&tt, &tm) || !strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm))
                 snprintf(out, len, "Unknown");
-}
-
-void conv_size(char *out, size_t len, double v, enum conv_unit orig, int spec, int exact)
-{
-        static const char letters[] = "\0KMGTP";
-        int u = orig;
-
-        if ((int64_t)v == 0 && v < 1) {
-                snprintf(out, len, "0");
-                return;
-        }
-        if (spec >= U_NONE && spec <= U_P) {
-                for (; u < spec; u++)
-                        v /= 1024;
-                for (; u > spec; u--)
-                        v *= 1024;
-        } else if (exact) {
-                while (v >= 1024 && u < U_P && conv_whole(v) && (int64_t)v % 512 == 0) {
-                        v /= 1024;
-                        u++;
-                }
-        } else {
-                while (v >= 1024 && u < U_P) {
-                        v /= 1024;
-                        u++;
-                }
-        }
-        if (conv_whole(v))
-                snprintf(out, len, "%.0f%.1s", v, &letters[u]);
-        else
-                snprintf(out, len, "%.2f%.1s", v, &letters[u]);
 }
 
 int conv_units_opt(const char *a)
@@ -450,6 +388,19 @@ static int expand_one(const char *item, size_t len, char ***v, size_t *n, size_t
         return 0;
 }
 
+size_t conv_item_len(const char *s)
+{
+        size_t l = 0;
+        int depth = 0;
+
+        while (s[l] && (s[l] != ',' || depth)) {
+                depth += s[l] == '[';
+                depth -= s[l] == ']' && depth;
+                l++;
+        }
+        return l;
+}
+
 int conv_hostlist(const char *list, char ***out, size_t max)
 {
         char **v = NULL;
@@ -458,14 +409,8 @@ int conv_hostlist(const char *list, char ***out, size_t max)
         int r = 0;
 
         while (p && *p && !r) {
-                size_t l = 0;
-                int depth = 0;
+                size_t l = conv_item_len(p);
 
-                while (p[l] && (p[l] != ',' || depth)) {
-                        depth += p[l] == '[';
-                        depth -= p[l] == ']' && depth;
-                        l++;
-                }
                 if (l)
                         r = expand_one(p, l, &v, &n, &cap, max);
                 p += l + (p[l] == ',');
@@ -555,9 +500,4 @@ int64_t conv_ceil(double v)
 int64_t conv_round(double v)
 {
         return v < 0 ? -(int64_t)(-v + 0.5) : (int64_t)(v + 0.5);
-}
-
-int conv_whole(double v)
-{
-        return v > -9e18 && v < 9e18 && (double)(int64_t)v == v;
 }

@@ -1,4 +1,5 @@
-/* Values as sacct writes and reads them: durations, sizes, dates, states, CPU lists. Pure. */
+/* Values as sacct writes and reads them: time limits, dates, states, host and CPU lists, and
+ * the -S/-E time formats. Pure. */
 #ifndef JOBSTAT_CONVERT_H
 #define JOBSTAT_CONVERT_H
 
@@ -6,22 +7,14 @@
 #include <stdint.h>
 #include <time.h>
 
-enum conv_unit { U_NONE, U_K, U_M, U_G, U_T, U_P };
+#include "format.h"
 
-/* Elapsed: "HH:MM:SS" or "D-HH:MM:SS"; "---" when secs is JS_NONE or negative. */
-void conv_elapsed(char *out, size_t len, int64_t secs);
-/* TotalCPU and friends (microseconds): "MM:SS.mmm" below an hour, "HH:MM:SS", "D-HH:MM:SS". */
-void conv_cputime(char *out, size_t len, int64_t usecs);
+/* Elapsed, CPU times and sizes: fmt_elapsed, fmt_cputime and fmt_size (format.h). */
 /* Timelimit in minutes: "UNLIMITED", "Partition_Limit", "HH:MM:SS", "D-HH:MM:SS"; blank
  * for JS_NONE (a step has none). */
 void conv_timelimit(char *out, size_t len, int64_t minutes);
 /* Local time "YYYY-MM-DDTHH:MM:SS"; "Unknown" for 0, as sacct prints it. */
 void conv_datetime(char *out, size_t len, int64_t unix_s);
-/* A size of value orig units as sacct does: with spec (U_K..U_P) converted to that unit,
- * else divided by 1024 while it stays >= 1024 — always (exact = 0) or only while the value
- * stays a whole multiple of 512 (exact = 1, sacct's ReqMem). Whole numbers print as "400M",
- * others with two decimals "300.50M"; bytes without a letter; 0 as "0". */
-void conv_size(char *out, size_t len, double value, enum conv_unit orig, int spec, int exact);
 /* --units=K|M|G|T (also P, case-insensitive): the unit, or -1. */
 int conv_units_opt(const char *arg);
 /* A wait status as sacct's ExitCode "code:signal"; "---" for JS_NONE. */
@@ -50,6 +43,9 @@ void conv_job_state(char *out, size_t len, uint32_t state, uint32_t requid);
 /* The count of TRES id in a TRES string ("1=2,2=4000,4=1": 1 cpu, 2 mem MB, 4 node), or
  * JS_NONE. */
 int64_t conv_tres(const char *tres, int id);
+/* Lists of Slurm's kind ("n[1-3,5],m", "12_[1,3],14"): the length of the item at s, up to
+ * the first comma outside brackets. */
+size_t conv_item_len(const char *s);
 /* Expand a Slurm host list ("n[1-3,07],gpu[01-02]-ib,login") into names; at most max.
  * Returns the count (*out: an array of malloc'd strings, free with conv_strv_free) or
  * -EINVAL/-ENOMEM. */
@@ -63,10 +59,9 @@ int conv_cpulist(const char *s, unsigned char *mask, size_t nbits);
  * a list cannot be read. */
 int conv_numa_span(const char *alloc, const char *const *numa_cpus, size_t nnuma);
 
-/* Rounding without libm (values well inside int64): up, to nearest, and is it whole. */
+/* Rounding without libm (values well inside int64): up, to nearest (whole: fmt_whole). */
 int64_t conv_ceil(double v);
 int64_t conv_round(double v);
-int conv_whole(double v);
 
 /* Replace control characters by '?' in place: one value never breaks a line. */
 void conv_sanitize(char *s);

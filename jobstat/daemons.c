@@ -1,4 +1,4 @@
-/* Requests to the nodes' tracerds. */
+/* Collect: requests to the nodes' tracerds. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>

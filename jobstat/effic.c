@@ -265,7 +265,7 @@ void advice_text(const struct advice *a, char *out, size_t len)
                 PART("%s--mem-per-cpu=%s", at ? " " : "", v);
         }
         if (a->time_min > 0) {
-                conv_elapsed(v, sizeof(v), a->time_min * 60);
+                fmt_elapsed(v, sizeof(v), a->time_min * 60);
                 PART("%s--time=%s", at ? " " : "", v);
         }
 #undef PART

@@ -1,5 +1,6 @@
 /* Naming what failed. */
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,4 +49,19 @@ void failures_status_text(char *out, size_t len, int64_t status)
                 snprintf(out, len, "exited with %d", (int)((status >> 8) & 0xff));
         else
                 snprintf(out, len, "was killed by signal %d (%s)", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+}
+
+void failures_of_job(struct job *j)
+{
+        memset(&j->fail, 0, sizeof(j->fail));
+        if (!report_job_failed(j))
+                return;
+        for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
+                struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
+                struct procset ps;
+
+                if (s->f.nunits && procs_of_step(j, s, &ps) == 0)
+                        failures_add(&j->fail, s->jobid, ps.p, ps.n);
+                procs_free(&ps);
+        }
 }

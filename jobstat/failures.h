@@ -31,6 +31,10 @@ struct proc_rec;
 /* Add the processes of one step (row jobid step) to f: OOM victims and failures, the first
  * by end time. Pure. */
 void failures_add(struct failures *f, const char *step, const struct proc_rec *p, size_t n);
+struct job;
+/* The failures of a job that did not complete, or lost a process to the OOM killer, from
+ * the processes of its steps that collect fetched, into j->fail (cleared otherwise). */
+void failures_of_job(struct job *j);
 /* "exited with 2", "killed by signal 9 (KILL)" for a wait status. */
 void failures_status_text(char *out, size_t len, int64_t status);
 

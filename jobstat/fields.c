@@ -1,4 +1,5 @@
-/* Field names, widths and -o parsing. */
+/* Render: the default formats of each view, -o parsing and --helpformat (the field table is
+ * in fields.h, its instance in values.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,38 +9,6 @@
 
 #include "fields.h"
 #include "protocol.h"
-
-/* sacct's own default widths for the fields sacct has */
-const struct field_def field_defs[F_COUNT] = {
-        [F_JOBID] = { "JobID", -12, 0 },        [F_JOBNAME] = { "JobName", 10, 0 },
-        [F_USER] = { "User", 9, 0 },            [F_STATE] = { "State", 10, 0 },
-        [F_NODELIST] = { "NodeList", 15, 0 },   [F_NNODES] = { "NNodes", 8, 1 },
-        [F_NTASKS] = { "NTasks", 8, 1 },        [F_PARTITION] = { "Partition", 10, 0 },
-        [F_START] = { "Start", 19, 0 },         [F_END] = { "End", 19, 0 },
-        [F_ELAPSED] = { "Elapsed", 10, 1 },     [F_TIMELIMIT] = { "Timelimit", 10, 0 },
-        [F_EXITCODE] = { "ExitCode", 8, 0 },    [F_ALLOCCPUS] = { "AllocCPUS", 10, 1 },
-        [F_ALLOCCORES] = { "AllocCores", 12, 0 }, [F_REQMEM] = { "ReqMem", 10, 1 },
-        [F_TOTALCPU] = { "TotalCPU", 10, 1 },   [F_USERCPU] = { "UserCPU", 10, 1 },
-        [F_SYSTEMCPU] = { "SystemCPU", 10, 1 }, [F_CPUEFF] = { "CPUEff", 6, 1 },
-        [F_MAXRSS] = { "MaxRSS", 10, 1 },       [F_PEAKMEM] = { "PeakMem", 8, 1 },
-        [F_MEMEFF] = { "MemEff", 6, 1 },        [F_TIMEEFF] = { "TimeEff", 7, 1 },
-        [F_PEAKCORES] = { "PeakCores", 9, 1 },  [F_READBYTES] = { "ReadBytes", 10, 1 },
-        [F_WRITEBYTES] = { "WriteBytes", 10, 1 }, [F_READCHARS] = { "ReadChars", 10, 1 },
-        [F_WRITECHARS] = { "WriteChars", 10, 1 }, [F_NETRX] = { "NetRx", 8, 1 },
-        [F_NETTX] = { "NetTx", 8, 1 },          [F_IOWAIT] = { "IOWait", 10, 1 },
-        [F_NPROCS] = { "NProcs", 8, 1 },        [F_OOMKILLS] = { "OOMKills", 8, 1 },
-        [F_LOST] = { "Lost", 6, 1 },            [F_TOOL] = { "Tool", -16, 0 },
-        [F_PIPELINE] = { "Pipeline", -12, 0 },  [F_RUN] = { "Run", -12, 0 },
-        [F_STEP] = { "Step", -12, 0 },          [F_WILDCARDS] = { "Wildcards", -20, 0 },
-        [F_TAG] = { "Tag", -12, 0 },            [F_SUGGEST] = { "Suggest", -50, 0 },
-        [F_PID] = { "PID", 8, 0 },              [F_PPID] = { "PPID", 8, 0 },
-        [F_COMMAND] = { "Command", -50, 0 },    [F_TREE] = { "Tree", -32, 0 },
-        [F_EXITCODES] = { "ExitCodes", -20, 0 }, [F_NJOBS] = { "NJobs", 6, 0 },
-        [F_ACCOUNT] = { "Account", 10, 0 },     [F_QOS] = { "QOS", 10, 0 },
-        [F_SUBMIT] = { "Submit", 19, 0 },       [F_RESERVED] = { "Reserved", 10, 1 },
-        [F_MAXRSSNODE] = { "MaxRSSNode", 10, 0 },
-        [F_NODE] = { "Node", -8, 0 },           [F_TASK] = { "Task", 4, 0 },
-};
 
 const char *view_default_format_nodes(enum view v)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "convert.h"
 #include "jobids.h"
 #include "jobstat.h"
 #include "protocol.h"
@@ -147,14 +148,8 @@ int jobsel_list(const char *list, struct jobsel **out, char *err, size_t errlen)
                 return -EINVAL;
         }
         while (*p) {
-                size_t l = 0;
-                int depth = 0;
+                size_t l = conv_item_len(p);
 
-                while (p[l] && (p[l] != ',' || depth)) {
-                        depth += p[l] == '[';
-                        depth -= p[l] == ']' && depth;
-                        l++;
-                }
                 if (l >= sizeof(buf)) {
                         proto_errf(err, errlen, "job selector too long");
                         free(v);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "details.h"
 #include "slurmacct.h"
 #include "views.h"
 
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
         struct collect_stats st = {};
         struct ident id;
         struct viewctx v = {};
+        struct details_wanted wanted;
         struct col *cols = NULL, *jcols = NULL;
         struct json_object *top = NULL;
         char err[512];
@@ -93,7 +95,6 @@ int main(int argc, char **argv)
         }
 
         v.o = &o;
-        v.d = &d;
         v.out = (struct out){ .f = stdout, .cols = cols, .ncols = (size_t)ncols, .parsable = o.parsable,
                               .delim = o.delim, .noheader = o.noheader, .fit = !o.parsable,
                               .colour = out_want_colour(STDOUT_FILENO, o.parsable, o.json),
@@ -110,6 +111,12 @@ int main(int argc, char **argv)
                 }
                 if (o.view == V_ARRAY)
                         v.e.jcols = cols, v.e.njcols = (size_t)ncols;
+        }
+        /* collect what the view reads, then compute and print from the model alone */
+        view_wanted(&v, &wanted);
+        if (details_collect(&rep, &d, &wanted) < 0) {
+                fprintf(stderr, JS_PROG ": out of memory\n");
+                goto cleanup;
         }
         shown = view_print(&v, &rep);
         view_warnings(&v, &rep);

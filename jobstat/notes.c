@@ -1,11 +1,34 @@
-/* Rightsizing notes. */
+/* Rightsizing notes: each note is one function below, listed in notes[]; it reads the job's
+ * resolved rows and the advice, and adds at most a line or two. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "convert.h"
 #include "effic.h"
 #include "notes.h"
+
+struct notes {
+        const struct job *j;
+        const struct row *r;    /* the job's (or run's) row */
+        struct advice adv;      /* what to ask for next time (row_advice) */
+        int units;              /* --units */
+        char (*lines)[NOTE_LEN];
+        size_t n, max;
+};
+
+static void note(struct notes *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct notes *c, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (c->n >= c->max)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(c->lines[c->n++], NOTE_LEN, fmt, ap);
+        va_end(ap);
+}
 
 static const char *peak_source(const struct row *r)
 {
@@ -16,24 +39,50 @@ static const char *peak_source(const struct row *r)
         return "largest process RSS";
 }
 
-/* the memory line: what was used of what was asked, per node, and why the advice is what it is */
-static void mem_note(const struct row *r, const struct advice *adv, int units, char lines[][NOTE_LEN], size_t *n,
-                     size_t max)
+/* the cores used of those allocated, and --cpus-per-task */
+static void note_cpu(struct notes *c)
 {
+        const struct row *r = c->r;
+        int cpus = c->adv.cpus, used;
+        char a[64];
+
+        if (cpus <= 0)
+                return;
+        used = suggest_cpus(r->peak_cores);
+        if (r->alloc_cpus != JS_NONE && r->alloc_cpus > 0)
+                snprintf(a, sizeof(a), "used %d of %" PRId64 " allocated cores", used, r->alloc_cpus);
+        else
+                snprintf(a, sizeof(a), "used %d cores", used);
+        if (r->cores_src && strcmp(r->cores_src, "sampled") == 0)
+                note(c, "%s (peak %.2f busy at once per task, from live samples): --cpus-per-task=%d", a,
+                     r->cores_per_task, cpus);
+        else
+                note(c, "%s (%.2f busy on average per task; too short-lived for live samples): "
+                        "--cpus-per-task=%d", a, r->cores_per_task, cpus);
+}
+
+/* what was used of what was asked, per node, and why the memory advice is what it is */
+static void note_memory(struct notes *c)
+{
+        const struct row *r = c->r;
+        const struct advice *adv = &c->adv;
         char used[24], node[80] = "", req[48] = "", lim[24], sug[48] = "", eff[24] = "", why[80] = "";
         double e = eff_mem(r->peak_mem_kb, r->req_mem_share_mb);
         int multi = r->nnodes != JS_NONE && r->nnodes > 1 && r->node_peak_mem_kb != JS_NONE;
 
-        conv_size(used, sizeof(used), (double)r->peak_mem_kb, U_K, units, 0);
+        if (r->peak_mem_kb == JS_NONE || r->peak_mem_kb <= 0)
+                return;
+        fmt_size(used, sizeof(used), (double)r->peak_mem_kb, U_K, c->units, 0);
         if (multi) {
                 /* --mem is per node: the highest node against its share */
-                conv_size(lim, sizeof(lim), (double)r->node_peak_mem_kb, U_K, units, 0);
+                fmt_size(lim, sizeof(lim), (double)r->node_peak_mem_kb, U_K, c->units, 0);
                 snprintf(node, sizeof(node), " over %" PRId64 " nodes, %s on the highest", r->nnodes, lim);
                 if (r->req_mem_node_mb != JS_NONE)
                         e = eff_mem(r->node_peak_mem_kb, r->req_mem_node_mb);
         }
         if (e >= 0) {
-                conv_size(lim, sizeof(lim), (double)(multi ? r->req_mem_node_mb : r->req_mem_share_mb), U_M, units, 1);
+                fmt_size(lim, sizeof(lim), (double)(multi ? r->req_mem_node_mb : r->req_mem_share_mb), U_M, c->units,
+                         1);
                 snprintf(req, sizeof(req), "%s of %s requested%s", multi ? "," : "", lim, multi ? " per node" : "");
                 snprintf(eff, sizeof(eff), ", %.1f%%", e);
         }
@@ -52,129 +101,143 @@ static void mem_note(const struct row *r, const struct advice *adv, int units, c
         }
         if (adv->oom) {
                 if (adv->limit_mb > 0)
-                        conv_size(lim, sizeof(lim), (double)adv->limit_mb, U_M, units, 1);
+                        fmt_size(lim, sizeof(lim), (double)adv->limit_mb, U_M, c->units, 1);
                 else
                         snprintf(lim, sizeof(lim), "%s", used);
-                if (*n < max)
-                        snprintf(lines[(*n)++], NOTE_LEN,
-                                 "killed by the OOM killer at its %s%s limit (peak %s%s): it needed more than the limit, "
-                                 "how much more cannot be known%s%s",
-                                 lim, multi ? " per node" : "", used, node, sug, why);
+                note(c, "killed by the OOM killer at its %s%s limit (peak %s%s): it needed more than the limit, "
+                        "how much more cannot be known%s%s",
+                     lim, multi ? " per node" : "", used, node, sug, why);
                 return;
         }
-        if (*n < max)
-                snprintf(lines[(*n)++], NOTE_LEN, "peak memory %s (%s)%s%s%s%s%s", used, peak_source(r), node, req,
-                         eff, sug, why);
+        note(c, "peak memory %s (%s)%s%s%s%s%s", used, peak_source(r), node, req, eff, sug, why);
+}
+
+/* the time used of the limit, and --time */
+static void note_time(struct notes *c)
+{
+        const struct row *r = c->r;
+        char a[64], b[64], t[64];
+        double eff;
+
+        if (r->elapsed == JS_NONE)
+                return;
+        eff = eff_time(r->elapsed, r->timelimit);
+        fmt_elapsed(a, sizeof(a), r->elapsed);
+        fmt_elapsed(t, sizeof(t), c->adv.time_min * 60);
+        conv_timelimit(b, sizeof(b), r->timelimit);
+        if (c->adv.timeout && c->adv.time_min > 0)
+                note(c, "hit its %s time limit after %s: it needed more, how much more cannot be known: "
+                        "--time=%.24s (%dx the limit)", b, a, t, LIMIT_RAISE);
+        else if (eff >= 0 && c->adv.time_min > 0)
+                note(c, "ran %s of a %s limit, %.1f%%: --time=%s", a, b, eff, t);
+        else if (eff >= 0)
+                note(c, "ran %s of a %s limit, %.1f%% (it did not complete: no --time advice)", a, b, eff);
+        else if (c->adv.time_min > 0)
+                note(c, "ran %s: --time=%s", a, t);
 }
 
 /* the OOM victim and the first process that failed, by name */
-static void failure_notes(const struct failures *f, char lines[][NOTE_LEN], size_t *n, size_t max)
+static void note_failures(struct notes *c)
 {
-        char st[48], more[48] = "";
+        const struct failures *f = &c->j->fail;
         const struct failed_proc *p = &f->first;
+        char st[48], more[48] = "";
 
-        if (f->noom && *n < max) {
+        if (f->noom && c->n < c->max) {
                 if (f->noom > 1)
                         snprintf(more, sizeof(more), " (and %zu more)", f->noom - 1);
-                snprintf(lines[(*n)++], NOTE_LEN, "the OOM killer stopped process %" PRId64 " (%.32s, step %.32s)%.40s: %.100s",
-                         f->oom.pid, f->oom.tool, f->oom.step, more, f->oom.cmd);
+                note(c, "the OOM killer stopped process %" PRId64 " (%.32s, step %.32s)%.40s: %.100s", f->oom.pid,
+                     f->oom.tool, f->oom.step, more, f->oom.cmd);
         }
-        if (!f->nfailed || (f->noom && p->pid == f->oom.pid && !strcmp(p->step, f->oom.step)) || *n >= max)
+        if (!f->nfailed || (f->noom && p->pid == f->oom.pid && !strcmp(p->step, f->oom.step)))
                 return;
         failures_status_text(st, sizeof(st), p->status);
         more[0] = 0;
         if (f->nfailed > 1)
                 snprintf(more, sizeof(more), " (%zu processes failed)", f->nfailed);
-        snprintf(lines[(*n)++], NOTE_LEN, "first to fail: process %" PRId64 " (%.32s, step %.32s) %.40s%.40s: %.100s", p->pid,
-                 p->tool, p->step, st, more, p->cmd);
+        note(c, "first to fail: process %" PRId64 " (%.32s, step %.32s) %.40s%.40s: %.100s", p->pid, p->tool, p->step,
+             st, more, p->cmd);
 }
+
+static void note_numa(struct notes *c)
+{
+        if (c->r->numa_span > 1)
+                note(c, "allocation spans %d NUMA nodes (cores %.100s): memory access crosses nodes",
+                     c->r->numa_span, c->r->alloc_cores);
+}
+
+static void note_oversubscribed(struct notes *c)
+{
+        const struct row *r = c->r;
+
+        if (r->peak_cores >= 0 && r->alloc_cpus != JS_NONE && r->alloc_cpus > 0 &&
+            r->peak_cores > (double)r->alloc_cpus + CORE_SLACK)
+                note(c, "more runnable threads than allocated cores: %.2f cores busy at peak, %" PRId64 " allocated",
+                     r->peak_cores, r->alloc_cpus);
+}
+
+static void note_lost(struct notes *c)
+{
+        if (c->r->f.lost > 0)
+                note(c, "incomplete: %" PRId64 " of its kernel events were lost (ring buffer or tracked set "
+                        "full): its figures are short of them", c->r->f.lost);
+}
+
+static void note_tracer_down(struct notes *c)
+{
+        const struct figures *f = &c->r->f;
+        char from[32], to[32];
+
+        if (f->down_start_ns == JS_NONE || f->down_end_ns == JS_NONE)
+                return;
+        conv_datetime(from, sizeof(from), f->down_start_ns / 1000000000);
+        conv_datetime(to, sizeof(to), f->down_end_ns / 1000000000);
+        /* the date once, when both fall on the same day */
+        note(c, "incomplete: tracerd was down %s-%s: what ran then is missing", from,
+             strncmp(from, to, 11) ? to : to + 11);
+}
+
+/* the advice, or for an array's tasks the one advice for all of them */
+static void note_next_time(struct notes *c)
+{
+        const struct job *j = c->j;
+        char sug[160];
+
+        advice_text(&c->adv, sug, sizeof(sug));
+        if (j->array_ntasks > 1) {
+                if (j->array_last && j->array_suggest[0])
+                        note(c, "next time, for every task of array %" PRId64 " (from the highest needs of its %zu "
+                                "tasks): %.150s", j->array_job_id, j->array_ntasks, j->array_suggest);
+        } else if (sug[0]) {
+                note(c, "next time: %s", sug);
+        }
+}
+
+/* the notes of a finished job tracer recorded, in the order printed */
+static void (*const notes[])(struct notes *c) = {
+        note_cpu, note_memory, note_time, note_failures, note_numa, note_oversubscribed, note_lost,
+        note_tracer_down, note_next_time,
+};
 
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max)
 {
-        const struct row *r = &j->row;
-        char a[64], b[64], c[64], sug[160];
-        struct advice adv;
-        size_t n = 0;
-        int cpus;
+        struct notes c = { .j = j, .r = &j->row, .units = units, .lines = lines, .max = max };
 
-#define NOTE(...) do { if (n < max) snprintf(lines[n++], NOTE_LEN, __VA_ARGS__); } while (0)
-        if (!r->f.nunits)
-                NOTE("tracer recorded nothing for it (no tracerd on its nodes then, or not yours)");
+        if (!c.r->f.nunits)
+                note(&c, "tracer recorded nothing for it (no tracerd on its nodes then, or not yours)");
         if (j->missing[0])
-                NOTE("no figures from node(s) %.160s: their tracerd could not be asked; totals are partial", j->missing);
-        if (r->running) {
-                NOTE("still running: efficiencies and suggestions come when it ends");
-                return n;
+                note(&c, "no figures from node(s) %.160s: their tracerd could not be asked; totals are partial",
+                     j->missing);
+        if (c.r->running) {
+                note(&c, "still running: efficiencies and suggestions come when it ends");
+                return c.n;
         }
-        if (!r->f.nunits)
-                return n;
-        row_advice(r, &adv);
-        /* CPU */
-        cpus = adv.cpus;
-        if (cpus > 0) {
-                int used = suggest_cpus(r->peak_cores);
-
-                if (r->alloc_cpus != JS_NONE && r->alloc_cpus > 0)
-                        snprintf(a, sizeof(a), "used %d of %" PRId64 " allocated cores", used, r->alloc_cpus);
-                else
-                        snprintf(a, sizeof(a), "used %d cores", used);
-                if (r->cores_src && strcmp(r->cores_src, "sampled") == 0)
-                        NOTE("%s (peak %.2f busy at once per task, from live samples): --cpus-per-task=%d", a,
-                             r->cores_per_task, cpus);
-                else
-                        NOTE("%s (%.2f busy on average per task; too short-lived for live samples): "
-                             "--cpus-per-task=%d", a, r->cores_per_task, cpus);
-        }
-        /* memory */
-        if (r->peak_mem_kb != JS_NONE && r->peak_mem_kb > 0)
-                mem_note(r, &adv, units, lines, &n, max);
-        /* time */
-        if (r->elapsed != JS_NONE) {
-                double eff = eff_time(r->elapsed, r->timelimit);
-
-                conv_elapsed(a, sizeof(a), r->elapsed);
-                conv_elapsed(c, sizeof(c), adv.time_min * 60);
-                conv_timelimit(b, sizeof(b), r->timelimit);
-                if (adv.timeout && adv.time_min > 0)
-                        NOTE("hit its %s time limit after %s: it needed more, how much more cannot be known: "
-                             "--time=%.24s (%dx the limit)", b, a, c, LIMIT_RAISE);
-                else if (eff >= 0 && adv.time_min > 0)
-                        NOTE("ran %s of a %s limit, %.1f%%: --time=%s", a, b, eff, c);
-                else if (eff >= 0)
-                        NOTE("ran %s of a %s limit, %.1f%% (it did not complete: no --time advice)", a, b, eff);
-                else if (adv.time_min > 0)
-                        NOTE("ran %s: --time=%s", a, c);
-        }
-        failure_notes(&j->fail, lines, &n, max);
-        if (r->numa_span > 1)
-                NOTE("allocation spans %d NUMA nodes (cores %.100s): memory access crosses nodes", r->numa_span,
-                     r->alloc_cores);
-        if (r->peak_cores >= 0 && r->alloc_cpus != JS_NONE && r->alloc_cpus > 0 &&
-            r->peak_cores > (double)r->alloc_cpus + CORE_SLACK)
-                NOTE("more runnable threads than allocated cores: %.2f cores busy at peak, %" PRId64 " allocated",
-                     r->peak_cores, r->alloc_cpus);
-        if (r->f.lost > 0)
-                NOTE("incomplete: %" PRId64 " of its kernel events were lost (ring buffer or tracked set "
-                     "full): its figures are short of them", r->f.lost);
-        if (r->f.down_start_ns != JS_NONE && r->f.down_end_ns != JS_NONE) {
-                char from[32], to[32];
-
-                conv_datetime(from, sizeof(from), r->f.down_start_ns / 1000000000);
-                conv_datetime(to, sizeof(to), r->f.down_end_ns / 1000000000);
-                /* the date once, when both fall on the same day */
-                NOTE("incomplete: tracerd was down %s-%s: what ran then is missing", from,
-                     strncmp(from, to, 11) ? to : to + 11);
-        }
-        advice_text(&adv, sug, sizeof(sug));
-        if (j->array_ntasks > 1) {
-                if (j->array_last && j->array_suggest[0])
-                        NOTE("next time, for every task of array %" PRId64 " (from the highest needs of its %zu tasks): %.150s",
-                             j->array_job_id, j->array_ntasks, j->array_suggest);
-        } else if (sug[0]) {
-                NOTE("next time: %s", sug);
-        }
-#undef NOTE
-        return n;
+        if (!c.r->f.nunits)
+                return c.n;
+        row_advice(c.r, &c.adv);
+        for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+                notes[i](&c);
+        return c.n;
 }
 
 /* count each array's tasks in the report and mark the last */
@@ -219,30 +282,4 @@ void notes_arrays(struct report *rep)
                 }
                 advice_text(&all, last->array_suggest, sizeof(last->array_suggest));
         }
-}
-
-void notes_print(FILE *f, const struct job *j, int units)
-{
-        char lines[NOTES_MAX][NOTE_LEN];
-        size_t n = notes_build(j, units, lines, NOTES_MAX);
-
-        if (!n)
-                return;
-        fprintf(f, "\n%s %s%s%s%s, %s:\n", j->row.kind == ROW_LOCAL ? "Run" : "Job", j->row.jobid,
-                j->row.jobname[0] ? " (" : "", j->row.jobname, j->row.jobname[0] ? ")" : "", j->row.state);
-        for (size_t i = 0; i < n; i++) {
-                conv_sanitize(lines[i]);
-                fprintf(f, "  %s\n", lines[i]);
-        }
-}
-
-struct json_object *notes_json(const struct job *j, int units)
-{
-        char lines[NOTES_MAX][NOTE_LEN];
-        size_t n = notes_build(j, units, lines, NOTES_MAX);
-        struct json_object *a = json_object_new_array();
-
-        for (size_t i = 0; a && i < n; i++)
-                json_object_array_add(a, json_object_new_string(lines[i]));
-        return a;
 }

@@ -1,27 +1,22 @@
-/* The notes block after the default view: what a job used of what it asked for, and what to
- * ask for next time. */
+/* The notes block after the default view: what a job used of what it asked for, what went
+ * wrong, and what to ask for next time. Pure: views.c prints them. A new note is one
+ * function in notes.c, listed in its notes[] table. */
 #ifndef JOBSTAT_NOTES_H
 #define JOBSTAT_NOTES_H
 
 #include <stddef.h>
-#include <stdio.h>
-#include <json-c/json.h>
 
 #include "report.h"
 
 #define NOTE_LEN 320
 #define NOTES_MAX 12
 
-/* The notes of a job (or traced run), one line each, without the heading. Pure: reads the
- * resolved row, j->row.numa_span and j->missing. Returns the count. */
+/* The notes of a job (or traced run), one line each, without the heading: reads the resolved
+ * row, j->row.numa_span, j->fail and j->missing. Returns the count. */
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max);
 /* One advice per job array, from its tasks' highest needs: counts the arrays' tasks
  * (report_arrays) and writes the advice into the last task's array_suggest, which its notes
  * give instead of each task's own. */
 void notes_arrays(struct report *rep);
-/* "Job 123 (name), COMPLETED:" and the notes, indented; nothing when there are none. */
-void notes_print(FILE *f, const struct job *j, int units);
-/* The notes as a JSON array of strings. */
-struct json_object *notes_json(const struct job *j, int units);
 
 #endif

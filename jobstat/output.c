@@ -1,4 +1,4 @@
-/* Aligned, parsable and JSON rows. */
+/* Render: aligned, parsable and JSON rows. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +80,7 @@ void out_header(struct out *o)
 
 /* Colours follow the state, not only the percentage: a job stopped at its memory or time
  * limit is red there, and a job that did not complete is never green. */
-static int out_colour(int f, const struct row *r)
+int out_colour(int f, const struct row *r)
 {
         int c = eff_colour(cell_eff(f, r));
 

@@ -39,6 +39,10 @@ struct out {
  * it. colour: -1 red, 1 green, 0 none (the escape codes do not count in the width). Writes
  * at most len - 1 bytes. */
 void out_cell(char *buf, size_t len, const char *value, int width, int colour);
+/* The colour of field f's cell in row r (-1 red, 1 green, 0 none). Colours follow the state,
+ * not only the percentage: a job stopped at its memory or time limit is red there, and a job
+ * that did not complete is never green. */
+int out_colour(int f, const struct row *r);
 /* Write the header (names, and for aligned output a line of dashes) unless noheader. */
 void out_header(struct out *o);
 /* Write one row (held when o->fit). */

@@ -1,4 +1,4 @@
-/* Workflow filters and the pipeline -> run -> step -> tool view. */
+/* Compute: the workflow filters and the pipeline -> run -> step -> tool rows. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,8 +50,7 @@ size_t pipelines_filter(struct report *rep, const char *pipelines, const char *r
                                 rep->jobs[k] = *j;
                         k++;
                 } else {
-                        free(j->steps);
-                        free(j->units);
+                        report_job_free(j);
                         dropped++;
                 }
         }
@@ -181,12 +180,17 @@ static void add_unit(struct acc *a, const struct unit_rec *u, int64_t now_ns)
                 fig_min(&f->first_start_ns, u->t.first_start_ns > 0 ? u->t.first_start_ns : JS_NONE);
 }
 
+int pipelines_unit_has_tools(const struct unit_rec *u)
+{
+        return unit_labelled(u) && !(u->have_totals && u->t.nprocs != JS_NONE && u->t.nprocs <= 0);
+}
+
 static int add_tools(struct accs *s, const long *up, const struct unit_rec *u, size_t ji, const struct job *j,
                      pipelines_tools_fn fetch, void *ctx)
 {
         struct json_object *tools;
 
-        if (!fetch || (u->have_totals && u->t.nprocs != JS_NONE && u->t.nprocs <= 0))
+        if (!fetch || !pipelines_unit_has_tools(u))
                 return 0;
         if (fetch(ctx, u, &tools) < 0)
                 return 0; /* the node is named in the warnings */
@@ -322,38 +326,4 @@ out:
         free(order);
         free(s.a);
         return ret;
-}
-
-size_t pipelines_emit(const struct row *rows, size_t n, struct emit *e)
-{
-        struct json_object *parent[WF_TOOL] = {};
-        static const char *const child_key[WF_TOOL] = { "runs", "steps", "tools" };
-
-        for (size_t i = 0; i < n; i++) {
-                const struct row *r = &rows[i];
-                struct json_object *o, *list;
-                int l = r->wf_level;
-
-                if (!e->json) {
-                        out_row(e->o, r);
-                        continue;
-                }
-                if (!(o = out_row_json(r, e->jcols, e->njcols, &e->o->cc)))
-                        continue;
-                if (l == WF_PIPELINE) {
-                        json_object_array_add(e->jarr, o);
-                } else if (parent[l - 1] && json_object_object_get_ex(parent[l - 1], child_key[l - 1], &list)) {
-                        json_object_array_add(list, o);
-                } else {
-                        json_object_put(o);
-                        continue;
-                }
-                if (l < WF_TOOL) {
-                        json_object_object_add(o, child_key[l], json_object_new_array());
-                        parent[l] = o;
-                        for (int k = l + 1; k < WF_TOOL; k++)
-                                parent[k] = NULL;
-                }
-        }
-        return n;
 }

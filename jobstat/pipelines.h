@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
-#include "daemons.h"
-#include "output.h"
 #include "report.h"
 
 enum { WF_PIPELINE, WF_RUN, WF_STEP, WF_TOOL };
@@ -23,7 +21,7 @@ int pipelines_match(const struct job *j, const char *pipelines, const char *runs
 size_t pipelines_filter(struct report *rep, const char *pipelines, const char *runs);
 
 /* Where tool rows come from: 0 and *tools, an array of tool records as tooltable.h describes
- * them (caller puts), or -errno. tooltable_unit_tools asks the unit's node. */
+ * them (caller puts), or -errno. tooltable_unit_tools reads them from the model. */
 typedef int (*pipelines_tools_fn)(void *ctx, const struct unit_rec *u, struct json_object **tools);
 
 /* The rows of the grouped view (ROW_WF, wf_level set), in the order printed: pipelines by
@@ -33,8 +31,7 @@ typedef int (*pipelines_tools_fn)(void *ctx, const struct unit_rec *u, struct js
  * count (*rows: caller frees) or -ENOMEM. */
 long pipelines_build(const struct report *rep, pipelines_tools_fn tools, void *ctx, int64_t now_ns,
                      struct row **rows);
-/* Print the rows, or as JSON nest them: pipelines, each with "runs", each with "steps",
- * each with "tools". Returns the number of rows written. */
-size_t pipelines_emit(const struct row *rows, size_t n, struct emit *e);
+/* Does the unit have tool rows to show (it ran processes, or its totals are not known)? */
+int pipelines_unit_has_tools(const struct unit_rec *u);
 
 #endif

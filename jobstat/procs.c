@@ -1,4 +1,4 @@
-/* Processes, tools and process trees of a step. */
+/* Compute: a step's processes from the model, their parents and states; decoding a record. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,11 +58,14 @@ static char *command_of(struct json_object *o, struct json_object *argv, int64_t
         }
         if (!at)
                 snprintf(c, CMD_MAX, "%s", sget(o, "comm") ? sget(o, "comm") : "");
-        if ((flags != JS_NONE && (flags & 0x4)) || at >= CMD_MAX - 1)
+        if ((flags != JS_NONE && (flags & PROC_ARGV_TRUNCATED)) || at >= CMD_MAX - 1)
                 snprintf(c + (at < CMD_MAX - 4 ? at : CMD_MAX - 4), 4, "...");
         conv_sanitize(c);
         return c;
 }
+
+#define PROC_SLOT(name, kind, sql, len, flags) REC_SLOT_NUMBER_##kind(struct proc_rec, name, kind)
+static const struct rec_slot proc_slots[] = { PROCESS_RECORD(PROC_SLOT) };
 
 int proc_from_json(struct json_object *o, struct proc_rec *p)
 {
@@ -73,22 +76,9 @@ int proc_from_json(struct json_object *o, struct proc_rec *p)
                 return -EINVAL;
         if (!json_object_object_get_ex(o, "argv", &argv) || !json_object_is_type(argv, json_type_array))
                 argv = NULL;
-        p->pid = json_int(o, "pid");
-        p->ppid = json_int(o, "ppid");
-        p->start_ns = json_int(o, "start_ns");
-        p->end_ns = json_int(o, "end_ns");
-        p->cpu_ns = json_int(o, "cpu_ns");
-        p->user_ns = json_int(o, "user_ns");
-        p->sys_ns = json_int(o, "sys_ns");
-        p->maxrss_kb = json_int(o, "maxrss_kb");
-        p->rchar = json_int(o, "rchar");
-        p->wchar = json_int(o, "wchar");
-        p->read_bytes = json_int(o, "read_bytes");
-        p->write_bytes = json_int(o, "write_bytes");
-        p->status = json_int(o, "status");
-        p->flags = json_int(o, "flags");
+        json_to_rec(o, proc_slots, sizeof(proc_slots) / sizeof(*proc_slots), p);
         tool_of(o, argv, p->tool, sizeof(p->tool));
-        p->excluded = json_int(o, "tool_excluded") > 0;
+        p->excluded = p->tool_excluded > 0;
         p->task = JS_NONE;
         p->running = json_object_object_get_ex(o, "running", &run) && json_object_get_boolean(run);
         p->cmd = command_of(o, argv, p->flags);
@@ -104,55 +94,45 @@ static int by_start(const void *a, const void *b)
         return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-int procs_load(const struct job *j, const struct row *s, struct daemons *d, struct procset *ps)
+int procs_of_step(const struct job *j, const struct row *s, struct procset *ps)
 {
-        size_t *idx = malloc((j->nunits + 1) * sizeof(*idx)), n, cap = 0;
-        int err = 0;
+        size_t *idx = malloc((j->nunits + 1) * sizeof(*idx)), n, total = 0;
 
         memset(ps, 0, sizeof(*ps));
         if (!idx)
                 return -ENOMEM;
-        n = report_step_units(j, s, idx, j->nunits);
-        for (size_t u = 0; u < n && !err; u++) {
-                const struct unit_rec *unit = &j->units[idx[u]];
-                struct json_object *procs;
-                size_t k, len;
+        n = j->detail ? report_step_units(j, s, idx, j->nunits) : 0;
+        for (size_t u = 0; u < n; u++)
+                total += j->detail[idx[u]].nprocs;
+        if (n == 1) { /* the common case: one unit's records, sorted where they are */
+                ps->p = j->detail[idx[0]].procs;
+                ps->n = total;
+                ps->borrowed = 1;
+                free(idx);
+                if (ps->n > 1)
+                        qsort(ps->p, ps->n, sizeof(*ps->p), by_start);
+                return 0;
+        }
+        if (total && !(ps->p = malloc(total * sizeof(*ps->p)))) {
+                free(idx);
+                return -ENOMEM;
+        }
+        for (size_t u = 0; u < n; u++) {
+                const struct unit_detail *d = &j->detail[idx[u]];
 
-                if (daemons_processes(d, unit->node, unit->id, &procs) < 0)
-                        continue; /* the node is named in the warnings */
-                len = json_object_array_length(procs);
-                if (ps->n + len > cap) {
-                        struct proc_rec *nv = realloc(ps->p, (cap = ps->n + len + 16) * sizeof(*nv));
-
-                        if (!nv) {
-                                err = -ENOMEM;
-                                json_object_put(procs);
-                                break;
-                        }
-                        ps->p = nv;
-                }
-                for (k = 0; k < len; k++) {
-                        struct proc_rec *p = &ps->p[ps->n];
-
-                        if (proc_from_json(json_object_array_get_idx(procs, k), p) < 0)
-                                continue;
-                        snprintf(p->node, sizeof(p->node), "%s", d->nodes[unit->node].name);
-                        p->task = unit->task_id >= 0 ? unit->task_id : JS_NONE;
-                        ps->n++;
-                }
-                json_object_put(procs);
+                memcpy(ps->p + ps->n, d->procs, d->nprocs * sizeof(*ps->p));
+                ps->n += d->nprocs;
         }
         free(idx);
         if (ps->n > 1)
                 qsort(ps->p, ps->n, sizeof(*ps->p), by_start);
-        return err;
+        return 0;
 }
 
 void procs_free(struct procset *ps)
 {
-        for (size_t i = 0; i < ps->n; i++)
-                free(ps->p[i].cmd);
-        free(ps->p);
+        if (!ps->borrowed)
+                free(ps->p);
         memset(ps, 0, sizeof(*ps));
 }
 
@@ -170,62 +150,13 @@ const char *procs_state(const struct proc_rec *p)
 {
         if (p->running)
                 return "RUNNING";
-        if (p->flags != JS_NONE && (p->flags & 0x8))
+        if (p->flags != JS_NONE && (p->flags & PROC_OOM_KILLED))
                 return "OUT_OF_MEMORY";
         if (p->status == JS_NONE || p->status < 0)
                 return "";
         if (p->status & 0x7f)
                 return "CANCELLED";
         return p->status >> 8 & 0xff ? "FAILED" : "COMPLETED";
-}
-
-/* what a process and a tree row share: where it ran */
-static void proc_place(struct row *r, const struct proc_rec *p)
-{
-        snprintf(r->nodelist, sizeof(r->nodelist), "%s", p->node);
-        r->task = p->task;
-        r->running = p->running;
-        snprintf(r->state, sizeof(r->state), "%s", procs_state(p));
-}
-
-static void proc_row(struct row *r, const struct proc_rec *p, const struct row *s)
-{
-        row_init(r, ROW_PROC);
-        snprintf(r->jobid, sizeof(r->jobid), "%s", s->jobid);
-        step_labels(r, s);
-        r->pid = p->pid;
-        r->ppid = p->ppid;
-        proc_place(r, p);
-        r->f.nunits = 1;
-        r->f.nprocs = 1;
-        r->f.first_start_ns = p->start_ns;
-        r->f.last_end_ns = p->end_ns;
-        r->elapsed = p->start_ns != JS_NONE && p->end_ns != JS_NONE && p->end_ns >= p->start_ns
-                             ? (p->end_ns - p->start_ns + 500000000) / 1000000000 : JS_NONE;
-        if (p->running && p->start_ns != JS_NONE && (int64_t)time(NULL) * 1000000000 >= p->start_ns)
-                r->elapsed = ((int64_t)time(NULL) * 1000000000 - p->start_ns) / 1000000000; /* so far */
-        r->cpu_ns = p->cpu_ns;
-        r->user_ns = p->user_ns;
-        r->sys_ns = p->sys_ns;
-        r->f.maxrss_kb = p->maxrss_kb;
-        r->f.read_bytes = p->read_bytes;
-        r->f.write_bytes = p->write_bytes;
-        r->f.rchar = p->rchar;
-        r->f.wchar = p->wchar;
-        r->f.oom_kills = p->flags != JS_NONE && (p->flags & 0x8) ? 1 : 0;
-        r->exit_status = p->status;
-        snprintf(r->tool, sizeof(r->tool), "%s", p->tool);
-        r->command = p->cmd;
-}
-
-void procs_emit_processes(const struct procset *ps, const struct row *s, struct emit *e)
-{
-        struct row r;
-
-        for (size_t i = 0; i < ps->n; i++) {
-                proc_row(&r, &ps->p[i], s);
-                emit_row(e, &r);
-        }
 }
 
 void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s)
@@ -286,132 +217,4 @@ int procs_parents(const struct proc_rec *p, size_t n, long *parent)
         }
         free(ord);
         return 0;
-}
-
-struct subtot {
-        int64_t nprocs, cpu, user, sys, maxrss, rb, wb, rc, wc, oom, last_end;
-};
-
-static void subtot_of(struct subtot *t, const struct proc_rec *p)
-{
-        t->nprocs = 1;
-        t->cpu = p->cpu_ns == JS_NONE ? 0 : p->cpu_ns;
-        t->user = p->user_ns == JS_NONE ? 0 : p->user_ns;
-        t->sys = p->sys_ns == JS_NONE ? 0 : p->sys_ns;
-        t->maxrss = p->maxrss_kb;
-        t->rb = p->read_bytes == JS_NONE ? 0 : p->read_bytes;
-        t->wb = p->write_bytes == JS_NONE ? 0 : p->write_bytes;
-        t->rc = p->rchar == JS_NONE ? 0 : p->rchar;
-        t->wc = p->wchar == JS_NONE ? 0 : p->wchar;
-        t->oom = p->flags != JS_NONE && (p->flags & 0x8) ? 1 : 0;
-        t->last_end = p->end_ns;
-}
-
-static void subtot_add(struct subtot *t, const struct subtot *c)
-{
-        t->nprocs += c->nprocs;
-        t->cpu += c->cpu;
-        t->user += c->user;
-        t->sys += c->sys;
-        if (c->maxrss > t->maxrss)
-                t->maxrss = c->maxrss;
-        t->rb += c->rb;
-        t->wb += c->wb;
-        t->rc += c->rc;
-        t->wc += c->wc;
-        t->oom += c->oom;
-        if (c->last_end > t->last_end)
-                t->last_end = c->last_end;
-}
-
-int procs_emit_tree(const struct procset *ps, const struct row *s, struct emit *e)
-{
-        size_t n = ps->n, norder = 0;
-        long *parent = malloc((n + 1) * sizeof(long)), *first = malloc((n + 1) * sizeof(long));
-        long *next = malloc((n + 1) * sizeof(long)), *stack = malloc((n + 1) * sizeof(long));
-        long *order = malloc((n + 1) * sizeof(long));
-        int *depth = malloc((n + 1) * sizeof(int));
-        struct subtot *sub = malloc((n + 1) * sizeof(*sub));
-        int err = -ENOMEM;
-
-        if (!parent || !first || !next || !stack || !order || !depth || !sub || procs_parents(ps->p, n, parent) < 0)
-                goto out;
-        /* children lists in start order: walk backwards, pushing to the front */
-        for (size_t i = 0; i < n; i++)
-                first[i] = next[i] = -1;
-        for (size_t i = n; i-- > 0;)
-                if (parent[i] >= 0) {
-                        next[i] = first[parent[i]];
-                        first[parent[i]] = (long)i;
-                }
-        /* pre-order from every root, iteratively; the first-started child comes out first */
-        for (size_t r = 0; r < n; r++) {
-                size_t sp = 0;
-
-                if (parent[r] >= 0)
-                        continue;
-                stack[sp++] = (long)r;
-                depth[r] = 0;
-                while (sp) {
-                        long v = stack[--sp], c;
-                        size_t k = 0, i = 0;
-
-                        order[norder++] = v;
-                        for (c = first[v]; c >= 0; c = next[c])
-                                k++;
-                        for (c = first[v]; c >= 0; c = next[c], i++) {
-                                stack[sp + k - 1 - i] = c;
-                                depth[c] = depth[v] + 1;
-                        }
-                        sp += k;
-                }
-        }
-        /* subtree totals, children before parents (reverse pre-order) */
-        for (size_t i = 0; i < n; i++)
-                subtot_of(&sub[i], &ps->p[i]);
-        for (size_t k = norder; k-- > 0;)
-                if (parent[order[k]] >= 0)
-                        subtot_add(&sub[parent[order[k]]], &sub[order[k]]);
-        for (size_t k = 0; k < norder; k++) {
-                long v = order[k];
-                const struct proc_rec *p = &ps->p[v];
-                struct row r;
-                struct json_object *o;
-
-                procs_agg_row(&r, ROW_TREE, s);
-                r.f.nprocs = sub[v].nprocs;
-                r.cpu_ns = sub[v].cpu;
-                r.user_ns = sub[v].user;
-                r.sys_ns = sub[v].sys;
-                r.f.maxrss_kb = sub[v].maxrss;
-                r.f.read_bytes = sub[v].rb;
-                r.f.write_bytes = sub[v].wb;
-                r.f.rchar = sub[v].rc;
-                r.f.wchar = sub[v].wc;
-                r.f.oom_kills = sub[v].oom;
-                r.f.first_start_ns = p->start_ns;
-                r.f.last_end_ns = sub[v].last_end;
-                r.pid = p->pid;
-                r.ppid = p->ppid;
-                proc_place(&r, p);
-                r.depth = depth[v];
-                r.exit_status = p->status;
-                r.command = p->cmd;
-                snprintf(r.tool, sizeof(r.tool), "%s", p->tool);
-                o = emit_row(e, &r);
-                if (o) {
-                        json_object_object_add(o, "Tree", json_object_new_string(r.tool));
-                        json_object_object_add(o, "Depth", json_object_new_int(r.depth));
-                }
-        }
-        err = 0;
-out:
-        free(parent);
-        free(first);
-        free(next);
-        free(stack);
-        free(order);
-        free(depth);
-        free(sub);
-        return err;
 }

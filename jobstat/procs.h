@@ -1,4 +1,5 @@
-/* Per-process views of a step: --processes, --tools, --tree, and the Tool field. */
+/* The processes of a step: their records (decoded from tracerd's "processes" replies by
+ * collect), a step's set of them, their parents and states. Pure. */
 #ifndef JOBSTAT_PROCS_H
 #define JOBSTAT_PROCS_H
 
@@ -6,13 +7,10 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
-#include "daemons.h"
-#include "output.h"
 #include "report.h"
 
 struct proc_rec {
-        int64_t pid, ppid, start_ns, end_ns, cpu_ns, user_ns, sys_ns, maxrss_kb;
-        int64_t rchar, wchar, read_bytes, write_bytes, status, flags;
+        PROCESS_RECORD(REC_NUMBER) /* the numbers tracerd sends, JS_NONE unknown */
         char tool[64];
         char node[64];  /* the node it ran on: PIDs of different nodes are different processes */
         int64_t task;   /* its Slurm task, JS_NONE unknown */
@@ -24,19 +22,17 @@ struct proc_rec {
 struct procset {
         struct proc_rec *p;
         size_t n;
+        int borrowed;   /* p is the job's own array (one unit's): not freed with the set */
 };
 
 /* One element of a "processes" reply. The tool is the "tool" field when tracerd gives one,
  * else the base name of argv[0], else comm. Returns -EINVAL for a non-object. */
 int proc_from_json(struct json_object *o, struct proc_rec *p);
-/* The processes of step (or run) row s of job j, from the nodes of its units, by start. */
-int procs_load(const struct job *j, const struct row *s, struct daemons *d, struct procset *ps);
+/* The processes of step (or run) row s of job j that collect fetched (j->detail), by start.
+ * The records are the job's (procs_free frees only the set; one unit's are sorted in place). 0
+ * or -ENOMEM. */
+int procs_of_step(const struct job *j, const struct row *s, struct procset *ps);
 void procs_free(struct procset *ps);
-
-/* Rows out: one per process; the process tree (roots by start, children under their parent,
- * each row with its subtree's totals). Tool tables are in tooltable.h. */
-void procs_emit_processes(const struct procset *ps, const struct row *s, struct emit *e);
-int procs_emit_tree(const struct procset *ps, const struct row *s, struct emit *e);
 
 /* An aggregate row of kind for step (or run) row s: its JobID and workflow labels, sums at 0. */
 void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s);

@@ -1,4 +1,4 @@
-/* Rows of jobs, steps and traced runs. */
+/* Compute: the rows of jobs, steps and traced runs from what collect gathered. */
 #include <errno.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -12,6 +12,7 @@
 #include "convert.h"
 #include "effic.h"
 #include "jobids.h"
+#include "procs.h" /* the layout of the process records it frees */
 #include "report.h"
 
 void sjob_id(const struct sjob *j, char *out, size_t len)
@@ -153,66 +154,21 @@ static int steps_from_units(struct job *j)
         return 0;
 }
 
-/* the units of job sj from every node it ran on */
-static int fetch_units(struct job *j, const struct sjob *sj, struct daemons *d)
-{
-        char **nodes = NULL, sel[32];
-        int nn;
-        size_t cap = 0;
-
-        if (!sj->nodes[0] || sj->start <= 0 || strcmp(sj->nodes, "None assigned") == 0)
-                return 0;
-        nn = conv_hostlist(sj->nodes, &nodes, 65536);
-        if (nn < 0) {
-                snprintf(j->missing, sizeof(j->missing), "%.200s (node list not understood)", sj->nodes);
-                return 0;
-        }
-        snprintf(sel, sizeof(sel), "%u", sj->job_id);
-        for (int i = 0; i < nn; i++) {
-                int node = daemons_node(d, nodes[i]);
-                struct json_object *units;
-                size_t k;
-
-                if (node < 0 || daemons_units(d, node, sel, &units) < 0) {
-                        size_t at = strlen(j->missing);
-
-                        if (at + strlen(nodes[i]) + 3 < sizeof(j->missing))
-                                snprintf(j->missing + at, sizeof(j->missing) - at, "%s%s", at ? "," : "", nodes[i]);
-                        continue;
-                }
-                for (k = 0; k < json_object_array_length(units); k++) {
-                        struct unit_rec u;
-
-                        if (unit_from_json(json_object_array_get_idx(units, k), node, &u) < 0 ||
-                            u.job_id != (int64_t)sj->job_id || strcmp(u.kind, "slurm") != 0)
-                                continue;
-                        if (j->nunits == cap) {
-                                struct unit_rec *nv = realloc(j->units, (cap = cap ? 2 * cap : 8) * sizeof(*nv));
-
-                                if (!nv) {
-                                        json_object_put(units);
-                                        conv_strv_free(nodes, (size_t)nn);
-                                        return -ENOMEM;
-                                }
-                                j->units = nv;
-                        }
-                        j->units[j->nunits++] = u;
-                }
-                json_object_put(units);
-        }
-        conv_strv_free(nodes, (size_t)nn);
-        return 0;
-}
-
-int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *d)
+int report_add_slurm(struct report *rep, const struct sjob *sj, struct unit_rec *units, size_t nunits,
+                     const char *missing)
 {
         struct job *j = new_job(rep);
         struct row *r;
         unsigned base;
         int err;
 
-        if (!j)
+        if (!j) {
+                free(units);
                 return -ENOMEM;
+        }
+        j->units = units;
+        j->nunits = nunits;
+        snprintf(j->missing, sizeof(j->missing), "%s", missing);
         j->slurm = 1;
         j->uid = sj->uid;
         j->array_job_id = sj->array_task_id != SJ_NO_TASK ? sj->array_job_id : 0;
@@ -246,8 +202,6 @@ int report_add_slurm(struct report *rep, const struct sjob *sj, struct daemons *
         r->slurm_cpu_us = sj->tot_cpu_us;
         r->slurm_user_us = sj->user_cpu_us;
         r->slurm_sys_us = sj->sys_cpu_us;
-        if ((err = fetch_units(j, sj, d)) < 0)
-                return err;
         units_fill_labels(j->units, j->nunits);
         if (sj->step_only) { /* the other steps' units are not asked for */
                 size_t k = 0;
@@ -553,18 +507,18 @@ void report_resolve(struct job *j)
         r->req_mem_share_mb = r->req_mem_mb;
 }
 
-void report_nodes(struct job *j, const struct daemons *d)
+void report_nodes(struct job *j, const struct report *rep)
 {
         for (size_t i = 0; i <= j->nsteps; i++) {
                 struct row *r = i < j->nsteps ? &j->steps[i] : &j->row;
                 int k = r->f.node_mem_peak_node;
 
-                if (k >= 0 && (size_t)k < d->n)
-                        snprintf(r->maxrss_node, sizeof(r->maxrss_node), "%s", d->nodes[k].name);
+                if (k >= 0 && (size_t)k < rep->nnodes)
+                        snprintf(r->maxrss_node, sizeof(r->maxrss_node), "%s", rep->nodes[k].name);
         }
 }
 
-void report_numa(struct job *j, struct daemons *d)
+void report_numa(struct job *j, const struct report *rep)
 {
         for (size_t i = 0; i < j->nunits; i++) {
                 const struct unit_rec *u = &j->units[i];
@@ -573,8 +527,9 @@ void report_numa(struct job *j, struct daemons *d)
                 size_t n = 0;
                 int span;
 
-                if (!u->alloc_cores[0] || !(topo = daemons_topology(d, u->node)) ||
-                    !json_object_object_get_ex(topo, "numa", &numa) || !json_object_is_type(numa, json_type_array))
+                if (!u->alloc_cores[0] || u->node < 0 || (size_t)u->node >= rep->nnodes ||
+                    !(topo = rep->nodes[u->node].topology) || !json_object_object_get_ex(topo, "numa", &numa) ||
+                    !json_object_is_type(numa, json_type_array))
                         continue;
                 for (size_t k = 0; k < json_object_array_length(numa) && n < 256; k++) {
                         struct json_object *c;
@@ -589,12 +544,35 @@ void report_numa(struct job *j, struct daemons *d)
         }
 }
 
+int report_job_failed(const struct job *j)
+{
+        int ok = strcmp(j->row.state, "COMPLETED") == 0 && !(j->row.f.oom_kills > 0);
+
+        return !j->row.running && !ok && j->row.f.nunits;
+}
+
+void report_job_free(struct job *j)
+{
+        for (size_t i = 0; j->detail && i < j->nunits; i++) {
+                struct unit_detail *d = &j->detail[i];
+
+                for (size_t k = 0; k < d->nprocs; k++)
+                        free(d->procs[k].cmd);
+                free(d->procs);
+                json_object_put(d->tools);
+        }
+        free(j->detail);
+        free(j->steps);
+        free(j->units);
+}
+
 void report_free(struct report *rep)
 {
-        for (size_t i = 0; i < rep->n; i++) {
-                free(rep->jobs[i].steps);
-                free(rep->jobs[i].units);
-        }
+        for (size_t i = 0; i < rep->n; i++)
+                report_job_free(&rep->jobs[i]);
+        for (size_t i = 0; i < rep->nnodes; i++)
+                json_object_put(rep->nodes[i].topology);
+        free(rep->nodes);
         free(rep->jobs);
         memset(rep, 0, sizeof(*rep));
 }

@@ -1,4 +1,4 @@
-/* Slurm's accounting through libslurmdb. */
+/* Collect: Slurm's accounting through libslurmdb. */
 #include <errno.h>
 #include <inttypes.h>
 #include <pwd.h>

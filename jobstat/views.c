@@ -1,4 +1,5 @@
-/* Printing a report. */
+/* Render: a report printed in the view asked for. Reads the model only: collect fetched what
+ * each view needs (view_wanted says what). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,8 @@
 #include <time.h>
 
 #include "arrays.h"
+#include "convert.h"
+#include "listings.h"
 #include "notes.h"
 #include "pipelines.h"
 #include "procs.h"
@@ -34,60 +37,52 @@ static int wants(const struct viewctx *v, int field)
         return 0;
 }
 
-/* the processes of a job that did not complete, or lost one to the OOM killer: which failed */
-static void load_failures(struct viewctx *v, struct job *j)
+void view_wanted(const struct viewctx *v, struct details_wanted *w)
 {
-        int ok = strcmp(j->row.state, "COMPLETED") == 0 && !(j->row.f.oom_kills > 0);
+        int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
 
-        memset(&j->fail, 0, sizeof(j->fail));
-        if (j->row.running || ok || !j->row.f.nunits)
+        memset(w, 0, sizeof(*w));
+        switch (v->o->view) {
+        case V_JOBS:
+                w->failed_procs = tools || notes || v->e.json;
+                w->step_tools = tools;
+                w->topology = notes || v->e.json;
+                break;
+        case V_TOOLS: w->step_tools_ran = 1; break;
+        case V_PROCS: case V_TREE: w->step_procs = 1; break;
+        case V_WORKFLOW: w->unit_tools = 1; break;
+        case V_ARRAY: default: break;
+        }
+}
+
+/* "Job 123 (name), COMPLETED:" and the notes, indented; nothing when there are none */
+static void notes_print(FILE *f, const struct job *j, int units)
+{
+        char lines[NOTES_MAX][NOTE_LEN];
+        size_t n = notes_build(j, units, lines, NOTES_MAX);
+
+        if (!n)
                 return;
-        for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
-                struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
-                struct procset ps;
-
-                if (s->f.nunits && procs_load(j, s, v->d, &ps) == 0)
-                        failures_add(&j->fail, s->jobid, ps.p, ps.n);
-                procs_free(&ps);
+        fprintf(f, "\n%s %s%s%s%s, %s:\n", j->row.kind == ROW_LOCAL ? "Run" : "Job", j->row.jobid,
+                j->row.jobname[0] ? " (" : "", j->row.jobname, j->row.jobname[0] ? ")" : "", j->row.state);
+        for (size_t i = 0; i < n; i++) {
+                conv_sanitize(lines[i]);
+                fprintf(f, "  %s\n", lines[i]);
         }
 }
 
-/* the failing tool of row r (an OOM victim first), if it holds one */
-static void failed_tool(const struct job *j, struct row *r)
+static struct json_object *notes_json(const struct job *j, int units)
 {
-        const struct failed_proc *p = j->fail.noom ? &j->fail.oom : j->fail.nfailed ? &j->fail.first : NULL;
+        char lines[NOTES_MAX][NOTE_LEN];
+        size_t n = notes_build(j, units, lines, NOTES_MAX);
+        struct json_object *a = json_object_new_array();
 
-        if (p && (r == &j->row || strcmp(r->jobid, p->step) == 0))
-                snprintf(r->tool, sizeof(r->tool), "%s", p->tool);
+        for (size_t i = 0; a && i < n; i++)
+                json_object_array_add(a, json_object_new_string(lines[i]));
+        return a;
 }
 
-/* the Tool field of jobs and steps: the tool that failed when one did, else the one that
- * used the most CPU */
-static void main_tools(struct viewctx *v, struct job *j)
-{
-        int64_t best = -1;
-
-        if (j->row.kind == ROW_LOCAL) {
-                tooltable_main_tool(j, &j->row, v->d, j->row.tool, sizeof(j->row.tool));
-                failed_tool(j, &j->row);
-                return;
-        }
-        for (size_t i = 0; i < j->nsteps; i++) {
-                struct row *s = &j->steps[i];
-
-                if (!s->f.nunits)
-                        continue;
-                tooltable_main_tool(j, s, v->d, s->tool, sizeof(s->tool));
-                if (s->cpu_ns != JS_NONE && s->cpu_ns > best && s->tool[0]) {
-                        best = s->cpu_ns;
-                        snprintf(j->row.tool, sizeof(j->row.tool), "%s", s->tool);
-                }
-                failed_tool(j, s);
-        }
-        failed_tool(j, &j->row);
-}
-
-static struct json_object *jobs_json(struct viewctx *v, struct job *j)
+static struct json_object *jobs_json(struct viewctx *v, const struct report *rep, struct job *j)
 {
         struct json_object *o = out_row_json(&j->row, v->e.jcols, v->e.njcols, &v->out.cc), *steps;
 
@@ -107,7 +102,7 @@ static struct json_object *jobs_json(struct viewctx *v, struct job *j)
                 }
                 json_object_object_add(o, "steps", steps);
         }
-        report_numa(j, v->d);
+        report_numa(j, rep);
         json_object_object_add(o, "notes", notes_json(j, v->o->units));
         return o;
 }
@@ -121,13 +116,13 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
         for (size_t i = 0; i < rep->n; i++) {
                 struct job *j = &rep->jobs[i];
 
-                report_nodes(j, v->d);
+                report_nodes(j, rep);
                 if (tools || notes || v->e.json)
-                        load_failures(v, j);
+                        failures_of_job(j);
                 if (tools)
-                        main_tools(v, j);
+                        tooltable_job_tools(j);
                 if (v->e.json) {
-                        json_object_array_add(v->e.jarr, jobs_json(v, j));
+                        json_object_array_add(v->e.jarr, jobs_json(v, rep, j));
                         v->rows++;
                         continue;
                 }
@@ -141,7 +136,7 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
                 for (size_t i = 0; i < rep->n; i++) {
                         if (rep->jobs[i].step_only)
                                 continue;
-                        report_numa(&rep->jobs[i], v->d);
+                        report_numa(&rep->jobs[i], rep);
                         notes_print(v->out.f, &rep->jobs[i], v->o->units);
                 }
         return v->rows;
@@ -172,7 +167,7 @@ static void emit_tools(struct viewctx *v, const struct job *j, const struct row 
         if (s->f.nprocs == 0)
                 return;
         header(v);
-        if ((n = tooltable_emit(j, s, v->d, &v->e)) < 0)
+        if ((n = tooltable_emit(j, s, &v->e)) < 0)
                 fprintf(stderr, JS_PROG ": out of memory for the tools of %s\n", s->jobid);
         else
                 v->rows += (size_t)n;
@@ -193,7 +188,7 @@ static size_t view_procs(struct viewctx *v, struct report *rep)
                         continue;
                 }
                 if (j->row.kind == ROW_LOCAL) {
-                        if (procs_load(j, &j->row, v->d, &ps) == 0)
+                        if (procs_of_step(j, &j->row, &ps) == 0)
                                 emit_set(v, &ps, &j->row);
                         procs_free(&ps);
                         continue;
@@ -201,7 +196,7 @@ static size_t view_procs(struct viewctx *v, struct report *rep)
                 for (size_t k = 0; k < j->nsteps; k++) {
                         if (!j->steps[k].f.nunits)
                                 continue;
-                        if (procs_load(j, &j->steps[k], v->d, &ps) == 0)
+                        if (procs_of_step(j, &j->steps[k], &ps) == 0)
                                 emit_set(v, &ps, &j->steps[k]);
                         procs_free(&ps);
                 }
@@ -244,7 +239,7 @@ static size_t view_workflow(struct viewctx *v, struct report *rep)
         long n;
 
         clock_gettime(CLOCK_REALTIME, &now);
-        n = pipelines_build(rep, tooltable_unit_tools, v->d, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, &rows);
+        n = pipelines_build(rep, tooltable_unit_tools, rep, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, &rows);
         if (n < 0) {
                 fprintf(stderr, JS_PROG ": out of memory\n");
                 return 0;
@@ -274,8 +269,8 @@ size_t view_print(struct viewctx *v, struct report *rep)
 
 void view_warnings(struct viewctx *v, const struct report *rep)
 {
-        for (size_t i = 0; i < v->d->n; i++) {
-                const struct node_conn *c = &v->d->nodes[i];
+        for (size_t i = 0; i < rep->nnodes; i++) {
+                const struct node_info *c = &rep->nodes[i];
                 char jobs[512] = "", msg[1024];
                 size_t at = 0;
 

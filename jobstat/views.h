@@ -3,14 +3,13 @@
 #ifndef JOBSTAT_VIEWS_H
 #define JOBSTAT_VIEWS_H
 
-#include "daemons.h"
+#include "details.h"
 #include "options.h"
 #include "output.h"
 #include "report.h"
 
 struct viewctx {
         const struct opts *o;
-        struct daemons *d;
         struct out out;
         struct emit e;
         int header_done;
@@ -18,6 +17,8 @@ struct viewctx {
         struct json_object *warnings;   /* JSON: what stderr also says */
 };
 
+/* What the view in v->o->view, with its columns and output, needs collect to fetch. */
+void view_wanted(const struct viewctx *v, struct details_wanted *w);
 /* Print the report in o->view. Returns the number of rows written (jobs in JSON). */
 size_t view_print(struct viewctx *v, struct report *rep);
 /* Name each node that could not be asked, with the jobs whose figures lack it (stderr, and

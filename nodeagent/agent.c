@@ -371,6 +371,12 @@ void agent_close_lost(struct agent *a, struct proc *p)
         finish_proc(a, p, &e);
 }
 
+/* events[] counts as the kernel side's stats do: by STAT_*, not by the event's type number */
+static const enum stat_index stat_of_event[] = {
+        [EVENT_FORK] = STAT_FORK, [EVENT_EXEC] = STAT_EXEC, [EVENT_EXIT] = STAT_EXIT,
+        [EVENT_OOM] = STAT_OOM,
+};
+
 int agent_on_event(void *ctx, const void *data, size_t size)
 {
         struct agent *a = ctx;
@@ -437,7 +443,7 @@ int agent_on_event(void *ctx, const void *data, size_t size)
                 break;
         }
         }
-        a->events[h->type]++;
+        a->events[stat_of_event[h->type]]++;
         return 0;
 bad:
         a->bad_events++;

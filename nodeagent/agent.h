@@ -28,7 +28,7 @@ struct agent {
         struct proctable procs;
         struct unit *units;     /* units with work in memory: running, or ended with live processes */
         uint64_t next_unit_id;
-        uint64_t events[STAT_MAX];   /* events handled, by type */
+        uint64_t events[STAT_MAX];   /* events handled, by STAT_* */
         uint64_t bad_events;         /* malformed records from the ring buffer */
         uint64_t stored;             /* processes stored since start */
         struct topology topology;    /* hwloc's view of the node, loaded once */

@@ -470,7 +470,8 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_waits *out)
 {
         struct tracked_proc t;
-        int err = bpf_map__lookup_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t), 0);
+        int err = c ? bpf_map__lookup_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t), 0)
+                    : -ENODEV;
 
         if (!err)
                 *out = t.w;
@@ -479,7 +480,7 @@ int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_w
 
 int collector_has_net(const struct collector *c)
 {
-        return c->skel->bss->have_net;
+        return c && c->skel->bss->have_net;
 }
 
 int collector_untrack_pid(struct collector *c, uint32_t tgid)

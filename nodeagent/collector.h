@@ -43,7 +43,8 @@ int collector_poll(struct collector *c, int timeout_ms); /* wait for events, the
  * turns out to belong to another process. */
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit);
 int collector_untrack_pid(struct collector *c, uint32_t tgid);
-/* A running process's waits and network so far (its threads' live counts), or -ENOENT. */
+/* A running process's waits and network so far (its threads' live counts), or -ENOENT (and
+ * -ENODEV without a collector, as in tests). */
 int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_waits *out);
 /* Whether network bytes are counted (this kernel has the sock_*_length tracepoints). */
 int collector_has_net(const struct collector *c);

@@ -16,6 +16,7 @@
 struct live_fig {
         const struct proc *p;
         uint64_t cpu_ns, rss_kb, hwm_kb;
+        struct proc_waits w;
         struct tool_id tool;
 };
 
@@ -74,6 +75,8 @@ static int take(struct proc *p, void *ctx)
         f->rss_kb = fresh ? st.rss_pages * s->page_kb : p->sample_rss_kb;
         if (!fresh || procfs_read_hwm(p->pid, &f->hwm_kb) < 0 || f->hwm_kb < f->rss_kb)
                 f->hwm_kb = f->rss_kb;
+        if (!fresh || collector_proc_waits(s->a->collector, p->pid, &f->w) < 0)
+                f->w = p->sample_w;
         cmd = command_holder(s->a, p);
         if (tool_identify_flags(s->a->rules, cmd->exe, cmd->argv, cmd->argv_len,
                                 cmd->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0, &f->tool) < 0)
@@ -113,50 +116,37 @@ static int64_t get_int(struct json_object *o, const char *key)
         return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
 }
 
-static struct json_object *argv_json(const struct proc *p)
-{
-        struct json_object *v = json_object_new_array();
-        uint32_t at = 0;
-
-        while (v && p->argv && at < p->argv_len) {
-                size_t l = strnlen(p->argv + at, p->argv_len - at);
-
-                json_object_array_add(v, json_object_new_string_len(p->argv + at, (int)l));
-                at += l + 1;
-        }
-        return v;
-}
-
-/* the keys of a stored row (store_unit_processes); no end_ns and no status: it runs */
+/* a process row as stored ones are (store_process_json), no end_ns and no status: it runs */
 static struct json_object *proc_json(struct agent *a, const struct live_fig *f)
 {
         const struct proc *p = f->p, *cmd = command_holder(a, p);
-        struct json_object *o = json_object_new_object();
+        struct rec_row r = {};
+        struct json_object *o;
 
-        if (!o)
-                return NULL;
-        add_int(o, "pid", p->pid);
-        add_int(o, "ppid", p->ppid);
-        add_int(o, "uid", p->uid);
-        add_int(o, "start_ns", (int64_t)p->start_ns + a->offset_ns);
-        if (p->exec_ns)
-                add_int(o, "exec_ns", (int64_t)p->exec_ns + a->offset_ns);
-        json_object_object_add(o, "comm", json_object_new_string(p->comm));
-        if (cmd->exe)
-                json_object_object_add(o, "exe", json_object_new_string(cmd->exe));
-        if (cmd->argv)
-                json_object_object_add(o, "argv", argv_json(cmd));
-        add_int(o, "cpu_ns", f->cpu_ns);
-        add_int(o, "maxrss_kb", f->hwm_kb);
-        add_int(o, "rss_kb", f->rss_kb);
-        add_int(o, "flags", p->flags & (PROC_ARGV_TRUNCATED | PROC_OOM_KILLED));
-        json_object_object_add(o, "tool", json_object_new_string(f->tool.name));
+        store_process_ids(&r, p, a->offset_ns);
+        rec_text(&r, PCOL_exe, cmd->exe);
+        rec_blob(&r, PCOL_argv, cmd->argv, cmd->argv_len);
+        rec_int(&r, PCOL_cpu_ns, f->cpu_ns);
+        rec_int(&r, PCOL_maxrss_kb, f->hwm_kb);
+        rec_int(&r, PCOL_cpu_wait_ns, f->w.cpu_wait_ns);
+        rec_int(&r, PCOL_iowait_ns, f->w.iowait_ns);
+        rec_int(&r, PCOL_offcpu_ns, f->w.offcpu_ns);
+        if (collector_has_net(a->collector)) {
+                rec_int(&r, PCOL_net_rx_bytes, f->w.net_rx_bytes);
+                rec_int(&r, PCOL_net_tx_bytes, f->w.net_tx_bytes);
+        }
+        rec_int(&r, PCOL_flags, p->flags & (PROC_ARGV_TRUNCATED | PROC_OOM_KILLED));
+        rec_text(&r, PCOL_tool, f->tool.name);
         if (f->tool.subcommand[0])
-                json_object_object_add(o, "subcommand", json_object_new_string(f->tool.subcommand));
+                rec_text(&r, PCOL_subcommand, f->tool.subcommand);
         if (f->tool.interpreter[0])
-                json_object_object_add(o, "interpreter", json_object_new_string(f->tool.interpreter));
-        add_int(o, "tool_excluded", f->tool.excluded);
-        json_object_object_add(o, "running", json_object_new_boolean(1));
+                rec_text(&r, PCOL_interpreter, f->tool.interpreter);
+        rec_int(&r, PCOL_tool_excluded, f->tool.excluded);
+        o = store_process_json(&r);
+        if (o) {
+                add_int(o, "rss_kb", f->rss_kb); /* now, beside the peak */
+                json_object_object_add(o, "running", json_object_new_boolean(1));
+        }
         return o;
 }
 
@@ -175,6 +165,18 @@ int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows)
         }
         free(s.v);
         return err;
+}
+
+/* A live process's waits into a tools row or a unit's totals (the stored rows' sums). */
+static void add_waits(struct agent *a, struct json_object *o, const struct proc_waits *w)
+{
+        add_int(o, "cpu_wait_ns", get_int(o, "cpu_wait_ns") + (int64_t)w->cpu_wait_ns);
+        add_int(o, "iowait_ns", get_int(o, "iowait_ns") + (int64_t)w->iowait_ns);
+        add_int(o, "offcpu_ns", get_int(o, "offcpu_ns") + (int64_t)w->offcpu_ns);
+        if (!collector_has_net(a->collector))
+                return;
+        add_int(o, "net_rx_bytes", get_int(o, "net_rx_bytes") + (int64_t)w->net_rx_bytes);
+        add_int(o, "net_tx_bytes", get_int(o, "net_tx_bytes") + (int64_t)w->net_tx_bytes);
 }
 
 static int same_text(struct json_object *o, const char *key, const char *v)
@@ -212,6 +214,7 @@ static int add_to_tool(struct agent *a, struct json_object *rows, const struct l
         }
         add_int(row, "nprocs", get_int(row, "nprocs") + 1);
         add_int(row, "cpu_ns", get_int(row, "cpu_ns") + (int64_t)f->cpu_ns);
+        add_waits(a, row, &f->w);
         if ((int64_t)f->hwm_kb > get_int(row, "maxrss_kb"))
                 add_int(row, "maxrss_kb", f->hwm_kb);
         if (!json_object_object_get_ex(row, "first_start_ns", NULL) || start < get_int(row, "first_start_ns"))
@@ -249,6 +252,7 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
                 const struct proc *p = s.v[i].p;
 
                 cpu += (int64_t)s.v[i].cpu_ns;
+                add_waits(a, totals, &s.v[i].w);
                 if ((int64_t)s.v[i].hwm_kb > hwm)
                         hwm = (int64_t)s.v[i].hwm_kb;
                 if (p->stall.open_start_ns && (!stalled || p->stall.open_start_ns < stalled->stall.open_start_ns))

@@ -6,18 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "process.h"
+#include "records.h"
 #include "stalls.h"
 #include "tools.h"
 
-#define PROC_REDISCOVERED 0x1 /* found in /proc after a restart: start known to a clock tick */
-#define PROC_EXECED 0x2       /* an exec was seen: comm, exe and argv are the command's */
-#define PROC_ARGV_TRUNCATED 0x4
-#define PROC_OOM_KILLED 0x8
-#define PROC_FINISHED 0x10    /* exit totals in .exit are valid */
-/* stored only: from the exit event's flags */
-#define PROC_THREADS_TRUNCATED 0x100 /* more live threads at the end than the kernel side walks */
-#define PROC_PEAK_UNREAD 0x200       /* the program's own peak was not readable: MaxRSS sampled */
-#define PROC_EXIT_LOST 0x400         /* its exit was never reported: closed from its last sample */
+/* PROC_* flags: common/records.h (they are stored and sent) */
 
 struct proc {
         struct proc *next; /* hash chain */

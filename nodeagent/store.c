@@ -18,49 +18,18 @@
 #define BATCH_MAX 20000 /* commit early past this many pending writes */
 
 
-/* Tables are lists of columns so that a store written by an older tracerd gains the columns
- * added since (ALTER TABLE ... ADD COLUMN): columns are only ever appended, never removed. */
-static const char *const unit_cols[] = {
-        "id INTEGER PRIMARY KEY", "name TEXT NOT NULL", "kind TEXT NOT NULL", "boot_id TEXT",
-        "uid INTEGER", "gid INTEGER", "root_pid INTEGER", "root_start_ns INTEGER",
-        "cgroup_id INTEGER", "cgroup_path TEXT", "cluster TEXT", "job_id INTEGER",
-        "array_job_id INTEGER", "array_task_id INTEGER", "step_id INTEGER", "task_id INTEGER",
-        "job_name TEXT", "alloc_cpus INTEGER", "alloc_cores TEXT", "alloc_mem_mb INTEGER",
-        "pipeline TEXT", "run TEXT", "step_name TEXT", "traceparent TEXT", "start_ns INTEGER",
-        "end_ns INTEGER", "state TEXT", "exit_status INTEGER", "lost_events INTEGER",
-        "cgroup_cpu_ns INTEGER", "cgroup_mem_peak_kb INTEGER", "engine TEXT", "wf_job TEXT",
-        "wildcards TEXT", "tag TEXT", "task_hash TEXT", "down_start_ns INTEGER",
-        "down_end_ns INTEGER", NULL
-};
-
-static const char *const process_cols[] = {
-        "boot_id TEXT NOT NULL", "pid INTEGER NOT NULL", "start_boot_ns INTEGER NOT NULL",
-        "unit INTEGER NOT NULL", "ppid INTEGER", "uid INTEGER", "gid INTEGER", "start_ns INTEGER",
-        "exec_ns INTEGER", "end_ns INTEGER", "comm TEXT", "exe TEXT", "argv BLOB",
-        "cgroup_id INTEGER", "cpu_ns INTEGER", "user_ns INTEGER", "sys_ns INTEGER",
-        "maxrss_kb INTEGER", "rchar INTEGER", "wchar INTEGER", "syscr INTEGER", "syscw INTEGER",
-        "read_bytes INTEGER", "write_bytes INTEGER", "cancelled_write_bytes INTEGER",
-        "minflt INTEGER", "majflt INTEGER", "nvcsw INTEGER", "nivcsw INTEGER", "threads INTEGER",
-        "status INTEGER", "flags INTEGER", "tool TEXT", "subcommand TEXT", "interpreter TEXT",
-        "tool_excluded INTEGER", "tool_wrapper INTEGER", "ru_maxrss_kb INTEGER", "pre_exec_cpu_ns INTEGER",
-        "cpu_wait_ns INTEGER", "iowait_ns INTEGER", "offcpu_ns INTEGER", "net_rx_bytes INTEGER",
-        "net_tx_bytes INTEGER", "net_rx_calls INTEGER", "net_tx_calls INTEGER",
-        "stall_start_ns INTEGER", "stall_ns INTEGER", "stall_reason TEXT", NULL
-};
-
+/* Tables come from common/records.h (store_record.c): a store written by an older tracerd
+ * gains the columns added since. */
 static const char schema[] =
         "PRAGMA journal_mode=WAL;"
         "PRAGMA synchronous=NORMAL;"
-        "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
-        "CREATE TABLE IF NOT EXISTS samples("
-        " unit INTEGER NOT NULL, pid INTEGER NOT NULL, start_boot_ns INTEGER NOT NULL,"
-        " time_ns INTEGER NOT NULL, cpu_ns INTEGER, rss_kb INTEGER);"
-        "CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
+        "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);";
 
 static const char indexes[] =
         "CREATE INDEX IF NOT EXISTS units_name ON units(name);"
         "CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
-        "CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);";
+        "CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
+        "CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
 
 int store_fail(struct store *s, const char *what)
 {
@@ -73,80 +42,6 @@ int store_prepare(struct store *s, const char *sql, sqlite3_stmt **out)
         if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
                 return store_fail(s, "prepare");
         return 0;
-}
-
-/* "a, b, c" from column definitions; with params, "?,?,?" instead */
-static int column_list(const char *const *cols, int params, char *out, size_t len)
-{
-        size_t at = 0;
-        int i;
-
-        out[0] = 0;
-        for (i = 0; cols[i]; i++) {
-                int n = params ? snprintf(out + at, len - at, "%s?", i ? "," : "")
-                               : snprintf(out + at, len - at, "%s%.*s", i ? ", " : "",
-                                          (int)strcspn(cols[i], " "), cols[i]);
-
-                if (n < 0 || (size_t)n >= len - at)
-                        return -ENAMETOOLONG;
-                at += n;
-        }
-        return 0;
-}
-
-/* Create the table, or add the columns an older store lacks. */
-static int ensure_table(struct store *s, const char *table, const char *const *cols,
-                        const char *constraint)
-{
-        char sql[4096], name[64];
-        sqlite3_stmt *st;
-        size_t at;
-        int i, have, rc;
-
-        at = snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s(", table);
-        for (i = 0; cols[i] && at < sizeof(sql); i++)
-                at += snprintf(sql + at, sizeof(sql) - at, "%s%s", i ? ", " : "", cols[i]);
-        if (at < sizeof(sql))
-                at += snprintf(sql + at, sizeof(sql) - at, "%s%s)", constraint ? ", " : "",
-                               constraint ? constraint : "");
-        if (at >= sizeof(sql))
-                return -ENAMETOOLONG;
-        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                return store_fail(s, table);
-        for (i = 0; cols[i]; i++) {
-                snprintf(name, sizeof(name), "%.*s", (int)strcspn(cols[i], " "), cols[i]);
-                snprintf(sql, sizeof(sql),
-                         "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name='%s'", table, name);
-                if (store_prepare(s, sql, &st))
-                        return -EIO;
-                rc = sqlite3_step(st);
-                have = rc == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-                sqlite3_finalize(st);
-                if (rc != SQLITE_ROW)
-                        return store_fail(s, table);
-                if (have)
-                        continue;
-                snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s", table, cols[i]);
-                if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                        return store_fail(s, sql);
-                log_info("store: added column %s.%s", table, name);
-        }
-        return 0;
-}
-
-/* INSERT OR REPLACE naming every column: right whatever order an older store has them in */
-static int prepare_insert(struct store *s, const char *table, const char *const *cols,
-                          sqlite3_stmt **out)
-{
-        char names[2048], params[512], sql[3072];
-        int err = column_list(cols, 0, names, sizeof(names));
-
-        if (!err)
-                err = column_list(cols, 1, params, sizeof(params));
-        if (err)
-                return err;
-        snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s(%s) VALUES(%s)", table, names, params);
-        return store_prepare(s, sql, out);
 }
 
 static int check_version(struct store *s)
@@ -267,23 +162,32 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
                 err = store_fail(s, "schema");
                 goto fail;
         }
-        err = ensure_table(s, "units", unit_cols, NULL);
+        err = rec_ensure_table(s, &store_units);
         if (!err)
-                err = ensure_table(s, "processes", process_cols, "PRIMARY KEY(boot_id, pid, start_boot_ns)");
+                err = rec_ensure_table(s, &store_processes);
+        if (!err)
+                err = rec_ensure_table(s, &store_samples);
         if (!err && sqlite3_exec(s->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
                 err = store_fail(s, "indexes");
         if (!err)
-                err = column_list(unit_cols, 0, s->unit_columns, sizeof(s->unit_columns));
+                err = rec_list(&store_units, REC_NAMES, s->unit_columns, sizeof(s->unit_columns));
+        if (!err)
+                err = rec_list(&store_processes, REC_LISTED, s->process_columns,
+                               sizeof(s->process_columns));
+        if (!err)
+                err = rec_list(&store_tools, REC_EXPRS, s->tool_columns, sizeof(s->tool_columns));
+        if (!err)
+                err = rec_list(&store_totals, REC_EXPRS, s->totals_columns, sizeof(s->totals_columns));
         if (err)
                 goto fail;
         err = check_version(s);
         if (err)
                 goto fail;
-        err = prepare_insert(s, "units", unit_cols, &s->put_unit);
+        err = rec_prepare_insert(s, &store_units, &s->put_unit);
         if (!err)
-                err = prepare_insert(s, "processes", process_cols, &s->add_process);
+                err = rec_prepare_insert(s, &store_processes, &s->add_process);
         if (!err)
-                err = store_prepare(s, "INSERT INTO samples VALUES(?,?,?,?,?,?)", &s->add_sample);
+                err = rec_prepare_insert(s, &store_samples, &s->add_sample);
         if (err)
                 goto fail;
         *out = s;
@@ -416,67 +320,13 @@ static int write_step(struct store *s, sqlite3_stmt *st)
         return 0;
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-        if (v && *v)
-                sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-        else
-                sqlite3_bind_null(st, i);
-}
-
 int store_put_unit(struct store *s, const struct unit *u)
 {
-        sqlite3_stmt *st = s->put_unit;
-        int i = 1;
+        struct rec_row r = {};
 
-        sqlite3_bind_int64(st, i++, u->id);
-        sqlite3_bind_text(st, i++, u->name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, i++, u->kind, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, i++, s->boot_id, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, i++, u->uid);
-        sqlite3_bind_int64(st, i++, u->gid);
-        sqlite3_bind_int64(st, i++, u->root_pid);
-        sqlite3_bind_int64(st, i++, u->root_start_ns);
-        sqlite3_bind_int64(st, i++, u->cgroup_id);
-        bind_text(st, i++, u->cgroup_path);
-        bind_text(st, i++, u->cluster);
-        sqlite3_bind_int64(st, i++, u->job_id);
-        sqlite3_bind_int64(st, i++, u->array_job_id);
-        sqlite3_bind_int64(st, i++, u->array_task_id);
-        sqlite3_bind_int64(st, i++, u->step_id);
-        sqlite3_bind_int64(st, i++, u->task_id);
-        bind_text(st, i++, u->job_name);
-        sqlite3_bind_int64(st, i++, u->alloc_cpus);
-        bind_text(st, i++, u->alloc_cores);
-        sqlite3_bind_int64(st, i++, u->alloc_mem_mb);
-        bind_text(st, i++, u->pipeline);
-        bind_text(st, i++, u->run);
-        bind_text(st, i++, u->step_name);
-        bind_text(st, i++, u->traceparent);
-        sqlite3_bind_int64(st, i++, u->start_ns);
-        if (u->end_ns)
-                sqlite3_bind_int64(st, i++, u->end_ns);
-        else
-                sqlite3_bind_null(st, i++);
-        sqlite3_bind_text(st, i++, unit_state_name(u->state), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, i++, u->exit_status);
-        sqlite3_bind_int64(st, i++, u->lost_events);
-        if (u->cgroup_cpu_ns || u->cgroup_mem_peak_kb) {
-                sqlite3_bind_int64(st, i, u->cgroup_cpu_ns);
-                sqlite3_bind_int64(st, i + 1, u->cgroup_mem_peak_kb);
-        }
-        i += 2;
-        bind_text(st, i++, u->engine);
-        bind_text(st, i++, u->wf_job);
-        bind_text(st, i++, u->wildcards);
-        bind_text(st, i++, u->tag);
-        bind_text(st, i++, u->task_hash);
-        if (u->down_start_ns) {
-                sqlite3_bind_int64(st, i, u->down_start_ns);
-                sqlite3_bind_int64(st, i + 1, u->down_end_ns);
-        }
-        i += 2;
-        return write_step(s, st);
+        rec_unit_to_row(u, &r);
+        rec_bind(s, s->put_unit, &store_units, &r);
+        return write_step(s, s->put_unit);
 }
 
 int store_next_unit_id(struct store *s, uint64_t *out)
@@ -507,87 +357,93 @@ static void cpu_split(const struct exit_event *e, uint64_t *user, uint64_t *sys)
         *sys = e->runtime_ns - *user;
 }
 
-/* A figure the kernel side may not have counted: NULL (unknown) rather than a false 0. */
-static void bind_known(sqlite3_stmt *st, int i, uint64_t v, int known)
+void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_ns)
 {
-        if (known)
-                sqlite3_bind_int64(st, i, v);
-        else
-                sqlite3_bind_null(st, i);
+        rec_int(r, PCOL_pid, p->pid);
+        rec_int(r, PCOL_ppid, p->ppid);
+        rec_int(r, PCOL_uid, p->uid);
+        rec_int(r, PCOL_start_ns, (int64_t)p->start_ns + offset_ns);
+        if (p->exec_ns)
+                rec_int(r, PCOL_exec_ns, (int64_t)p->exec_ns + offset_ns);
+        rec_text(r, PCOL_comm, p->comm);
+}
+
+/* A process's row: the fields of common/records.h's PROCESS_RECORD, from the table entry and
+ * its exit event. */
+static void process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r)
+{
+        const struct exit_event *e = &p->exit;
+        uint64_t user, sys;
+
+        cpu_split(e, &user, &sys);
+        store_process_ids(r, p, offset_ns);
+        rec_int(r, PCOL_start_boot_ns, p->start_ns);
+        rec_int(r, PCOL_unit, p->unit);
+        rec_int(r, PCOL_gid, p->gid);
+        rec_int(r, PCOL_end_ns, (int64_t)e->h.time_ns + offset_ns);
+        rec_text(r, PCOL_exe, p->exe);
+        rec_blob(r, PCOL_argv, p->argv, p->argv_len);
+        rec_int(r, PCOL_cgroup_id, p->cgroup_id);
+        rec_int(r, PCOL_cpu_ns, e->runtime_ns);
+        rec_int(r, PCOL_user_ns, user);
+        rec_int(r, PCOL_sys_ns, sys);
+        /* MaxRSS is the program's own peak; where the kernel left none to read, the last live
+         * sample is the closest honest figure (a lower bound), and without one it is unknown */
+        if (!(e->flags & EXIT_PEAK_UNREAD))
+                rec_int(r, PCOL_maxrss_kb, e->peak_rss_kb);
+        else if (p->sample_rss_kb)
+                rec_int(r, PCOL_maxrss_kb, p->sample_rss_kb);
+        rec_int(r, PCOL_rchar, e->rchar);
+        rec_int(r, PCOL_wchar, e->wchar);
+        rec_int(r, PCOL_syscr, e->syscr);
+        rec_int(r, PCOL_syscw, e->syscw);
+        rec_int(r, PCOL_read_bytes, e->read_bytes);
+        rec_int(r, PCOL_write_bytes, e->write_bytes);
+        rec_int(r, PCOL_cancelled_write_bytes, e->cancelled_write_bytes);
+        rec_int(r, PCOL_minflt, e->minflt);
+        rec_int(r, PCOL_majflt, e->majflt);
+        rec_int(r, PCOL_nvcsw, e->nvcsw);
+        rec_int(r, PCOL_nivcsw, e->nivcsw);
+        rec_int(r, PCOL_threads, e->threads);
+        rec_int(r, PCOL_status, e->status);
+        rec_int(r, PCOL_flags, p->flags |
+                                       (e->flags & EXIT_THREADS_TRUNCATED ? PROC_THREADS_TRUNCATED : 0) |
+                                       (e->flags & EXIT_PEAK_UNREAD ? PROC_PEAK_UNREAD : 0));
+        rec_text(r, PCOL_tool, p->tool.name);
+        rec_text(r, PCOL_subcommand, p->tool.subcommand);
+        rec_text(r, PCOL_interpreter, p->tool.interpreter);
+        rec_int(r, PCOL_tool_excluded, p->tool.excluded);
+        rec_int(r, PCOL_tool_wrapper, p->tool.wrapper);
+        rec_int(r, PCOL_ru_maxrss_kb, e->ru_maxrss_kb);
+        rec_int(r, PCOL_pre_exec_cpu_ns, p->base.runtime_ns);
+        /* figures the kernel side may not have counted stay NULL (unknown), not a false 0 */
+        if (!(p->flags & PROC_EXIT_LOST))
+                rec_int(r, PCOL_cpu_wait_ns, e->w.cpu_wait_ns);
+        if (!(e->flags & EXIT_NO_WAITS)) {
+                rec_int(r, PCOL_iowait_ns, e->w.iowait_ns);
+                rec_int(r, PCOL_offcpu_ns, e->w.offcpu_ns);
+        }
+        if (!(e->flags & EXIT_NO_NET)) {
+                rec_int(r, PCOL_net_rx_bytes, e->w.net_rx_bytes);
+                rec_int(r, PCOL_net_tx_bytes, e->w.net_tx_bytes);
+                rec_int(r, PCOL_net_rx_calls, e->w.net_rx_calls);
+                rec_int(r, PCOL_net_tx_calls, e->w.net_tx_calls);
+        }
+        if (p->stall.ns) {
+                rec_int(r, PCOL_stall_start_ns, (int64_t)p->stall.start_ns + offset_ns);
+                rec_int(r, PCOL_stall_ns, p->stall.ns);
+                rec_text(r, PCOL_stall_reason, p->stall.reason);
+        }
 }
 
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
-        sqlite3_stmt *st = s->add_process;
-        const struct exit_event *e = &p->exit;
-        uint64_t user, sys;
-        int i = 1, err;
+        struct rec_row r = {};
+        int err;
 
-        cpu_split(e, &user, &sys);
-        sqlite3_bind_text(st, i++, s->boot_id, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, i++, p->pid);
-        sqlite3_bind_int64(st, i++, p->start_ns);
-        sqlite3_bind_int64(st, i++, p->unit);
-        sqlite3_bind_int64(st, i++, p->ppid);
-        sqlite3_bind_int64(st, i++, p->uid);
-        sqlite3_bind_int64(st, i++, p->gid);
-        sqlite3_bind_int64(st, i++, (int64_t)p->start_ns + offset_ns);
-        if (p->exec_ns)
-                sqlite3_bind_int64(st, i++, (int64_t)p->exec_ns + offset_ns);
-        else
-                sqlite3_bind_null(st, i++);
-        sqlite3_bind_int64(st, i++, (int64_t)e->h.time_ns + offset_ns);
-        bind_text(st, i++, p->comm);
-        bind_text(st, i++, p->exe);
-        if (p->argv_len)
-                sqlite3_bind_blob(st, i++, p->argv, p->argv_len, SQLITE_TRANSIENT);
-        else
-                sqlite3_bind_null(st, i++);
-        sqlite3_bind_int64(st, i++, p->cgroup_id);
-        sqlite3_bind_int64(st, i++, e->runtime_ns);
-        sqlite3_bind_int64(st, i++, user);
-        sqlite3_bind_int64(st, i++, sys);
-        /* MaxRSS is the program's own peak; where the kernel left none to read, the last live
-         * sample is the closest honest figure (a lower bound), and without one it is unknown */
-        if (!(e->flags & EXIT_PEAK_UNREAD))
-                sqlite3_bind_int64(st, i++, e->peak_rss_kb);
-        else if (p->sample_rss_kb)
-                sqlite3_bind_int64(st, i++, p->sample_rss_kb);
-        else
-                sqlite3_bind_null(st, i++);
-        sqlite3_bind_int64(st, i++, e->rchar);
-        sqlite3_bind_int64(st, i++, e->wchar);
-        sqlite3_bind_int64(st, i++, e->syscr);
-        sqlite3_bind_int64(st, i++, e->syscw);
-        sqlite3_bind_int64(st, i++, e->read_bytes);
-        sqlite3_bind_int64(st, i++, e->write_bytes);
-        sqlite3_bind_int64(st, i++, e->cancelled_write_bytes);
-        sqlite3_bind_int64(st, i++, e->minflt);
-        sqlite3_bind_int64(st, i++, e->majflt);
-        sqlite3_bind_int64(st, i++, e->nvcsw);
-        sqlite3_bind_int64(st, i++, e->nivcsw);
-        sqlite3_bind_int64(st, i++, e->threads);
-        sqlite3_bind_int64(st, i++, e->status);
-        sqlite3_bind_int64(st, i++, p->flags | (e->flags & EXIT_THREADS_TRUNCATED ? PROC_THREADS_TRUNCATED : 0) |
-                                            (e->flags & EXIT_PEAK_UNREAD ? PROC_PEAK_UNREAD : 0));
-        bind_text(st, i++, p->tool.name);
-        bind_text(st, i++, p->tool.subcommand);
-        bind_text(st, i++, p->tool.interpreter);
-        sqlite3_bind_int(st, i++, p->tool.excluded);
-        sqlite3_bind_int(st, i++, p->tool.wrapper);
-        sqlite3_bind_int64(st, i++, e->ru_maxrss_kb);
-        sqlite3_bind_int64(st, i++, p->base.runtime_ns);
-        bind_known(st, i++, e->w.cpu_wait_ns, !(p->flags & PROC_EXIT_LOST));
-        bind_known(st, i++, e->w.iowait_ns, !(e->flags & EXIT_NO_WAITS));
-        bind_known(st, i++, e->w.offcpu_ns, !(e->flags & EXIT_NO_WAITS));
-        bind_known(st, i++, e->w.net_rx_bytes, !(e->flags & EXIT_NO_NET));
-        bind_known(st, i++, e->w.net_tx_bytes, !(e->flags & EXIT_NO_NET));
-        bind_known(st, i++, e->w.net_rx_calls, !(e->flags & EXIT_NO_NET));
-        bind_known(st, i++, e->w.net_tx_calls, !(e->flags & EXIT_NO_NET));
-        bind_known(st, i++, (int64_t)p->stall.start_ns + offset_ns, p->stall.ns);
-        bind_known(st, i++, p->stall.ns, p->stall.ns);
-        bind_text(st, i++, p->stall.ns ? p->stall.reason : NULL);
-        err = write_step(s, st);
+        process_row(p, offset_ns, &r);
+        rec_bind(s, s->add_process, &store_processes, &r);
+        err = write_step(s, s->add_process);
         if (err)
                 lose(s, p->unit, 1);
         else if (s->in_txn)
@@ -597,13 +453,19 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns, int64_t offset_ns)
 {
-        sqlite3_stmt *st = s->add_sample;
+        struct rec_row r = {};
 
-        sqlite3_bind_int64(st, 1, p->unit);
-        sqlite3_bind_int64(st, 2, p->pid);
-        sqlite3_bind_int64(st, 3, p->start_ns);
-        sqlite3_bind_int64(st, 4, (int64_t)time_boot_ns + offset_ns);
-        sqlite3_bind_int64(st, 5, p->sample_cpu_ns);
-        sqlite3_bind_int64(st, 6, p->sample_rss_kb);
-        return write_step(s, st);
+        rec_int(&r, SCOL_unit, p->unit);
+        rec_int(&r, SCOL_pid, p->pid);
+        rec_int(&r, SCOL_start_boot_ns, p->start_ns);
+        rec_int(&r, SCOL_time_ns, (int64_t)time_boot_ns + offset_ns);
+        rec_int(&r, SCOL_cpu_ns, p->sample_cpu_ns);
+        rec_int(&r, SCOL_rss_kb, p->sample_rss_kb);
+        rec_int(&r, SCOL_cpu_wait_ns, p->sample_w.cpu_wait_ns);
+        rec_int(&r, SCOL_iowait_ns, p->sample_w.iowait_ns);
+        rec_int(&r, SCOL_offcpu_ns, p->sample_w.offcpu_ns);
+        rec_int(&r, SCOL_net_rx_bytes, p->sample_w.net_rx_bytes);
+        rec_int(&r, SCOL_net_tx_bytes, p->sample_w.net_tx_bytes);
+        rec_bind(s, s->add_sample, &store_samples, &r);
+        return write_step(s, s->add_sample);
 }

@@ -3,6 +3,7 @@
 #define TRACER_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include "records.h"
 #include "store.h"
 
 #define STORE_BATCH_UNITS 64 /* units whose processes an open batch tracks for loss counts */
@@ -22,8 +23,42 @@ struct store {
         store_loss_fn on_loss;
         void *loss_ctx;
         sqlite3_stmt *put_unit, *add_process, *add_sample;
-        char unit_columns[1024]; /* names of unit_cols, in order: what SELECTs of units list */
+        /* built from common/records.h at open: what the reads select */
+        char unit_columns[2048];    /* every column of units, in the record's order */
+        char process_columns[2048]; /* the columns of processes that listings show */
+        char tool_columns[4096];    /* a tool group's expressions */
+        char totals_columns[2048];  /* a unit's totals' expressions */
 };
+
+/* ---- records (store_record.c): the tables of common/records.h walked */
+
+struct rec_table {
+        const char *name; /* NULL: not a table of its own, an aggregate's columns */
+        const struct rec_col *cols;
+        size_t n;
+        const char *constraint;
+};
+extern const struct rec_table store_units, store_processes, store_samples, store_tools,
+        store_totals;
+
+enum rec_list {
+        REC_NAMES,  /* "a, b" */
+        REC_LISTED, /* the same, without the stored-only columns */
+        REC_PARAMS, /* "?,?" */
+        REC_DEFS,   /* "a INTEGER, b TEXT" */
+        REC_EXPRS,  /* "SUM(a) AS a, ..." */
+};
+int rec_list(const struct rec_table *t, enum rec_list how, char *out, size_t len);
+int rec_ensure_table(struct store *s, const struct rec_table *t);
+int rec_prepare_insert(struct store *s, const struct rec_table *t, sqlite3_stmt **out);
+void rec_bind(struct store *s, sqlite3_stmt *st, const struct rec_table *t, const struct rec_row *r);
+/* A unit whole, to a row and from a SELECT of unit_columns */
+void rec_unit_to_row(const struct unit *u, struct rec_row *r);
+void rec_unit_from_stmt(sqlite3_stmt *st, struct unit *u);
+/* NUL-separated strings (argv) as a JSON array. */
+struct json_object *store_strings_json(const char *b, size_t len);
+/* The process flags a statement names (:oom_killed), bound to their values. */
+void store_bind_flags(sqlite3_stmt *st);
 
 /* Log the database's error about what, and return -EIO. */
 int store_fail(struct store *s, const char *what);

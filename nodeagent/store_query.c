@@ -10,63 +10,6 @@
 #include "log.h"
 #include "store_internal.h"
 
-static void copy_col(sqlite3_stmt *st, int col, char *dst, size_t len)
-{
-        const unsigned char *v = sqlite3_column_text(st, col);
-
-        snprintf(dst, len, "%s", v ? (const char *)v : "");
-}
-
-static void unit_from_row(sqlite3_stmt *st, struct unit *u)
-{
-        enum unit_state state = UNIT_LOST;
-        const unsigned char *sn;
-        int i = 0;
-
-        memset(u, 0, sizeof(*u));
-        u->id = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->name, sizeof(u->name));
-        copy_col(st, i++, u->kind, sizeof(u->kind));
-        i++; /* boot_id */
-        u->uid = sqlite3_column_int64(st, i++);
-        u->gid = sqlite3_column_int64(st, i++);
-        u->root_pid = sqlite3_column_int64(st, i++);
-        u->root_start_ns = sqlite3_column_int64(st, i++);
-        u->cgroup_id = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->cgroup_path, sizeof(u->cgroup_path));
-        copy_col(st, i++, u->cluster, sizeof(u->cluster));
-        u->job_id = sqlite3_column_int64(st, i++);
-        u->array_job_id = sqlite3_column_int64(st, i++);
-        u->array_task_id = sqlite3_column_int64(st, i++);
-        u->step_id = sqlite3_column_int64(st, i++);
-        u->task_id = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->job_name, sizeof(u->job_name));
-        u->alloc_cpus = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->alloc_cores, sizeof(u->alloc_cores));
-        u->alloc_mem_mb = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->pipeline, sizeof(u->pipeline));
-        copy_col(st, i++, u->run, sizeof(u->run));
-        copy_col(st, i++, u->step_name, sizeof(u->step_name));
-        copy_col(st, i++, u->traceparent, sizeof(u->traceparent));
-        u->start_ns = sqlite3_column_int64(st, i++);
-        u->end_ns = sqlite3_column_int64(st, i++);
-        sn = sqlite3_column_text(st, i++);
-        if (sn)
-                unit_state_parse((const char *)sn, &state);
-        u->state = state;
-        u->exit_status = sqlite3_column_int64(st, i++);
-        u->lost_events = sqlite3_column_int64(st, i++);
-        u->cgroup_cpu_ns = sqlite3_column_int64(st, i++);
-        u->cgroup_mem_peak_kb = sqlite3_column_int64(st, i++);
-        copy_col(st, i++, u->engine, sizeof(u->engine));
-        copy_col(st, i++, u->wf_job, sizeof(u->wf_job));
-        copy_col(st, i++, u->wildcards, sizeof(u->wildcards));
-        copy_col(st, i++, u->tag, sizeof(u->tag));
-        copy_col(st, i++, u->task_hash, sizeof(u->task_hash));
-        u->down_start_ns = sqlite3_column_int64(st, i++);
-        u->down_end_ns = sqlite3_column_int64(st, i++);
-}
-
 int store_close_stale_units(struct store *s)
 {
         sqlite3_stmt *st;
@@ -88,7 +31,7 @@ int store_close_stale_units(struct store *s)
 
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx)
 {
-        char sql[1536];
+        char sql[2560];
         sqlite3_stmt *st;
         struct unit u;
         int rc, err = 0;
@@ -99,7 +42,7 @@ int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *c
                 return -EIO;
         sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
         while ((rc = sqlite3_step(st)) == SQLITE_ROW && !err) {
-                unit_from_row(st, &u);
+                rec_unit_from_stmt(st, &u);
                 err = fn(&u, ctx);
         }
         sqlite3_finalize(st);
@@ -127,19 +70,10 @@ struct json_object *store_row_to_json(sqlite3_stmt *st)
                 case SQLITE_TEXT:
                         v = json_object_new_string((const char *)sqlite3_column_text(st, i));
                         break;
-                case SQLITE_BLOB: {
-                        const char *b = sqlite3_column_blob(st, i);
-                        int len = sqlite3_column_bytes(st, i), at = 0;
-
-                        v = json_object_new_array();
-                        while (v && at < len) {
-                                int l = strnlen(b + at, len - at);
-
-                                json_object_array_add(v, json_object_new_string_len(b + at, l));
-                                at += l + 1;
-                        }
+                case SQLITE_BLOB:
+                        v = store_strings_json(sqlite3_column_blob(st, i),
+                                               (size_t)sqlite3_column_bytes(st, i));
                         break;
-                }
                 default:
                         continue; /* NULL: absent key, printed as unknown */
                 }
@@ -189,7 +123,7 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
                       sqlite3_stmt **out)
 {
         long long num = -1, task = -1, run = -1;
-        char sql[1536], *end;
+        char sql[2560], *end;
         sqlite3_stmt *st;
 
         /* "N": Slurm job N (all its steps); "N_M": task M of job array N; "rN": traced run N
@@ -238,7 +172,7 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
 
 int store_get_unit(struct store *s, uint64_t id, struct unit *out)
 {
-        char sql[1536];
+        char sql[2560];
         sqlite3_stmt *st;
         int rc;
 
@@ -248,7 +182,7 @@ int store_get_unit(struct store *s, uint64_t id, struct unit *out)
         sqlite3_bind_int64(st, 1, id);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
-                unit_from_row(st, out);
+                rec_unit_from_stmt(st, out);
         sqlite3_finalize(st);
         if (rc == SQLITE_ROW)
                 return 0;
@@ -257,11 +191,11 @@ int store_get_unit(struct store *s, uint64_t id, struct unit *out)
 
 int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
 {
-        if (prepare_on(s, db, "SELECT pid, ppid, uid, start_ns, exec_ns, end_ns, comm, exe, argv,"
-                       " cpu_ns, user_ns, sys_ns, maxrss_kb, rchar, wchar, read_bytes, write_bytes,"
-                       " minflt, majflt, nvcsw, nivcsw, threads, status, flags, tool, subcommand,"
-                       " interpreter, tool_excluded, ru_maxrss_kb, pre_exec_cpu_ns"
-                       " FROM processes WHERE unit=? ORDER BY start_boot_ns, pid", out))
+        char sql[2560];
+
+        snprintf(sql, sizeof(sql), "SELECT %s FROM processes WHERE unit=? ORDER BY start_boot_ns, pid",
+                 s->process_columns);
+        if (prepare_on(s, db, sql, out))
                 return -EIO;
         sqlite3_bind_int64(*out, 1, unit);
         return 0;
@@ -281,33 +215,25 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
 
 int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
 {
+        char sql[5120];
         sqlite3_stmt *st;
 
         /* shell plumbing stays out of tool tables, unless it failed: a failing ls or grep is
-         * shown, not hidden */
-        if (prepare_on(s, db, "WITH f AS (SELECT DISTINCT tool FROM processes WHERE unit=?1 AND tool_excluded"
-                       "  AND (status != 0 OR (flags & 8) != 0)),"
-                       " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
-                       "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
-                       /* exit codes belong to the process that had them: a wrapper's (an srun
-                        * client's, time's) are not its tool's */
-                       " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p WHERE NOT tool_wrapper"
-                       "  GROUP BY tool, subcommand, status)"
-                       " SELECT tool, subcommand, COUNT(*) AS nprocs, SUM(cpu_ns) AS cpu_ns,"
-                       " SUM(user_ns) AS user_ns, SUM(sys_ns) AS sys_ns,"
-                       /* a wrapper's peak RSS is not the tool's: time -v forked from a 70 MB
-                        * python keeps python's peak as its ru_maxrss */
-                       " COALESCE(MAX(CASE WHEN tool_wrapper THEN NULL ELSE maxrss_kb END),"
-                       "  MAX(maxrss_kb)) AS maxrss_kb,"
-                       " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
-                       " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
-                       " MIN(start_ns) AS first_start_ns, MAX(end_ns) AS last_end_ns,"
-                       " (SELECT group_concat(COALESCE(c.status, '') || ':' || c.n) FROM c"
-                       "   WHERE c.tool = p.tool AND c.subcommand IS p.subcommand) AS status_counts,"
-                       " SUM((flags & 8) != 0) AS oom_kills"
-                       " FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC", &st))
+         * shown, not hidden. Exit codes belong to the process that had them: a wrapper's (an
+         * srun client's, time's) are not its tool's. */
+        snprintf(sql, sizeof(sql),
+                 "WITH f AS (SELECT DISTINCT tool FROM processes WHERE unit=?1 AND tool_excluded"
+                 "  AND (status != 0 OR (flags & :oom_killed) != 0)),"
+                 " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
+                 "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
+                 " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p WHERE NOT tool_wrapper"
+                 "  GROUP BY tool, subcommand, status)"
+                 " SELECT %s FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC",
+                 s->tool_columns);
+        if (prepare_on(s, db, sql, &st))
                 return -EIO;
         sqlite3_bind_int64(st, 1, unit);
+        store_bind_flags(st);
         *out = st;
         return 0;
 }
@@ -327,28 +253,23 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
 int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out)
 {
         struct json_object *o = NULL;
+        char sql[2560];
         sqlite3_stmt *st;
         int rc;
 
-        /* a unit's CPU is all its processes' CPU, their work before an exec too (a tool's
-         * figures leave that out; it is mostly the kernel's fork and exec, counted as system) */
-        if (prepare_on(s, db, "SELECT COUNT(*) AS nprocs,"
-                       " SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0)) AS cpu_ns, SUM(user_ns) AS user_ns,"
-                       " SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0)) AS sys_ns, MAX(maxrss_kb) AS maxrss_kb,"
-                       " SUM(read_bytes) AS read_bytes, SUM(write_bytes) AS write_bytes,"
-                       " SUM(rchar) AS rchar, SUM(wchar) AS wchar,"
-                       " SUM((flags & 8) != 0) AS oom_kills, MIN(start_ns) AS first_start_ns,"
-                       " MAX(end_ns) AS last_end_ns FROM processes WHERE unit=?", &st))
+        /* named: the expressions before it name flags (:oom_killed) */
+        snprintf(sql, sizeof(sql), "SELECT %s FROM processes WHERE unit=:unit", s->totals_columns);
+        if (prepare_on(s, db, sql, &st))
                 return -EIO;
-        sqlite3_bind_int64(st, 1, unit);
+        store_bind_flags(st);
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"), unit);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
                 o = store_row_to_json(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_ROW)
                 return fail_on(s, db, "totals");
-        /* Live samples: the most cores busy at once between two sampling rounds, and the
-         * largest sum of the unit's resident sets in one round. */
+        /* live samples: SAMPLE_TOTALS_RECORD of common/records.h */
         if (prepare_on(s, db, "WITH d AS (SELECT time_ns, rss_kb,"
                        "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
                        "  FROM samples WHERE unit=?1"

@@ -104,7 +104,7 @@ static void print_stalled(struct json_object *reply)
                 strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&since, &tm));
                 if (reply_int(o, "job_id", 0))
                         snprintf(job, sizeof(job), ", job %" PRId64, reply_int(o, "job_id", 0));
-                fmt_seconds(dur, sizeof(dur), now > since ? (double)(now - since) : 0);
+                fmt_elapsed(dur, sizeof(dur), now > since ? (int64_t)(now - since) : 0);
                 printf("    pid %" PRId64 " %s (unit %" PRId64 " %s%s): stalled since %s (for %s), %s\n",
                        reply_int(o, "pid", 0), reply_str(o, "comm", "?"), reply_int(o, "unit", 0),
                        reply_str(o, "name", "?"), job, when, dur, reply_str(o, "reason", "?"));
@@ -174,12 +174,13 @@ static void print_summary(struct json_object *reply, double elapsed, const char 
         if (!json_object_object_get_ex(reply, "unit", &u) || !json_object_object_get_ex(reply, "totals", &t))
                 return;
         status = (int)reply_int(u, "exit_status", -1);
-        fmt_seconds(cpu, sizeof(cpu), reply_int(t, "cpu_ns", 0) / 1e9);
-        fmt_seconds(user, sizeof(user), reply_int(t, "user_ns", 0) / 1e9);
-        fmt_seconds(sys, sizeof(sys), reply_int(t, "sys_ns", 0) / 1e9);
-        fmt_bytes(rss, sizeof(rss), reply_int(t, "maxrss_kb", 0) * 1024.0);
-        fmt_bytes(rd, sizeof(rd), reply_int(t, "read_bytes", 0));
-        fmt_bytes(wr, sizeof(wr), reply_int(t, "write_bytes", 0));
+        /* as tracer-jobstat shows them: sacct's formats */
+        fmt_cputime(cpu, sizeof(cpu), reply_int(t, "cpu_ns", 0) / 1000);
+        fmt_cputime(user, sizeof(user), reply_int(t, "user_ns", 0) / 1000);
+        fmt_cputime(sys, sizeof(sys), reply_int(t, "sys_ns", 0) / 1000);
+        fmt_size(rss, sizeof(rss), (double)reply_int(t, "maxrss_kb", 0), U_K, -1, 0);
+        fmt_size(rd, sizeof(rd), (double)reply_int(t, "read_bytes", 0), U_NONE, -1, 0);
+        fmt_size(wr, sizeof(wr), (double)reply_int(t, "write_bytes", 0), U_NONE, -1, 0);
         fprintf(stderr, "\ntracer: %s (run r%" PRId64 ") %s after %.2fs, ", reply_str(u, "name", "?"),
                 reply_int(u, "id", 0), reply_str(u, "state", "?"), elapsed);
         if (status >= 0 && WIFSIGNALED(status))

@@ -54,8 +54,8 @@ struct unit {
         uint64_t idle_ns;          /* time in idle windows (activity.h), known at its end */
         char idle_windows[256];    /* the longest of them, "START-END,..." unix ns */
         uint64_t mem_pressure_us;  /* time some of its tasks stalled on memory (PSI "some") */
-        uint32_t stalls;           /* its processes that stalled (stalls.h) */
-        uint32_t stall_pid;        /* the longest stall: whose, when, how long, in what */
+        uint64_t stalls;           /* its processes that stalled (stalls.h) */
+        uint64_t stall_pid;        /* the longest stall: whose, when, how long, in what */
         char stall_tool[64];
         int64_t stall_start_ns;    /* unix ns */
         uint64_t stall_ns;

@@ -14,6 +14,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "agent.h"
 #include "log.h"
 
@@ -23,14 +25,6 @@
 #define SEC 1000000000ull
 
 static char dir[64];
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-        (void)sb;
-        (void)flag;
-        (void)ftw;
-        return remove(path);
-}
 
 static struct unit *add_unit(struct agent *a, uint64_t id, enum unit_state state)
 {
@@ -83,7 +77,7 @@ static int teardown(void **state)
                 free(u);
         }
         free(a);
-        return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        return tl_rmtree(dir);
 }
 
 /* ---- events, each handed over in a heap buffer of exactly its size */
@@ -199,25 +193,6 @@ static json_object *processes(struct agent *a, uint64_t unit)
         assert_int_equal(store_unit_processes(a->store, unit, &rows), 0);
         assert_non_null(rows);
         return rows;
-}
-
-static json_object *key(json_object *o, const char *k)
-{
-        json_object *v = NULL;
-
-        if (!json_object_object_get_ex(o, k, &v))
-                fail_msg("no %s in %s", k, json_object_to_json_string(o));
-        return v;
-}
-
-static int64_t geti(json_object *o, const char *k)
-{
-        return json_object_get_int64(key(o, k));
-}
-
-static int has(json_object *o, const char *k)
-{
-        return json_object_object_get_ex(o, k, NULL);
 }
 
 /* argv of a stored row as "a|b|c" */

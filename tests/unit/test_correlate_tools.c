@@ -13,16 +13,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "tools.h"
 
 static struct tool_rules *rules;
-
-static const char *srcdir(void)
-{
-        const char *d = getenv("TRACER_SRCDIR");
-
-        return d && d[0] ? d : ".";
-}
 
 static int load_rules(void **state)
 {

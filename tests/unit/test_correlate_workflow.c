@@ -14,19 +14,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "workflow.h"
 
 struct file {
         char *data;
         size_t len;
 };
-
-static const char *srcdir(void)
-{
-        const char *d = getenv("TRACER_SRCDIR");
-
-        return d && d[0] ? d : ".";
-}
 
 /* Read a fixture into an exact-size heap buffer (no NUL added: valgrind sees overreads). */
 static struct file slurp(const char *fmt, ...)

@@ -1,18 +1,22 @@
 /* tracer-jobstat: rightsizing that learns from failure — OOM kills, TIMEOUT, per-node memory,
  * --mem-per-cpu, the floor, one advice per array. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../jobstat/aggregate.c"
-#include "../../jobstat/convert.c"
-#include "../../jobstat/effic.c"
-#include "../../jobstat/failures.c"
-#include "../../jobstat/notes.c"
+#include "testlib.h"
+
+#include "aggregate.h"
+#include "convert.h"
+#include "effic.h"
+#include "failures.h"
+#include "notes.h"
 
 #define MIB 1024 /* in kB */
 
@@ -40,14 +44,6 @@ static void job(struct job *j, const char *state, int64_t req_mb, int64_t node_p
         r->cores_src = "sampled";
         r->peak_mem_kb = r->node_peak_mem_kb = node_peak_kb;
         r->peak_src = "cgroup";
-}
-
-static int has_line(char lines[][NOTE_LEN], size_t n, const char *needle)
-{
-        for (size_t i = 0; i < n; i++)
-                if (strstr(lines[i], needle))
-                        return 1;
-        return 0;
 }
 
 static void suggest(const struct row *r, char *b, size_t len)
@@ -147,7 +143,7 @@ static void test_mem_per_node(void **state)
                 u[i].start_ns = 1;
                 u[i].end_ns = 2;
                 snprintf(u[i].state, sizeof(u[i].state), "COMPLETED");
-                u[i].lost = u[i].cgroup_cpu_ns = JS_NONE;
+                u[i].lost_events = u[i].cgroup_cpu_ns = JS_NONE;
                 u[i].have_totals = 1;
                 u[i].t.nprocs = 1;
                 u[i].t.maxrss_kb = 60 * MIB;

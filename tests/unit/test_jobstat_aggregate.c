@@ -1,24 +1,25 @@
 /* tracer-jobstat: tracerd's units (one per task per node) into step rows and job rows,
  * and job arrays into min/median/max. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../jobstat/aggregate.c"
-#include "../../jobstat/arrays.c"
-#include "../../jobstat/cells.c"
-#include "../../jobstat/convert.c"
-#include "../../jobstat/daemons.c"
-#include "../../jobstat/effic.c"
-#include "../../jobstat/fields.c"
-#include "../../jobstat/jobids.c"
-#include "../../jobstat/output.c"
-#include "../../jobstat/procs.c"
-#include "../../jobstat/report.c"
+#include "aggregate.h"
+#include "arrays.h"
+#include "fields.h"
+#include "convert.h"
+#include "daemons.h"
+#include "effic.h"
+#include "jobids.h"
+#include "output.h"
+#include "procs.h"
+#include "report.h"
 
 #define S 1000000000LL
 #define T0 1795320000LL

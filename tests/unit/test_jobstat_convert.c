@@ -1,28 +1,31 @@
 /* tracer-jobstat: sacct's value formats, unit conversions, time windows, host and CPU lists. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../jobstat/convert.c"
+#include "convert.h"
+#include "jobstat.h"
 
 static char buf[256];
 
 static void test_elapsed(void **state)
 {
         (void)state;
-        conv_elapsed(buf, sizeof(buf), 0);
+        fmt_elapsed(buf, sizeof(buf), 0);
         assert_string_equal(buf, "00:00:00");
-        conv_elapsed(buf, sizeof(buf), 3723);
+        fmt_elapsed(buf, sizeof(buf), 3723);
         assert_string_equal(buf, "01:02:03");
-        conv_elapsed(buf, sizeof(buf), 86400 + 7384);
+        fmt_elapsed(buf, sizeof(buf), 86400 + 7384);
         assert_string_equal(buf, "1-02:03:04");
-        conv_elapsed(buf, sizeof(buf), JS_NONE);
+        fmt_elapsed(buf, sizeof(buf), JS_NONE);
         assert_string_equal(buf, "---");
-        conv_elapsed(buf, sizeof(buf), -5);
+        fmt_elapsed(buf, sizeof(buf), -5);
         assert_string_equal(buf, "---");
 }
 
@@ -30,19 +33,19 @@ static void test_cputime(void **state)
 {
         (void)state;
         /* sacct: MM:SS.mmm below an hour, whole seconds as 00:MM:SS, HH:MM:SS above */
-        conv_cputime(buf, sizeof(buf), 939000);
+        fmt_cputime(buf, sizeof(buf), 939000);
         assert_string_equal(buf, "00:00.939");
-        conv_cputime(buf, sizeof(buf), 0);
+        fmt_cputime(buf, sizeof(buf), 0);
         assert_string_equal(buf, "00:00:00");
-        conv_cputime(buf, sizeof(buf), 65500000);
+        fmt_cputime(buf, sizeof(buf), 65500000);
         assert_string_equal(buf, "01:05.500");
-        conv_cputime(buf, sizeof(buf), 60000000);
+        fmt_cputime(buf, sizeof(buf), 60000000);
         assert_string_equal(buf, "00:01:00");
-        conv_cputime(buf, sizeof(buf), (int64_t)3725 * 1000000 + 5000);
+        fmt_cputime(buf, sizeof(buf), (int64_t)3725 * 1000000 + 5000);
         assert_string_equal(buf, "01:02:05");
-        conv_cputime(buf, sizeof(buf), (int64_t)90000 * 1000000);
+        fmt_cputime(buf, sizeof(buf), (int64_t)90000 * 1000000);
         assert_string_equal(buf, "1-01:00:00");
-        conv_cputime(buf, sizeof(buf), 999); /* below a millisecond: sacct drops it */
+        fmt_cputime(buf, sizeof(buf), 999); /* below a millisecond: sacct drops it */
         assert_string_equal(buf, "00:00:00");
 }
 
@@ -67,41 +70,41 @@ static void test_size_exact(void **state)
 {
         (void)state;
         /* ReqMem as sacct prints it: divided while a whole multiple of 512 */
-        conv_size(buf, sizeof(buf), 400, U_M, -1, 1);
+        fmt_size(buf, sizeof(buf), 400, U_M, -1, 1);
         assert_string_equal(buf, "400M");
-        conv_size(buf, sizeof(buf), 4096, U_M, -1, 1);
+        fmt_size(buf, sizeof(buf), 4096, U_M, -1, 1);
         assert_string_equal(buf, "4G");
-        conv_size(buf, sizeof(buf), 4000, U_M, -1, 1);
+        fmt_size(buf, sizeof(buf), 4000, U_M, -1, 1);
         assert_string_equal(buf, "4000M");
-        conv_size(buf, sizeof(buf), 1536, U_M, -1, 1);
+        fmt_size(buf, sizeof(buf), 1536, U_M, -1, 1);
         assert_string_equal(buf, "1.50G");
-        conv_size(buf, sizeof(buf), 1000, U_M, -1, 1);
+        fmt_size(buf, sizeof(buf), 1000, U_M, -1, 1);
         assert_string_equal(buf, "1000M");
-        conv_size(buf, sizeof(buf), 0, U_M, -1, 1);
+        fmt_size(buf, sizeof(buf), 0, U_M, -1, 1);
         assert_string_equal(buf, "0");
 }
 
 static void test_size_aggressive_and_units(void **state)
 {
         (void)state;
-        conv_size(buf, sizeof(buf), 376, U_K, -1, 0);
+        fmt_size(buf, sizeof(buf), 376, U_K, -1, 0);
         assert_string_equal(buf, "376K");
-        conv_size(buf, sizeof(buf), 307712, U_K, -1, 0);
+        fmt_size(buf, sizeof(buf), 307712, U_K, -1, 0);
         assert_string_equal(buf, "300.50M");
-        conv_size(buf, sizeof(buf), 512, U_NONE, -1, 0);
+        fmt_size(buf, sizeof(buf), 512, U_NONE, -1, 0);
         assert_string_equal(buf, "512");
-        conv_size(buf, sizeof(buf), 90112, U_NONE, -1, 0);
+        fmt_size(buf, sizeof(buf), 90112, U_NONE, -1, 0);
         assert_string_equal(buf, "88K");
-        conv_size(buf, sizeof(buf), 3.0 * 1024 * 1024 * 1024 * 1024, U_NONE, -1, 0);
+        fmt_size(buf, sizeof(buf), 3.0 * 1024 * 1024 * 1024 * 1024, U_NONE, -1, 0);
         assert_string_equal(buf, "3T");
         /* --units: always that unit, two decimals when not whole */
-        conv_size(buf, sizeof(buf), 400, U_M, U_K, 1);
+        fmt_size(buf, sizeof(buf), 400, U_M, U_K, 1);
         assert_string_equal(buf, "409600K");
-        conv_size(buf, sizeof(buf), 376, U_K, U_M, 0);
+        fmt_size(buf, sizeof(buf), 376, U_K, U_M, 0);
         assert_string_equal(buf, "0.37M");
-        conv_size(buf, sizeof(buf), 4096, U_M, U_G, 1);
+        fmt_size(buf, sizeof(buf), 4096, U_M, U_G, 1);
         assert_string_equal(buf, "4G");
-        conv_size(buf, sizeof(buf), 1024 * 1024, U_NONE, U_K, 0);
+        fmt_size(buf, sizeof(buf), 1024 * 1024, U_NONE, U_K, 0);
         assert_string_equal(buf, "1024K");
         assert_int_equal(conv_units_opt("K"), U_K);
         assert_int_equal(conv_units_opt("g"), U_G);
@@ -298,8 +301,8 @@ static void test_rounding_sanitize(void **state)
         assert_int_equal(conv_round(2.5), 3);
         assert_int_equal(conv_round(2.49), 2);
         assert_int_equal(conv_round(-2.5), -3);
-        assert_true(conv_whole(4.0));
-        assert_false(conv_whole(4.5));
+        assert_true(fmt_whole(4.0));
+        assert_false(fmt_whole(4.5));
         conv_sanitize(s);
         assert_string_equal(s, "a?b?c|d");
 }

@@ -1,17 +1,21 @@
 /* tracer-jobstat: efficiency formulas, rightsizing suggestions and the notes block. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../jobstat/aggregate.c"
-#include "../../jobstat/convert.c"
-#include "../../jobstat/effic.c"
-#include "../../jobstat/failures.c"
-#include "../../jobstat/notes.c"
+#include "testlib.h"
+
+#include "aggregate.h"
+#include "convert.h"
+#include "effic.h"
+#include "failures.h"
+#include "notes.h"
 
 #define MIB 1024 /* in kB */
 
@@ -201,14 +205,6 @@ static void test_acceptance_suggestion(void **state)
         j.row.kind = ROW_STEP;
         row_suggest(&j.row, b, sizeof(b));
         assert_string_equal(b, "");
-}
-
-static int has_line(char lines[][NOTE_LEN], size_t n, const char *needle)
-{
-        for (size_t i = 0; i < n; i++)
-                if (strstr(lines[i], needle))
-                        return 1;
-        return 0;
 }
 
 static void test_notes(void **state)

@@ -1,18 +1,23 @@
 /* tracer-jobstat: naming what failed — the OOM victim and the first process that exited
  * non-zero or on a signal, in the notes and the Tool field. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../jobstat/aggregate.c"
-#include "../../jobstat/convert.c"
-#include "../../jobstat/effic.c"
-#include "../../jobstat/failures.c"
-#include "../../jobstat/notes.c"
+#include "testlib.h"
+
+#include "aggregate.h"
+#include "convert.h"
+#include "effic.h"
+#include "failures.h"
+#include "procs.h"
+#include "notes.h"
 
 static void proc(struct proc_rec *p, int64_t pid, const char *tool, const char *cmd, int64_t status, int64_t flags,
                  int64_t end_ns)
@@ -24,14 +29,6 @@ static void proc(struct proc_rec *p, int64_t pid, const char *tool, const char *
         p->end_ns = end_ns;
         snprintf(p->tool, sizeof(p->tool), "%s", tool);
         p->cmd = (char *)cmd;
-}
-
-static int has_line(char lines[][NOTE_LEN], size_t n, const char *needle)
-{
-        for (size_t i = 0; i < n; i++)
-                if (strstr(lines[i], needle))
-                        return 1;
-        return 0;
 }
 
 static void test_first_failure(void **state)

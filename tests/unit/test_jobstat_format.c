@@ -1,19 +1,20 @@
 /* tracer-jobstat: -o parsing with sacct's widths, aligned cells, -p/-P and the delimiter. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../jobstat/aggregate.c"
-#include "../../jobstat/arrays.c"
-#include "../../jobstat/cells.c"
-#include "../../jobstat/convert.c"
-#include "../../jobstat/effic.c"
-#include "../../jobstat/fields.c"
-#include "../../jobstat/output.c"
+#include "aggregate.h"
+#include "arrays.h"
+#include "fields.h"
+#include "convert.h"
+#include "effic.h"
+#include "output.h"
 
 static void test_parse_widths(void **state)
 {

@@ -1,13 +1,16 @@
 /* tracer-jobstat: -j selectors as sacct reads them (arrays, steps, names). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../jobstat/jobids.c"
+#include "jobids.h"
+#include "jobstat.h"
 
 static void test_plain_and_names(void **state)
 {

@@ -15,6 +15,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "live.h"
 #include "procfs.h"
 
@@ -99,22 +101,6 @@ static int teardown(void **state)
         tool_rules_free(f->a.rules);
         free(f);
         return 0;
-}
-
-static int64_t geti(struct json_object *o, const char *k)
-{
-        struct json_object *v;
-
-        assert_true(json_object_object_get_ex(o, k, &v));
-        return json_object_get_int64(v);
-}
-
-static const char *gets_(struct json_object *o, const char *k)
-{
-        struct json_object *v;
-
-        assert_true(json_object_object_get_ex(o, k, &v));
-        return json_object_get_string(v);
 }
 
 static void test_processes(void **state)

@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+
+#include "testlib.h"
 #include <sqlite3.h>
 
 #include "log.h"
@@ -25,14 +27,6 @@
 
 static char dir[64];
 static char dbpath[128];
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-        (void)sb;
-        (void)flag;
-        (void)ftw;
-        return remove(path);
-}
 
 static int setup(void **state)
 {
@@ -47,7 +41,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
         (void)state;
-        return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        return tl_rmtree(dir);
 }
 
 static struct store *open_store(const char *boot)
@@ -105,30 +99,6 @@ static struct proc mkproc(uint64_t unit, uint32_t pid, uint64_t start)
         p.exit.h.start_ns = start;
         p.exit.h.time_ns = start + 2000000000ull;
         return p;
-}
-
-static json_object *get(json_object *o, const char *key)
-{
-        json_object *v = NULL;
-
-        if (!json_object_object_get_ex(o, key, &v))
-                fail_msg("no key %s in %s", key, json_object_to_json_string(o));
-        return v;
-}
-
-static int64_t geti(json_object *o, const char *key)
-{
-        return json_object_get_int64(get(o, key));
-}
-
-static const char *gets_(json_object *o, const char *key)
-{
-        return json_object_get_string(get(o, key));
-}
-
-static int has(json_object *o, const char *key)
-{
-        return json_object_object_get_ex(o, key, NULL);
 }
 
 /* A separate SQLite connection, as another process (tracer-jobstat, a restart) sees it. */
@@ -311,7 +281,7 @@ static void test_processes_roundtrip(void **state)
         assert_int_equal(geti(r, "end_ns"), OFFSET + 12000000000ll);
         assert_string_equal(gets_(r, "comm"), "samtools");
         assert_string_equal(gets_(r, "exe"), "/usr/bin/samtools");
-        a = get(r, "argv");
+        a = key(r, "argv");
         assert_true(json_object_is_type(a, json_type_array));
         assert_int_equal(json_object_array_length(a), 5);
         assert_string_equal(json_object_get_string(json_object_array_get_idx(a, 0)), "samtools");
@@ -370,7 +340,7 @@ static void test_argv_edge_blobs(void **state)
         assert_int_equal(store_add_process(s, &p, 0), 0);
         free(p.argv);
         assert_int_equal(store_unit_processes(s, 3, &rows), 0);
-        a = get(json_object_array_get_idx(rows, 0), "argv");
+        a = key(json_object_array_get_idx(rows, 0), "argv");
         assert_int_equal(json_object_array_length(a), 4);
         assert_string_equal(json_object_get_string(json_object_array_get_idx(a, 0)), "");
         assert_string_equal(json_object_get_string(json_object_array_get_idx(a, 1)), "a");
@@ -563,25 +533,25 @@ static void test_tools(void **state)
         assert_int_equal(store_unit_tools(s, 12, &t), 0);
         assert_int_equal(json_object_array_length(t), 4);
         o = json_object_array_get_idx(t, 0);
-        assert_string_equal(json_object_get_string(get(o, "tool")), "samtools");
-        assert_string_equal(json_object_get_string(get(o, "subcommand")), "sort");
+        assert_string_equal(json_object_get_string(key(o, "tool")), "samtools");
+        assert_string_equal(json_object_get_string(key(o, "subcommand")), "sort");
         assert_int_equal(geti(o, "nprocs"), 2);
         assert_int_equal(geti(o, "cpu_ns"), 71000);
         assert_int_equal(geti(o, "maxrss_kb"), 16000);
         /* exit codes are the processes' own: the wrapper's (time's) is not samtools's */
-        assert_string_equal(json_object_get_string(get(o, "status_counts")), "256:1");
+        assert_string_equal(json_object_get_string(key(o, "status_counts")), "256:1");
         o = json_object_array_get_idx(t, 1);
-        assert_string_equal(json_object_get_string(get(o, "subcommand")), "index");
+        assert_string_equal(json_object_get_string(key(o, "subcommand")), "index");
         assert_int_equal(geti(o, "maxrss_kb"), 3600);
         o = json_object_array_get_idx(t, 2);
-        assert_string_equal(json_object_get_string(get(o, "tool")), "bwa");
+        assert_string_equal(json_object_get_string(key(o, "tool")), "bwa");
         assert_int_equal(geti(o, "maxrss_kb"), 2000);
         /* only its launcher was seen here (an srun client): no exit code of bwa's */
         assert_false(has(o, "status_counts"));
         o = json_object_array_get_idx(t, 3);
-        assert_string_equal(json_object_get_string(get(o, "tool")), "ls");
+        assert_string_equal(json_object_get_string(key(o, "tool")), "ls");
         assert_int_equal(geti(o, "nprocs"), 2);
-        assert_string_equal(json_object_get_string(get(o, "status_counts")), "0:1,512:1");
+        assert_string_equal(json_object_get_string(key(o, "status_counts")), "0:1,512:1");
         json_object_put(t);
         store_close(s);
 }

@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testlib.h"
+
 #include "protocol.h"
 #include "store.h"
 #include "stream.h"
@@ -21,14 +23,6 @@
 #define OFFSET 1700000000000000000ll
 
 static char dir[64];
-
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-        (void)sb;
-        (void)flag;
-        (void)ftw;
-        return remove(path);
-}
 
 struct buf {
         char *data;
@@ -90,7 +84,7 @@ static struct store *fill_store(unsigned n)
 static void done(struct store *s)
 {
         store_close(s);
-        nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        tl_rmtree(dir);
 }
 
 /* A listing's stream with its head already in b, as the server sends it. */
