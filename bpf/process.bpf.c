@@ -235,11 +235,12 @@ static __always_inline __u64 unit_from_cgroup(void)
         return unit ? *unit : 0;
 }
 
+/* A read, not a load: the exit's thread walk passes pointers the verifier knows only as numbers. */
 static __always_inline __u64 run_delay(struct task_struct *task)
 {
         if (!bpf_core_field_exists(task->sched_info))
                 return 0;
-        return task->sched_info.run_delay;
+        return BPF_CORE_READ(task, sched_info.run_delay);
 }
 
 /* Could the task belong to a tracked process? Every thread of one carries a mark in its own
