@@ -77,7 +77,7 @@ $(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
 # prints, asking no daemon. A new jobstat file must be listed in one of them.
 JOBSTAT_COLLECT := jobstat/collect.c jobstat/daemons.c jobstat/details.c jobstat/slurmacct.c
 JOBSTAT_COMPUTE := jobstat/aggregate.c jobstat/arrays.c jobstat/convert.c jobstat/effic.c \
-                   jobstat/failures.c jobstat/jobids.c jobstat/notes.c jobstat/pipelines.c \
+                   jobstat/failures.c jobstat/jobids.c jobstat/notes.c jobstat/pipelines.c jobstat/signals.c \
                    jobstat/procs.c jobstat/report.c jobstat/tooltable.c jobstat/values.c
 JOBSTAT_RENDER  := jobstat/cells.c jobstat/fields.c jobstat/listings.c jobstat/output.c jobstat/views.c
 JOBSTAT_MAIN    := jobstat/main.c jobstat/options.c

@@ -221,6 +221,13 @@ struct rec_col {
         X(peak_sampled_rss_kb, INT, "", 0, 0)                            \
         X(sample_rounds, INT, "", 0, 0)
 
+/* ... and of its processes still running (nodeagent/live.c): the longest stall under way. */
+#define LIVE_TOTALS_RECORD(X)                                            \
+        X(stalled_pid, INT, "", 0, 0)                                    \
+        X(stalled_tool, TEXT, "", 64, 0)                                 \
+        X(stalled_since_ns, INT, "", 0, 0)                               \
+        X(stalled_reason, TEXT, "", 48, 0)
+
 /* A client's struct of a record: each field a member of its kind (INT-like int64_t, REAL
  * double, TEXT-like char[len]; BLOB none), and where the decoding puts each. */
 #define REC_MEMBER(name, kind, sql, len, flags) REC_MEMBER_##kind(name, len)

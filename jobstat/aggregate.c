@@ -15,6 +15,17 @@ void figures_init(struct figures *f)
         f->peak_cores = f->task_peak_cores = -1;
         f->node_mem_peak_node = -1;
         f->down_start_ns = f->down_end_ns = JS_NONE;
+        f->cpu_wait_ns = f->iowait_ns = f->offcpu_ns = f->net_rx_bytes = f->net_tx_bytes = JS_NONE;
+}
+
+void figures_add_waits(struct figures *f, int64_t cpu_wait, int64_t iowait, int64_t offcpu,
+                       int64_t net_rx, int64_t net_tx)
+{
+        fig_sum(&f->cpu_wait_ns, cpu_wait);
+        fig_sum(&f->iowait_ns, iowait);
+        fig_sum(&f->offcpu_ns, offcpu);
+        fig_sum(&f->net_rx_bytes, net_rx);
+        fig_sum(&f->net_tx_bytes, net_tx);
 }
 
 void row_init(struct row *r, enum row_kind kind)
@@ -94,7 +105,8 @@ void json_to_rec(struct json_object *o, const struct rec_slot *slots, size_t n, 
         REC_SLOT_MEMBER_##kind(struct unit_totals, name, kind)
 static const struct rec_slot unit_slots[] = { UNIT_RECORD(UNIT_SLOT) };
 static const struct rec_slot totals_slots[] = { TOTALS_RECORD(TOTALS_SLOT)
-                                                SAMPLE_TOTALS_RECORD(TOTALS_SLOT) };
+                                                SAMPLE_TOTALS_RECORD(TOTALS_SLOT)
+                                                LIVE_TOTALS_RECORD(TOTALS_SLOT) };
 
 int unit_from_json(struct json_object *o, int node, struct unit_rec *u)
 {
@@ -236,6 +248,8 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                 fig_sum(&f->rchar, u->t.rchar);
                 fig_sum(&f->wchar, u->t.wchar);
                 fig_sum(&f->oom_kills, u->t.oom_kills);
+                figures_add_waits(f, u->t.cpu_wait_ns, u->t.iowait_ns, u->t.offcpu_ns, u->t.net_rx_bytes,
+                                  u->t.net_tx_bytes);
                 fig_min(&f->first_start_ns, u->t.first_start_ns);
                 fig_max(&f->last_end_ns, u->t.last_end_ns);
                 fig_max(&f->task_peak_rss_kb, u->t.peak_sampled_rss_kb);
@@ -282,6 +296,7 @@ void figures_merge(struct figures *j, const struct figures *s)
         j->rchar += s->rchar;
         j->wchar += s->wchar;
         j->oom_kills += s->oom_kills;
+        figures_add_waits(j, s->cpu_wait_ns, s->iowait_ns, s->offcpu_ns, s->net_rx_bytes, s->net_tx_bytes);
         fig_sum(&j->lost, s->lost);
         fig_min(&j->down_start_ns, s->down_start_ns);
         fig_max(&j->down_end_ns, s->down_end_ns);

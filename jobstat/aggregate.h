@@ -14,6 +14,7 @@
 struct unit_totals {
         TOTALS_RECORD(REC_MEMBER)
         SAMPLE_TOTALS_RECORD(REC_MEMBER)
+        LIVE_TOTALS_RECORD(REC_MEMBER)
 };
 
 struct unit_rec {
@@ -58,6 +59,10 @@ int unit_running(const struct unit_rec *u);
  * cgroup's counters are per step and node (every task unit of a node carries the same
  * ones): the largest per node, summed over the nodes. */
 void figures_add_units(struct figures *f, const struct unit_rec *const *units, size_t n);
+
+/* Add waits and network (JS_NONE: unknown, adds nothing). */
+void figures_add_waits(struct figures *f, int64_t cpu_wait, int64_t iowait, int64_t offcpu,
+                       int64_t net_rx, int64_t net_tx);
 
 /* Merge a step's figures into its job's: sums and maxima as above; the cgroup counters
  * and peaks of the job are not derived this way (see report.c). */

@@ -35,8 +35,7 @@ int array_cell(int field, const struct row *r, const struct cellctx *c, char *ou
                 return 1;
         }
         if (!s->v[field].n) {
-                snprintf(out, len, "%s", field == F_NETRX || field == F_NETTX || field == F_IOWAIT ||
-                                                 s->njobs ? "---" : "");
+                snprintf(out, len, "%s", s->njobs ? "---" : "");
                 return 1;
         }
         cell_format_number(field, s->v[field].min, c, a, sizeof(a));

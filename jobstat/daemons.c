@@ -171,6 +171,11 @@ int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object 
         return unit_query(d, node, "tools", unit, UNITS_TIMEOUT_MS, tools);
 }
 
+int daemons_history(struct daemons *d, int node, int64_t unit, struct json_object **runs)
+{
+        return unit_query(d, node, "history", unit, UNITS_TIMEOUT_MS, runs);
+}
+
 struct json_object *daemons_topology(struct daemons *d, int node)
 {
         struct node_conn *c = &d->nodes[node];

@@ -116,6 +116,19 @@ static int fetch_tools(struct job *j, size_t k, struct daemons *d)
         return r == -ENOMEM ? r : 0; /* a node that cannot be asked is named in the warnings */
 }
 
+/* the earlier runs of unit k's step, for "slower than usual": one task per step is enough */
+static int fetch_history(struct job *j, size_t k, struct daemons *d)
+{
+        struct unit_detail *ud = &j->detail[k];
+        const struct unit_rec *u = &j->units[k];
+
+        if (ud->history || unit_running(u) || u->step_id == (int64_t)STEP_ALLOC || u->task_id > 0)
+                return 0;
+        if (daemons_history(d, u->node, u->id, &ud->history) < 0)
+                ud->history = NULL; /* an older tracerd: no comparison */
+        return 0;
+}
+
 /* ---- per job */
 
 typedef int (*fetch_fn)(struct job *j, size_t k, struct daemons *d);
@@ -165,6 +178,8 @@ static int job_details(struct job *j, struct daemons *d, const struct details_wa
 
                 if (w->unit_tools && pipelines_unit_has_tools(u))
                         err = fetch_tools(j, k, d);
+                if (w->history)
+                        err = fetch_history(j, k, d);
                 if (w->topology && u->alloc_cores[0])
                         daemons_topology(d, u->node); /* kept by the node until nodes_record */
         }

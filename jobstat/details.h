@@ -15,6 +15,7 @@ struct details_wanted {
         int step_tools_ran;     /* the same, only of steps that ran processes (--tools) */
         int unit_tools;         /* tool records of the labelled units (--workflow) */
         int topology;           /* the topology of the nodes of units that list their cores */
+        int history;            /* earlier runs of each finished step's first task (signals.c) */
 };
 
 /* Fetch what w asks for into rep's jobs (j->detail) and nodes, then record every node asked

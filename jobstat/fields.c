@@ -42,6 +42,11 @@ const char *view_default_format(enum view v)
         }
 }
 
+const char *view_signals_format(void)
+{
+        return "JobID,Tool%-18,NProcs,TotalCPU,CPUWait,IOWait,OffCPU,NetRx,NetTx,MaxRSS,OOMKills,ExitCodes";
+}
+
 static int find_field(const char *name, size_t len)
 {
         int i, hit = -1;

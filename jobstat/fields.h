@@ -57,7 +57,9 @@ enum field_kind {
         X(WRITECHARS, "WriteChars",    10, 1, FK_BYTES) \
         X(NETRX,      "NetRx",          8, 1, FK_BYTES) \
         X(NETTX,      "NetTx",          8, 1, FK_BYTES) \
+        X(CPUWAIT,    "CPUWait",       10, 1, FK_CPUTIME) \
         X(IOWAIT,     "IOWait",        10, 1, FK_CPUTIME) \
+        X(OFFCPU,     "OffCPU",        10, 1, FK_CPUTIME) \
         X(NPROCS,     "NProcs",         8, 1, FK_COUNT) \
         X(OOMKILLS,   "OOMKills",       8, 1, FK_COUNT) \
         X(LOST,       "Lost",           6, 1, FK_COUNT) \
@@ -107,6 +109,8 @@ struct col {
 
 /* The default format of a view ("JobID,JobName,..."). */
 const char *view_default_format(enum view v);
+/* --signals: the tools view showing where each tool's time went. */
+const char *view_signals_format(void);
 /* The same for a report with a step on several nodes: process and tree rows say their node
  * and task (PIDs of different nodes are different processes). */
 const char *view_default_format_nodes(enum view v);

@@ -39,6 +39,8 @@ struct figures {
         int node_mem_peak_node;     /* that node (unit_rec.node), -1 unknown */
         int64_t cgroup_cpu_ns;      /* likewise */
         int64_t down_start_ns, down_end_ns; /* tracerd was away while a unit ran, JS_NONE never */
+        /* waits and network, JS_NONE unknown (network: kernels before 6.3) */
+        int64_t cpu_wait_ns, iowait_ns, offcpu_ns, net_rx_bytes, net_tx_bytes;
 };
 
 enum row_kind { ROW_JOB, ROW_STEP, ROW_LOCAL, ROW_TOOL, ROW_PROC, ROW_TREE, ROW_ARRAY, ROW_WF };

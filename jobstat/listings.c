@@ -46,6 +46,7 @@ static void proc_row(struct row *r, const struct proc_rec *p, const struct row *
         r->f.rchar = p->rchar;
         r->f.wchar = p->wchar;
         r->f.oom_kills = p->flags != JS_NONE && (p->flags & PROC_OOM_KILLED) ? 1 : 0;
+        figures_add_waits(&r->f, p->cpu_wait_ns, p->iowait_ns, p->offcpu_ns, p->net_rx_bytes, p->net_tx_bytes);
         r->exit_status = p->status;
         snprintf(r->tool, sizeof(r->tool), "%s", p->tool);
         r->command = p->cmd;

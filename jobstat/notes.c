@@ -8,6 +8,7 @@
 #include "convert.h"
 #include "effic.h"
 #include "notes.h"
+#include "signals.h"
 
 struct notes {
         const struct job *j;
@@ -197,6 +198,12 @@ static void note_tracer_down(struct notes *c)
              strncmp(from, to, 11) ? to : to + 11);
 }
 
+/* stalls, idle stretches, CPU wait, memory pressure, slower than usual (signals.c) */
+static void note_signals(struct notes *c)
+{
+        c->n += signals_notes(c->j, c->units, 0, c->lines + c->n, c->max - c->n);
+}
+
 /* the advice, or for an array's tasks the one advice for all of them */
 static void note_next_time(struct notes *c)
 {
@@ -216,7 +223,7 @@ static void note_next_time(struct notes *c)
 /* the notes of a finished job tracer recorded, in the order printed */
 static void (*const notes[])(struct notes *c) = {
         note_cpu, note_memory, note_time, note_failures, note_numa, note_oversubscribed, note_lost,
-        note_tracer_down, note_next_time,
+        note_tracer_down, note_signals, note_next_time,
 };
 
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max)
@@ -230,7 +237,7 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
                      j->missing);
         if (c.r->running) {
                 note(&c, "still running: efficiencies and suggestions come when it ends");
-                return c.n;
+                return c.n + signals_notes(j, units, 1, c.lines + c.n, c.max - c.n);
         }
         if (!c.r->f.nunits)
                 return c.n;

@@ -9,7 +9,7 @@
 #include "report.h"
 
 #define NOTE_LEN 320
-#define NOTES_MAX 12
+#define NOTES_MAX 24
 
 /* The notes of a job (or traced run), one line each, without the heading: reads the resolved
  * row, j->row.numa_span, j->fail and j->missing. Returns the count. */

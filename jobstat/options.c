@@ -33,6 +33,8 @@ static void usage(FILE *f)
 "      --json               JSON: every field, raw numbers, notes\n"
 "      --helpformat         list the fields\n"
 "      --tools              one row per tool per step\n"
+"      --signals            the tools of each step with where their time went: CPU, waiting\n"
+"                           for a CPU, I/O wait, other off-CPU time, network\n"
 "      --processes          one row per process\n"
 "      --tree               the process tree, totals per subtree\n"
 "      --array-summary      one row per job array: min/median/max of each figure\n"
@@ -45,7 +47,7 @@ static void usage(FILE *f)
 }
 
 enum { O_DELIM = 256, O_UNITS, O_JSON, O_HELPFORMAT, O_TOOLS, O_PROCS, O_TREE, O_ARRAY, O_WORKFLOW, O_PIPELINE,
-       O_RUN };
+       O_RUN, O_SIGNALS };
 
 static const char *view_option(enum view v)
 {
@@ -126,7 +128,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
                 { "tools", no_argument, NULL, O_TOOLS },        { "processes", no_argument, NULL, O_PROCS },
                 { "tree", no_argument, NULL, O_TREE },          { "array-summary", no_argument, NULL, O_ARRAY },
                 { "workflow", no_argument, NULL, O_WORKFLOW },  { "pipeline", required_argument, NULL, O_PIPELINE },
-                { "run", required_argument, NULL, O_RUN },
+                { "run", required_argument, NULL, O_RUN },      { "signals", no_argument, NULL, O_SIGNALS },
                 { "help", no_argument, NULL, 'h' },             {}
         };
         time_t now = time(NULL), t;
@@ -161,6 +163,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
                 case O_JSON: o->json = 1; break;
                 case O_HELPFORMAT: o->helpformat = 1; break;
                 case O_TOOLS: o->view = V_TOOLS; views++; break;
+                case O_SIGNALS: o->view = V_TOOLS; o->signals = 1; views++; break;
                 case O_PROCS: o->view = V_PROCS; views++; break;
                 case O_TREE: o->view = V_TREE; views++; break;
                 case O_ARRAY: o->view = V_ARRAY; views++; break;
@@ -176,12 +179,15 @@ int opts_parse(int argc, char **argv, struct opts *o)
                 usage(stderr);
                 return -1;
         }
+        if (o->signals && !o->format)
+                o->format = view_signals_format();
         if (o->helpformat) {
                 fields_help(stdout);
                 return 1;
         }
         if (views > 1) {
-                fprintf(stderr, JS_PROG ": --tools, --processes, --tree, --array-summary and --workflow exclude each other\n");
+                fprintf(stderr, JS_PROG ": --tools, --signals, --processes, --tree, --array-summary and --workflow "
+                        "exclude each other\n");
                 return -1;
         }
         if ((o->pipelines && !*o->pipelines) || (o->runs && !*o->runs)) {

@@ -20,6 +20,7 @@ struct opts {
         enum parsable parsable;
         const char *delim;
         int noheader, json, allocations, helpformat;
+        int signals;                    /* --signals: the tools view with the wait fields */
         int units;                      /* --units, or -1 */
         enum view view;
         /* derived */

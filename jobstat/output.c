@@ -192,23 +192,24 @@ const char *view_json_format(enum view v)
         switch (v) {
         case V_TOOLS:
                 return "JobID,Tool,NProcs,TotalCPU,UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,"
-                       "ReadChars,WriteChars,Start,End,ExitCodes,OOMKills,Pipeline,Run,Step";
+                       "ReadChars,WriteChars,CPUWait,IOWait,OffCPU,NetRx,NetTx,Start,End,ExitCodes,OOMKills,"
+                       "Pipeline,Run,Step";
         case V_PROCS:
                 return "JobID,Node,Task,PID,PPID,State,Start,End,Elapsed,TotalCPU,UserCPU,SystemCPU,MaxRSS,"
-                       "ReadBytes,WriteBytes,ReadChars,WriteChars,ExitCode,OOMKills,Tool,Command,Pipeline,Run,Step";
+                       "ReadBytes,WriteBytes,ReadChars,WriteChars,CPUWait,IOWait,OffCPU,NetRx,NetTx,ExitCode,OOMKills,Tool,Command,Pipeline,Run,Step";
         case V_TREE:
                 return "JobID,Node,Task,PID,PPID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,OOMKills,"
                        "Command";
         case V_WORKFLOW:
                 return "Pipeline,Run,Step,Tool,Wildcards,Tag,JobID,NJobs,NProcs,Start,End,Elapsed,TotalCPU,"
-                       "UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,ExitCodes,OOMKills";
+                       "UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,CPUWait,IOWait,OffCPU,NetRx,NetTx,ExitCodes,OOMKills";
         case V_ARRAY:
         case V_JOBS:
         default:
                 return "JobID,JobName,User,State,NodeList,NNodes,NTasks,Partition,Start,End,Elapsed,"
                        "Timelimit,ExitCode,AllocCPUS,AllocCores,ReqMem,TotalCPU,UserCPU,SystemCPU,CPUEff,"
                        "MaxRSS,PeakMem,MemEff,TimeEff,PeakCores,ReadBytes,WriteBytes,ReadChars,WriteChars,"
-                       "NetRx,NetTx,IOWait,NProcs,OOMKills,Lost,Pipeline,Run,Step,Wildcards,Tag,Suggest,"
+                       "CPUWait,IOWait,OffCPU,NetRx,NetTx,NProcs,OOMKills,Lost,Pipeline,Run,Step,Wildcards,Tag,Suggest,"
                        "Account,QOS,Submit,Reserved,MaxRSSNode";
         }
 }

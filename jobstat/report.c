@@ -560,6 +560,7 @@ void report_job_free(struct job *j)
                         free(d->procs[k].cmd);
                 free(d->procs);
                 json_object_put(d->tools);
+                json_object_put(d->history);
         }
         free(j->detail);
         free(j->steps);

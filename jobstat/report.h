@@ -23,6 +23,7 @@ struct unit_detail {
         size_t nprocs;
         int procs_fetched;              /* asked for (none when its node could not be asked) */
         struct json_object *tools;      /* its tool records (tooltable.h); NULL: not fetched */
+        struct json_object *history;    /* earlier runs of its step (daemons_history); NULL: none */
 };
 
 /* A node tracer was asked about; unit_rec.node indexes report.nodes. */

@@ -83,6 +83,7 @@ void tooltable_record_add(struct row *r, struct exit_counts *ec, struct json_obj
         fig_sum(&f->rchar, t.rchar);
         fig_sum(&f->wchar, t.wchar);
         fig_sum(&f->oom_kills, t.oom_kills);
+        figures_add_waits(f, t.cpu_wait_ns, t.iowait_ns, t.offcpu_ns, t.net_rx_bytes, t.net_tx_bytes);
         fig_min(&f->first_start_ns, t.first_start_ns);
         fig_max(&f->last_end_ns, t.last_end_ns);
         add_codes(ec, json_text(rec, "status_counts"));

@@ -42,7 +42,11 @@ int cell_number(int field, const struct row *r, double *v)
         case F_NPROCS: x = tracer_known(r) ? r->f.nprocs : JS_NONE; break;
         case F_OOMKILLS: x = tracer_known(r) ? r->f.oom_kills : JS_NONE; break;
         case F_LOST: x = tracer_known(r) ? r->f.lost : JS_NONE; break;
-        case F_NETRX: case F_NETTX: case F_IOWAIT: break; /* no collector yet */
+        case F_CPUWAIT: x = tracer_known(r) ? r->f.cpu_wait_ns : JS_NONE; break;
+        case F_IOWAIT: x = tracer_known(r) ? r->f.iowait_ns : JS_NONE; break;
+        case F_OFFCPU: x = tracer_known(r) ? r->f.offcpu_ns : JS_NONE; break;
+        case F_NETRX: x = tracer_known(r) ? r->f.net_rx_bytes : JS_NONE; break;
+        case F_NETTX: x = tracer_known(r) ? r->f.net_tx_bytes : JS_NONE; break;
         case F_RESERVED: x = r->kind == ROW_JOB ? r->reserved : JS_NONE; break;
         case F_NJOBS:
                 if (r->kind != ROW_WF)

@@ -47,6 +47,7 @@ void view_wanted(const struct viewctx *v, struct details_wanted *w)
                 w->failed_procs = tools || notes || v->e.json;
                 w->step_tools = tools;
                 w->topology = notes || v->e.json;
+                w->history = notes || v->e.json;
                 break;
         case V_TOOLS: w->step_tools_ran = 1; break;
         case V_PROCS: case V_TREE: w->step_procs = 1; break;
