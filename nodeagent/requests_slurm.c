@@ -78,7 +78,7 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
                         len += l + 1;
                 }
         }
-        if (len && u->step_id == UNIT_STEP_BATCH && (script = malloc(WORKFLOW_SCRIPT_MAX))) {
+        if (len && u->step_id == STEP_BATCH && (script = malloc(WORKFLOW_SCRIPT_MAX))) {
                 n = read_batch_script(a, argv, script, WORKFLOW_SCRIPT_MAX);
                 if (n < 0)
                         log_info("job %" PRIu64 ": batch script not read: %s", u->job_id, strerror(-n));
@@ -129,7 +129,7 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
 struct json_object *request_register(struct agent *a, const struct peer *peer,
                                        struct json_object *req)
 {
-        int64_t pid = 0, uid = -1, gid = 0, job = 0, step = UNIT_STEP_NONE, task = -1;
+        int64_t pid = 0, uid = -1, gid = 0, job = 0, step = STEP_NONE, task = -1;
         int64_t cgid = 0, cpus = 0, mem = 0, array_job = 0, array_task = -1;
         const char *name = NULL;
         struct unit *u, tmp = {};

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "protocol.h"
+#include "slurm_ids.h"
 #include "traceparent.h"
 #include "trust.h"
 
@@ -139,16 +140,6 @@ static void env_defaults(spank_t sp)
                 copy_name(st.run, v);
         if (!st.step[0] && (job_env(sp, "TRACER_STEP_NAME", v, sizeof(v)), v[0]))
                 copy_name(st.step, v);
-}
-
-static const char *step_label(uint32_t step, char *buf, size_t len)
-{
-        switch (step) {
-        case 0xfffffffbu: return "batch";
-        case 0xfffffffcu: return "extern";
-        case 0xfffffffau: return "interactive";
-        default: snprintf(buf, len, "%u", step); return buf;
-        }
 }
 
 /* libslurm's hostlist, looked up at run time: present in slurmstepd, not linked by us */
@@ -400,7 +391,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         job_env(sp, "SLURM_JOB_NAME", job_name, sizeof(job_name));
         job_env(sp, "TRACEPARENT", tp, sizeof(tp));
         task_cgroup(pid, cg, sizeof(cg), &cgid);
-        snprintf(name, sizeof(name), "%u.%s", job, step_label(step, label, sizeof(label)));
+        snprintf(name, sizeof(name), "%u.%s", job, slurm_step_name(step, label, sizeof(label)));
 
         req = json_object_new_object();
         json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));
