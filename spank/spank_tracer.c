@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <slurm/spank.h>
 
+#include "cgroup_path.h"
 #include "config.h"
 #include "protocol.h"
 #include "slurm_ids.h"
@@ -270,15 +271,10 @@ static void task_cgroup(pid_t pid, char *path, size_t len, uint64_t *id)
  * cgroup (user.* xattrs on cgroupfs: kernel >= 5.7; failure is harmless) */
 static void cgroup_xattrs(const char *task_dir, const char *traceparent)
 {
-        char step[PATH_MAX], id[33], *slash;
+        char step[PATH_MAX], id[33];
 
-        snprintf(step, sizeof(step), "%s", task_dir);
-        slash = strrchr(step, '/');
-        if (slash && strncmp(slash + 1, "task_", 5) == 0)
-                *slash = 0;
-        slash = strrchr(step, '/');
-        if (slash && strcmp(slash + 1, "user") == 0)
-                *slash = 0;
+        if (cgroup_step_dir(task_dir, step, sizeof(step)) < 0)
+                return;
         traceparent_trace_id(traceparent, id);
         if (setxattr(step, "user.tracer.traceparent", traceparent, strlen(traceparent), 0) < 0 ||
             setxattr(step, "user.tracer.trace_id", id, strlen(id), 0) < 0)
