@@ -38,6 +38,8 @@ static struct {
         char pipeline[NAME_MAX_LEN + 1], run[NAME_MAX_LEN + 1], step[NAME_MAX_LEN + 1];
         char conf[PATH_MAX];
         char socket[PATH_MAX]; /* socket= plugin argument, else from the config */
+        int cfg_read;          /* 1 cfg holds tracer.conf, -1 it could not be read, 0 not yet */
+        struct tracer_config cfg;
         int timeout_ms;
         int failed;     /* an exchange of this step failed: the step's others are skipped */
         int ntasks;
@@ -205,29 +207,42 @@ static int node_from_cgroup(pid_t pid, char *out, size_t len)
         return r;
 }
 
+/* tracer.conf, read once per slurmstepd (a step's every task and task end asks for it) and
+ * only when needed: socket= makes it unnecessary. A file that cannot be read is said once. */
+static const struct tracer_config *config(void)
+{
+        char err[256];
+
+        if (!st.cfg_read) {
+                st.cfg_read = config_load(st.conf, strcmp(st.conf, TRACER_CONF_DEFAULT) == 0, &st.cfg,
+                                          err, sizeof(err)) == 0 ? 1 : -1;
+                if (st.cfg_read < 0)
+                        slurm_error("tracer: %s", err);
+        }
+        return st.cfg_read > 0 ? &st.cfg : NULL;
+}
+
 /* This node's tracerd: socket= wins; else SocketDir from the config and the node name, which
  * slurmstepd does not hand plugins: the step's node list and this node's index in it, else
  * Slurm's cgroup path, else NodeName or the host name. */
 static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
 {
-        struct tracer_config cfg;
-        char err[256], node[64] = "";
+        const struct tracer_config *cfg;
+        char node[64] = "";
 
         if (st.socket[0]) {
                 snprintf(out, len, "%s", st.socket);
                 return 0;
         }
-        if (config_load(st.conf, strcmp(st.conf, TRACER_CONF_DEFAULT) == 0, &cfg, err, sizeof(err)) < 0) {
-                slurm_error("tracer: %s", err);
+        if (!(cfg = config()))
                 return -1;
-        }
         if (node_from_list(sp, node, sizeof(node)) < 0 && node_from_cgroup(pid, node, sizeof(node)) < 0) {
-                if (cfg.node_name[0])
-                        snprintf(node, sizeof(node), "%s", cfg.node_name);
+                if (cfg->node_name[0])
+                        snprintf(node, sizeof(node), "%s", cfg->node_name);
                 else if (config_default_node(node, sizeof(node)) < 0)
                         return -1;
         }
-        return config_socket_path(&cfg, node, out, len);
+        return config_socket_path(cfg, node, out, len);
 }
 
 /* cgroup of a task: the v1 memory controller's path (where Slurm keeps its limits and peak)
