@@ -25,9 +25,12 @@ NODEAGENT_SRC := $(filter-out nodeagent/main.c,$(wildcard nodeagent/*.c)) \
 BPF_SRC       := $(wildcard bpf/*.bpf.c)
 BPF_SKELS     := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRC))
 
-COMMON_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
 NODEAGENT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(NODEAGENT_SRC))
-LIBCOMMON     := $(B)/libtracer-common.a
+LIBPROTOCOL   := $(B)/libtracer-protocol.a
+LIBUTIL       := $(B)/libtracer-util.a
+# what every program links, in link order (the protocol uses the utilities)
+LIBCOMMON     := $(LIBPROTOCOL) $(LIBUTIL)
+# tracerd without main(): what its unit tests and fuzz targets link
 LIBAGENT      := $(B)/libtracer-agent.a
 
 AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc -lmunge $(LIBS_JSON)
@@ -65,7 +68,9 @@ $(B)/obj/%.o: %.c $(BPF_SKELS) | $(B)/obj
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 -include $(shell find $(B)/obj $(B)/tests -name '*.d' 2>/dev/null)
 
-$(LIBCOMMON): $(COMMON_OBJ)
+$(LIBPROTOCOL): $(patsubst %.c,$(B)/obj/%.o,$(PROTOCOL_SRC))
+	rm -f $@ && ar rcs $@ $^
+$(LIBUTIL): $(patsubst %.c,$(B)/obj/%.o,$(UTIL_SRC))
 	rm -f $@ && ar rcs $@ $^
 $(LIBAGENT): $(NODEAGENT_OBJ)
 	rm -f $@ && ar rcs $@ $^

@@ -5,7 +5,7 @@
  * kernel. The plugin is listed `optional` and must never fail, block or slow a job: every
  * exchange with tracerd is bounded (TimeoutMs, 100 ms by default), errors are logged once and
  * the job carries on. Running as root, it talks only to a tracerd no other user could fake
- * (common/trust.c). */
+ * (protocol/trust.c). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>

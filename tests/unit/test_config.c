@@ -1,4 +1,4 @@
-/* Unit tests for common/config.c: every key, every error kind with its file:line, defaults,
+/* Unit tests for util/config.c: every key, every error kind with its file:line, defaults,
  * and that a failed parse leaves the caller's config alone. */
 #include <errno.h>
 #include <fcntl.h>
