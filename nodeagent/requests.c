@@ -17,21 +17,7 @@
 #include "stream.h"
 #include "traceparent.h"
 
-
-int request_is_admin(const struct agent *a, const struct peer *peer)
-{
-        return peer->uid == 0 || peer->uid == a->slurm_uid;
-}
-
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
-
-struct json_object *request_reply_unit(const struct unit *u)
-{
-        struct json_object *r = proto_reply_ok();
-
-        json_object_object_add(r, "unit", unit_to_json(u));
-        return r;
-}
 
 static struct json_object *op_status(struct agent *a, const struct peer *peer)
 {
