@@ -9,22 +9,28 @@ ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Icommon -Inodeagent -Icorrelate -I$(B)/bpf -Ibpf
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Iutil -Iprotocol -Icommon -Inodeagent -Icorrelate -I$(B)/bpf -Ibpf
 LIBS_JSON := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 CFLAGS  += $(shell pkg-config --cflags json-c 2>/dev/null)
 
-COMMON_SRC    := $(wildcard common/*.c)
+# shared by several binaries: the wire protocol to tracerd, and small utilities
+PROTOCOL_SRC  := $(wildcard protocol/*.c)
+UTIL_SRC      := $(wildcard util/*.c)
+COMMON_SRC    := $(PROTOCOL_SRC) $(UTIL_SRC)
 # the built-in tool rules: etc/tools.rules itself, made into a C string at build time
 RULES_GEN     := $(B)/gen/tools_rules.c
 CORRELATE_SRC := $(wildcard correlate/*.c) $(RULES_GEN)
-NODEAGENT_SRC := $(filter-out nodeagent/main.c nodeagent/tracerctl.c,$(wildcard nodeagent/*.c)) \
+NODEAGENT_SRC := $(filter-out nodeagent/main.c,$(wildcard nodeagent/*.c)) \
                  $(CORRELATE_SRC)
 BPF_SRC       := $(wildcard bpf/*.bpf.c)
 BPF_SKELS     := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRC))
 
-COMMON_OBJ    := $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
 NODEAGENT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(NODEAGENT_SRC))
-LIBCOMMON     := $(B)/libtracer-common.a
+LIBPROTOCOL   := $(B)/libtracer-protocol.a
+LIBUTIL       := $(B)/libtracer-util.a
+# what every program links, in link order (the protocol uses the utilities)
+LIBCOMMON     := $(LIBPROTOCOL) $(LIBUTIL)
+# tracerd without main(): what its unit tests and fuzz targets link
 LIBAGENT      := $(B)/libtracer-agent.a
 
 AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc -lmunge $(LIBS_JSON)
@@ -33,8 +39,8 @@ CLIENT_LIBS := -lmunge $(LIBS_JSON)
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
-SPANK_SRC := spank/spank_tracer.c common/config.c common/protocol.c common/protocol_client.c \
-             common/traceparent.c common/trust.c
+SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/config.c util/readfile.c util/slurm_ids.c \
+             protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c protocol/trust.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
@@ -62,14 +68,16 @@ $(B)/obj/%.o: %.c $(BPF_SKELS) | $(B)/obj
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 -include $(shell find $(B)/obj $(B)/tests -name '*.d' 2>/dev/null)
 
-$(LIBCOMMON): $(COMMON_OBJ)
+$(LIBPROTOCOL): $(patsubst %.c,$(B)/obj/%.o,$(PROTOCOL_SRC))
+	rm -f $@ && ar rcs $@ $^
+$(LIBUTIL): $(patsubst %.c,$(B)/obj/%.o,$(UTIL_SRC))
 	rm -f $@ && ar rcs $@ $^
 $(LIBAGENT): $(NODEAGENT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
-$(B)/tracerctl: $(B)/obj/nodeagent/tracerctl.o $(LIBCOMMON)
+$(B)/tracerctl: $(B)/obj/tracerctl/tracerctl.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
 # tracer-jobstat: main.c and its options over libjobstat.a, built in three stages that call
 # only downwards (render -> compute <- collect): collect does every daemon and Slurm request
@@ -97,7 +105,7 @@ $(B)/tracer-prolog: $(B)/obj/prolog/prolog.o $(LIBCOMMON)
 $(B)/tracer-epilog: $(B)/tracer-prolog
 	ln -sf tracer-prolog $@
 
-$(B)/spank_tracer.so: $(SPANK_SRC) spank/exports.map $(wildcard common/*.h) | $(B)
+$(B)/spank_tracer.so: $(SPANK_SRC) spank/exports.map $(wildcard util/*.h protocol/*.h) | $(B)
 	$(CC) $(CFLAGS) -fPIC -shared -Wl,--version-script=spank/exports.map -o $@ $(SPANK_SRC) $(LIBS_JSON) -ldl
 
 $(B) $(B)/bpf $(B)/obj $(B)/tests:
@@ -135,7 +143,7 @@ demo: deps
 	scripts/demo
 
 # ---- fuzzing (libFuzzer via clang): FUZZ_SECONDS per target
-# One target per tests/fuzz/fuzz_NAME.c, linked with common/ and FUZZ_SRC_NAME (+ FUZZ_LIBS_NAME),
+# One target per tests/fuzz/fuzz_NAME.c, linked with protocol/, util/ and FUZZ_SRC_NAME (+ FUZZ_LIBS_NAME),
 # every source compiled with the sanitizers.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -145,11 +153,12 @@ FUZZ_SRC_workflow := $(CORRELATE_SRC)
 FUZZ_SRC_json     := $(CORRELATE_SRC)
 FUZZ_SRC_words    := $(CORRELATE_SRC)
 FUZZ_SRC_agent    := $(NODEAGENT_SRC)
+FUZZ_SRC_argv     := nodeagent/argv.c
 FUZZ_LIBS_agent   := $(AGENT_LIBS)
 .SECONDEXPANSION:
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
 	@mkdir -p $(B)/fuzz
-	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Icommon -Icorrelate -Inodeagent -I$(B)/bpf -Ibpf \
+	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Iutil -Iprotocol -Icommon -Icorrelate -Inodeagent -I$(B)/bpf -Ibpf \
 	  $(shell pkg-config --cflags json-c) -fsanitize=fuzzer,address,undefined -o $@ \
 	  $(filter %.c,$^) $(FUZZ_LIBS_$*) $(LIBS_JSON) -lmunge
 fuzz: $(FUZZ_TARGETS)

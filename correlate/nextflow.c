@@ -20,6 +20,7 @@
  * work directory's own name); run = not shown by anything a task carries: "" unless given. */
 #include <string.h>
 
+#include "engine_input.h"
 #include "engines.h"
 
 struct nf {

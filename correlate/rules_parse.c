@@ -6,13 +6,12 @@
  * ending in '\' continues on the next. The whole text is parsed into a new rule set; any
  * error discards it, so the rules in force stay in force. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "readfile.h"
 #include "rules.h"
 
 /* Options each keyword accepts, as a bit set. */
@@ -461,45 +460,15 @@ int tool_rules_append(struct tool_rules *base, struct tool_rules *more)
 int tool_rules_load(const char *path, struct tool_rules **out, char *err, size_t errlen)
 {
         char *buf;
-        ssize_t r;
-        size_t len = 0;
-        int fd, rc;
+        size_t len;
+        int rc;
 
         if (!path || !out)
                 return -EINVAL;
-        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-                rc = -errno;
-                if (err && errlen)
-                        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-                return rc;
-        }
-        if (!(buf = malloc(TOOL_RULES_FILE_MAX + 1))) {
-                close(fd);
-                return -ENOMEM;
-        }
-        while (len <= TOOL_RULES_FILE_MAX) {
-                r = read(fd, buf + len, TOOL_RULES_FILE_MAX + 1 - len);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r < 0) {
-                        rc = -errno;
-                        if (err && errlen)
-                                snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-                        goto cleanup;
-                }
-                if (r == 0)
-                        break;
-                len += (size_t)r;
-        }
-        if (len > TOOL_RULES_FILE_MAX) {
-                rc = -E2BIG;
-                if (err && errlen)
-                        snprintf(err, errlen, "%s: larger than %d bytes", path, TOOL_RULES_FILE_MAX);
-                goto cleanup;
-        }
+        rc = readfile(path, TOOL_RULES_FILE_MAX, 0, &buf, &len, err, errlen);
+        if (rc < 0)
+                return rc == -EFBIG ? -E2BIG : rc; /* as tool_rules_parse says of a text too long */
         rc = tool_rules_parse(buf, len, path, out, err, errlen);
-cleanup:
         free(buf);
-        close(fd);
         return rc;
 }

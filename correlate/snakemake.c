@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine_input.h"
 #include "engines.h"
 #include "json.h"
 

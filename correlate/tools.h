@@ -32,8 +32,9 @@ struct tool_rules;
 int tool_rules_parse(const char *text, size_t len, const char *name, struct tool_rules **out,
                      char *err, size_t errlen);
 
-/* Read and parse a rules file (at most TOOL_RULES_FILE_MAX bytes). Errors as for
- * tool_rules_parse, plus the errno of open/read (err says "PATH: strerror"). */
+/* Read and parse a rules file (a regular file of at most TOOL_RULES_FILE_MAX bytes). Errors as
+ * for tool_rules_parse, plus the errno of open/read (err says "PATH: strerror") and -EINVAL
+ * for what is not a regular file. */
 int tool_rules_load(const char *path, struct tool_rules **out, char *err, size_t errlen);
 
 /* The rules of etc/tools.rules as built into the program, parsed afresh into *out; errors

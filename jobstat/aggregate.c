@@ -211,7 +211,7 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
                 int k;
 
                 f->nunits++;
-                if (u->step_id != (int64_t)STEP_ALLOC)
+                if (u->step_id != (int64_t)STEP_NONE)
                         f->ntasks++;
                 if (unit_running(u)) {
                         f->running = 1;

@@ -122,7 +122,7 @@ static int fetch_history(struct job *j, size_t k, struct daemons *d)
         struct unit_detail *ud = &j->detail[k];
         const struct unit_rec *u = &j->units[k];
 
-        if (ud->history || unit_running(u) || u->step_id == (int64_t)STEP_ALLOC || u->task_id > 0)
+        if (ud->history || unit_running(u) || u->step_id == (int64_t)STEP_NONE || u->task_id > 0)
                 return 0;
         if (daemons_history(d, u->node, u->id, &ud->history) < 0)
                 ud->history = NULL; /* an older tracerd: no comparison */

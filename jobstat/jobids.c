@@ -24,28 +24,13 @@ static int parse_u32(const char *s, char **end, uint32_t *out)
         return 0;
 }
 
-const char *jobsel_step_name(uint32_t step, char *buf, size_t len)
-{
-        switch (step) {
-        case STEP_BATCH: return "batch";
-        case STEP_EXTERN: return "extern";
-        case STEP_INTERACTIVE: return "interactive";
-        case STEP_PENDING: return "pending";
-        default: snprintf(buf, len, "%u", step); return buf;
-        }
-}
-
 int64_t jobsel_step_parse(const char *s)
 {
         uint32_t v;
         char *end;
 
-        if (strcmp(s, "batch") == 0)
-                return STEP_BATCH;
-        if (strcmp(s, "extern") == 0)
-                return STEP_EXTERN;
-        if (strcmp(s, "interactive") == 0)
-                return STEP_INTERACTIVE;
+        if (slurm_step_by_name(s, &v) == 0)
+                return v;
         if (parse_u32(s, &end, &v) == 0 && !*end)
                 return v;
         return -1;

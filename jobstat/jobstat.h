@@ -5,16 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slurm_ids.h"
+
 #define JS_PROG "tracer-jobstat"
 #define JS_UNKNOWN "---"        /* a value that is not known, as reportseff prints it */
 #define JS_NONE INT64_MIN        /* an integer that is not known */
-
-/* Slurm's special step ids (slurm.h), and the allocation unit the prolog registers */
-#define STEP_BATCH 0xfffffffbu
-#define STEP_EXTERN 0xfffffffcu
-#define STEP_PENDING 0xfffffffdu
-#define STEP_INTERACTIVE 0xfffffffau
-#define STEP_ALLOC 0xffffffffu
 
 /* Timelimit in minutes, or one of these */
 #define TL_UNLIMITED ((int64_t)-2)

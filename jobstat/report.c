@@ -84,7 +84,7 @@ static void labels_from(struct row *r, const struct unit_rec *const *u, size_t n
         }
 }
 
-/* the units with this step id (STEP_ALLOC: the allocation unit) */
+/* the units with this step id (STEP_NONE: the allocation unit) */
 static size_t units_of_step(const struct job *j, int64_t step, const struct unit_rec **out, size_t max)
 {
         size_t n = 0;
@@ -122,7 +122,7 @@ static void step_jobid(const struct job *j, struct row *r, uint32_t step)
 {
         char buf[16];
 
-        snprintf(r->jobid, sizeof(r->jobid), "%.100s.%.20s", j->row.jobid, jobsel_step_name(step, buf, sizeof(buf)));
+        snprintf(r->jobid, sizeof(r->jobid), "%.100s.%.20s", j->row.jobid, slurm_step_name(step, buf, sizeof(buf)));
 }
 
 static int has_step_row(const struct job *j, int64_t step)
@@ -140,7 +140,7 @@ static int steps_from_units(struct job *j)
                 const struct unit_rec *u = &j->units[i];
                 struct row *r;
 
-                if (u->step_id == JS_NONE || u->step_id == (int64_t)STEP_ALLOC || has_step_row(j, u->step_id))
+                if (u->step_id == JS_NONE || u->step_id == (int64_t)STEP_NONE || has_step_row(j, u->step_id))
                         continue;
                 if (!(r = new_step(j)))
                         return -ENOMEM;
@@ -282,7 +282,7 @@ int report_add_traced_job(struct report *rep, const struct unit_rec *units, size
         r = &j->row;
         row_init(r, ROW_JOB);
         for (size_t i = 0; i < n; i++) {
-                if (units[i].step_id == (int64_t)STEP_ALLOC && !alloc)
+                if (units[i].step_id == (int64_t)STEP_NONE && !alloc)
                         alloc = &units[i];
                 if (units[i].array_job_id > 0 && units[i].array_task_id >= 0) {
                         j->array_job_id = units[i].array_job_id;
@@ -480,7 +480,7 @@ void report_resolve(struct job *j)
         /* processes of the allocation itself (outside any step) count for the job */
         alloc = malloc((j->nunits + 1) * sizeof(*alloc));
         if (alloc) {
-                size_t n = units_of_step(j, STEP_ALLOC, alloc, j->nunits);
+                size_t n = units_of_step(j, STEP_NONE, alloc, j->nunits);
 
                 figures_init(&af);
                 figures_add_units(&af, alloc, n);

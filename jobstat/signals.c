@@ -166,7 +166,7 @@ static void note_idle(struct sig *c)
                         start = u->start_ns;
                 if (u->end_ns > end)
                         end = u->end_ns;
-                if (u->idle_ns == JS_NONE && !u->idle_windows[0] && u->step_id != (int64_t)STEP_ALLOC)
+                if (u->idle_ns == JS_NONE && !u->idle_windows[0] && u->step_id != (int64_t)STEP_NONE)
                         return; /* a tracerd that does not measure them */
                 n += unit_busy(u, u->end_ns, busy + n, sizeof(busy) / sizeof(*busy) - n);
         }

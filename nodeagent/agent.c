@@ -58,7 +58,7 @@ struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name,
         u->gid = gid;
         u->task_id = -1;
         u->array_task_id = -1;
-        u->step_id = UNIT_STEP_NONE;
+        u->step_id = STEP_NONE;
         u->exit_status = -1;
         u->start_ns = clock_ns(CLOCK_REALTIME);
         u->idle_since_ns = u->start_ns;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "cgroup_path.h"
 
 static int read_u64(const char *dir, const char *file, const char *key, uint64_t *out)
 {
@@ -30,33 +31,15 @@ static int read_u64(const char *dir, const char *file, const char *key, uint64_t
         return err;
 }
 
-/* The step directory that holds a task cgroup (or the step dir itself). */
-static int step_dir(const char *task_path, char *step, size_t len)
-{
-        const char *last = strrchr(task_path, '/');
-
-        if (!last || strlen(task_path) >= len)
-                return -EINVAL;
-        strcpy(step, task_path);
-        if (strncmp(last + 1, "task_", 5) == 0)
-                step[last - task_path] = 0;
-        /* Slurm ≥ 22.05 on v2 keeps tasks under step_S/user/task_T */
-        last = strrchr(step, '/');
-        if (last && strcmp(last + 1, "user") == 0)
-                step[last - step] = 0;
-        return 0;
-}
-
 int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
 {
         struct cgroup_counters c = {};
         char step[PATH_MAX], cpuacct[PATH_MAX + 32];
         uint64_t v;
-        int got = 0;
+        int got = 0, r;
 
-        if (step_dir(task_path, step, sizeof(step)))
-                return -EINVAL;
-
+        if ((r = cgroup_step_dir(task_path, step, sizeof(step))) < 0)
+                return r;
         if (strncmp(step, "/sys/fs/cgroup/memory/", 22) == 0) {
                 snprintf(cpuacct, sizeof(cpuacct), "/sys/fs/cgroup/cpuacct/%s", step + 22);
                 if (read_u64(cpuacct, "cpuacct.usage", NULL, &v) == 0) {
@@ -113,7 +96,7 @@ int cgroup_step_memory_pressure(const char *task_path, uint64_t *us)
 
         if (!task_path[0] || strncmp(task_path, "/sys/fs/cgroup/", 15) ||
             !strncmp(task_path, "/sys/fs/cgroup/memory/", 22) || /* v1: no PSI per cgroup */
-            step_dir(task_path, step, sizeof(step)))
+            cgroup_step_dir(task_path, step, sizeof(step)) < 0)
                 return -EOPNOTSUPP;
         snprintf(file, sizeof(file), "%s/memory.pressure", step);
         return read_psi_some(file, us);

@@ -17,24 +17,10 @@
 #include "stream.h"
 #include "traceparent.h"
 
-
-int request_is_admin(const struct agent *a, const struct peer *peer)
-{
-        return peer->uid == 0 || peer->uid == a->slurm_uid;
-}
-
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
 #define HISTORY_RUNS 5      /* "slower than usual": against the median of this many runs */
 #define HISTORY_RUNS_MAX 50
 #define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
-
-struct json_object *request_reply_unit(const struct unit *u)
-{
-        struct json_object *r = proto_reply_ok();
-
-        json_object_object_add(r, "unit", unit_to_json(u));
-        return r;
-}
 
 static struct json_object *op_status(struct agent *a, const struct peer *peer)
 {

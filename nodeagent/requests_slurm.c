@@ -1,17 +1,15 @@
 /* Requests from Slurm's side: the SPANK plugin's task registrations, Prolog and Epilog. Only
  * root or SlurmUser may make them. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "log.h"
 #include "protocol.h"
+#include "readfile.h"
 #include "requests.h"
 #include "traceparent.h"
 #include "workflow.h"
@@ -20,16 +18,13 @@
 
 /* The batch script is read as root from a path in a registration: only a regular file under
  * slurmd's spool directory (SlurmdSpoolDir, %n the node), named without "." or ".." parts,
- * opened without following a link or blocking on a FIFO, and at most cap bytes of it. Returns
- * the bytes read, or -errno. */
-static ssize_t read_batch_script(const struct agent *a, const char *path, char *buf, size_t cap)
+ * opened without following a link or blocking on a FIFO, and at most its first
+ * WORKFLOW_SCRIPT_MAX bytes. Returns 0 with *script (caller frees) and *len, or -errno. */
+static int read_batch_script(const struct agent *a, const char *path, char **script, size_t *len)
 {
         char spool[PATH_MAX];
         const char *n = strstr(a->cfg.slurmd_spool_dir, "%n");
-        struct stat st;
         size_t sl;
-        ssize_t r;
-        int fd;
 
         if (n)
                 snprintf(spool, sizeof(spool), "%.*s%s%s", (int)(n - a->cfg.slurmd_spool_dir),
@@ -39,17 +34,7 @@ static ssize_t read_batch_script(const struct agent *a, const char *path, char *
         sl = strlen(spool);
         if (strncmp(path, spool, sl) != 0 || path[sl] != '/' || strstr(path, "/./") || strstr(path, "/../"))
                 return -EPERM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                r = -errno;
-        else if (!S_ISREG(st.st_mode))
-                r = -EINVAL;
-        else if ((r = read(fd, buf, cap)) < 0)
-                r = -errno;
-        close(fd);
-        return r;
+        return readfile(path, WORKFLOW_SCRIPT_MAX, READFILE_NOFOLLOW | READFILE_PREFIX, script, len, NULL, 0);
 }
 
 /* Slurm (or any admin) registration: a task pid and/or a cgroup, with its job context. */
@@ -65,7 +50,7 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
         const struct unit *v;
         char argv[4096], *script = NULL;
         size_t len = 0, i;
-        ssize_t n;
+        int r;
 
         if (json_object_object_get_ex(req, "argv", &argv_o) && json_object_is_type(argv_o, json_type_array)) {
                 for (i = 0; i < json_object_array_length(argv_o); i++) {
@@ -78,12 +63,11 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
                         len += l + 1;
                 }
         }
-        if (len && u->step_id == UNIT_STEP_BATCH && (script = malloc(WORKFLOW_SCRIPT_MAX))) {
-                n = read_batch_script(a, argv, script, WORKFLOW_SCRIPT_MAX);
-                if (n < 0)
-                        log_info("job %" PRIu64 ": batch script not read: %s", u->job_id, strerror(-n));
+        if (len && u->step_id == STEP_BATCH) {
+                r = read_batch_script(a, argv, &script, &in.script_len);
+                if (r < 0)
+                        log_info("job %" PRIu64 ": batch script not read: %s", u->job_id, strerror(-r));
                 in.script = script;
-                in.script_len = n > 0 ? (size_t)n : 0;
         }
         in.job_name = u->job_name;
         in.argv = len ? argv : NULL;
@@ -129,7 +113,7 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
 struct json_object *request_register(struct agent *a, const struct peer *peer,
                                        struct json_object *req)
 {
-        int64_t pid = 0, uid = -1, gid = 0, job = 0, step = UNIT_STEP_NONE, task = -1;
+        int64_t pid = 0, uid = -1, gid = 0, job = 0, step = STEP_NONE, task = -1;
         int64_t cgid = 0, cpus = 0, mem = 0, array_job = 0, array_task = -1;
         const char *name = NULL;
         struct unit *u, tmp = {};

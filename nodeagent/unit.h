@@ -6,12 +6,9 @@
 #include <stdint.h>
 
 #include "activity.h"
+#include "slurm_ids.h"
 
 #define UNIT_NAME_MAX 128
-#define UNIT_STEP_BATCH 0xfffffffbu
-#define UNIT_STEP_EXTERN 0xfffffffcu
-#define UNIT_STEP_INTERACTIVE 0xfffffffau
-#define UNIT_STEP_NONE 0xffffffffu
 
 enum unit_state { UNIT_RUNNING, UNIT_COMPLETED, UNIT_FAILED, UNIT_CANCELLED, UNIT_LOST };
 

@@ -5,7 +5,7 @@
  * kernel. The plugin is listed `optional` and must never fail, block or slow a job: every
  * exchange with tracerd is bounded (TimeoutMs, 100 ms by default), errors are logged once and
  * the job carries on. Running as root, it talks only to a tracerd no other user could fake
- * (common/trust.c). */
+ * (protocol/trust.c). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -19,8 +19,10 @@
 #include <unistd.h>
 #include <slurm/spank.h>
 
+#include "cgroup_path.h"
 #include "config.h"
 #include "protocol.h"
+#include "slurm_ids.h"
 #include "traceparent.h"
 #include "trust.h"
 
@@ -36,6 +38,8 @@ static struct {
         char pipeline[NAME_MAX_LEN + 1], run[NAME_MAX_LEN + 1], step[NAME_MAX_LEN + 1];
         char conf[PATH_MAX];
         char socket[PATH_MAX]; /* socket= plugin argument, else from the config */
+        int cfg_read;          /* 1 cfg holds tracer.conf, -1 it could not be read, 0 not yet */
+        struct tracer_config cfg;
         int timeout_ms;
         int failed;     /* an exchange of this step failed: the step's others are skipped */
         int ntasks;
@@ -141,16 +145,6 @@ static void env_defaults(spank_t sp)
                 copy_name(st.step, v);
 }
 
-static const char *step_label(uint32_t step, char *buf, size_t len)
-{
-        switch (step) {
-        case 0xfffffffbu: return "batch";
-        case 0xfffffffcu: return "extern";
-        case 0xfffffffau: return "interactive";
-        default: snprintf(buf, len, "%u", step); return buf;
-        }
-}
-
 /* libslurm's hostlist, looked up at run time: present in slurmstepd, not linked by us */
 typedef void *(*hostlist_create_fn)(const char *);
 typedef char *(*hostlist_shift_fn)(void *);
@@ -213,29 +207,42 @@ static int node_from_cgroup(pid_t pid, char *out, size_t len)
         return r;
 }
 
+/* tracer.conf, read once per slurmstepd (a step's every task and task end asks for it) and
+ * only when needed: socket= makes it unnecessary. A file that cannot be read is said once. */
+static const struct tracer_config *config(void)
+{
+        char err[256];
+
+        if (!st.cfg_read) {
+                st.cfg_read = config_load(st.conf, strcmp(st.conf, TRACER_CONF_DEFAULT) == 0, &st.cfg,
+                                          err, sizeof(err)) == 0 ? 1 : -1;
+                if (st.cfg_read < 0)
+                        slurm_error("tracer: %s", err);
+        }
+        return st.cfg_read > 0 ? &st.cfg : NULL;
+}
+
 /* This node's tracerd: socket= wins; else SocketDir from the config and the node name, which
  * slurmstepd does not hand plugins: the step's node list and this node's index in it, else
  * Slurm's cgroup path, else NodeName or the host name. */
 static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
 {
-        struct tracer_config cfg;
-        char err[256], node[64] = "";
+        const struct tracer_config *cfg;
+        char node[64] = "";
 
         if (st.socket[0]) {
                 snprintf(out, len, "%s", st.socket);
                 return 0;
         }
-        if (config_load(st.conf, strcmp(st.conf, TRACER_CONF_DEFAULT) == 0, &cfg, err, sizeof(err)) < 0) {
-                slurm_error("tracer: %s", err);
+        if (!(cfg = config()))
                 return -1;
-        }
         if (node_from_list(sp, node, sizeof(node)) < 0 && node_from_cgroup(pid, node, sizeof(node)) < 0) {
-                if (cfg.node_name[0])
-                        snprintf(node, sizeof(node), "%s", cfg.node_name);
+                if (cfg->node_name[0])
+                        snprintf(node, sizeof(node), "%s", cfg->node_name);
                 else if (config_default_node(node, sizeof(node)) < 0)
                         return -1;
         }
-        return config_socket_path(&cfg, node, out, len);
+        return config_socket_path(cfg, node, out, len);
 }
 
 /* cgroup of a task: the v1 memory controller's path (where Slurm keeps its limits and peak)
@@ -279,15 +286,10 @@ static void task_cgroup(pid_t pid, char *path, size_t len, uint64_t *id)
  * cgroup (user.* xattrs on cgroupfs: kernel >= 5.7; failure is harmless) */
 static void cgroup_xattrs(const char *task_dir, const char *traceparent)
 {
-        char step[PATH_MAX], id[33], *slash;
+        char step[PATH_MAX], id[33];
 
-        snprintf(step, sizeof(step), "%s", task_dir);
-        slash = strrchr(step, '/');
-        if (slash && strncmp(slash + 1, "task_", 5) == 0)
-                *slash = 0;
-        slash = strrchr(step, '/');
-        if (slash && strcmp(slash + 1, "user") == 0)
-                *slash = 0;
+        if (cgroup_step_dir(task_dir, step, sizeof(step)) < 0)
+                return;
         traceparent_trace_id(traceparent, id);
         if (setxattr(step, "user.tracer.traceparent", traceparent, strlen(traceparent), 0) < 0 ||
             setxattr(step, "user.tracer.trace_id", id, strlen(id), 0) < 0)
@@ -400,7 +402,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
         job_env(sp, "SLURM_JOB_NAME", job_name, sizeof(job_name));
         job_env(sp, "TRACEPARENT", tp, sizeof(tp));
         task_cgroup(pid, cg, sizeof(cg), &cgid);
-        snprintf(name, sizeof(name), "%u.%s", job, step_label(step, label, sizeof(label)));
+        snprintf(name, sizeof(name), "%u.%s", job, slurm_step_name(step, label, sizeof(label)));
 
         req = json_object_new_object();
         json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));

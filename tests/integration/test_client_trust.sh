@@ -19,8 +19,9 @@ FAKE="/usr/bin/python3 $TOP/tests/integration/progs/fake_tracerd.py"
 PLUGIN=$BUILD/spank_tracer.so
 
 sleep 300 & TASK=$!   # the task the plugin registers
+sleep 300 & TASK2=$!  # a second task of the same step
 FAKES=()
-cleanup() { kill $TASK "${FAKES[@]}" 2>/dev/null; wait $TASK "${FAKES[@]}" 2>/dev/null; }
+cleanup() { kill $TASK $TASK2 "${FAKES[@]}" 2>/dev/null; wait $TASK $TASK2 "${FAKES[@]}" 2>/dev/null; }
 trap 'cleanup; stop_daemon; rm -rf "$T"; exit 1' INT TERM PIPE
 
 # fake DIR MODE [DROP_TO]: a fake tracerd on DIR/tracerd-n1.sock (as the owner of DIR), log DIR.log
@@ -119,6 +120,14 @@ check "… and says nothing" bash -c "! grep -q info: '$T/real.plugin'"
 SPANK_HOST_JOB=4243 SPANK_HOST_ARGV=100:2000 "$HOST" "$PLUGIN" $TASK socket="$SOCKDIR/tracerd-$NODE.sock" \
   > "$T/real2.plugin" 2>&1
 check "a step with 200 kB of arguments is registered" grep -q "registered: job 4243 step 0" "$T/tracerd.log"
+printf 'SocketDir = %s\nNodeName = %s\n' "$SOCKDIR" "$NODE" > "$T/plugin.conf"
+SPANK_HOST_JOB=4245 SPANK_HOST_BETWEEN="rm $T/plugin.conf" "$HOST" "$PLUGIN" $TASK,$TASK2 conf="$T/plugin.conf" \
+  > "$T/real3.plugin" 2>&1
+check "tracer.conf is read once per step: both tasks registered, the file gone after the first" \
+  bash -c "grep -q 'registered: job 4245 step 0 task 0' '$T/tracerd.log' &&
+           grep -q 'registered: job 4245 step 0 task 1' '$T/tracerd.log'"
+check "… both ended" test "$(grep -c '(4245\.0) ended' "$T/tracerd.log")" = 2
+check "… and the plugin said nothing" bash -c "! grep -v '^hwm_kb' '$T/real3.plugin' | grep -q ."
 env -i PATH="$PATH" TRACER_CONF="$T/tracer.conf" SLURMD_NODENAME=$NODE SLURM_JOB_ID=4244 SLURM_JOB_UID=0 \
   "$BUILD/tracer-prolog" > "$T/real.prolog" 2>&1
 env -i PATH="$PATH" TRACER_CONF="$T/tracer.conf" SLURMD_NODENAME=$NODE SLURM_JOB_ID=4244 SLURM_JOB_UID=0 \

@@ -1,4 +1,4 @@
-/* Unit tests for common/argv.c: secret masking of NUL-separated command lines. Inputs are
+/* Unit tests for nodeagent/argv.c: secret masking of NUL-separated command lines. Inputs are
  * copied into exact-size heap buffers so that valgrind sees any read past their end. */
 #include <errno.h>
 #include <stdarg.h>

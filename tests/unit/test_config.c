@@ -1,4 +1,4 @@
-/* Unit tests for common/config.c: every key, every error kind with its file:line, defaults,
+/* Unit tests for util/config.c: every key, every error kind with its file:line, defaults,
  * and that a failed parse leaves the caller's config alone. */
 #include <errno.h>
 #include <fcntl.h>
@@ -645,7 +645,7 @@ static void test_load_not_regular_and_too_big(void **state)
         write_file(path, big, 1024 * 1024 + 1);
         memset(&c, 0x44, sizeof(c));
         assert_int_equal(config_load(path, 0, &c, err, sizeof(err)), -EFBIG);
-        snprintf(want, sizeof(want), "%s: file too large (more than 1048576 bytes)", path);
+        snprintf(want, sizeof(want), "%s: larger than 1048576 bytes", path);
         assert_string_equal(err, want);
         assert_memory_equal(&c, &before, sizeof(c));
         free(big);

@@ -147,7 +147,7 @@ static void test_job_from_units(void **state)
         unit(&u[0], 0, 20, STEP_BATCH, 0, 8, 200 * 1024, 250 * 1024, 1.0, 300 * 1024);
         unit(&u[1], 0, 21, 0, 0, 4, 100 * 1024, 150 * 1024, 0.5, 0);
         unit(&u[2], 1, 21, 0, 1, 6, 120 * 1024, 160 * 1024, 0.7, 0);
-        unit(&u[3], 0, 19, STEP_ALLOC, -1, 0, 0, 0, -1, 0);
+        unit(&u[3], 0, 19, STEP_NONE, -1, 0, 0, 0, -1, 0);
         u[3].have_totals = 0;
         u[3].alloc_cpus = 0;
         assert_int_equal(report_add_traced_job(&rep, u, 4), 0);
@@ -178,7 +178,7 @@ static void test_job_from_units(void **state)
         assert_int_equal(j->row.peak_mem_kb, 320 * 1024);
         assert_true(j->row.cores_per_task > 0.99 && j->row.cores_per_task < 1.01);
         assert_int_equal(j->row.alloc_cpus, 2);
-        /* the plugin's memory is per node (S_STEP_ALLOC_MEM): ReqMem the job's over its 2 nodes */
+        /* the plugin's memory is per node (S_STEP_NONE_MEM): ReqMem the job's over its 2 nodes */
         assert_int_equal(j->row.req_mem_node_mb, 1000);
         assert_int_equal(j->row.req_mem_mb, 2000);
         assert_int_equal(j->row.elapsed, 10);
@@ -194,7 +194,7 @@ static void test_local_run(void **state)
         struct row *r;
 
         (void)state;
-        unit(&u, 0, 99, STEP_ALLOC, -1, 9, 50 * 1024, 0, -1, 0);
+        unit(&u, 0, 99, STEP_NONE, -1, 9, 50 * 1024, 0, -1, 0);
         snprintf(u.kind, sizeof(u.kind), "local");
         snprintf(u.name, sizeof(u.name), "align");
         u.job_id = 0;

@@ -77,9 +77,9 @@ static void test_steps(void **state)
         assert_int_equal(s.step, 0);
         assert_int_equal(jobsel_parse("123.17", &s, err, sizeof(err)), 0);
         assert_int_equal(s.step, 17);
-        assert_string_equal(jobsel_step_name(STEP_BATCH, b, sizeof(b)), "batch");
-        assert_string_equal(jobsel_step_name(STEP_EXTERN, b, sizeof(b)), "extern");
-        assert_string_equal(jobsel_step_name(3, b, sizeof(b)), "3");
+        assert_string_equal(slurm_step_name(STEP_BATCH, b, sizeof(b)), "batch");
+        assert_string_equal(slurm_step_name(STEP_EXTERN, b, sizeof(b)), "extern");
+        assert_string_equal(slurm_step_name(3, b, sizeof(b)), "3");
         assert_int_equal(jobsel_step_parse("extern"), STEP_EXTERN);
         assert_int_equal(jobsel_step_parse("x"), -1);
 }

@@ -60,7 +60,7 @@ static void unit(struct unit_rec *u, int64_t id, int64_t job, int64_t step, cons
 static void smk_job(struct unit_rec *u, int64_t job, const char *batch_labels, const char *step_labels,
                     int64_t start_s)
 {
-        unit(&u[0], job * 10, job, STEP_ALLOC, "", start_s, start_s + 4, 0, 0, 0);
+        unit(&u[0], job * 10, job, STEP_NONE, "", start_s, start_s + 4, 0, 0, 0);
         unit(&u[1], job * 10 + 1, job, STEP_BATCH, batch_labels, start_s, start_s + 4, 3, 800, 70000);
         unit(&u[2], job * 10 + 2, job, 0, step_labels, start_s + 1, start_s + 3, 4, 1000 + job, 60000);
 }
@@ -91,7 +91,7 @@ static void test_fill_labels(void **state)
         assert_string_equal(u[4].step_name, "s9");
 
         /* nothing labelled: nothing changes */
-        unit(&u[0], 1, 8, STEP_ALLOC, "", T0, T0 + 1, 0, 0, 0);
+        unit(&u[0], 1, 8, STEP_NONE, "", T0, T0 + 1, 0, 0, 0);
         unit(&u[1], 2, 8, STEP_BATCH, "", T0, T0 + 1, 1, 1, 1);
         units_fill_labels(u, 2);
         assert_string_equal(u[0].pipeline, "");

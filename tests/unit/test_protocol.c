@@ -1,4 +1,4 @@
-/* Unit tests for common/protocol.c: framing edge cases, request validation, typed getters,
+/* Unit tests for protocol/protocol.c: framing edge cases, request validation, typed getters,
  * replies, and the client calls against real sockets with a peer thread playing the daemon. */
 #include <errno.h>
 #include <fcntl.h>

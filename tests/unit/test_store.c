@@ -69,7 +69,7 @@ static struct unit mkunit(uint64_t id, const char *name, uint32_t uid, uint64_t 
         u.root_pid = 1000 + id;
         u.root_start_ns = 5000000000ull * id;
         u.job_id = job;
-        u.step_id = job ? 0 : UNIT_STEP_NONE;
+        u.step_id = job ? 0 : STEP_NONE;
         u.task_id = -1;
         u.start_ns = OFFSET + 1000 * id;
         u.state = state;
@@ -360,7 +360,7 @@ static void test_find_units(void **state)
         u = mkunit(1, "job-100", 1000, 100, UNIT_RUNNING);
         put(s, &u);
         u = mkunit(2, "job-100.batch", 1000, 100, UNIT_COMPLETED);
-        u.step_id = UNIT_STEP_BATCH;
+        u.step_id = STEP_BATCH;
         snprintf(u.job_name, sizeof(u.job_name), "align");
         snprintf(u.pipeline, sizeof(u.pipeline), "nf-core/rnaseq");
         put(s, &u);
@@ -390,7 +390,7 @@ static void test_find_units(void **state)
         assert_int_equal(json_object_array_length(rows), 2);
         assert_int_equal(geti(json_object_array_get_idx(rows, 0), "id"), 1);
         assert_int_equal(geti(json_object_array_get_idx(rows, 1), "id"), 2);
-        assert_int_equal(geti(json_object_array_get_idx(rows, 1), "step_id"), UNIT_STEP_BATCH);
+        assert_int_equal(geti(json_object_array_get_idx(rows, 1), "step_id"), STEP_BATCH);
         assert_string_equal(gets_(json_object_array_get_idx(rows, 1), "pipeline"),
                             "nf-core/rnaseq");
         assert_string_equal(gets_(json_object_array_get_idx(rows, 1), "state"), "COMPLETED");
@@ -625,7 +625,7 @@ static void test_unit_roundtrip(void **state)
         (void)state;
         s = open_store(BOOT_A);
         u = mkunit(3, "job-6.0", 1001, 6, UNIT_RUNNING);
-        u.step_id = UNIT_STEP_EXTERN;
+        u.step_id = STEP_EXTERN;
         u.task_id = 3;
         u.root_start_ns = 0xfedcba987654ull;
         u.cgroup_id = 0x1234567890ull;
@@ -655,7 +655,7 @@ static void test_unit_roundtrip(void **state)
         assert_string_equal(r->cgroup_path, "/sys/fs/cgroup/system.slice/job_6");
         assert_string_equal(r->cluster, "hpc");
         assert_int_equal(r->job_id, 6);
-        assert_int_equal(r->step_id, UNIT_STEP_EXTERN);
+        assert_int_equal(r->step_id, STEP_EXTERN);
         assert_int_equal(r->task_id, 3);
         assert_string_equal(r->job_name, "align reads");
         assert_int_equal(r->alloc_cpus, 8);

@@ -1,4 +1,4 @@
-/* Unit tests for common/trust.c: which socket paths root's clients accept. Owners are changed,
+/* Unit tests for protocol/trust.c: which socket paths root's clients accept. Owners are changed,
  * so this needs root; as another user it is skipped. */
 #include <errno.h>
 #include <limits.h>

@@ -1,13 +1,15 @@
 /* Plays slurmstepd for spank_tracer.so (tests/integration/test_client_trust.sh): loads the
- * plugin, gives it the SPANK calls it makes, and runs its callbacks for one task as slurmstepd
- * would (init, task_post_fork, task_exit), so that the plugin's own code talks to tracerd.
+ * plugin, gives it the SPANK calls it makes, and runs its callbacks for a step's tasks as
+ * slurmstepd would (init, task_post_fork of each, task_exit of each), so that the plugin's own
+ * code talks to tracerd.
  *
- *   spank_host PLUGIN.so TASK_PID [PLUGIN_ARG...]
+ *   spank_host PLUGIN.so TASK_PID[,TASK_PID...] [PLUGIN_ARG...]
  *
- * The job is SPANK_HOST_JOB (default 4242), step 0, task 0, uid and gid 0. SPANK_HOST_ARGV=N:M
- * gives the step N arguments of M bytes each (else "/bin/true"). Slurm's logging goes to stderr
- * as "info: ..."; at the end the peak RSS is printed as "hwm_kb N". Build with -rdynamic: the
- * plugin finds the SPANK calls in this program. */
+ * The job is SPANK_HOST_JOB (default 4242), step 0, tasks 0, 1, ... (one per pid), uid and gid
+ * 0. SPANK_HOST_ARGV=N:M gives the step N arguments of M bytes each (else "/bin/true").
+ * SPANK_HOST_BETWEEN=CMD runs CMD (sh -c) after the first task's post_fork. Slurm's logging
+ * goes to stderr as "info: ..."; at the end the peak RSS is printed as "hwm_kb N". Build with
+ * -rdynamic: the plugin finds the SPANK calls in this program. */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -17,7 +19,10 @@
 #include <sys/types.h>
 #include <slurm/spank.h>
 
-static pid_t task_pid;
+#define MAX_TASKS 8
+
+static pid_t task_pids[MAX_TASKS];
+static int ntasks, cur; /* the step's tasks, and the one whose callback runs */
 static uint32_t job_id = 4242;
 static int job_argc = 1;
 static char **job_argv;
@@ -42,10 +47,10 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
         (void)sp;
         va_start(ap, item);
         switch (item) {
-        case S_TASK_PID: *va_arg(ap, pid_t *) = task_pid; break;
+        case S_TASK_PID: *va_arg(ap, pid_t *) = task_pids[cur]; break;
         case S_JOB_ID: *va_arg(ap, uint32_t *) = job_id; break;
         case S_JOB_STEPID: *va_arg(ap, uint32_t *) = 0; break;
-        case S_TASK_GLOBAL_ID: *va_arg(ap, uint32_t *) = 0; break;
+        case S_TASK_GLOBAL_ID: *va_arg(ap, uint32_t *) = (uint32_t)cur; break;
         case S_JOB_UID: *va_arg(ap, uid_t *) = 0; break;
         case S_JOB_GID: *va_arg(ap, gid_t *) = 0; break;
         case S_JOB_NCPUS: *va_arg(ap, uint16_t *) = 1; break;
@@ -115,15 +120,18 @@ static long hwm_kb(void)
 int main(int argc, char **argv)
 {
         spank_f *init, *post_fork, *task_exit;
-        const char *v;
+        const char *v, *between = getenv("SPANK_HOST_BETWEEN");
+        char *pids, *tok;
         void *so;
         int n, m, i;
 
         if (argc < 3) {
-                fprintf(stderr, "usage: spank_host PLUGIN.so TASK_PID [PLUGIN_ARG...]\n");
+                fprintf(stderr, "usage: spank_host PLUGIN.so TASK_PID[,TASK_PID...] [PLUGIN_ARG...]\n");
                 return 2;
         }
-        task_pid = atoi(argv[2]);
+        pids = argv[2];
+        while ((tok = strsep(&pids, ",")) && ntasks < MAX_TASKS)
+                task_pids[ntasks++] = atoi(tok);
         if ((v = getenv("SPANK_HOST_JOB")))
                 job_id = (uint32_t)atol(v);
         if ((v = getenv("SPANK_HOST_ARGV")) && sscanf(v, "%d:%d", &n, &m) == 2 && n > 0 && m > 0) {
@@ -150,12 +158,22 @@ int main(int argc, char **argv)
                 fprintf(stderr, "spank_host: the plugin lacks a callback\n");
                 return 2;
         }
-        /* as slurmstepd: plugin arguments from plugstack.conf, then the task's callbacks */
-        if (init(NULL, argc - 3, argv + 3) || post_fork(NULL, 0, NULL) || task_exit(NULL, 0, NULL)) {
-                fprintf(stderr, "spank_host: a callback failed the job\n");
-                return 1;
+        /* as slurmstepd: plugin arguments from plugstack.conf, then the tasks' callbacks */
+        if (init(NULL, argc - 3, argv + 3))
+                goto failed;
+        for (cur = 0; cur < ntasks; cur++) {
+                if (post_fork(NULL, 0, NULL))
+                        goto failed;
+                if (cur == 0 && between && system(between) != 0)
+                        fprintf(stderr, "spank_host: '%s' failed\n", between);
         }
+        for (cur = 0; cur < ntasks; cur++)
+                if (task_exit(NULL, 0, NULL))
+                        goto failed;
         printf("hwm_kb %ld\n", hwm_kb());
         dlclose(so);
         return 0;
+failed:
+        fprintf(stderr, "spank_host: a callback failed the job\n");
+        return 1;
 }

@@ -1,17 +1,16 @@
 /* tracer.conf parser: "Key = Value" lines like slurm.conf, validated strictly so that a typo
  * stops the daemon with "file:line: what" instead of running with a surprising setting. */
 #include "config.h"
+#include "readfile.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -533,72 +532,22 @@ int config_parse(const char *text, size_t len, const char *name, struct tracer_c
 int config_load(const char *path, int path_is_default, struct tracer_config *cfg, char *err,
                 size_t errlen)
 {
-        struct stat st;
-        char *buf = NULL;
-        size_t len = 0;
-        int fd, ret;
+        char *buf;
+        size_t len;
+        int ret;
 
         if (!path)
                 path = TRACER_CONF_DEFAULT;
-        /* O_NONBLOCK: a FIFO at the path must not hang the daemon; no effect on files. */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                ret = -errno;
-                if (ret == -ENOENT && path_is_default) {
-                        /* No file installed yet: run on defaults. */
-                        config_defaults(cfg);
-                        return 0;
-                }
-                if (err && errlen)
-                        snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+        ret = readfile(path, CONF_FILE_MAX, 0, &buf, &len, err, errlen);
+        if (ret == -ENOENT && path_is_default) {
+                /* No file installed yet: run on defaults. */
+                config_defaults(cfg);
+                return 0;
+        }
+        if (ret < 0)
                 return ret;
-        }
-        if (fstat(fd, &st) < 0) {
-                ret = -errno;
-                if (err && errlen)
-                        snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-                goto cleanup;
-        }
-        if (!S_ISREG(st.st_mode)) {
-                ret = -EINVAL;
-                if (err && errlen)
-                        snprintf(err, errlen, "%s: not a regular file", path);
-                goto cleanup;
-        }
-        /* Read to EOF rather than trusting st_size, but never more than the limit (+1 to
-         * notice that it was exceeded). */
-        buf = malloc(CONF_FILE_MAX + 1);
-        if (!buf) {
-                ret = -ENOMEM;
-                if (err && errlen)
-                        snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
-                goto cleanup;
-        }
-        for (;;) {
-                ssize_t r = read(fd, buf + len, CONF_FILE_MAX + 1 - len);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r < 0) {
-                        ret = -errno;
-                        if (err && errlen)
-                                snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-                        goto cleanup;
-                }
-                if (r == 0)
-                        break;
-                len += (size_t)r;
-                if (len > CONF_FILE_MAX) {
-                        ret = -EFBIG;
-                        if (err && errlen)
-                                snprintf(err, errlen, "%s: file too large (more than %d bytes)",
-                                         path, CONF_FILE_MAX);
-                        goto cleanup;
-                }
-        }
         ret = config_parse(buf, len, path, cfg, err, errlen);
-cleanup:
         free(buf);
-        close(fd);
         return ret;
 }
 

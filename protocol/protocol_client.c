@@ -173,6 +173,19 @@ static int send_all(int fd, const char *p, size_t n, int64_t deadline)
         return 0;
 }
 
+/* recv without waiting: the bytes received, 0 when there are none yet (try again), or -errno
+ * (-ECONNRESET also when the peer has closed). */
+static ssize_t recv_now(int fd, char *buf, size_t len, int flags)
+{
+        ssize_t n = recv(fd, buf, len, flags | MSG_DONTWAIT);
+
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+                return 0;
+        if (n < 0)
+                return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
+        return n ? n : -ECONNRESET;
+}
+
 /* Read exactly one line: peek first so that bytes after the '\n' stay in the socket for the
  * next call on this connection. */
 static int recv_line(int fd, struct line_reader *lr, int64_t deadline, char **line, size_t *len)
@@ -189,24 +202,18 @@ static int recv_line(int fd, struct line_reader *lr, int64_t deadline, char **li
                         return ret;
                 if ((ret = wait_fd(fd, POLLIN, deadline)) < 0)
                         return ret;
-                n = recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
-                if (n < 0) {
-                        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                if ((n = recv_now(fd, buf, sizeof(buf), MSG_PEEK)) <= 0) {
+                        if (n == 0)
                                 continue;
-                        return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
+                        return (int)n;
                 }
-                if (n == 0)
-                        return -ECONNRESET;
                 nl = memchr(buf, '\n', (size_t)n);
                 take = nl ? (size_t)(nl - buf) + 1 : (size_t)n;
-                n = recv(fd, buf, take, MSG_DONTWAIT);
-                if (n < 0) {
-                        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                if ((n = recv_now(fd, buf, take, 0)) <= 0) {
+                        if (n == 0)
                                 continue;
-                        return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
+                        return (int)n;
                 }
-                if (n == 0)
-                        return -ECONNRESET;
                 if ((ret = line_reader_feed(lr, buf, (size_t)n)) < 0)
                         return ret;
         }

@@ -45,6 +45,8 @@ int line_reader_next(struct line_reader *r, char **line, size_t *len);
 int proto_parse_request(const char *line, size_t len, struct json_object **out, char *err,
                         size_t errlen);
 
+/* ---- tracerd's side (protocol_server.c): a request's fields, and the replies */
+
 /* Typed field access with validation; each returns 0, -ENOENT when absent (and not required
  * elsewhere), or -EINVAL when present with the wrong type/range, with a message in err. */
 int proto_get_string(struct json_object *o, const char *key, size_t maxlen, const char **out,
@@ -64,6 +66,9 @@ int proto_opt_int64(struct json_object *o, const char *key, int64_t min, int64_t
 /* Replies: {"v":1,"ok":true,...} / {"v":1,"ok":false,"error":"..."}. */
 struct json_object *proto_reply_ok(void);
 struct json_object *proto_reply_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- both sides (protocol.c) */
+
 /* Serialise o as one line (plain JSON, no spaces) followed by '\n'; caller frees. NULL on ENOMEM. */
 char *proto_serialize(struct json_object *o, size_t *len);
 

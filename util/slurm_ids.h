@@ -1,0 +1,25 @@
+/* Slurm's special step ids (SLURM_BATCH_SCRIPT and its kin in slurm.h) and the names sacct
+ * writes after the dot ("123.batch"). Defined here once for tracerd, the SPANK plugin and
+ * tracer-jobstat; slurm.h itself is not included, so that the plugin and the daemon need no
+ * Slurm headers beyond spank.h. */
+#ifndef TRACER_SLURM_IDS_H
+#define TRACER_SLURM_IDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STEP_INTERACTIVE 0xfffffffau /* salloc's interactive step */
+#define STEP_BATCH 0xfffffffbu       /* the batch script */
+#define STEP_EXTERN 0xfffffffcu      /* processes adopted into the job (pam_slurm_adopt, ssh) */
+#define STEP_PENDING 0xfffffffdu     /* a step not started yet */
+/* Not a step: a job's allocation as the prolog registers it, or a run outside Slurm. */
+#define STEP_NONE 0xffffffffu
+
+/* A step's name as sacct writes it after the job id: batch, extern, interactive, pending, or
+ * the number written into buf. Returns the name (a constant or buf). */
+const char *slurm_step_name(uint32_t step, char *buf, size_t len);
+/* The reverse for the steps that run processes (batch, extern, interactive): 0 and *step, or
+ * -EINVAL for any other word (*step untouched). */
+int slurm_step_by_name(const char *name, uint32_t *step);
+
+#endif
