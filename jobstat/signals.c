@@ -162,10 +162,14 @@ static void note_idle(struct sig *c)
 
                 if (unit_running(u) || u->start_ns <= 0 || u->end_ns <= 0)
                         return; /* a running job's idle stretches are not over */
-                if (!start || u->start_ns < start)
-                        start = u->start_ns;
-                if (u->end_ns > end)
-                        end = u->end_ns;
+                /* the span is that of the steps that ran processes: the allocation around them
+                 * (prolog, epilog) is Slurm's time, not the job's */
+                if (u->have_totals && u->t.nprocs > 0) {
+                        if (!start || u->start_ns < start)
+                                start = u->start_ns;
+                        if (u->end_ns > end)
+                                end = u->end_ns;
+                }
                 if (u->idle_ns == JS_NONE && !u->idle_windows[0] && u->step_id != (int64_t)STEP_NONE)
                         return; /* a tracerd that does not measure them */
                 n += unit_busy(u, u->end_ns, busy + n, sizeof(busy) / sizeof(*busy) - n);
@@ -173,6 +177,12 @@ static void note_idle(struct sig *c)
         if (!n || end <= start)
                 return;
         qsort(busy, n, sizeof(*busy), span_cmp);
+        for (size_t i = 0; i < n; i++) { /* within the span */
+                if (busy[i].a < start)
+                        busy[i].a = start;
+                if (busy[i].b > end)
+                        busy[i].b = end;
+        }
         at = start;
         for (size_t i = 0; i <= n; i++) {
                 int64_t next = i < n ? busy[i].a : end;

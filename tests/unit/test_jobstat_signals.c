@@ -32,6 +32,7 @@ static void unit(struct unit_rec *u, int64_t id, int64_t step, int64_t start_s, 
         u->stall_ns = u->stall_start_ns = u->stalls = JS_NONE;
         u->mem_pressure_us = JS_NONE;
         u->have_totals = 1;
+        u->t.nprocs = step == STEP_NONE ? 0 : 1;
         u->t.cpu_ns = u->t.cpu_wait_ns = u->t.iowait_ns = u->t.offcpu_ns = JS_NONE;
         u->t.stalled_pid = JS_NONE;
 }
