@@ -84,3 +84,15 @@ cluster_up() {
   . "$BASE/env.sh"
   export TRACER_CONF=$BASE/etc/tracer.conf
 }
+
+# Jobs on the test cluster (after cluster_up): as USER COMMAND, submit USER SBATCH-ARGS (prints
+# the job id), wait_jobs JOBID... (until Slurm has them all finished; 60 s at most)
+as() { local u=$1; shift; su "$u" -c "SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }
+submit() { as "$1" "sbatch --parsable $2"; }
+wait_jobs() {
+  for _ in $(seq 600); do
+    [ -z "$(squeue -h -j "$(IFS=,; echo "$*")" 2>/dev/null)" ] && sleep 0.5 && return 0
+    sleep 0.1
+  done
+  return 1
+}

@@ -13,6 +13,14 @@ JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
 HOLD=$(prog cpuburn) && WAITS=$(prog waits) || { fail "building test programs"; finish; exit 1; }
 cp "$HOLD" "$WAITS" "$JOBS/" && chmod 755 "$JOBS"/*
 HOLD=$JOBS/cpuburn WAITS=$JOBS/waits
+accounted() { # accounted JOBID...: ended, and in Slurm's accounting as ended (for tracer-jobstat)
+  wait_jobs "$@" || return 1
+  for _ in $(seq 300); do
+    sacct -n -X -P -j "$(IFS=,; echo "$*")" -o State | grep -qE 'RUNNING|PENDING|COMPLETING' || return 0
+    sleep 0.1
+  done
+  return 1
+}
 
 # --- a stall: cat waits 12 s on a FIFO nobody opens
 cat > "$JOBS/stall.sh" <<JOB
@@ -55,11 +63,11 @@ cat > "$JOBS/pipe.sh" <<JOB
 srun --tracer-step=align bash -c '$HOLD 1; [ "\$1" != slow ] || $WAITS io $JOBS/io.\$SLURM_JOB_ID 256' x "\$1"
 srun --tracer-step=sort $HOLD 0.5
 JOB
-check "the stall and idle jobs ended" wait_jobs "$JS1" "$JI"
+check "the stall and idle jobs ended" accounted "$JS1" "$JI"
 JP1=$(submit tracertest "--tracer-run=r1 $JOBS/pipe.sh")
-check "the first pipeline run ended" wait_jobs "$JP1"
+check "the first pipeline run ended" accounted "$JP1"
 JP2=$(submit tracertest "--tracer-run=r2 $JOBS/pipe.sh slow")
-check "the second pipeline run ended" wait_jobs "$JP2"
+check "the second pipeline run ended" accounted "$JP2"
 
 out=$("$JS" -j "$JS1" 2>&1)
 echo "$out" | sed 's/^/    /'
