@@ -59,8 +59,8 @@ JI=$(submit tracertest "$JOBS/idle.sh")
 # --- slower than usual: a pipeline of two steps run twice; the second's align also syncs writes
 cat > "$JOBS/pipe.sh" <<JOB
 #!/bin/bash
-#SBATCH -w n1 -n1 --mem=300M -t 3 -o /dev/null --tracer-pipeline=sigtest-$$
-srun --tracer-step=align bash -c '$HOLD 1; [ "\$1" != slow ] || $WAITS io $JOBS/io.\$SLURM_JOB_ID 256' x "\$1"
+#SBATCH -w n1 -n1 --mem=500M -t 3 -o /dev/null --tracer-pipeline=sigtest-$$
+srun --tracer-step=align bash -c '$HOLD 1; [ "\$1" != slow ] || $WAITS io $JOBS/io.\$SLURM_JOB_ID 1024' x "\$1"
 srun --tracer-step=sort $HOLD 0.5
 JOB
 check "the stall and idle jobs ended" accounted "$JS1" "$JI"
@@ -76,14 +76,14 @@ check "afterwards: the job's notes say cat stalled, from when to when, and in wh
 STATE=$(awk -F' *= *' '$1 == "StateDir" { print $2 }' "$TRACER_CONF")
 stall_ns=$(sqlite3 "$STATE/n1/tracer.db" "SELECT stall_ns FROM processes WHERE comm='cat' AND unit IN (SELECT id FROM units WHERE job_id=$JS1)")
 echo "  stall of cat: ${stall_ns:-none} ns"
-check "cat's process row has its stall (about 12 s, at least 2 x StallAfter)" \
-  awk -v n="${stall_ns:-0}" 'BEGIN { exit !(n >= 7e9 && n <= 13e9) }'
+check "cat's process row has its stall (at least 2 x StallAfter, at most the job's time)" \
+  awk -v n="${stall_ns:-0}" 'BEGIN { exit !(n >= 10e9 && n <= 25e9) }'
 
 out=$("$JS" -j "$JI" 2>&1)
 echo "$out" | sed 's/^/    /'
 read -r slept_from slept_to < <(tr '\n' ' ' < "$JOBS/idle.out")
 # the note: "idle N s of M s, since HH:MM:SS"
-read -r idle_s since < <(sed -nE 's/.*idle ([0-9]+) s of [0-9]+ s, since ([0-9:]+).*/\1 \2/p' <<< "$out")
+read -r idle_s since < <(sed -nE 's/.*idle ([0-9]+) s of [0-9]+ s, since ([0-9]{2}:[0-9]{2}:[0-9]{2}).*/\1 \2/p' <<< "$out")
 slept=$(awk -v a="${slept_from:-0}" -v b="${slept_to:-0}" 'BEGIN { printf "%.0f", b - a }')
 echo "  idle: ${idle_s:-none} s since ${since:-none}; the job slept $slept s from $(date -d "@${slept_from%.*}" +%T)"
 check "the idle stretch lasts as long as the sleep, to the second" \
