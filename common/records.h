@@ -47,6 +47,21 @@ struct rec_col {
 #define PROC_PEAK_UNREAD 0x200       /* the program's own peak was not readable: MaxRSS sampled */
 #define PROC_EXIT_LOST 0x400         /* its exit was never reported: closed from its last sample */
 
+/* Where a process's time went besides its CPU, and its network (bpf/process.h's proc_waits):
+ * a process's and a sample's columns, and their sums in a tool group and a unit's totals. */
+#define WAITS_COLUMNS(X)                                                 \
+        X(cpu_wait_ns, INT, "INTEGER", 0, 0)                             \
+        X(iowait_ns, INT, "INTEGER", 0, 0)                               \
+        X(offcpu_ns, INT, "INTEGER", 0, 0)                               \
+        X(net_rx_bytes, INT, "INTEGER", 0, 0)                            \
+        X(net_tx_bytes, INT, "INTEGER", 0, 0)
+#define WAITS_SUMS(X)                                                    \
+        X(cpu_wait_ns, INT, "SUM(cpu_wait_ns)", 0, 0)                    \
+        X(iowait_ns, INT, "SUM(iowait_ns)", 0, 0)                        \
+        X(offcpu_ns, INT, "SUM(offcpu_ns)", 0, 0)                        \
+        X(net_rx_bytes, INT, "SUM(net_rx_bytes)", 0, 0)                  \
+        X(net_tx_bytes, INT, "SUM(net_tx_bytes)", 0, 0)
+
 /* A tracked unit (nodeagent/unit.h): a Slurm task, a job allocation, a traced command. */
 #define UNIT_RECORD(X)                                                   \
         X(id, INT, "INTEGER PRIMARY KEY", 0, 0)                          \
@@ -139,11 +154,7 @@ struct rec_col {
         X(tool_wrapper, INT, "INTEGER", 0, REC_STORED)                   \
         X(ru_maxrss_kb, INT, "INTEGER", 0, 0)                            \
         X(pre_exec_cpu_ns, INT, "INTEGER", 0, 0)                         \
-        X(cpu_wait_ns, INT, "INTEGER", 0, 0)                             \
-        X(iowait_ns, INT, "INTEGER", 0, 0)                               \
-        X(offcpu_ns, INT, "INTEGER", 0, 0)                               \
-        X(net_rx_bytes, INT, "INTEGER", 0, 0)                            \
-        X(net_tx_bytes, INT, "INTEGER", 0, 0)                            \
+        WAITS_COLUMNS(X)                            \
         X(net_rx_calls, INT, "INTEGER", 0, 0)                            \
         X(net_tx_calls, INT, "INTEGER", 0, 0)                            \
         X(stall_start_ns, INT, "INTEGER", 0, 0)                          \
@@ -158,11 +169,7 @@ struct rec_col {
         X(time_ns, INT, "INTEGER NOT NULL", 0, 0)                        \
         X(cpu_ns, INT, "INTEGER", 0, 0)                                  \
         X(rss_kb, INT, "INTEGER", 0, 0)                                  \
-        X(cpu_wait_ns, INT, "INTEGER", 0, 0)                             \
-        X(iowait_ns, INT, "INTEGER", 0, 0)                               \
-        X(offcpu_ns, INT, "INTEGER", 0, 0)                               \
-        X(net_rx_bytes, INT, "INTEGER", 0, 0)                            \
-        X(net_tx_bytes, INT, "INTEGER", 0, 0)
+        WAITS_COLUMNS(X)
 
 /* One tool (and subcommand) of a unit: its processes in rows of p, grouped by tool and
  * subcommand; c counts their exit statuses (store_query.c). A wrapper's peak RSS is not its
@@ -185,11 +192,7 @@ struct rec_col {
         X(status_counts, TEXT, "(SELECT group_concat(COALESCE(c.status, '') || ':' || c.n)" \
                                " FROM c WHERE c.tool = p.tool AND c.subcommand IS p.subcommand)", \
           0, 0)                                                          \
-        X(cpu_wait_ns, INT, "SUM(cpu_wait_ns)", 0, 0)                    \
-        X(iowait_ns, INT, "SUM(iowait_ns)", 0, 0)                        \
-        X(offcpu_ns, INT, "SUM(offcpu_ns)", 0, 0)                        \
-        X(net_rx_bytes, INT, "SUM(net_rx_bytes)", 0, 0)                  \
-        X(net_tx_bytes, INT, "SUM(net_tx_bytes)", 0, 0)                  \
+        WAITS_SUMS(X)                                                    \
         X(oom_kills, INT, "SUM((flags & :oom_killed) != 0)", 0, 0)
 
 /* A unit's totals over its processes. Its CPU is all its processes' CPU, their work before an
@@ -205,11 +208,7 @@ struct rec_col {
         X(write_bytes, INT, "SUM(write_bytes)", 0, 0)                    \
         X(rchar, INT, "SUM(rchar)", 0, 0)                                \
         X(wchar, INT, "SUM(wchar)", 0, 0)                                \
-        X(cpu_wait_ns, INT, "SUM(cpu_wait_ns)", 0, 0)                    \
-        X(iowait_ns, INT, "SUM(iowait_ns)", 0, 0)                        \
-        X(offcpu_ns, INT, "SUM(offcpu_ns)", 0, 0)                        \
-        X(net_rx_bytes, INT, "SUM(net_rx_bytes)", 0, 0)                  \
-        X(net_tx_bytes, INT, "SUM(net_tx_bytes)", 0, 0)                  \
+        WAITS_SUMS(X)                                                    \
         X(oom_kills, INT, "SUM((flags & :oom_killed) != 0)", 0, 0)       \
         X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                    \
         X(last_end_ns, INT, "MAX(end_ns)", 0, 0)

@@ -8,7 +8,6 @@
 #include "convert.h"
 #include "effic.h"
 #include "notes.h"
-#include "signals.h"
 
 struct notes {
         const struct job *j;
@@ -19,15 +18,28 @@ struct notes {
         size_t n, max;
 };
 
+void notes_vadd(char lines[][NOTE_LEN], size_t *n, size_t max, const char *fmt, va_list ap)
+{
+        if (*n < max)
+                vsnprintf(lines[(*n)++], NOTE_LEN, fmt, ap);
+}
+
+void notes_add(char lines[][NOTE_LEN], size_t *n, size_t max, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        notes_vadd(lines, n, max, fmt, ap);
+        va_end(ap);
+}
+
 static void note(struct notes *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct notes *c, const char *fmt, ...)
 {
         va_list ap;
 
-        if (c->n >= c->max)
-                return;
         va_start(ap, fmt);
-        vsnprintf(c->lines[c->n++], NOTE_LEN, fmt, ap);
+        notes_vadd(c->lines, &c->n, c->max, fmt, ap);
         va_end(ap);
 }
 
@@ -198,12 +210,6 @@ static void note_tracer_down(struct notes *c)
              strncmp(from, to, 11) ? to : to + 11);
 }
 
-/* stalls, idle stretches, CPU wait, memory pressure, slower than usual (signals.c) */
-static void note_signals(struct notes *c)
-{
-        c->n += signals_notes(c->j, c->units, 0, c->lines + c->n, c->max - c->n);
-}
-
 /* the advice, or for an array's tasks the one advice for all of them */
 static void note_next_time(struct notes *c)
 {
@@ -223,7 +229,7 @@ static void note_next_time(struct notes *c)
 /* the notes of a finished job tracer recorded, in the order printed */
 static void (*const notes[])(struct notes *c) = {
         note_cpu, note_memory, note_time, note_failures, note_numa, note_oversubscribed, note_lost,
-        note_tracer_down, note_signals, note_next_time,
+        note_tracer_down, note_next_time,
 };
 
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max)
@@ -237,7 +243,7 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
                      j->missing);
         if (c.r->running) {
                 note(&c, "still running: efficiencies and suggestions come when it ends");
-                return c.n + signals_notes(j, units, 1, c.lines + c.n, c.max - c.n);
+                return c.n;
         }
         if (!c.r->f.nunits)
                 return c.n;

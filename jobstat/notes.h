@@ -4,12 +4,19 @@
 #ifndef JOBSTAT_NOTES_H
 #define JOBSTAT_NOTES_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "report.h"
 
 #define NOTE_LEN 320
 #define NOTES_MAX 24
+
+/* Append one formatted line to lines (at most max; *n counts them). */
+void notes_add(char lines[][NOTE_LEN], size_t *n, size_t max, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* The same with a va_list. */
+void notes_vadd(char lines[][NOTE_LEN], size_t *n, size_t max, const char *fmt, va_list ap);
 
 /* The notes of a job (or traced run), one line each, without the heading: reads the resolved
  * row, j->row.numa_span, j->fail and j->missing. Returns the count. */

@@ -37,10 +37,8 @@ static void say(struct sig *c, const char *fmt, ...)
 {
         va_list ap;
 
-        if (c->n >= c->max)
-                return;
         va_start(ap, fmt);
-        vsnprintf(c->lines[c->n++], NOTE_LEN, fmt, ap);
+        notes_vadd(c->lines, &c->n, c->max, fmt, ap);
         va_end(ap);
 }
 

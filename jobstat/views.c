@@ -12,6 +12,7 @@
 #include "notes.h"
 #include "pipelines.h"
 #include "procs.h"
+#include "signals.h"
 #include "tooltable.h"
 #include "views.h"
 
@@ -56,11 +57,19 @@ void view_wanted(const struct viewctx *v, struct details_wanted *w)
         }
 }
 
+/* the job's notes: rightsizing (notes.c), then failure and waste signals (signals.c) */
+static size_t job_notes(const struct job *j, int units, char lines[][NOTE_LEN])
+{
+        size_t n = notes_build(j, units, lines, NOTES_MAX);
+
+        return n + signals_notes(j, units, j->row.running, lines + n, NOTES_MAX - n);
+}
+
 /* "Job 123 (name), COMPLETED:" and the notes, indented; nothing when there are none */
 static void notes_print(FILE *f, const struct job *j, int units)
 {
         char lines[NOTES_MAX][NOTE_LEN];
-        size_t n = notes_build(j, units, lines, NOTES_MAX);
+        size_t n = job_notes(j, units, lines);
 
         if (!n)
                 return;
@@ -75,7 +84,7 @@ static void notes_print(FILE *f, const struct job *j, int units)
 static struct json_object *notes_json(const struct job *j, int units)
 {
         char lines[NOTES_MAX][NOTE_LEN];
-        size_t n = notes_build(j, units, lines, NOTES_MAX);
+        size_t n = job_notes(j, units, lines);
         struct json_object *a = json_object_new_array();
 
         for (size_t i = 0; a && i < n; i++)

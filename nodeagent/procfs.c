@@ -33,6 +33,15 @@ static ssize_t read_file(const char *path, char *buf, size_t len)
         return total;
 }
 
+/* /proc/PID/NAME into buf, NUL-terminated: bytes read or -errno */
+static ssize_t read_pid_file(pid_t pid, const char *name, char *buf, size_t len)
+{
+        char path[64];
+
+        snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+        return read_file(path, buf, len);
+}
+
 int procfs_boot_id(char *out, size_t len)
 {
         char buf[64];
@@ -177,12 +186,10 @@ int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb)
 
 int procfs_read_io_chars(pid_t pid, uint64_t *chars)
 {
-        char path[64], buf[512], *p;
+        char buf[512], *p;
         unsigned long long r, w;
-        ssize_t n;
+        ssize_t n = read_pid_file(pid, "io", buf, sizeof(buf));
 
-        snprintf(path, sizeof(path), "/proc/%d/io", pid);
-        n = read_file(path, buf, sizeof(buf));
         if (n < 0)
                 return n;
         p = strstr(buf, "rchar: ");
@@ -194,11 +201,8 @@ int procfs_read_io_chars(pid_t pid, uint64_t *chars)
 
 int procfs_read_wchan(pid_t pid, char *buf, size_t len)
 {
-        char path[64];
-        ssize_t n;
+        ssize_t n = read_pid_file(pid, "wchan", buf, len);
 
-        snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
-        n = read_file(path, buf, len);
         if (n < 0)
                 return n;
         buf[strcspn(buf, "\n")] = 0;
@@ -235,11 +239,8 @@ int procfs_thread_in_state(pid_t pid, char state, unsigned max_threads)
 
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated)
 {
-        char path[64];
-        ssize_t n;
+        ssize_t n = read_pid_file(pid, "cmdline", buf, len);
 
-        snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-        n = read_file(path, buf, len);
         if (n < 0)
                 return n;
         *truncated = (size_t)n == len - 1;
