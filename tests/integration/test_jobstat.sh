@@ -271,8 +271,9 @@ check "-E before -S: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q
 rc=$(status "$JS" -E now-2days -X)
 check "-E alone before midnight (sacct's default start): exit 2 ($(cat "$T/err"))" \
   bash -c "[ $rc -eq 2 ] && grep -q 'is before the start time, midnight' '$T/err'"
-rc=$(status "$JS" -S 3:18PM -E now -X -n -o JobID)
-check "-S 3:18PM is read as sacct reads it (exit $rc, not 2)" [ "$rc" -ne 2 ]
+# a window of today whatever the time of day: both ends in sacct's 12-hour form
+rc=$(status "$JS" -S 12:00AM -E 11:59PM -X -n -o JobID)
+check "-S 12:00AM -E 11:59PM is read as sacct reads it (exit $rc, not 2)" [ "$rc" -ne 2 ]
 rc=$(status "$JS" -S now+1hours -X)
 check "an empty answer exits 1 with a message ($(cat "$T/err"))" bash -c "[ $rc -eq 1 ] && grep -q 'no job or run matches' '$T/err'"
 rc=$(status "$JS" -j "$JA" -S now+1hours -X -n -o JobID)
