@@ -26,7 +26,7 @@ struct agent {
         struct collector *collector;
         struct store *store;
         struct proctable procs;
-        struct unit *units;     /* units with work in memory: running, or ended with live processes */
+        struct unit *units;     /* units.c's alone: units with work in memory */
         uint64_t next_unit_id;
         uint64_t events[STAT_MAX];   /* events handled, by STAT_* */
         uint64_t bad_events;         /* malformed records from the ring buffer */
@@ -38,7 +38,7 @@ struct agent {
         int64_t housekept_ns;        /* when the store was last pruned */
         int prune_backlog;           /* the last prune took a full batch: go on at the next tick */
         uint64_t unstored;           /* processes the store could not write, of units gone */
-        unsigned ndropped;           /* units dropped, waiting for agent_reap */
+        unsigned ndropped;           /* units dropped, waiting for units_reap */
 };
 
 /* The peer of a request, from SO_PEERCRED. */
@@ -70,13 +70,6 @@ uint64_t agent_idle_min_ns(const struct agent *a);
  * a backlog), store pruning. */
 #define AGENT_HOUSEKEEPING_MS 10000
 void agent_tick(struct agent *a);
-/* Write a unit's record now or, when the store cannot take it (disk full), as soon as it can:
- * tracing never waits for the disk. */
-void agent_unit_save(struct agent *a, struct unit *u);
-/* Write the records of units whose last write failed (disk full); drop those that are done. */
-void agent_flush_units(struct agent *a);
-/* Free the units dropped since the last call: from the loop only, never under a handler. */
-void agent_reap(struct agent *a);
 /* Record a process whose exit never came from what its last sample knew, flagged as such. */
 void agent_close_lost(struct agent *a, struct proc *p);
 
@@ -105,16 +98,6 @@ int request_ready(struct agent *a, const struct parked *park);
 struct json_object *request_resume(struct agent *a, const struct parked *park);
 
 uint64_t agent_now_boot_ns(void);
-struct unit *agent_unit(struct agent *a, uint64_t id);
-void agent_unit_drop(struct agent *a, struct unit *u); /* forget an in-memory unit */
-/* Mark a unit ended (exit status, or -1) and store it; it leaves memory with its last process. */
-int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state);
-/* Live processes of a job's running units. */
-unsigned agent_job_live(const struct agent *a, uint64_t job_id);
-/* A new running unit in memory (not stored yet); NULL when out of memory. */
-struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid);
-/* Seed the kernel's tracked set with pid for u; its descendants follow. */
-int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid);
-/* Ring-buffer losses so far on this node. */
+int64_t agent_now_unix_ns(void); /* CLOCK_REALTIME */
 
 #endif

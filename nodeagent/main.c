@@ -18,6 +18,7 @@
 #include "config.h"
 #include "log.h"
 #include "server.h"
+#include "units.h"
 
 struct options {
         const char *config;
@@ -232,7 +233,7 @@ static int run_loop(struct daemon *d)
                         }
                 }
                 server_resume(d->server, &d->agent);
-                agent_reap(&d->agent);
+                units_reap(&d->agent); /* what the handlers dropped: none of them runs now */
         }
 }
 

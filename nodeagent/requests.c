@@ -15,7 +15,7 @@
 #include "protocol.h"
 #include "requests.h"
 #include "stream.h"
-#include "traceparent.h"
+#include "units.h"
 
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
 #define HISTORY_RUNS 5      /* "slower than usual": against the median of this many runs */
@@ -28,8 +28,6 @@ static struct json_object *op_status(struct agent *a, const struct peer *peer)
         const struct collector_signal *s;
         uint64_t st[STAT_MAX] = {};
         size_t i, n;
-        struct unit *u;
-        unsigned running = 0;
 
         collector_stats(a->collector, st);
         n = collector_signals(a->collector, &s);
@@ -45,8 +43,6 @@ static struct json_object *op_status(struct agent *a, const struct peer *peer)
                         json_object_object_add(o, "needed", json_object_new_boolean(0));
                 json_object_array_add(sigs, o);
         }
-        for (u = a->units; u; u = u->next)
-                running += u->state == UNIT_RUNNING;
         ev = json_object_new_object();
         json_object_object_add(ev, "fork", json_object_new_int64(st[STAT_FORK]));
         json_object_object_add(ev, "exec", json_object_new_int64(st[STAT_EXEC]));
@@ -64,7 +60,7 @@ static struct json_object *op_status(struct agent *a, const struct peer *peer)
         json_object_object_add(r, "signals", sigs);
         json_object_object_add(r, "events", ev);
         json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
-        json_object_object_add(r, "running_units", json_object_new_int64(running));
+        json_object_object_add(r, "running_units", json_object_new_int64(units_running(a)));
         json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
         /* the caller's own, as every listing: another user's commands are not theirs to see */
         json_object_object_add(r, "stalled", live_stalled(a, request_is_admin(a, peer) ? ANY_UID : peer->uid,
@@ -96,7 +92,7 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
         /* a user may only trace a command of their own that they just started */
         if (peer->uid != 0 && (uid != peer->uid || (pid_t)st.ppid != peer->pid))
                 return ERR_REPLY("process %" PRId64 " is not a child of the caller", pid);
-        u = agent_unit_new(a, "local", name, uid, peer->gid);
+        u = units_new(a, "local", name, uid, peer->gid);
         if (!u)
                 return ERR_REPLY("out of memory");
         if (pipeline)
@@ -105,12 +101,12 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
                 snprintf(u->run, sizeof(u->run), "%s", run);
         if (step)
                 snprintf(u->step_name, sizeof(u->step_name), "%s", step);
-        r = agent_unit_track_pid(a, u, pid);
+        r = units_track_pid(a, u, pid);
         if (r) {
-                agent_unit_drop(a, u);
+                units_drop(a, u);
                 return ERR_REPLY("cannot track process %" PRId64 ": %s", pid, strerror(-r));
         }
-        agent_unit_save(a, u);
+        units_save(a, u);
         log_info("unit %" PRIu64 " (%s) started for uid %u, pid %" PRId64, u->id, u->name, uid, pid);
         return request_reply_unit(u);
 }
@@ -127,7 +123,7 @@ static int peer_unit(struct agent *a, const struct peer *peer, struct json_objec
         if (r)
                 return r;
         *id = v;
-        *live = agent_unit(a, v);
+        *live = units_find(a, v);
         if (*live)
                 owner = (*live)->uid;
         else if ((r = store_get_unit(a->store, v, stored)) < 0)
@@ -181,16 +177,16 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
 static struct json_object *resume_unit_end(struct agent *a, const struct parked *park)
 {
         struct json_object *reply;
-        struct unit *u = agent_unit(a, park->id);
+        struct unit *u = units_find(a, park->id);
 
         if (!u) /* ended meanwhile (another client, the orphan check): what is stored */
                 return request_stored_unit(a, park->id);
-        agent_unit_end(a, u, park->status, unit_state_of_status(park->status));
+        units_end(a, u, park->status, unit_state_of_status(park->status));
         log_info("unit %" PRIu64 " (%s) ended, status %" PRId64 ", %u processes still running",
                  u->id, u->name, park->status, u->live);
         reply = with_totals(a, request_reply_unit(u), u->id);
         if (!u->live)
-                agent_unit_drop(a, u);
+                units_drop(a, u);
         return reply;
 }
 
@@ -210,8 +206,8 @@ int request_ready(struct agent *a, const struct parked *park)
         if ((int64_t)agent_now_boot_ns() >= park->deadline_ns)
                 return 1;
         if (park->kind == PARK_JOB_END)
-                return agent_job_live(a, park->id) == 0;
-        u = agent_unit(a, park->id);
+                return units_job_live(a, park->id) == 0;
+        u = units_find(a, park->id);
         return !u || !u->live;
 }
 
