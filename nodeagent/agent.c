@@ -1,4 +1,5 @@
-/* Kernel events → process table → store; rediscovery; the agent's life cycle and tool rules. */
+/* Kernel events → process table → store; the agent's life cycle, its tool rules, and what
+ * the rest of tracerd may know of it (agent.h). */
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -8,11 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_internal.h"
 #include "cgroup.h"
 #include "argv.h"
+#include "live.h"
 #include "log.h"
 #include "procfs.h"
+#include "protocol.h"
 #include "units.h"
 
 static int64_t clock_ns(clockid_t id)
@@ -267,93 +270,6 @@ bad:
         return 0;
 }
 
-/* ---- rediscovery after a restart */
-
-struct rediscover_ctx {
-        struct agent *a;
-        struct unit *u;
-        unsigned found;
-};
-
-/* Track a live process of a unit again and give it a table entry from /proc. */
-static int adopt(pid_t pid, void *ctx)
-{
-        struct rediscover_ctx *rc = ctx;
-        struct agent *a = rc->a;
-        struct procfs_stat st;
-        struct proc *p;
-        char buf[EXEC_ARGV_MAX], exe[EXEC_PATH_MAX], *argv;
-        ssize_t n;
-        size_t len;
-        int created, trunc = 0;
-
-        if (procfs_read_stat(pid, &st) < 0 || st.state == 'Z' || st.state == 'X')
-                return 0; /* a zombie's exit is past: tracking its pid would catch the next owner */
-        if (collector_track_pid(a->collector, pid, st.start_ticks, rc->u->id) < 0)
-                return 0;
-        if (proctable_get(&a->procs, pid, st.start_ticks * a->tick_ns, &p, &created) < 0)
-                return -ENOMEM;
-        if (!created)
-                return 0;
-        p->unit = rc->u->id;
-        p->ppid = st.ppid;
-        p->flags |= PROC_REDISCOVERED | PROC_EXECED;
-        procfs_read_uid(pid, &p->uid);
-        memcpy(p->comm, st.comm, sizeof(p->comm));
-        if (procfs_read_exe(pid, exe, sizeof(exe)) == 0)
-                p->exe = strdup(exe);
-        n = procfs_read_cmdline(pid, buf, sizeof(buf), &trunc);
-        if (n > 0 && argv_redact(buf, n, &argv, &len) == 0) {
-                p->argv = argv;
-                p->argv_len = len;
-                if (trunc)
-                        p->flags |= PROC_ARGV_TRUNCATED;
-        }
-        rc->u->live++;
-        rc->found++;
-        return 0;
-}
-
-static int rediscover_unit(const struct unit *stored, void *ctx)
-{
-        struct agent *a = ctx;
-        struct rediscover_ctx rc = { .a = a };
-        struct procfs_stat st;
-        struct unit *u;
-
-        u = units_adopt(a, stored);
-        if (!u)
-                return -ENOMEM;
-        rc.u = u;
-        if (u->cgroup_path[0])
-                procfs_cgroup_procs(u->cgroup_path, adopt, &rc);
-        if (u->cgroup_id)
-                collector_track_cgroup(a->collector, u->cgroup_id, u->id);
-        /* it ran while tracerd was away: its record has that gap */
-        if (a->last_alive_ns > u->start_ns) {
-                if (!u->down_start_ns)
-                        u->down_start_ns = a->last_alive_ns;
-                u->down_end_ns = agent_now_unix_ns();
-                store_put_unit(a->store, u);
-        }
-        if (u->root_pid && procfs_read_stat(u->root_pid, &st) == 0 &&
-            st.start_ticks == u->root_start_ns / a->tick_ns) {
-                adopt(u->root_pid, &rc);
-                procfs_descendants(u->root_pid, adopt, &rc);
-        }
-        log_info("unit %llu (%s): %u running processes found again", (unsigned long long)u->id,
-                 u->name, rc.found);
-        return 0;
-}
-
-int agent_rediscover(struct agent *a)
-{
-        if (store_last_alive(a->store, &a->last_alive_ns) < 0)
-                a->last_alive_ns = 0;
-        store_close_stale_units(a->store);
-        return store_running_units(a->store, rediscover_unit, a);
-}
-
 int agent_load_rules(struct agent *a, const char *path)
 {
         struct tool_rules *rules = NULL, *local = NULL;
@@ -399,7 +315,7 @@ cleanup:
 
 /* ---- life cycle */
 
-int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
+static int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
 {
         struct collector_opts o = { .ring_bytes = cfg->ring_buffer_bytes, .btf_path = cfg->btf_path };
         struct passwd *pw;
@@ -446,7 +362,7 @@ int agent_init(struct agent *a, const struct tracer_config *cfg, const char *nod
         return collector_open(&a->collector, &o, agent_on_event, a);
 }
 
-void agent_fini(struct agent *a)
+static void agent_fini(struct agent *a)
 {
         if (a->collector)
                 collector_drain(a->collector);
@@ -458,4 +374,125 @@ void agent_fini(struct agent *a)
         tool_rules_free(a->rules);
         units_free(a);
         memset(a, 0, sizeof(*a));
+}
+
+int agent_new(struct agent **out, const struct tracer_config *cfg, const char *node)
+{
+        struct agent *a = calloc(1, sizeof(*a));
+        int err;
+
+        *out = NULL;
+        if (!a)
+                return -ENOMEM;
+        err = agent_init(a, cfg, node);
+        if (err) {
+                agent_fini(a); /* what was set up before the failure */
+                free(a);
+                return err;
+        }
+        *out = a;
+        return 0;
+}
+
+void agent_free(struct agent *a)
+{
+        if (!a)
+                return;
+        agent_fini(a);
+        free(a);
+}
+
+void agent_reload(struct agent *a, const struct tracer_config *cfg)
+{
+        if (strcmp(cfg->socket_dir, a->cfg.socket_dir) || strcmp(cfg->state_dir, a->cfg.state_dir) ||
+            cfg->ring_buffer_bytes != a->cfg.ring_buffer_bytes)
+                log_warn("SocketDir, StateDir and RingBufferSize change only at restart");
+        a->cfg.sample_interval_ms = cfg->sample_interval_ms;
+        a->cfg.stall_after_ms = cfg->stall_after_ms;
+        a->cfg.commit_interval_ms = cfg->commit_interval_ms;
+        a->cfg.log_level = cfg->log_level;
+        log_set_level(cfg->log_level);
+        agent_load_rules(a, cfg->tool_rules);
+}
+
+/* ---- what the loop, the requests and the server may know of the agent */
+
+int agent_events_fd(const struct agent *a)
+{
+        return collector_fd(a->collector);
+}
+
+void agent_drain(struct agent *a)
+{
+        collector_drain(a->collector);
+}
+
+const char *agent_node(const struct agent *a)
+{
+        return a->node;
+}
+
+const struct tracer_config *agent_config(const struct agent *a)
+{
+        return &a->cfg;
+}
+
+struct store *agent_store(struct agent *a)
+{
+        return a->store;
+}
+
+int agent_is_admin(const struct agent *a, const struct peer *peer)
+{
+        return peer->uid == 0 || peer->uid == a->slurm_uid;
+}
+
+#define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
+
+struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
+{
+        struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev;
+        const struct collector_signal *s;
+        uint64_t st[STAT_MAX] = {};
+        size_t i, n;
+
+        collector_stats(a->collector, st);
+        n = collector_signals(a->collector, &s);
+        for (i = 0; i < n; i++) {
+                struct json_object *o = json_object_new_object();
+
+                json_object_object_add(o, "name", json_object_new_string(s[i].name));
+                json_object_object_add(o, "available", json_object_new_boolean(s[i].available));
+                json_object_object_add(o, "provides", json_object_new_string(s[i].provides));
+                if (!s[i].available)
+                        json_object_object_add(o, "reason", json_object_new_string(s[i].reason));
+                if (s[i].unneeded)
+                        json_object_object_add(o, "needed", json_object_new_boolean(0));
+                json_object_array_add(sigs, o);
+        }
+        ev = json_object_new_object();
+        json_object_object_add(ev, "fork", json_object_new_int64(st[STAT_FORK]));
+        json_object_object_add(ev, "exec", json_object_new_int64(st[STAT_EXEC]));
+        json_object_object_add(ev, "exit", json_object_new_int64(st[STAT_EXIT]));
+        json_object_object_add(ev, "oom", json_object_new_int64(st[STAT_OOM]));
+        json_object_object_add(ev, "lost", json_object_new_int64(st[STAT_LOST]));
+        json_object_object_add(ev, "stale", json_object_new_int64(st[STAT_STALE]));
+        /* processes a full disk kept out of the store, of units already gone from memory */
+        json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
+        json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));
+        json_object_object_add(r, "node", json_object_new_string(a->node));
+        json_object_object_add(r, "pid", json_object_new_int(getpid()));
+        json_object_object_add(r, "started_ns", json_object_new_int64(a->started_ns));
+        json_object_object_add(r, "boot_id", json_object_new_string(a->boot_id));
+        json_object_object_add(r, "signals", sigs);
+        json_object_object_add(r, "events", ev);
+        json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
+        json_object_object_add(r, "running_units", json_object_new_int64(units_running(a)));
+        json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
+        /* the caller's own, as every listing: another user's commands are not theirs to see */
+        json_object_object_add(r, "stalled", live_stalled(a, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
+                                                          STATUS_STALLED_MAX));
+        if (a->have_topology)
+                json_object_object_add(r, "topology", topology_to_json(&a->topology));
+        return r;
 }

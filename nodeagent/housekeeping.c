@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_internal.h"
 #include "log.h"
 #include "procfs.h"
 #include "units.h"
@@ -147,8 +147,9 @@ void agent_tick(struct agent *a)
         store_set_alive(a->store, now);
         units_flush(a);
         units_foreach(a, end_orphan, &orphans);
-        if (!a->prune_backlog && now - a->housekept_ns < (int64_t)AGENT_HOUSEKEEPING_MS * 1000000)
-                return;
-        a->housekept_ns = now;
-        a->prune_backlog = prune(a, now);
+        if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000) {
+                a->housekept_ns = now;
+                a->prune_backlog = prune(a, now);
+        }
+        store_commit(a->store);
 }

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent_internal.h"
 #include "live.h"
-#include "requests.h"
 #include "procfs.h"
 #include "units.h"
 

@@ -23,15 +23,14 @@
  * WORKFLOW_SCRIPT_MAX bytes. Returns 0 with *script (caller frees) and *len, or -errno. */
 static int read_batch_script(const struct agent *a, const char *path, char **script, size_t *len)
 {
+        const char *dir = agent_config(a)->slurmd_spool_dir, *n = strstr(dir, "%n");
         char spool[PATH_MAX];
-        const char *n = strstr(a->cfg.slurmd_spool_dir, "%n");
         size_t sl;
 
         if (n)
-                snprintf(spool, sizeof(spool), "%.*s%s%s", (int)(n - a->cfg.slurmd_spool_dir),
-                         a->cfg.slurmd_spool_dir, a->node, n + 2);
+                snprintf(spool, sizeof(spool), "%.*s%s%s", (int)(n - dir), dir, agent_node(a), n + 2);
         else
-                snprintf(spool, sizeof(spool), "%s", a->cfg.slurmd_spool_dir);
+                snprintf(spool, sizeof(spool), "%s", dir);
         sl = strlen(spool);
         if (strncmp(path, spool, sl) != 0 || path[sl] != '/' || strstr(path, "/./") || strstr(path, "/../"))
                 return -EPERM;
@@ -126,7 +125,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
         char err[160];
         int r;
 
-        if (!request_is_admin(a, peer))
+        if (!agent_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may register");
         if (proto_opt_string(req, "name", UNIT_NAME_MAX - 1, &name, err, sizeof(err)) ||
             proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
@@ -193,7 +192,7 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
         struct unit *u, tmp = {};
         char err[160], name[32];
 
-        if (!request_is_admin(a, peer))
+        if (!agent_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may begin jobs");
         if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
             proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
@@ -220,7 +219,7 @@ struct json_object *request_job_end(struct agent *a, const struct peer *peer, st
         int64_t job, status = -1;
         char err[160];
 
-        if (!request_is_admin(a, peer))
+        if (!agent_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may end jobs");
         if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
             proto_opt_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err)))

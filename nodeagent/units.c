@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "agent_internal.h"
 #include "cgroup.h"
 #include "log.h"
 #include "procfs.h"

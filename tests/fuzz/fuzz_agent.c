@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "agent_internal.h" /* the agent is put together by hand */
 #include "log.h"
 #include "units.h"
 

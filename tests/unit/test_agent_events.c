@@ -16,7 +16,7 @@
 
 #include "testlib.h"
 
-#include "agent.h"
+#include "agent_internal.h" /* the agent is put together by hand */
 #include "log.h"
 #include "units.h"
 

@@ -17,6 +17,7 @@
 
 #include "testlib.h"
 
+#include "agent_internal.h" /* the agent is put together by hand */
 #include "live.h"
 #include "procfs.h"
 #include "units.h"
