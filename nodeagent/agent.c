@@ -1,4 +1,5 @@
-/* Kernel events → process table → store; units; rediscovery; live samples. */
+/* Kernel events → process table → store; the agent's life cycle, its tool rules, and what
+ * the rest of tracerd may know of it (agent.h). */
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -8,11 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_internal.h"
 #include "cgroup.h"
 #include "argv.h"
+#include "live.h"
 #include "log.h"
 #include "procfs.h"
+#include "protocol.h"
+#include "units.h"
 
 static int64_t clock_ns(clockid_t id)
 {
@@ -27,158 +31,16 @@ uint64_t agent_now_boot_ns(void)
         return clock_ns(CLOCK_BOOTTIME);
 }
 
-struct unit *agent_unit(struct agent *a, uint64_t id)
+int64_t agent_now_unix_ns(void)
 {
-        struct unit *u;
-
-        for (u = a->units; u; u = u->next)
-                if (u->id == id && !u->dropped)
-                        return u;
-        return NULL;
-}
-
-/* ---- units */
-
-
-/* Create a running unit, store it, keep it in memory. */
-struct unit *agent_unit_new(struct agent *a, const char *kind, const char *name, uid_t uid,
-                             gid_t gid)
-{
-        struct unit *u = calloc(1, sizeof(*u));
-
-        if (!u)
-                return NULL;
-        u->id = a->next_unit_id++;
-        snprintf(u->kind, sizeof(u->kind), "%s", kind);
-        if (name && *name)
-                snprintf(u->name, sizeof(u->name), "%s", name);
-        else
-                snprintf(u->name, sizeof(u->name), "run-%" PRIu64, u->id);
-        u->uid = uid;
-        u->gid = gid;
-        u->task_id = -1;
-        u->array_task_id = -1;
-        u->step_id = STEP_NONE;
-        u->exit_status = -1;
-        u->start_ns = clock_ns(CLOCK_REALTIME);
-        u->idle_since_ns = u->start_ns;
-        u->state = UNIT_RUNNING;
-        cgroup_node_memory_pressure(&u->mem_pressure_at_start_us);
-        u->next = a->units;
-        a->units = u;
-        return u;
-}
-
-/* A process forked inside one unit and registered as the root of another (tracerctl run
- * inside a job): its table entry, made at fork under the parent's unit, moves with it. */
-static void move_proc(struct agent *a, struct proc *p, uint64_t to)
-{
-        struct unit *from, *u;
-
-        if (p->unit == to)
-                return;
-        from = agent_unit(a, p->unit);
-        if (from && from->live)
-                from->live--;
-        p->unit = to;
-        if ((u = agent_unit(a, to)))
-                u->live++;
-}
-
-/* Seed the tracked set with pid; its descendants follow in the kernel. */
-int agent_unit_track_pid(struct agent *a, struct unit *u, pid_t pid)
-{
-        struct procfs_stat st, again;
-        int err = procfs_read_stat(pid, &st);
-        struct proc *p;
-
-        if (err)
-                return err;
-        if (st.state == 'Z' || st.state == 'X')
-                return -ESRCH; /* its exit is past: the entry could only go to a later process */
-        err = collector_track_pid(a->collector, pid, st.start_ticks, u->id);
-        if (err)
-                return err;
-        /* it may have ended between the read and the insert */
-        if (procfs_read_stat(pid, &again) < 0 || again.start_ticks != st.start_ticks ||
-            again.state == 'Z' || again.state == 'X') {
-                collector_untrack_pid(a->collector, pid);
-                return -ESRCH;
-        }
-        u->root_pid = pid;
-        u->root_start_ns = st.start_ticks * a->tick_ns;
-        /* its fork may still be in the ring buffer: drain it first */
-        collector_drain(a->collector);
-        if ((p = proctable_find_pid(&a->procs, pid)) && p->start_ns / a->tick_ns == st.start_ticks)
-                move_proc(a, p, u->id);
-        return 0;
-}
-
-unsigned agent_job_live(const struct agent *a, uint64_t job_id)
-{
-        const struct unit *u;
-        unsigned live = 0;
-
-        for (u = a->units; u; u = u->next)
-                if (u->job_id == job_id && u->state == UNIT_RUNNING)
-                        live += u->live;
-        return live;
-}
-
-/* Idle windows and memory pressure over the unit's life, at its end (a step's last task
- * rereads its step's pressure, as its counters). */
-static void unit_end_activity(struct agent *a, struct unit *u)
-{
-        uint64_t us = 0;
-
-        activity_end(&u->activity, agent_now_boot_ns(), agent_idle_min_ns(a));
-        u->idle_ns = u->activity.idle_ns;
-        activity_windows_text(&u->activity, a->offset_ns, u->idle_windows, sizeof(u->idle_windows));
-        if (u->idle_ns)
-                log_debug("unit %llu: idle %.1f s in windows %s", (unsigned long long)u->id,
-                          u->idle_ns / 1e9, u->idle_windows);
-        if (cgroup_step_memory_pressure(u->cgroup_path, &us) == 0) {
-                u->mem_pressure_us = us;
-                snprintf(u->mem_pressure_scope, sizeof(u->mem_pressure_scope), "step");
-        } else if (cgroup_node_memory_pressure(&us) == 0) {
-                u->mem_pressure_us = us > u->mem_pressure_at_start_us ? us - u->mem_pressure_at_start_us : 0;
-                snprintf(u->mem_pressure_scope, sizeof(u->mem_pressure_scope), "node");
-        }
-}
-
-int agent_unit_end(struct agent *a, struct unit *u, int status, enum unit_state state)
-{
-        struct cgroup_counters cg;
-
-        if (u->state == UNIT_RUNNING) {
-                u->end_ns = clock_ns(CLOCK_REALTIME);
-                u->state = state;
-                u->exit_status = status;
-                u->lost_events = collector_unit_lost(a->collector, u->id) + u->unstored;
-                if (u->cgroup_id)
-                        collector_untrack_cgroup(a->collector, u->cgroup_id);
-        }
-        /* the step's own counters, while its cgroup still exists: each task's end rereads
-         * them, so the last task of a step leaves the step's totals */
-        if (u->cgroup_path[0] && cgroup_step_counters(u->cgroup_path, &cg) == 0) {
-                u->cgroup_cpu_ns = cg.cpu_ns;
-                u->cgroup_mem_peak_kb = cg.mem_peak_kb;
-        }
-        unit_end_activity(a, u);
-        agent_unit_save(a, u);
-        return 0;
-}
-
-void agent_unit_save(struct agent *a, struct unit *u)
-{
-        u->dirty = store_put_unit(a->store, u) || store_commit(a->store);
+        return clock_ns(CLOCK_REALTIME);
 }
 
 /* The store lost processes of unit (disk full): counted in its Lost, its record written again. */
 static void store_loss(void *ctx, uint64_t id, uint32_t n)
 {
         struct agent *a = ctx;
-        struct unit *u = agent_unit(a, id);
+        struct unit *u = units_find(a, id);
 
         if (!u) {
                 a->unstored += n;
@@ -188,22 +50,6 @@ static void store_loss(void *ctx, uint64_t id, uint32_t n)
         if (u->state != UNIT_RUNNING) {
                 u->lost_events += n;
                 u->dirty = 1;
-        }
-}
-
-void agent_flush_units(struct agent *a)
-{
-        struct unit *u, *next;
-
-        for (u = a->units; u; u = next) {
-                next = u->next;
-                if (!u->dirty)
-                        continue;
-                if (store_put_unit(a->store, u) || store_commit(a->store))
-                        return; /* still failing: the next tick tries again */
-                u->dirty = 0;
-                if (u->state != UNIT_RUNNING && !u->live)
-                        agent_unit_drop(a, u);
         }
 }
 
@@ -242,11 +88,11 @@ static struct proc *get_proc(struct agent *a, const struct event_header *h)
         }
         if (created) {
                 p->unit = h->unit;
-                u = agent_unit(a, h->unit);
+                u = units_find(a, h->unit);
                 if (u)
                         u->live++;
         } else if (h->unit && h->unit != p->unit) {
-                move_proc(a, p, h->unit); /* registered as another unit's root since its fork */
+                units_move_proc(a, p, h->unit); /* registered as another unit's root since its fork */
         }
         return p;
 }
@@ -267,33 +113,6 @@ static void inherit_command(struct proc *p, const struct proc *parent)
         }
 }
 
-void agent_unit_drop(struct agent *a, struct unit *u)
-{
-        if (u->dirty)
-                return; /* kept until its record is written: agent_flush_units drops it */
-        /* freed by agent_reap, from the loop: a request handler walking the list, or a drain
-         * under one, never finds a unit freed under it */
-        u->dropped = 1;
-        a->ndropped++;
-}
-
-void agent_reap(struct agent *a)
-{
-        struct unit **pp, *u;
-
-        if (!a->ndropped)
-                return;
-        for (pp = &a->units; (u = *pp);) {
-                if (u->dropped) {
-                        *pp = u->next;
-                        free(u);
-                } else {
-                        pp = &u->next;
-                }
-        }
-        a->ndropped = 0;
-}
-
 static uint64_t minus(uint64_t v, uint64_t base)
 {
         return v > base ? v - base : 0;
@@ -312,7 +131,7 @@ static void leave_out_pre_exec(struct exit_event *x, const struct exec_base *b)
 
 static void finish_proc(struct agent *a, struct proc *p, const struct exit_event *e)
 {
-        struct unit *u = agent_unit(a, p->unit);
+        struct unit *u = units_find(a, p->unit);
 
         if (u) /* its work since its last sample, for the unit's idle windows */
                 activity_exit(&u->activity, e->h.time_ns,
@@ -346,11 +165,11 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
         if (u) {
                 u->finished++;
                 if (u->live && !--u->live)
-                        u->idle_since_ns = clock_ns(CLOCK_REALTIME);
+                        u->idle_since_ns = agent_now_unix_ns();
         }
         proctable_remove(&a->procs, p);
         if (u && u->state != UNIT_RUNNING && !u->live)
-                agent_unit_drop(a, u); /* ended earlier, waited for its last process */
+                units_drop(a, u); /* ended earlier, waited for its last process */
 }
 
 void agent_close_lost(struct agent *a, struct proc *p)
@@ -451,97 +270,6 @@ bad:
         return 0;
 }
 
-/* ---- rediscovery after a restart */
-
-struct rediscover_ctx {
-        struct agent *a;
-        struct unit *u;
-        unsigned found;
-};
-
-/* Track a live process of a unit again and give it a table entry from /proc. */
-static int adopt(pid_t pid, void *ctx)
-{
-        struct rediscover_ctx *rc = ctx;
-        struct agent *a = rc->a;
-        struct procfs_stat st;
-        struct proc *p;
-        char buf[EXEC_ARGV_MAX], exe[EXEC_PATH_MAX], *argv;
-        ssize_t n;
-        size_t len;
-        int created, trunc = 0;
-
-        if (procfs_read_stat(pid, &st) < 0 || st.state == 'Z' || st.state == 'X')
-                return 0; /* a zombie's exit is past: tracking its pid would catch the next owner */
-        if (collector_track_pid(a->collector, pid, st.start_ticks, rc->u->id) < 0)
-                return 0;
-        if (proctable_get(&a->procs, pid, st.start_ticks * a->tick_ns, &p, &created) < 0)
-                return -ENOMEM;
-        if (!created)
-                return 0;
-        p->unit = rc->u->id;
-        p->ppid = st.ppid;
-        p->flags |= PROC_REDISCOVERED | PROC_EXECED;
-        procfs_read_uid(pid, &p->uid);
-        memcpy(p->comm, st.comm, sizeof(p->comm));
-        if (procfs_read_exe(pid, exe, sizeof(exe)) == 0)
-                p->exe = strdup(exe);
-        n = procfs_read_cmdline(pid, buf, sizeof(buf), &trunc);
-        if (n > 0 && argv_redact(buf, n, &argv, &len) == 0) {
-                p->argv = argv;
-                p->argv_len = len;
-                if (trunc)
-                        p->flags |= PROC_ARGV_TRUNCATED;
-        }
-        rc->u->live++;
-        rc->found++;
-        return 0;
-}
-
-static int rediscover_unit(const struct unit *stored, void *ctx)
-{
-        struct agent *a = ctx;
-        struct rediscover_ctx rc = { .a = a };
-        struct procfs_stat st;
-        struct unit *u;
-
-        u = malloc(sizeof(*u));
-        if (!u)
-                return -ENOMEM;
-        *u = *stored;
-        u->next = a->units;
-        a->units = u;
-        u->live = 0;
-        rc.u = u;
-        if (u->cgroup_path[0])
-                procfs_cgroup_procs(u->cgroup_path, adopt, &rc);
-        if (u->cgroup_id)
-                collector_track_cgroup(a->collector, u->cgroup_id, u->id);
-        /* it ran while tracerd was away: its record has that gap */
-        if (a->last_alive_ns > u->start_ns) {
-                if (!u->down_start_ns)
-                        u->down_start_ns = a->last_alive_ns;
-                u->down_end_ns = clock_ns(CLOCK_REALTIME);
-                store_put_unit(a->store, u);
-        }
-        if (u->root_pid && procfs_read_stat(u->root_pid, &st) == 0 &&
-            st.start_ticks == u->root_start_ns / a->tick_ns) {
-                adopt(u->root_pid, &rc);
-                procfs_descendants(u->root_pid, adopt, &rc);
-        }
-        log_info("unit %llu (%s): %u running processes found again", (unsigned long long)u->id,
-                 u->name, rc.found);
-        return 0;
-}
-
-int agent_rediscover(struct agent *a)
-{
-        if (store_last_alive(a->store, &a->last_alive_ns) < 0)
-                a->last_alive_ns = 0;
-        store_close_stale_units(a->store);
-        return store_running_units(a->store, rediscover_unit, a);
-}
-
 int agent_load_rules(struct agent *a, const char *path)
 {
         struct tool_rules *rules = NULL, *local = NULL;
@@ -587,7 +315,7 @@ cleanup:
 
 /* ---- life cycle */
 
-int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
+static int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
 {
         struct collector_opts o = { .ring_bytes = cfg->ring_buffer_bytes, .btf_path = cfg->btf_path };
         struct passwd *pw;
@@ -598,7 +326,7 @@ int agent_init(struct agent *a, const struct tracer_config *cfg, const char *nod
         a->cfg = *cfg;
         snprintf(a->node, sizeof(a->node), "%s", node);
         a->offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
-        a->started_ns = clock_ns(CLOCK_REALTIME);
+        a->started_ns = agent_now_unix_ns();
         a->tick_ns = procfs_tick_ns();
         pw = getpwnam(cfg->slurm_user);
         a->slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
@@ -634,21 +362,137 @@ int agent_init(struct agent *a, const struct tracer_config *cfg, const char *nod
         return collector_open(&a->collector, &o, agent_on_event, a);
 }
 
-void agent_fini(struct agent *a)
+static void agent_fini(struct agent *a)
 {
-        struct unit *u, *next;
-
         if (a->collector)
                 collector_drain(a->collector);
         collector_close(a->collector);
         if (a->store)
-                store_set_alive(a->store, clock_ns(CLOCK_REALTIME)); /* away from now on */
+                store_set_alive(a->store, agent_now_unix_ns()); /* away from now on */
         store_close(a->store);
         proctable_free(&a->procs);
         tool_rules_free(a->rules);
-        for (u = a->units; u; u = next) {
-                next = u->next;
-                free(u);
-        }
+        units_free(a);
         memset(a, 0, sizeof(*a));
+}
+
+int agent_new(struct agent **out, const struct tracer_config *cfg, const char *node)
+{
+        struct agent *a = calloc(1, sizeof(*a));
+        int err;
+
+        *out = NULL;
+        if (!a)
+                return -ENOMEM;
+        err = agent_init(a, cfg, node);
+        if (err) {
+                agent_fini(a); /* what was set up before the failure */
+                free(a);
+                return err;
+        }
+        *out = a;
+        return 0;
+}
+
+void agent_free(struct agent *a)
+{
+        if (!a)
+                return;
+        agent_fini(a);
+        free(a);
+}
+
+void agent_reload(struct agent *a, const struct tracer_config *cfg)
+{
+        if (strcmp(cfg->socket_dir, a->cfg.socket_dir) || strcmp(cfg->state_dir, a->cfg.state_dir) ||
+            cfg->ring_buffer_bytes != a->cfg.ring_buffer_bytes)
+                log_warn("SocketDir, StateDir and RingBufferSize change only at restart");
+        a->cfg.sample_interval_ms = cfg->sample_interval_ms;
+        a->cfg.stall_after_ms = cfg->stall_after_ms;
+        a->cfg.commit_interval_ms = cfg->commit_interval_ms;
+        a->cfg.log_level = cfg->log_level;
+        log_set_level(cfg->log_level);
+        agent_load_rules(a, cfg->tool_rules);
+}
+
+/* ---- what the loop, the requests and the server may know of the agent */
+
+int agent_events_fd(const struct agent *a)
+{
+        return collector_fd(a->collector);
+}
+
+void agent_drain(struct agent *a)
+{
+        collector_drain(a->collector);
+}
+
+const char *agent_node(const struct agent *a)
+{
+        return a->node;
+}
+
+const struct tracer_config *agent_config(const struct agent *a)
+{
+        return &a->cfg;
+}
+
+struct store *agent_store(struct agent *a)
+{
+        return a->store;
+}
+
+int agent_is_admin(const struct agent *a, const struct peer *peer)
+{
+        return peer->uid == 0 || peer->uid == a->slurm_uid;
+}
+
+#define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
+
+struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
+{
+        struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev;
+        const struct collector_signal *s;
+        uint64_t st[STAT_MAX] = {};
+        size_t i, n;
+
+        collector_stats(a->collector, st);
+        n = collector_signals(a->collector, &s);
+        for (i = 0; i < n; i++) {
+                struct json_object *o = json_object_new_object();
+
+                json_object_object_add(o, "name", json_object_new_string(s[i].name));
+                json_object_object_add(o, "available", json_object_new_boolean(s[i].available));
+                json_object_object_add(o, "provides", json_object_new_string(s[i].provides));
+                if (!s[i].available)
+                        json_object_object_add(o, "reason", json_object_new_string(s[i].reason));
+                if (s[i].unneeded)
+                        json_object_object_add(o, "needed", json_object_new_boolean(0));
+                json_object_array_add(sigs, o);
+        }
+        ev = json_object_new_object();
+        json_object_object_add(ev, "fork", json_object_new_int64(st[STAT_FORK]));
+        json_object_object_add(ev, "exec", json_object_new_int64(st[STAT_EXEC]));
+        json_object_object_add(ev, "exit", json_object_new_int64(st[STAT_EXIT]));
+        json_object_object_add(ev, "oom", json_object_new_int64(st[STAT_OOM]));
+        json_object_object_add(ev, "lost", json_object_new_int64(st[STAT_LOST]));
+        json_object_object_add(ev, "stale", json_object_new_int64(st[STAT_STALE]));
+        /* processes a full disk kept out of the store, of units already gone from memory */
+        json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
+        json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));
+        json_object_object_add(r, "node", json_object_new_string(a->node));
+        json_object_object_add(r, "pid", json_object_new_int(getpid()));
+        json_object_object_add(r, "started_ns", json_object_new_int64(a->started_ns));
+        json_object_object_add(r, "boot_id", json_object_new_string(a->boot_id));
+        json_object_object_add(r, "signals", sigs);
+        json_object_object_add(r, "events", ev);
+        json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
+        json_object_object_add(r, "running_units", json_object_new_int64(units_running(a)));
+        json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
+        /* the caller's own, as every listing: another user's commands are not theirs to see */
+        json_object_object_add(r, "stalled", live_stalled(a, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
+                                                          STATUS_STALLED_MAX));
+        if (a->have_topology)
+                json_object_object_add(r, "topology", topology_to_json(&a->topology));
+        return r;
 }

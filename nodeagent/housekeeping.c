@@ -4,12 +4,12 @@
  * was away), and pruning the store to StoreRetention and StoreMaxSize. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_internal.h"
 #include "log.h"
 #include "procfs.h"
+#include "units.h"
 
 #define PRUNE_BATCH 200 /* units per round: a round stays short, the next tick goes on */
 #define LOST_BATCH 256  /* processes closed per sample round */
@@ -56,7 +56,7 @@ static int sample_one(struct proc *p, void *ctx)
                 return 0;
         }
         p->gone_rounds = 0;
-        u = agent_unit(r->a, p->unit);
+        u = units_find(r->a, p->unit);
         cpu = st.cpu_ticks * r->a->tick_ns;
         iowait = p->sample_w.iowait_ns;
         collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
@@ -75,18 +75,25 @@ uint64_t agent_idle_min_ns(const struct agent *a)
         return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : 5 * 60 * 1000) * 1000000;
 }
 
+/* The end of the round for a running unit's idle windows. */
+static int round_unit(struct unit *u, void *ctx)
+{
+        struct sample_round *r = ctx;
+
+        if (u->state == UNIT_RUNNING)
+                activity_round(&u->activity, r->now_ns, agent_idle_min_ns(r->a));
+        return 0;
+}
+
 int agent_sample(struct agent *a)
 {
         struct sample_round r = { a, agent_now_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
-        struct unit *u;
         unsigned i;
         int err;
 
         collector_drain(a->collector); /* exits already reported are handled first */
         err = proctable_foreach(&a->procs, sample_one, &r);
-        for (u = a->units; u; u = u->next)
-                if (u->state == UNIT_RUNNING && !u->dropped)
-                        activity_round(&u->activity, r.now_ns, agent_idle_min_ns(a));
+        units_foreach(a, round_unit, &r);
         for (i = 0; i < r.ngone; i++) {
                 log_warn("process %u (%s) of unit %llu ended without an exit event: recorded from "
                          "its last sample", r.gone[i]->pid, r.gone[i]->comm,
@@ -97,14 +104,6 @@ int agent_sample(struct agent *a)
 }
 
 /* ---- heartbeat and pruning */
-
-static int64_t now_unix_ns(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Returns whether a full batch went: more may be waiting for the next tick. */
 static int prune(struct agent *a, int64_t now)
@@ -121,30 +120,36 @@ static int prune(struct agent *a, int64_t now)
 
 /* A `tracerctl run` that was killed never sends run_end: once its unit has had no process for
  * ORPHAN_MS (its client ends it within milliseconds of its command's end), it is ended LOST. */
-static void end_orphans(struct agent *a, int64_t now)
-{
-        struct unit *u;
+struct orphan_check {
+        struct agent *a;
+        int64_t now;
+};
 
-        for (u = a->units; u; u = u->next) {
-                if (u->dropped || u->state != UNIT_RUNNING || u->live || strcmp(u->kind, "local") ||
-                    now - u->idle_since_ns < (int64_t)ORPHAN_MS * 1000000)
-                        continue;
-                log_warn("unit %llu (%s): no process left and no word from its tracerctl for %d s: "
-                         "ended as LOST", (unsigned long long)u->id, u->name, ORPHAN_MS / 1000);
-                agent_unit_end(a, u, -1, UNIT_LOST);
-                agent_unit_drop(a, u);
-        }
+static int end_orphan(struct unit *u, void *ctx)
+{
+        struct orphan_check *c = ctx;
+
+        if (u->state != UNIT_RUNNING || u->live || strcmp(u->kind, "local") ||
+            c->now - u->idle_since_ns < (int64_t)ORPHAN_MS * 1000000)
+                return 0;
+        log_warn("unit %llu (%s): no process left and no word from its tracerctl for %d s: "
+                 "ended as LOST", (unsigned long long)u->id, u->name, ORPHAN_MS / 1000);
+        units_end(c->a, u, -1, UNIT_LOST);
+        units_drop(c->a, u);
+        return 0;
 }
 
 void agent_tick(struct agent *a)
 {
-        int64_t now = now_unix_ns();
+        struct orphan_check orphans = { a, agent_now_unix_ns() };
+        int64_t now = orphans.now;
 
         store_set_alive(a->store, now);
-        agent_flush_units(a);
-        end_orphans(a, now);
-        if (!a->prune_backlog && now - a->housekept_ns < (int64_t)AGENT_HOUSEKEEPING_MS * 1000000)
-                return;
-        a->housekept_ns = now;
-        a->prune_backlog = prune(a, now);
+        units_flush(a);
+        units_foreach(a, end_orphan, &orphans);
+        if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000) {
+                a->housekept_ns = now;
+                a->prune_backlog = prune(a, now);
+        }
+        store_commit(a->store);
 }

@@ -5,9 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent_internal.h"
 #include "live.h"
-#include "requests.h"
 #include "procfs.h"
+#include "units.h"
 
 /* /proc is read afresh for this many processes of a request at most: the event loop stays
  * short whatever one user runs; the rest show their last periodic sample */
@@ -87,7 +88,7 @@ static int take(struct proc *p, void *ctx)
 /* The unit's live processes with fresh figures; none for a unit with none in memory. */
 static int live_read(struct agent *a, uint64_t unit, struct live_set *s)
 {
-        const struct unit *u = agent_unit(a, unit);
+        const struct unit *u = units_find(a, unit);
 
         memset(s, 0, sizeof(*s));
         s->a = a;
@@ -287,7 +288,7 @@ static int take_stalled(struct proc *p, void *ctx)
 
         if (!p->stall.open_start_ns || (p->flags & PROC_FINISHED))
                 return 0;
-        u = agent_unit(s->a, p->unit);
+        u = units_find(s->a, p->unit);
         if (!u || (s->uid != ANY_UID && u->uid != s->uid))
                 return 0;
         if (json_object_array_length(s->rows) >= s->max)

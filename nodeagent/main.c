@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "collector.h"
 #include "config.h"
 #include "log.h"
 #include "server.h"
+#include "units.h"
 
 struct options {
         const char *config;
@@ -152,7 +154,7 @@ static int socket_dir(const char *dir)
 
 struct daemon {
         struct options opt;
-        struct agent agent;
+        struct agent *agent;
         struct server *server;
         int epfd, sigfd, commit_fd, sample_fd;
 };
@@ -167,15 +169,7 @@ static void reload(struct daemon *d)
                 log_error("reload refused, settings unchanged: %s", err);
                 return;
         }
-        if (strcmp(cfg.socket_dir, d->agent.cfg.socket_dir) || strcmp(cfg.state_dir, d->agent.cfg.state_dir) ||
-            cfg.ring_buffer_bytes != d->agent.cfg.ring_buffer_bytes)
-                log_warn("SocketDir, StateDir and RingBufferSize change only at restart");
-        d->agent.cfg.sample_interval_ms = cfg.sample_interval_ms;
-        d->agent.cfg.stall_after_ms = cfg.stall_after_ms;
-        d->agent.cfg.commit_interval_ms = cfg.commit_interval_ms;
-        d->agent.cfg.log_level = cfg.log_level;
-        log_set_level(cfg.log_level);
-        agent_load_rules(&d->agent, cfg.tool_rules);
+        agent_reload(d->agent, &cfg);
         timer_set(d->commit_fd, cfg.commit_interval_ms);
         timer_set(d->sample_fd, cfg.sample_interval_ms);
         log_info("configuration reloaded from %s", d->opt.config);
@@ -193,7 +187,7 @@ static int run_loop(struct daemon *d)
 {
         struct epoll_event evs[32];
         struct signalfd_siginfo si;
-        int i, n, cfd = collector_fd(d->agent.collector);
+        int i, n, cfd = agent_events_fd(d->agent);
 
         for (;;) {
                 /* a parked reply waits for exits: look again soon */
@@ -204,12 +198,12 @@ static int run_loop(struct daemon *d)
                         log_error("epoll_wait: %m");
                         return -errno;
                 }
-                collector_drain(d->agent.collector); /* below the wakeup mark, events wait for this */
+                agent_drain(d->agent); /* below the wakeup mark, events wait for this */
                 for (i = 0; i < n; i++) {
                         int fd = evs[i].data.fd;
 
                         if (fd == cfd) {
-                                collector_drain(d->agent.collector);
+                                agent_drain(d->agent);
                         } else if (fd == d->sigfd) {
                                 if (read(d->sigfd, &si, sizeof(si)) != sizeof(si))
                                         continue;
@@ -221,18 +215,17 @@ static int run_loop(struct daemon *d)
                                 return 0;
                         } else if (fd == d->commit_fd) {
                                 drain_timer(fd);
-                                agent_tick(&d->agent);
-                                store_commit(d->agent.store);
+                                agent_tick(d->agent); /* commits the store too */
                                 server_expire(d->server);
                         } else if (fd == d->sample_fd) {
                                 drain_timer(fd);
-                                agent_sample(&d->agent);
+                                agent_sample(d->agent);
                         } else {
-                                server_handle(d->server, &d->agent, fd, evs[i].events);
+                                server_handle(d->server, d->agent, fd, evs[i].events);
                         }
                 }
-                server_resume(d->server, &d->agent);
-                agent_reap(&d->agent);
+                server_resume(d->server, d->agent);
+                units_reap(d->agent); /* what the handlers dropped: none of them runs now */
         }
 }
 
@@ -389,12 +382,12 @@ int main(int argc, char **argv)
                 log_error("epoll: %m");
                 goto out;
         }
-        r = agent_init(&d.agent, &cfg, node);
+        r = agent_new(&d.agent, &cfg, node);
         if (r < 0) {
                 log_error("cannot start: %s", strerror(-r));
                 goto out_agent;
         }
-        r = add_fd(d.epfd, collector_fd(d.agent.collector));
+        r = add_fd(d.epfd, agent_events_fd(d.agent));
         if (r < 0)
                 goto out_agent;
         r = socket_dir(cfg.socket_dir);
@@ -415,7 +408,7 @@ int main(int argc, char **argv)
                 log_error("cannot create timers");
                 goto out_server;
         }
-        r = agent_rediscover(&d.agent);
+        r = agent_rediscover(d.agent);
         if (r < 0)
                 log_warn("rediscovery of running units failed: %s", strerror(-r));
         log_info("node %s ready on %s", node, sock);
@@ -427,7 +420,7 @@ int main(int argc, char **argv)
 out_server:
         server_close(d.server);
 out_agent:
-        agent_fini(&d.agent);
+        agent_free(d.agent);
 out:
         if (d.commit_fd >= 0)
                 close(d.commit_fd);

@@ -4,75 +4,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "agent.h"
-#include "cgroup.h"
 #include "live.h"
 #include "log.h"
 #include "procfs.h"
 #include "protocol.h"
 #include "requests.h"
+#include "store.h"
 #include "stream.h"
-#include "traceparent.h"
+#include "units.h"
 
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
 #define HISTORY_RUNS 5      /* "slower than usual": against the median of this many runs */
 #define HISTORY_RUNS_MAX 50
-#define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
-
-static struct json_object *op_status(struct agent *a, const struct peer *peer)
-{
-        struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev;
-        const struct collector_signal *s;
-        uint64_t st[STAT_MAX] = {};
-        size_t i, n;
-        struct unit *u;
-        unsigned running = 0;
-
-        collector_stats(a->collector, st);
-        n = collector_signals(a->collector, &s);
-        for (i = 0; i < n; i++) {
-                struct json_object *o = json_object_new_object();
-
-                json_object_object_add(o, "name", json_object_new_string(s[i].name));
-                json_object_object_add(o, "available", json_object_new_boolean(s[i].available));
-                json_object_object_add(o, "provides", json_object_new_string(s[i].provides));
-                if (!s[i].available)
-                        json_object_object_add(o, "reason", json_object_new_string(s[i].reason));
-                if (s[i].unneeded)
-                        json_object_object_add(o, "needed", json_object_new_boolean(0));
-                json_object_array_add(sigs, o);
-        }
-        for (u = a->units; u; u = u->next)
-                running += u->state == UNIT_RUNNING;
-        ev = json_object_new_object();
-        json_object_object_add(ev, "fork", json_object_new_int64(st[STAT_FORK]));
-        json_object_object_add(ev, "exec", json_object_new_int64(st[STAT_EXEC]));
-        json_object_object_add(ev, "exit", json_object_new_int64(st[STAT_EXIT]));
-        json_object_object_add(ev, "oom", json_object_new_int64(st[STAT_OOM]));
-        json_object_object_add(ev, "lost", json_object_new_int64(st[STAT_LOST]));
-        json_object_object_add(ev, "stale", json_object_new_int64(st[STAT_STALE]));
-        /* processes a full disk kept out of the store, of units already gone from memory */
-        json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
-        json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));
-        json_object_object_add(r, "node", json_object_new_string(a->node));
-        json_object_object_add(r, "pid", json_object_new_int(getpid()));
-        json_object_object_add(r, "started_ns", json_object_new_int64(a->started_ns));
-        json_object_object_add(r, "boot_id", json_object_new_string(a->boot_id));
-        json_object_object_add(r, "signals", sigs);
-        json_object_object_add(r, "events", ev);
-        json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
-        json_object_object_add(r, "running_units", json_object_new_int64(running));
-        json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
-        /* the caller's own, as every listing: another user's commands are not theirs to see */
-        json_object_object_add(r, "stalled", live_stalled(a, request_is_admin(a, peer) ? ANY_UID : peer->uid,
-                                                          STATUS_STALLED_MAX));
-        if (a->have_topology)
-                json_object_object_add(r, "topology", topology_to_json(&a->topology));
-        return r;
-}
 
 static struct json_object *op_run_begin(struct agent *a, const struct peer *peer,
                                         struct json_object *req)
@@ -96,7 +40,7 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
         /* a user may only trace a command of their own that they just started */
         if (peer->uid != 0 && (uid != peer->uid || (pid_t)st.ppid != peer->pid))
                 return ERR_REPLY("process %" PRId64 " is not a child of the caller", pid);
-        u = agent_unit_new(a, "local", name, uid, peer->gid);
+        u = units_new(a, "local", name, uid, peer->gid);
         if (!u)
                 return ERR_REPLY("out of memory");
         if (pipeline)
@@ -105,12 +49,12 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
                 snprintf(u->run, sizeof(u->run), "%s", run);
         if (step)
                 snprintf(u->step_name, sizeof(u->step_name), "%s", step);
-        r = agent_unit_track_pid(a, u, pid);
+        r = units_track_pid(a, u, pid);
         if (r) {
-                agent_unit_drop(a, u);
+                units_drop(a, u);
                 return ERR_REPLY("cannot track process %" PRId64 ": %s", pid, strerror(-r));
         }
-        agent_unit_save(a, u);
+        units_save(a, u);
         log_info("unit %" PRIu64 " (%s) started for uid %u, pid %" PRId64, u->id, u->name, uid, pid);
         return request_reply_unit(u);
 }
@@ -127,21 +71,21 @@ static int peer_unit(struct agent *a, const struct peer *peer, struct json_objec
         if (r)
                 return r;
         *id = v;
-        *live = agent_unit(a, v);
+        *live = units_find(a, v);
         if (*live)
                 owner = (*live)->uid;
-        else if ((r = store_get_unit(a->store, v, stored)) < 0)
+        else if ((r = store_get_unit(agent_store(a), v, stored)) < 0)
                 return r;
         else
                 owner = stored->uid;
-        return request_is_admin(a, peer) || owner == peer->uid ? 0 : -EPERM;
+        return agent_is_admin(a, peer) || owner == peer->uid ? 0 : -EPERM;
 }
 
 static struct json_object *with_totals(struct agent *a, struct json_object *r, uint64_t id)
 {
         struct json_object *totals;
 
-        if (store_unit_totals(a->store, id, &totals) == 0) {
+        if (store_unit_totals(agent_store(a), id, &totals) == 0) {
                 live_add_totals(a, id, totals);
                 json_object_object_add(r, "totals", totals);
         }
@@ -158,7 +102,7 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
         struct unit *u, stored;
         int r;
 
-        if (admin_only && !request_is_admin(a, peer))
+        if (admin_only && !agent_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may unregister");
         r = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
         if (r == -EPERM || r == -ENOENT)
@@ -166,7 +110,7 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
         if (r)
                 return ERR_REPLY("%s", err);
         /* a user ends only what `tracerctl run` began: a Slurm unit's end is Slurm's to tell */
-        if (!request_is_admin(a, peer) && strcmp(u ? u->kind : stored.kind, "local") != 0)
+        if (!agent_is_admin(a, peer) && strcmp(u ? u->kind : stored.kind, "local") != 0)
                 return ERR_REPLY("permission denied: unit %" PRIu64 " is a Slurm unit; only root or"
                                  " SlurmUser may end it", id);
         r = proto_get_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err));
@@ -178,29 +122,30 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
         return NULL;
 }
 
+/* A stored unit's reply, with its totals. */
+static struct json_object *stored_unit(struct agent *a, uint64_t id)
+{
+        struct unit stored;
+
+        if (store_get_unit(agent_store(a), id, &stored) < 0)
+                return ERR_REPLY("unit %" PRIu64 " not found", id);
+        return with_totals(a, request_reply_unit(&stored), id);
+}
+
 static struct json_object *resume_unit_end(struct agent *a, const struct parked *park)
 {
         struct json_object *reply;
-        struct unit *u = agent_unit(a, park->id);
+        struct unit *u = units_find(a, park->id);
 
         if (!u) /* ended meanwhile (another client, the orphan check): what is stored */
-                return request_stored_unit(a, park->id);
-        agent_unit_end(a, u, park->status, unit_state_of_status(park->status));
+                return stored_unit(a, park->id);
+        units_end(a, u, park->status, unit_state_of_status(park->status));
         log_info("unit %" PRIu64 " (%s) ended, status %" PRId64 ", %u processes still running",
                  u->id, u->name, park->status, u->live);
         reply = with_totals(a, request_reply_unit(u), u->id);
         if (!u->live)
-                agent_unit_drop(a, u);
+                units_drop(a, u);
         return reply;
-}
-
-struct json_object *request_stored_unit(struct agent *a, uint64_t id)
-{
-        struct unit stored;
-
-        if (store_get_unit(a->store, id, &stored) < 0)
-                return ERR_REPLY("unit %" PRIu64 " not found", id);
-        return with_totals(a, request_reply_unit(&stored), id);
 }
 
 int request_ready(struct agent *a, const struct parked *park)
@@ -210,8 +155,8 @@ int request_ready(struct agent *a, const struct parked *park)
         if ((int64_t)agent_now_boot_ns() >= park->deadline_ns)
                 return 1;
         if (park->kind == PARK_JOB_END)
-                return agent_job_live(a, park->id) == 0;
-        u = agent_unit(a, park->id);
+                return units_job_live(a, park->id) == 0;
+        u = units_find(a, park->id);
         return !u || !u->live;
 }
 
@@ -238,8 +183,8 @@ static struct json_object *listing(struct agent *a, enum stream_kind kind, uint6
                 if (extra.tail)
                         (kind == STREAM_PROCESSES ? live_add_processes : live_add_tools)(a, unit, extra.tail);
         }
-        store_commit(a->store); /* a full disk leaves what is stored readable */
-        if (reply_stream_new(a->store, kind, unit, sel, uid, &extra, stream))
+        store_commit(agent_store(a)); /* a full disk leaves what is stored readable */
+        if (reply_stream_new(agent_store(a), kind, unit, sel, uid, &extra, stream))
                 return ERR_REPLY("store query failed");
         return proto_reply_ok();
 }
@@ -252,7 +197,7 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer, st
 
         if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
                 return ERR_REPLY("%s", err);
-        return listing(a, STREAM_UNITS, 0, sel, request_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
+        return listing(a, STREAM_UNITS, 0, sel, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
 }
 
 /* A per-unit listing the peer may see, with the unit's totals. */
@@ -270,7 +215,7 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
                 return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
         if (rc)
                 return ERR_REPLY("%s", err);
-        return listing(a, kind, id, NULL, request_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
+        return listing(a, kind, id, NULL, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
 }
 
 /* The earlier runs of the same step as a unit the peer may see, by the unit's own user. */
@@ -288,7 +233,7 @@ static struct json_object *op_history(struct agent *a, const struct peer *peer, 
                 return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
         if (rc || proto_opt_int64(req, "limit", 1, HISTORY_RUNS_MAX, &limit, err, sizeof(err)))
                 return ERR_REPLY("%s", err);
-        if (store_unit_history(a->store, id, (unsigned)limit, &rows))
+        if (store_unit_history(agent_store(a), id, (unsigned)limit, &rows))
                 return ERR_REPLY("store query failed");
         r = proto_reply_ok();
         json_object_object_add(r, "history", rows);
@@ -304,7 +249,7 @@ static struct json_object *do_status(struct agent *a, const struct peer *peer, s
                                      struct reply_stream **stream, struct parked *park)
 {
         (void)req, (void)stream, (void)park;
-        return op_status(a, peer);
+        return agent_status_json(a, peer);
 }
 
 static struct json_object *do_run_begin(struct agent *a, const struct peer *peer, struct json_object *req,
@@ -417,8 +362,8 @@ int request_over_tcp(const char *op)
         return i >= 0 && ops[i].tcp;
 }
 
-struct json_object *agent_request(struct agent *a, const struct peer *peer, struct json_object *req,
-                                  struct reply_stream **stream, struct parked *park)
+struct json_object *request_handle(struct agent *a, const struct peer *peer, struct json_object *req,
+                                   struct reply_stream **stream, struct parked *park)
 {
         struct json_object *op_o, *reply;
         int i;
@@ -430,7 +375,7 @@ struct json_object *agent_request(struct agent *a, const struct peer *peer, stru
         i = find_op(json_object_get_string(op_o));
         if (i < 0)
                 return ERR_REPLY("unknown op '%s'", json_object_get_string(op_o));
-        if (ops[i].who == OP_ADMIN && !request_is_admin(a, peer))
+        if (ops[i].who == OP_ADMIN && !agent_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may %s", ops[i].name);
         reply = ops[i].fn(a, peer, req, stream, park);
         if (!reply && park->kind != PARK_NONE)

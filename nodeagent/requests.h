@@ -1,26 +1,52 @@
-/* Control requests, split by who makes them; agent_request() (agent.h) dispatches. */
+/* Control requests, split by who makes them: requests.c (anyone's: status, runs, listings)
+ * dispatches; requests_slurm.c (Slurm's side: registrations, Prolog, Epilog) answers its own;
+ * requests_common.c holds what both use. Requests see the agent through agent.h and the units
+ * in memory through units.h. */
 #ifndef TRACER_REQUESTS_H
 #define TRACER_REQUESTS_H
 
+#include <stdint.h>
 #include <json-c/json.h>
+
 #include "agent.h"
+#include "unit.h"
 
-#define ANY_UID UINT32_MAX /* store queries: units of every user */
+/* A request whose reply waits for the kernel: the end of a unit or of a job waits until their
+ * last processes' exits are recorded (the last one is sent at its final switch-out, a moment
+ * after the client's wait(2) returned), at most PARK_MS. The loop keeps the client waiting,
+ * never blocks on it, and resumes the request (request_resume) when it is ready. */
+#define PARK_MS 100
+struct parked {
+        enum { PARK_NONE, PARK_UNIT_END, PARK_JOB_END } kind;
+        uint64_t id;          /* the unit or the job */
+        int64_t status;       /* the exit status the request gave, or -1 */
+        int64_t deadline_ns;  /* CLOCK_BOOTTIME */
+        struct peer peer;
+};
 
-/* root, or the configured SlurmUser */
-int request_is_admin(const struct agent *a, const struct peer *peer);
+/* Requests; each returns a reply object (never NULL unless out of memory), or NULL with
+ * park->kind set: the request waits (see struct parked). For a listing, *stream is set too:
+ * the reply is then the head, and the rows follow from the stream (stream.h). */
+struct reply_stream;
+struct json_object *request_handle(struct agent *a, const struct peer *peer, struct json_object *req,
+                                   struct reply_stream **stream, struct parked *park);
+/* Whether a parked request can be answered now: its processes are recorded, or its time is up. */
+int request_ready(struct agent *a, const struct parked *park);
+/* Finish a parked request: its reply. */
+struct json_object *request_resume(struct agent *a, const struct parked *park);
+/* Whether other nodes may ask op over TCP (the op table says). */
+int request_over_tcp(const char *op);
+
+/* ---- between requests.c and requests_slurm.c */
+
 /* {"ok":true,"unit":{...}} */
 struct json_object *request_reply_unit(const struct unit *u);
 
 struct json_object *request_register(struct agent *a, const struct peer *peer, struct json_object *req);
 struct json_object *request_job_begin(struct agent *a, const struct peer *peer, struct json_object *req);
-/* The epilog's job end: parked until the job's last exits are recorded (agent.h, struct parked). */
+/* The epilog's job end: parked until the job's last exits are recorded (struct parked). */
 struct json_object *request_job_end(struct agent *a, const struct peer *peer, struct json_object *req,
                                     struct parked *park);
 struct json_object *request_job_finish(struct agent *a, const struct parked *park);
-/* A stored unit's reply, with its totals. */
-struct json_object *request_stored_unit(struct agent *a, uint64_t id);
-/* Whether other nodes may ask op over TCP (the op table says). */
-int request_over_tcp(const char *op);
 
 #endif

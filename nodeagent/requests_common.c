@@ -3,11 +3,6 @@
 #include "protocol.h"
 #include "requests.h"
 
-int request_is_admin(const struct agent *a, const struct peer *peer)
-{
-        return peer->uid == 0 || peer->uid == a->slurm_uid;
-}
-
 struct json_object *request_reply_unit(const struct unit *u)
 {
         struct json_object *r = proto_reply_ok();

@@ -12,6 +12,7 @@
 #include "readfile.h"
 #include "requests.h"
 #include "traceparent.h"
+#include "units.h"
 #include "workflow.h"
 
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
@@ -22,22 +23,45 @@
  * WORKFLOW_SCRIPT_MAX bytes. Returns 0 with *script (caller frees) and *len, or -errno. */
 static int read_batch_script(const struct agent *a, const char *path, char **script, size_t *len)
 {
+        const char *dir = agent_config(a)->slurmd_spool_dir, *n = strstr(dir, "%n");
         char spool[PATH_MAX];
-        const char *n = strstr(a->cfg.slurmd_spool_dir, "%n");
         size_t sl;
 
         if (n)
-                snprintf(spool, sizeof(spool), "%.*s%s%s", (int)(n - a->cfg.slurmd_spool_dir),
-                         a->cfg.slurmd_spool_dir, a->node, n + 2);
+                snprintf(spool, sizeof(spool), "%.*s%s%s", (int)(n - dir), dir, agent_node(a), n + 2);
         else
-                snprintf(spool, sizeof(spool), "%s", a->cfg.slurmd_spool_dir);
+                snprintf(spool, sizeof(spool), "%s", dir);
         sl = strlen(spool);
         if (strncmp(path, spool, sl) != 0 || path[sl] != '/' || strstr(path, "/./") || strstr(path, "/../"))
                 return -EPERM;
         return readfile(path, WORKFLOW_SCRIPT_MAX, READFILE_NOFOLLOW | READFILE_PREFIX, script, len, NULL, 0);
 }
 
-/* Slurm (or any admin) registration: a task pid and/or a cgroup, with its job context. */
+/* A step started inside a job takes the workflow its job's batch step found: the first unit of
+ * the job (newest first) with an engine gives its fields to u where u has none. */
+static int take_workflow(struct unit *v, void *ctx)
+{
+        struct unit *u = ctx;
+
+        if (v == u || !v->engine[0])
+                return 0;
+        memcpy(u->engine, v->engine, sizeof(u->engine));
+#define TAKE(f)                                         \
+        do {                                            \
+                if (!u->f[0])                           \
+                        memcpy(u->f, v->f, sizeof(u->f)); \
+        } while (0)
+        TAKE(pipeline);
+        TAKE(run);
+        TAKE(step_name);
+        TAKE(wf_job);
+        TAKE(wildcards);
+        TAKE(tag);
+        TAKE(task_hash);
+#undef TAKE
+        return 1;
+}
+
 /* Which workflow a step belongs to, from what the engine already passed to Slurm: the job
  * name, the batch script (read here, as root, from where slurmd keeps it), the step's command
  * line and working directory. Explicit values (SPANK options, TRACER_* variables) win; steps
@@ -47,7 +71,6 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
         struct json_object *argv_o, *cwd_o;
         struct workflow_input in = {};
         struct workflow_id w;
-        const struct unit *v;
         char argv[4096], *script = NULL;
         size_t len = 0, i;
         int r;
@@ -87,29 +110,11 @@ static void unit_workflow(struct agent *a, struct unit *u, struct json_object *r
                 snprintf(u->task_hash, sizeof(u->task_hash), "%s", w.task_hash);
         }
         free(script);
-        if (u->engine[0])
-                return;
-        for (v = a->units; v; v = v->next) {
-                if (v == u || v->job_id != u->job_id || !v->engine[0])
-                        continue;
-                memcpy(u->engine, v->engine, sizeof(u->engine));
-#define TAKE(f)                                         \
-        do {                                            \
-                if (!u->f[0])                           \
-                        memcpy(u->f, v->f, sizeof(u->f)); \
-        } while (0)
-                TAKE(pipeline);
-                TAKE(run);
-                TAKE(step_name);
-                TAKE(wf_job);
-                TAKE(wildcards);
-                TAKE(tag);
-                TAKE(task_hash);
-#undef TAKE
-                return;
-        }
+        if (!u->engine[0])
+                units_of_job(a, u->job_id, take_workflow, u);
 }
 
+/* Slurm (or any admin) registration: a task pid and/or a cgroup, with its job context. */
 struct json_object *request_register(struct agent *a, const struct peer *peer,
                                        struct json_object *req)
 {
@@ -120,7 +125,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
         char err[160];
         int r;
 
-        if (!request_is_admin(a, peer))
+        if (!agent_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may register");
         if (proto_opt_string(req, "name", UNIT_NAME_MAX - 1, &name, err, sizeof(err)) ||
             proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
@@ -147,7 +152,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
                 return ERR_REPLY("traceparent is not a W3C trace context");
         if (!pid && !cgid)
                 return ERR_REPLY("register needs a pid or a cgroup_id");
-        u = agent_unit_new(a, job ? "slurm" : "local", name, uid, gid);
+        u = units_new(a, job ? "slurm" : "local", name, uid, gid);
         if (!u)
                 return ERR_REPLY("out of memory");
         memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
@@ -168,16 +173,12 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
         u->cgroup_id = cgid;
         if (job)
                 unit_workflow(a, u, req);
-        r = pid ? agent_unit_track_pid(a, u, pid) : 0;
-        if (!r && cgid)
-                r = collector_track_cgroup(a->collector, cgid, u->id);
+        r = units_track(a, u, pid);
         if (r) {
-                if (pid)
-                        collector_untrack_pid(a->collector, pid);
-                agent_unit_drop(a, u);
+                units_drop(a, u);
                 return ERR_REPLY("cannot track the unit: %s", strerror(-r));
         }
-        agent_unit_save(a, u);
+        units_save(a, u);
         log_info("unit %" PRIu64 " (%s) registered: job %" PRId64 " step %" PRId64 " task %" PRId64
                  " pid %" PRId64, u->id, u->name, job, step, task, pid);
         return request_reply_unit(u);
@@ -191,7 +192,7 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
         struct unit *u, tmp = {};
         char err[160], name[32];
 
-        if (!request_is_admin(a, peer))
+        if (!agent_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may begin jobs");
         if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
             proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
@@ -200,13 +201,13 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
             proto_copy_string(req, "job_name", tmp.job_name, sizeof(tmp.job_name), err, sizeof(err)))
                 return ERR_REPLY("%s", err);
         snprintf(name, sizeof(name), "%" PRId64, job);
-        u = agent_unit_new(a, "slurm", name, uid, gid);
+        u = units_new(a, "slurm", name, uid, gid);
         if (!u)
                 return ERR_REPLY("out of memory");
         u->job_id = job;
         memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
         memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
-        agent_unit_save(a, u);
+        units_save(a, u);
         return request_reply_unit(u);
 }
 
@@ -218,7 +219,7 @@ struct json_object *request_job_end(struct agent *a, const struct peer *peer, st
         int64_t job, status = -1;
         char err[160];
 
-        if (!request_is_admin(a, peer))
+        if (!agent_is_admin(a, peer))
                 return ERR_REPLY("permission denied: only root or SlurmUser may end jobs");
         if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
             proto_opt_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err)))
@@ -227,28 +228,38 @@ struct json_object *request_job_end(struct agent *a, const struct peer *peer, st
         return NULL;
 }
 
+struct job_end {
+        struct agent *a;
+        const struct parked *park;
+        unsigned ended, live;
+};
+
+static int end_job_unit(struct unit *u, void *ctx)
+{
+        struct job_end *j = ctx;
+
+        if (u->state != UNIT_RUNNING)
+                return 0;
+        units_end(j->a, u, j->park->status, unit_state_of_status(j->park->status));
+        j->ended++;
+        j->live += u->live;
+        if (!u->live)
+                units_drop(j->a, u); /* freed by the loop (units_reap): the walk goes on safely */
+        return 0;
+}
+
 struct json_object *request_job_finish(struct agent *a, const struct parked *park)
 {
+        struct job_end j = { a, park, 0, 0 };
         struct json_object *reply;
-        struct unit *u;
-        unsigned ended = 0, live = 0;
 
-        /* units are freed by the loop only (agent_reap): walking on is safe */
-        for (u = a->units; u; u = u->next) {
-                if (u->dropped || u->job_id != park->id || u->state != UNIT_RUNNING)
-                        continue;
-                agent_unit_end(a, u, park->status, unit_state_of_status(park->status));
-                ended++;
-                live += u->live;
-                if (!u->live)
-                        agent_unit_drop(a, u);
-        }
-        log_info("job %" PRIu64 " ended: %u units closed, %u processes still running", park->id, ended,
-                 live);
+        units_of_job(a, park->id, end_job_unit, &j);
+        log_info("job %" PRIu64 " ended: %u units closed, %u processes still running", park->id, j.ended,
+                 j.live);
         reply = proto_reply_ok();
         if (!reply)
                 return NULL; /* out of memory: the units are ended, the client is let go */
-        json_object_object_add(reply, "units_ended", json_object_new_int(ended));
-        json_object_object_add(reply, "still_running", json_object_new_int(live));
+        json_object_object_add(reply, "units_ended", json_object_new_int(j.ended));
+        json_object_object_add(reply, "still_running", json_object_new_int(j.live));
         return reply;
 }

@@ -36,7 +36,7 @@ struct client {
         int tcp;                    /* from another node: each request carries a MUNGE credential */
         int64_t last_ms;            /* last progress either way: idle clients are let go */
         int64_t partial_ms;         /* since when an unterminated request line is held, 0 none */
-        struct parked park;         /* a request waiting for the kernel (agent.h), PARK_NONE */
+        struct parked park;         /* a request waiting for the kernel (requests.h), PARK_NONE */
 };
 
 /* Other nodes' queries must never crowd out this node's own registrations: they get at most
@@ -260,7 +260,7 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
                         continue;
                 }
                 /* a TCP peer is nobody until a request proves otherwise */
-                admin = !tcp && request_is_admin(a, &(struct peer){ .uid = cred.uid });
+                admin = !tcp && agent_is_admin(a, &(struct peer){ .uid = cred.uid });
                 why = admit(s, tcp, tcp ? (uid_t)-1 : cred.uid, admin);
                 if (why) {
                         char busy[160];
@@ -335,7 +335,7 @@ static struct json_object *tcp_request(struct server *s, struct agent *a, struct
         struct parked park;
         char err[256];
 
-        if (auth_munge_request(s->munge_socket, a->node, outer, &req, &peer.uid, &peer.gid, err,
+        if (auth_munge_request(s->munge_socket, agent_node(a), outer, &req, &peer.uid, &peer.gid, err,
                                sizeof(err)) < 0) {
                 log_refusal(s, (uid_t)-1, err);
                 c->closing = 1;
@@ -343,7 +343,7 @@ static struct json_object *tcp_request(struct server *s, struct agent *a, struct
         }
         json_object_object_get_ex(req, "op", &op);
         reply = request_over_tcp(json_object_get_string(op))
-                        ? agent_request(a, &peer, req, stream, &park)
+                        ? request_handle(a, &peer, req, stream, &park)
                         : proto_reply_error("op '%s' is not served over TCP", json_object_get_string(op));
         json_object_put(req);
         return reply;
@@ -437,7 +437,7 @@ static void serve_next(struct server *s, struct agent *a, struct client *c)
                 return;
         }
         reply = c->tcp ? tcp_request(s, a, c, req, &stream)
-                       : agent_request(a, &c->peer, req, &stream, &c->park);
+                       : request_handle(a, &c->peer, req, &stream, &c->park);
         json_object_put(req);
         if (!reply && c->park.kind != PARK_NONE) {
                 /* neither read nor written until server_resume hands it its reply */

@@ -19,7 +19,7 @@ void server_close(struct server *s);
 int server_owns(const struct server *s, int fd);
 /* Let go of idle clients, slow readers and unfinished requests (call now and then). */
 void server_expire(struct server *s);
-/* Answer the parked requests that can be answered (agent.h, struct parked); from the loop. */
+/* Answer the parked requests that can be answered (requests.h, struct parked); from the loop. */
 void server_resume(struct server *s, struct agent *a);
 int server_has_parked(const struct server *s);
 /* Handle readiness of one of our fds. */

@@ -10,6 +10,8 @@
 #include "records.h"
 #include "unit.h"
 
+#define ANY_UID UINT32_MAX /* queries: units of every user */
+
 struct store;
 
 int store_open(struct store **out, const char *dir, const char *boot_id);

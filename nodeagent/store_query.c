@@ -151,7 +151,7 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
         sqlite3_bind_text(st, 1, selector, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 2, num);
         sqlite3_bind_int64(st, 3, task);
-        sqlite3_bind_int(st, 4, uid == UINT32_MAX);
+        sqlite3_bind_int(st, 4, uid == ANY_UID);
         sqlite3_bind_int64(st, 5, uid);
         sqlite3_bind_int64(st, 6, run);
         *out = st;

@@ -96,7 +96,7 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
         }
         /* a process of another user inside the viewer's unit (a setuid program, sudo's child):
          * recorded, but its arguments are for root and SlurmUser only */
-        if (row && rs->kind == STREAM_PROCESSES && rs->viewer != UINT32_MAX &&
+        if (row && rs->kind == STREAM_PROCESSES && rs->viewer != ANY_UID &&
             json_object_object_get_ex(row, "uid", &id) &&
             (uint32_t)json_object_get_int64(id) != rs->viewer) {
                 json_object_object_add(row, "argv", NULL);

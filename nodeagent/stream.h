@@ -21,9 +21,9 @@ struct stream_extra {
         void *ctx;
 };
 
-/* The rows of one listing: units matching selector for uid (UINT32_MAX: anyone's, each with
+/* The rows of one listing: units matching selector for uid (ANY_UID: anyone's, each with
  * its "totals"), or the processes or tools of unit (then the reply's "totals" are the unit's;
- * processes of a uid other than uid have their argv withheld, UINT32_MAX: shown to all).
+ * processes of a uid other than uid have their argv withheld, ANY_UID: shown to all).
  * The caller commits the store first, so that the reader sees what was written so far. */
 int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, const char *selector,
                      uint32_t uid, const struct stream_extra *extra, struct reply_stream **out);

@@ -20,8 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "agent_internal.h" /* the agent is put together by hand */
 #include "log.h"
+#include "units.h"
 
 #define TICK 10000000ull
 #define SEC 1000000000ull
@@ -46,29 +47,19 @@ static void remove_dir(void)
 
 static void add_unit(uint64_t id, enum unit_state state)
 {
-        struct unit *u = calloc(1, sizeof(*u));
+        struct unit t = { .id = id, .state = state, .exit_status = -1 }, *u;
 
+        snprintf(t.name, sizeof(t.name), "unit-%llu", (unsigned long long)id);
+        snprintf(t.kind, sizeof(t.kind), "local");
+        u = units_adopt(&agent, &t);
         if (!u)
                 abort();
-        u->id = id;
-        snprintf(u->name, sizeof(u->name), "unit-%llu", (unsigned long long)id);
-        snprintf(u->kind, sizeof(u->kind), "local");
-        u->state = state;
-        u->exit_status = -1;
         u->live = state == UNIT_RUNNING ? 0 : 1;
-        u->next = agent.units;
-        agent.units = u;
 }
 
 static void free_units(void)
 {
-        struct unit *u, *next;
-
-        for (u = agent.units; u; u = next) {
-                next = u->next;
-                free(u);
-        }
-        agent.units = NULL;
+        units_free(&agent);
 }
 
 static void open_store(void)

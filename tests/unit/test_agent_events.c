@@ -16,8 +16,9 @@
 
 #include "testlib.h"
 
-#include "agent.h"
+#include "agent_internal.h" /* the agent is put together by hand */
 #include "log.h"
+#include "units.h"
 
 #define TICK 10000000ull
 #define OFFSET 1700000000000000000ll
@@ -28,16 +29,12 @@ static char dir[64];
 
 static struct unit *add_unit(struct agent *a, uint64_t id, enum unit_state state)
 {
-        struct unit *u = calloc(1, sizeof(*u));
+        struct unit t = { .id = id, .state = state, .exit_status = -1 }, *u;
 
+        snprintf(t.name, sizeof(t.name), "unit-%llu", (unsigned long long)id);
+        snprintf(t.kind, sizeof(t.kind), "local");
+        u = units_adopt(a, &t);
         assert_non_null(u);
-        u->id = id;
-        snprintf(u->name, sizeof(u->name), "unit-%llu", (unsigned long long)id);
-        snprintf(u->kind, sizeof(u->kind), "local");
-        u->state = state;
-        u->exit_status = -1;
-        u->next = a->units;
-        a->units = u;
         return u;
 }
 
@@ -68,14 +65,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
         struct agent *a = *state;
-        struct unit *u, *next;
 
         store_close(a->store);
         proctable_free(&a->procs);
-        for (u = a->units; u; u = next) {
-                next = u->next;
-                free(u);
-        }
+        units_free(a);
         free(a);
         return tl_rmtree(dir);
 }
@@ -213,7 +206,7 @@ static const char *argv_str(json_object *row, char *buf, size_t len)
 static void test_fork_exec_exit(void **state)
 {
         struct agent *a = *state;
-        struct unit *u = agent_unit(a, 1);
+        struct unit *u = units_find(a, 1);
         uint64_t start = 100 * SEC + 12345;
         json_object *rows, *r;
         struct proc *p;
@@ -296,7 +289,7 @@ static void test_exec_twice_and_flags(void **state)
         assert_false(p->flags & PROC_ARGV_TRUNCATED);
         assert_int_equal(p->argv_len, 8);
         assert_int_equal(a->procs.count, 1);
-        assert_int_equal(agent_unit(a, 1)->live, 1);
+        assert_int_equal(units_find(a, 1)->live, 1);
 
         /* comm and path without terminators from the kernel: cut, terminated */
         e = mk_exec(300, start, 1, 1, "/x", "", 0);
@@ -383,8 +376,8 @@ static void test_bad_events(void **state)
 
         /* none of it left a trace */
         assert_int_equal(a->procs.count, 0);
-        assert_int_equal(agent_unit(a, 1)->live, 0);
-        assert_int_equal(agent_unit(a, 1)->finished, 0);
+        assert_int_equal(units_find(a, 1)->live, 0);
+        assert_int_equal(units_find(a, 1)->finished, 0);
         assert_int_equal(a->stored, 0);
         assert_int_equal(a->events[STAT_FORK] + a->events[STAT_EXEC] + a->events[STAT_EXIT] +
                                  a->events[STAT_OOM],
@@ -414,8 +407,8 @@ static void test_exit_of_unseen_process(void **state)
         deliver(a, &x, sizeof(x));
         assert_int_equal(a->stored, 1);
         assert_int_equal(a->procs.count, 0);
-        assert_int_equal(agent_unit(a, 1)->live, 0);
-        assert_int_equal(agent_unit(a, 1)->finished, 1);
+        assert_int_equal(units_find(a, 1)->live, 0);
+        assert_int_equal(units_find(a, 1)->finished, 1);
         rows = processes(a, 1);
         assert_int_equal(json_object_array_length(rows), 1);
         r = json_object_array_get_idx(rows, 0);
@@ -492,8 +485,8 @@ static void test_child_execs_after_fork(void **state)
         assert_string_equal(argv_str(r, buf, sizeof(buf)), "gzip|-9");
         assert_int_equal(geti(r, "ppid"), 700);
         json_object_put(rows);
-        assert_int_equal(agent_unit(a, 1)->live, 0);
-        assert_int_equal(agent_unit(a, 1)->finished, 3);
+        assert_int_equal(units_find(a, 1)->live, 0);
+        assert_int_equal(units_find(a, 1)->finished, 3);
 }
 
 static void test_oom(void **state)
@@ -529,7 +522,7 @@ static void test_oom(void **state)
 static void test_unit_counters(void **state)
 {
         struct agent *a = *state;
-        struct unit *u1 = agent_unit(a, 1), *u2 = add_unit(a, 2, UNIT_RUNNING);
+        struct unit *u1 = units_find(a, 1), *u2 = add_unit(a, 2, UNIT_RUNNING);
         json_object *rows;
         uint32_t i;
 
@@ -551,13 +544,14 @@ static void test_unit_counters(void **state)
         /* a unit that ended while it still had processes leaves memory with its last one */
         u2->state = UNIT_COMPLETED;
         exit_ev(a, 950, SEC, 2, 0);
-        assert_null(agent_unit(a, 2));
-        assert_ptr_equal(agent_unit(a, 1), u1);
+        assert_null(units_find(a, 2));
+        assert_ptr_equal(units_find(a, 1), u1);
         u1->state = UNIT_FAILED;
         exit_ev(a, 902, SEC, 1, 0);
-        assert_null(agent_unit(a, 1));
-        agent_reap(a); /* freed by the loop, not under the event */
-        assert_null(a->units);
+        assert_null(units_find(a, 1));
+        units_reap(a); /* freed by the loop, not under the event */
+        assert_int_equal(units_running(a), 0);
+        assert_null(a->units); /* freed, not only forgotten */
 
         /* processes of a unit not in memory are stored all the same */
         fork_ev(a, 960, SEC, 77, 1, 0);
@@ -582,7 +576,7 @@ static void test_pid_reuse(void **state)
         /* the pid comes back as another process before the first one's exit was read */
         fork_ev(a, 1000, s2, 1, 1, 0);
         assert_int_equal(a->procs.count, 2);
-        assert_int_equal(agent_unit(a, 1)->live, 2);
+        assert_int_equal(units_find(a, 1)->live, 2);
         exit_ev(a, 1000, s1, 1, 1 << 8);
         EXEC(a, 1000, s2, 1, 1, "/bin/second", "second");
         assert_string_equal(proctable_find_pid(&a->procs, 1000)->exe, "/bin/second");
@@ -615,7 +609,7 @@ static void test_many_events(void **state)
                 assert_true(a->procs.count <= 11);
         }
         assert_int_equal(a->stored, 4990);
-        assert_int_equal(agent_unit(a, 1)->live, 10);
+        assert_int_equal(units_find(a, 1)->live, 10);
         assert_int_equal(store_unit_totals(a->store, 1, &t), 0);
         assert_int_equal(geti(t, "nprocs"), 4990);
         json_object_put(t);

@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "agent.h"
+#include "agent_internal.h" /* agent_load_rules on an agent of its own */
 #include "rules.h"
 
 static char dir[64], path[128];

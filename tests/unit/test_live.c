@@ -17,14 +17,16 @@
 
 #include "testlib.h"
 
+#include "agent_internal.h" /* the agent is put together by hand */
 #include "live.h"
 #include "procfs.h"
+#include "units.h"
 
 static const char argv_sleep[] = "python3\0" "/opt/x/train.py";
 
 struct fixture {
         struct agent a;
-        struct unit u;
+        struct unit *u;
         pid_t child;
 };
 
@@ -59,9 +61,9 @@ static int setup(void **state)
         f->a.offset_ns = 1700000000000000000ll;
         if (proctable_init(&f->a.procs, f->a.tick_ns) || tool_rules_builtin(&f->a.rules, err, sizeof(err)))
                 return -1;
-        f->u.id = 7;
-        f->u.state = UNIT_RUNNING;
-        f->a.units = &f->u;
+        f->u = units_adopt(&f->a, &(struct unit){ .id = 7, .state = UNIT_RUNNING });
+        if (!f->u)
+                return -1;
         f->child = fork();
         if (f->child == 0) {
                 volatile unsigned long x = 0;
@@ -81,12 +83,12 @@ static int setup(void **state)
                 usleep(10000);
         }
         add_proc(&f->a, f->child, st.start_ticks * f->a.tick_ns, 7);
-        f->u.live = 1;
+        f->u->live = 1;
         /* another unit's process, a finished one and a stale one (same pid, other start) */
         add_proc(&f->a, getpid(), 1, 8);
         add_proc(&f->a, 1, 2 * f->a.tick_ns, 7)->flags |= PROC_FINISHED;
         add_proc(&f->a, f->child, (st.start_ticks + 100) * f->a.tick_ns, 7);
-        f->u.live = 3;
+        f->u->live = 3;
         *state = f;
         return 0;
 }
@@ -99,6 +101,7 @@ static int teardown(void **state)
         waitpid(f->child, NULL, 0);
         proctable_free(&f->a.procs);
         tool_rules_free(f->a.rules);
+        units_free(&f->a);
         free(f);
         return 0;
 }

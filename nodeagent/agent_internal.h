@@ -1,0 +1,56 @@
+/* struct agent itself: for the agent's own implementation only (agent.c, housekeeping.c,
+ * live.c, units.c) and the unit tests that put an agent together by hand. The request layer,
+ * the server and main() see struct agent through agent.h's functions: what they may read or
+ * change is named there, not found by reaching into the struct. */
+#ifndef TRACER_AGENT_INTERNAL_H
+#define TRACER_AGENT_INTERNAL_H
+
+#include "agent.h"
+#include "collector.h"
+#include "proctable.h"
+#include "store.h"
+#include "topology.h"
+#include "tools.h"
+#include "unit.h"
+
+struct agent {
+        struct tracer_config cfg;
+        char node[64];
+        char boot_id[40];
+        int64_t offset_ns;      /* unix time = CLOCK_BOOTTIME + offset */
+        uint64_t tick_ns;
+        uid_t slurm_uid;        /* SlurmUser's uid, (uid_t)-1 when unknown */
+        int64_t started_ns;
+        struct collector *collector;
+        struct store *store;
+        struct proctable procs;
+        struct unit *units;     /* units.c's alone: units with work in memory */
+        uint64_t next_unit_id;
+        uint64_t events[STAT_MAX];   /* events handled, by STAT_* */
+        uint64_t bad_events;         /* malformed records from the ring buffer */
+        uint64_t stored;             /* processes stored since start */
+        struct topology topology;    /* hwloc's view of the node, loaded once */
+        struct tool_rules *rules;    /* built-in rules + ToolRules's, in force */
+        int have_topology;
+        int64_t last_alive_ns;       /* the previous run's last heartbeat (unix ns), 0 unknown */
+        int64_t housekept_ns;        /* when the store was last pruned */
+        int prune_backlog;           /* the last prune took a full batch: go on at the next tick */
+        uint64_t unstored;           /* processes the store could not write, of units gone */
+        unsigned ndropped;           /* units dropped, waiting for units_reap */
+};
+
+/* Ring-buffer callback (collector_event_fn). */
+int agent_on_event(void *ctx, const void *data, size_t size);
+/* (Re)load the tool rules: the built-in ones, then those of the ToolRules file at path, which
+ * override them. A missing file leaves the built-in rules alone in force (logged); on any
+ * other error the rules in force stay and the error is logged with file:line. Returns 0 or
+ * -errno. */
+int agent_load_rules(struct agent *a, const char *path);
+/* The shortest idle window of a unit worth reporting: StallAfter (5 min when stalls are off). */
+uint64_t agent_idle_min_ns(const struct agent *a);
+/* Record a process whose exit never came from what its last sample knew, flagged as such. */
+void agent_close_lost(struct agent *a, struct proc *p);
+/* CLOCK_REALTIME in ns. */
+int64_t agent_now_unix_ns(void);
+
+#endif

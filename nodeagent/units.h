@@ -1,0 +1,59 @@
+/* The units in memory: the running ones, and those ended whose last processes are still live.
+ * This module alone walks or changes their list. A unit leaves it only through units_reap,
+ * called from the event loop between wakeups: a request handler holding a unit, or walking
+ * them, never finds one freed under it. */
+#ifndef TRACER_UNITS_H
+#define TRACER_UNITS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agent.h"
+#include "unit.h"
+
+struct proc;
+
+/* The unit id in memory (not dropped), or NULL. */
+struct unit *units_find(struct agent *a, uint64_t id);
+/* A new running unit in memory (not stored yet); NULL when out of memory. */
+struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid);
+/* Seed the kernel's tracked set with pid for u; its descendants follow. Returns 0 or -errno
+ * (-ESRCH: the process is gone, or ending). */
+int units_track_pid(struct agent *a, struct unit *u, pid_t pid);
+/* units_track_pid for pid (0: none), then u's cgroup (u->cgroup_id, 0: none). On failure
+ * pid is taken out of the tracked set again. Returns 0 or -errno. */
+int units_track(struct agent *a, struct unit *u, pid_t pid);
+/* Mark a unit ended (exit status, or -1) and store it; it leaves memory with its last process. */
+int units_end(struct agent *a, struct unit *u, int status, enum unit_state state);
+/* Write a unit's record now or, when the store cannot take it (disk full), as soon as it can:
+ * tracing never waits for the disk. */
+void units_save(struct agent *a, struct unit *u);
+/* Forget a unit: it is freed by units_reap (kept until its record is written, if it waits). */
+void units_drop(struct agent *a, struct unit *u);
+
+/* Live processes of a job's running units. */
+unsigned units_job_live(const struct agent *a, uint64_t job_id);
+/* Running units in memory. */
+unsigned units_running(const struct agent *a);
+/* Call fn for each unit in memory, newest first, until it returns non-zero (then returned);
+ * fn may end or drop the unit it is given. units_of_job: only those of job job_id. */
+typedef int (*units_fn)(struct unit *u, void *ctx);
+int units_foreach(struct agent *a, units_fn fn, void *ctx);
+int units_of_job(struct agent *a, uint64_t job_id, units_fn fn, void *ctx);
+/* Free the units dropped since the last call: from the loop only, never under a handler. */
+void units_reap(struct agent *a);
+
+/* ---- for the agent's own files */
+
+/* A process's table entry moves to unit to (registered as its root since its fork): the live
+ * counts follow. */
+void units_move_proc(struct agent *a, struct proc *p, uint64_t to);
+/* A copy of a stored running unit into memory, with no live process yet (rediscovery);
+ * NULL when out of memory. */
+struct unit *units_adopt(struct agent *a, const struct unit *stored);
+/* Write the records of units whose last write failed (disk full); drop those that are done. */
+void units_flush(struct agent *a);
+/* Free every unit in memory (at the agent's end). */
+void units_free(struct agent *a);
+
+#endif
