@@ -30,19 +30,24 @@ echo "  cpu wait: tracer ${got} ns, schedstat run_delay ${ref} ns"
 check "CPU wait within 2 % or 10 ms of schedstat's run_delay" within "${got:-0}" "${ref:-1}" 0.02 10000000
 check "CPU wait of 4 threads on one core is most of their time" [ "${got:-0}" -gt 4000000000 ]
 
-# I/O wait: synced writes wait for the device
+# I/O wait: synced writes wait for the device. The kernel's figure is whole clock ticks (its
+# nanoseconds lie in [ticks, ticks + 1) ticks), and now and then it is far off: just after delay
+# accounting was switched on it can be the uptime (a wait whose start it missed), and on kernels
+# with delayed dequeue (6.12+) a wait's start can be stamped late. A try that disagrees is
+# printed and run again, 3 tries at most; one that agrees passes.
 if [ -n "$old_delayacct" ]; then
   hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
-  # the kernel's figure is sometimes its uptime, just after delay accounting was switched on
-  # (a block-I/O wait whose start it missed): a figure longer than the run is run again
+  tick=$(( 1000000000 / hz )) agreed=false
   for try in 1 2 3; do
     read -r _ ticks _ elapsed < <(ctl run --name iowait$try -- "$WAITS" io "$T/io.dat" 32 2>/dev/null)
-    ref=$(( ${ticks:-0} * 1000000000 / hz ))
-    [ "$ref" -le "${elapsed%.*}" ] && break
+    ref=$(( ${ticks:-0} * tick ))
+    got=$(field iowait_ns iowait$try)
+    echo "  io wait, try $try: tracer ${got} ns, delay accounting ${ref}..$((ref + tick)) ns (${ticks} ticks), run ${elapsed} ns"
+    if [ -n "$got" ] && { within "$got" "$ref" 0.05 20000000 || within "$got" $((ref + tick)) 0.05 20000000; }; then
+      agreed=true; break
+    fi
   done
-  got=$(field iowait_ns iowait$try)
-  echo "  io wait: tracer ${got} ns, delay accounting ${ref} ns (${ticks} ticks)"
-  check "I/O wait within 5 % or 20 ms of delay accounting's block-I/O delay" within "${got:-0}" "$ref" 0.05 20000000
+  check "I/O wait within 5 % or 20 ms of delay accounting's block-I/O delay" $agreed
 else
   fail "this kernel has no kernel.task_delayacct: I/O wait cannot be checked"
 fi
