@@ -1,7 +1,6 @@
 # tracerd under the hardening of etc/systemd/tracerd.service still loads its BPF programs and
 # traces: through systemd-run with the unit's own settings when systemd runs the machine, else
-# with what can be had without it (the unit's capability bounding set, no new privileges, and
-# a read-only root file system with only the daemon's directories writable).
+# with as many of them as can be had without it (see below), each checked on the daemon.
 . "$(dirname "$0")/lib.sh"
 UNIT_FILE=$TOP/etc/systemd/tracerd.service
 setting() { sed -n "s/^$1=//p" "$UNIT_FILE"; }
