@@ -226,6 +226,11 @@ static const struct key_def keys[] = {
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
+const char *config_key_name(size_t i)
+{
+        return i < NKEYS ? keys[i].name : NULL;
+}
+
 /* Apply one value to cfg; returns NULL or why the value is refused. */
 static const char *set_value(struct tracer_config *cfg, const struct key_def *k, const char *v)
 {

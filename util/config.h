@@ -58,6 +58,9 @@ int config_socket_path(const struct tracer_config *cfg, const char *node, char *
 /* The TCP port of node's tracerd: its NodePorts entry, else ListenPort (0: none). */
 uint32_t config_listen_port(const struct tracer_config *cfg, const char *node);
 
+/* The i-th key tracer.conf knows, NULL past the last: for checks that each is documented. */
+const char *config_key_name(size_t i);
+
 /* Short host name (up to the first dot), the default node name. */
 int config_default_node(char *out, size_t outlen);
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "testlib.h"
 
 static char err[512];
 
@@ -731,6 +732,61 @@ static void test_socket_path(void **state)
         }
 }
 
+/* Every key is documented where admins look: the sample tracer.conf (commented, "#Key =") and
+ * tracer.conf(5) (".BI Key"). The sample, every line uncommented, is a valid file. */
+static char *slurp(const char *rel)
+{
+        static char path[PATH_MAX];
+        char *buf = calloc(1, 1 << 20);
+        FILE *f;
+        size_t n;
+
+        snprintf(path, sizeof(path), "%s/%s", srcdir(), rel);
+        f = fopen(path, "r");
+        assert_non_null(f);
+        assert_non_null(buf);
+        n = fread(buf, 1, (1 << 20) - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        return buf;
+}
+
+static void test_every_key_documented(void **state)
+{
+        char *sample = slurp("etc/tracer.conf"), *man = slurp("man/tracer.conf.5"), *text, *p;
+        char want[96];
+        struct tracer_config c;
+        const char *k;
+        size_t i;
+        (void)state;
+
+        for (i = 0; (k = config_key_name(i)); i++) {
+                snprintf(want, sizeof(want), "\n#%s =", k);
+                if (!strstr(sample, want))
+                        fail_msg("%s is not in etc/tracer.conf", k);
+                snprintf(want, sizeof(want), "\n.BI %s ", k);
+                if (!strstr(man, want))
+                        fail_msg("%s is not in tracer.conf(5)", k);
+        }
+        assert_true(i > 20);
+        /* uncommented, the sample's settings are all valid (empty values left out) */
+        text = calloc(1, strlen(sample) + 1);
+        assert_non_null(text);
+        for (p = sample; *p; p += strcspn(p, "\n"), p += *p == '\n') {
+                size_t len = strcspn(p, "\n");
+
+                if (p[0] == '#' && p[1] >= 'A' && p[1] <= 'Z' && p[len - 1] != '=' &&
+                    p[len - 1] != ' ')
+                        strncat(text, p + 1, len - 1), strcat(text, "\n");
+        }
+        config_defaults(&c);
+        if (config_parse(text, strlen(text), "sample", &c, err, sizeof(err)) != 0)
+                fail_msg("the sample tracer.conf, uncommented: %s", err);
+        free(text);
+        free(sample);
+        free(man);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -763,6 +819,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_load_unreadable, setup_tmp, teardown_tmp),
                 cmocka_unit_test(test_default_node),
                 cmocka_unit_test(test_socket_path),
+                cmocka_unit_test(test_every_key_documented),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
