@@ -121,9 +121,13 @@ $(B)/tests/test_jobstat_%: tests/unit/test_jobstat_%.c $(TESTLIB) $(LIBJOBSTAT) 
 $(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
 
-unit: $(UNIT_BINS) $(LIBJOBSTAT)
+# every object of the programs: no two source files may call each other (scripts/check-circles)
+PRODUCT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(RULES_GEN),$(NODEAGENT_SRC)) nodeagent/main.c \
+               $(COMMON_SRC) $(JOBSTAT_SRC) $(JOBSTAT_MAIN) tracerctl/tracerctl.c prolog/prolog.c)
+unit: $(UNIT_BINS) $(LIBJOBSTAT) $(BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	scripts/check-jobstat-stages $(B)/obj/jobstat "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"
+	@scripts/check-circles $(PRODUCT_OBJ)
 
 integration: all
 	tests/integration/run-all

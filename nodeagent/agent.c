@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "agent_internal.h"
 #include "cgroup.h"
 #include "argv.h"
@@ -17,24 +18,6 @@
 #include "procfs.h"
 #include "protocol.h"
 #include "units.h"
-
-static int64_t clock_ns(clockid_t id)
-{
-        struct timespec ts;
-
-        clock_gettime(id, &ts);
-        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-uint64_t agent_now_boot_ns(void)
-{
-        return clock_ns(CLOCK_BOOTTIME);
-}
-
-int64_t agent_now_unix_ns(void)
-{
-        return clock_ns(CLOCK_REALTIME);
-}
 
 /* The store lost processes of unit (disk full): counted in its Lost, its record written again. */
 static void store_loss(void *ctx, uint64_t id, uint32_t n)
@@ -165,7 +148,7 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
         if (u) {
                 u->finished++;
                 if (u->live && !--u->live)
-                        u->idle_since_ns = agent_now_unix_ns();
+                        u->idle_since_ns = clock_unix_ns();
         }
         proctable_remove(&a->procs, p);
         if (u && u->state != UNIT_RUNNING && !u->live)
@@ -181,7 +164,7 @@ void agent_close_lost(struct agent *a, struct proc *p)
         e.h.pid = p->pid;
         e.h.start_ns = p->start_ns;
         e.h.unit = p->unit;
-        e.h.time_ns = agent_now_boot_ns();
+        e.h.time_ns = clock_boot_ns();
         e.status = -1;
         e.runtime_ns = p->sample_cpu_ns;
         e.flags = EXIT_PEAK_UNREAD | EXIT_NO_WAITS | EXIT_NO_NET; /* MaxRSS from the last sample */
@@ -325,8 +308,8 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
         memset(a, 0, sizeof(*a));
         a->cfg = *cfg;
         snprintf(a->node, sizeof(a->node), "%s", node);
-        a->offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
-        a->started_ns = agent_now_unix_ns();
+        a->offset_ns = clock_unix_ns() - (int64_t)clock_boot_ns();
+        a->started_ns = clock_unix_ns();
         a->tick_ns = procfs_tick_ns();
         pw = getpwnam(cfg->slurm_user);
         a->slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
@@ -368,7 +351,7 @@ static void agent_fini(struct agent *a)
                 collector_drain(a->collector);
         collector_close(a->collector);
         if (a->store)
-                store_set_alive(a->store, agent_now_unix_ns()); /* away from now on */
+                store_set_alive(a->store, clock_unix_ns()); /* away from now on */
         store_close(a->store);
         proctable_free(&a->procs);
         tool_rules_free(a->rules);

@@ -60,6 +60,5 @@ int agent_is_admin(const struct agent *a, const struct peer *peer);
 /* `tracerctl status`: {"ok":true, node, pid, boot_id, signals, events, counts, stalled (the
  * peer's own, all for an admin), topology}. */
 struct json_object *agent_status_json(struct agent *a, const struct peer *peer);
-uint64_t agent_now_boot_ns(void);
 
 #endif

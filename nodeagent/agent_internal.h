@@ -46,11 +46,7 @@ int agent_on_event(void *ctx, const void *data, size_t size);
  * other error the rules in force stay and the error is logged with file:line. Returns 0 or
  * -errno. */
 int agent_load_rules(struct agent *a, const char *path);
-/* The shortest idle window of a unit worth reporting: StallAfter (5 min when stalls are off). */
-uint64_t agent_idle_min_ns(const struct agent *a);
 /* Record a process whose exit never came from what its last sample knew, flagged as such. */
 void agent_close_lost(struct agent *a, struct proc *p);
-/* CLOCK_REALTIME in ns. */
-int64_t agent_now_unix_ns(void);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "agent_internal.h"
 #include "log.h"
 #include "procfs.h"
@@ -70,24 +71,19 @@ static int sample_one(struct proc *p, void *ctx)
         return 0;
 }
 
-uint64_t agent_idle_min_ns(const struct agent *a)
-{
-        return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : 5 * 60 * 1000) * 1000000;
-}
-
 /* The end of the round for a running unit's idle windows. */
 static int round_unit(struct unit *u, void *ctx)
 {
         struct sample_round *r = ctx;
 
         if (u->state == UNIT_RUNNING)
-                activity_round(&u->activity, r->now_ns, agent_idle_min_ns(r->a));
+                activity_round(&u->activity, r->now_ns, units_idle_min_ns(r->a));
         return 0;
 }
 
 int agent_sample(struct agent *a)
 {
-        struct sample_round r = { a, agent_now_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
+        struct sample_round r = { a, clock_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
         unsigned i;
         int err;
 
@@ -141,7 +137,7 @@ static int end_orphan(struct unit *u, void *ctx)
 
 void agent_tick(struct agent *a)
 {
-        struct orphan_check orphans = { a, agent_now_unix_ns() };
+        struct orphan_check orphans = { a, clock_unix_ns() };
         int64_t now = orphans.now;
 
         store_set_alive(a->store, now);

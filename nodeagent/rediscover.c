@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "agent_internal.h"
 #include "argv.h"
 #include "log.h"
@@ -75,7 +76,7 @@ static int rediscover_unit(const struct unit *stored, void *ctx)
         if (a->last_alive_ns > u->start_ns) {
                 if (!u->down_start_ns)
                         u->down_start_ns = a->last_alive_ns;
-                u->down_end_ns = agent_now_unix_ns();
+                u->down_end_ns = clock_unix_ns();
                 store_put_unit(a->store, u);
         }
         if (u->root_pid && procfs_read_stat(u->root_pid, &st) == 0 &&

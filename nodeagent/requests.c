@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "live.h"
 #include "log.h"
 #include "procfs.h"
@@ -152,7 +153,7 @@ int request_ready(struct agent *a, const struct parked *park)
 {
         const struct unit *u;
 
-        if ((int64_t)agent_now_boot_ns() >= park->deadline_ns)
+        if ((int64_t)clock_boot_ns() >= park->deadline_ns)
                 return 1;
         if (park->kind == PARK_JOB_END)
                 return units_job_live(a, park->id) == 0;
@@ -379,7 +380,7 @@ struct json_object *request_handle(struct agent *a, const struct peer *peer, str
                 return ERR_REPLY("permission denied: only root or SlurmUser may %s", ops[i].name);
         reply = ops[i].fn(a, peer, req, stream, park);
         if (!reply && park->kind != PARK_NONE)
-                park->deadline_ns = (int64_t)agent_now_boot_ns() + (int64_t)PARK_MS * 1000000;
+                park->deadline_ns = (int64_t)clock_boot_ns() + (int64_t)PARK_MS * 1000000;
         else if (!reply)
                 reply = ERR_REPLY("out of memory");
         return reply;

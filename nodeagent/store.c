@@ -31,19 +31,6 @@ static const char indexes[] =
         "CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
         "CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
 
-int store_fail(struct store *s, const char *what)
-{
-        log_error("%s: %s", what, sqlite3_errmsg(s->db));
-        return -EIO;
-}
-
-int store_prepare(struct store *s, const char *sql, sqlite3_stmt **out)
-{
-        if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
-                return store_fail(s, "prepare");
-        return 0;
-}
-
 static int check_version(struct store *s)
 {
         sqlite3_stmt *st;

@@ -24,6 +24,20 @@ const struct rec_table store_totals = TABLE(NULL, totals_cols, NULL);
 _Static_assert(sizeof(unit_cols) / sizeof(*unit_cols) <= REC_MAX, "REC_MAX too small");
 _Static_assert(sizeof(process_cols) / sizeof(*process_cols) <= REC_MAX, "REC_MAX too small");
 
+/* Every statement the store runs is prepared here, and every SQLite error said once. */
+int store_fail(struct store *s, const char *what)
+{
+        log_error("%s: %s", what, sqlite3_errmsg(s->db));
+        return -EIO;
+}
+
+int store_prepare(struct store *s, const char *sql, sqlite3_stmt **out)
+{
+        if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
+                return store_fail(s, "prepare");
+        return 0;
+}
+
 /* Where a unit field lives in struct unit: the store reads and writes units whole */
 struct member {
         unsigned off, size;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "agent_internal.h"
 #include "cgroup.h"
 #include "log.h"
@@ -41,7 +42,7 @@ struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_
         u->array_task_id = -1;
         u->step_id = STEP_NONE;
         u->exit_status = -1;
-        u->start_ns = agent_now_unix_ns();
+        u->start_ns = clock_unix_ns();
         u->idle_since_ns = u->start_ns;
         u->state = UNIT_RUNNING;
         cgroup_node_memory_pressure(&u->mem_pressure_at_start_us);
@@ -174,7 +175,7 @@ static void end_activity(struct agent *a, struct unit *u)
 {
         uint64_t us = 0;
 
-        activity_end(&u->activity, agent_now_boot_ns(), agent_idle_min_ns(a));
+        activity_end(&u->activity, clock_boot_ns(), units_idle_min_ns(a));
         u->idle_ns = u->activity.idle_ns;
         activity_windows_text(&u->activity, a->offset_ns, u->idle_windows, sizeof(u->idle_windows));
         if (u->idle_ns)
@@ -194,7 +195,7 @@ int units_end(struct agent *a, struct unit *u, int status, enum unit_state state
         struct cgroup_counters cg;
 
         if (u->state == UNIT_RUNNING) {
-                u->end_ns = agent_now_unix_ns();
+                u->end_ns = clock_unix_ns();
                 u->state = state;
                 u->exit_status = status;
                 u->lost_events = collector_unit_lost(a->collector, u->id) + u->unstored;
@@ -270,4 +271,10 @@ void units_free(struct agent *a)
         }
         a->units = NULL;
         a->ndropped = 0;
+}
+
+/* The shortest idle window of a unit worth reporting: StallAfter (5 min when stalls are off). */
+uint64_t units_idle_min_ns(const struct agent *a)
+{
+        return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : 5 * 60 * 1000) * 1000000;
 }

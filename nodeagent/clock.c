@@ -1,0 +1,22 @@
+/* tracerd's clocks (clock.h). */
+#include <time.h>
+
+#include "clock.h"
+
+static int64_t read_ns(clockid_t id)
+{
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t clock_boot_ns(void)
+{
+        return read_ns(CLOCK_BOOTTIME);
+}
+
+int64_t clock_unix_ns(void)
+{
+        return read_ns(CLOCK_REALTIME);
+}
