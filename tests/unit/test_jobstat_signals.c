@@ -180,6 +180,19 @@ static void test_memory_near_limit(void **state)
         j.row.f.oom_kills = 0;
         n = signals_notes(&j, -1, 0, lines, NOTES_MAX);
         assert_true(has_line(lines, n, "memory near the limit: peak 3.90G of --mem=4G (98 %)"));
+        /* the step cgroup's peak, of which its processes held little: page cache */
+        j.row.peak_src = "cgroup";
+        j.row.f.nprocs = 3;
+        j.row.f.maxrss_kb = 8 * 1024;
+        n = signals_notes(&j, -1, 0, lines, NOTES_MAX);
+        assert_false(has_line(lines, n, "memory near the limit"));
+        assert_true(has_line(lines, n, "memory at the limit is page cache: the step cgroup's peak 3.90G of "
+                                       "--mem=4G (98 %) is mostly files read and written, its processes' own "
+                                       "peak 8M; the kernel reclaims cache at the limit"));
+        /* processes that held most of it themselves */
+        j.row.f.maxrss_kb = 3500 * 1024;
+        n = signals_notes(&j, -1, 0, lines, NOTES_MAX);
+        assert_true(has_line(lines, n, "memory near the limit: peak 3.90G of --mem=4G (98 %)"));
 }
 
 int main(void)
