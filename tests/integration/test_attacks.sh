@@ -77,7 +77,9 @@ job_whole() {
 none_foreign() {
   local n
   n=$($1 "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit=u.id WHERE u.uid=$AUID AND p.uid!=$AUID")
-  [ "$n" = 0 ] || { echo "    $n processes of another uid in units of the attacker's"; return 1; }
+  [ "$n" = 0 ] || { echo "    $n processes of another uid in units of the attacker's:"
+    $1 "SELECT u.name, p.pid, p.comm, p.uid FROM processes p JOIN units u ON p.unit=u.id WHERE u.uid=$AUID AND p.uid!=$AUID LIMIT 5" | sed 's/^/      /'
+    return 1; }
 }
 
 # root's runs: a long one spanning the attack (sh, 30 true, 30 sleep) and a short one begun
@@ -86,7 +88,7 @@ LONG='i=0; while [ $i -lt 30 ]; do /bin/true; sleep 0.1; i=$((i+1)); done'
 SHORT='/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true;/bin/true; :'
 traced_whole() { # traced_whole DBFN NAME NPROCS NTRUE OUTFILE
   local u n t
-  u=$($1 "SELECT id FROM units WHERE name='$2'")
+  u=$($1 "SELECT MAX(id) FROM units WHERE name='$2'") # n1's store has earlier runs' too
   [ -n "$u" ] || { echo "    no unit $2"; return 1; }
   n=$($1 "SELECT COUNT(*) FROM processes WHERE unit=$u")
   t=$($1 "SELECT COUNT(*) FROM processes WHERE unit=$u AND exe='/bin/true'")
@@ -149,7 +151,8 @@ sleep 1
 setpriv --reuid=nobody --regid=nogroup --clear-groups env TRACER_CONF="$TRACER_CONF" \
   "$BUILD/tracerctl" -N $NODE run --name other-user -- /bin/true 2> "$T/other-user.out"
 check "held500: another user can still trace a command" grep -q "1 recorded" "$T/other-user.out"
-sleep 30 & victim=$!
+# a process of the attacker's (forked by one of its own), registered as its Slurm task
+victim=$(asattacker /bin/sh -c '/bin/sleep 30 > /dev/null 2>&1 & echo $!')
 slurm_unit=$(ctl register --uid "$(id -u $ATTACKER)" --pid $victim --job-id 4242 --step-id 0 --name 4242.0)
 check "held500: root can still register a Slurm task (unit '$slurm_unit')" [ -n "$slurm_unit" ]
 wait $apid
