@@ -29,6 +29,8 @@ static const char indexes[] =
         "CREATE INDEX IF NOT EXISTS units_name ON units(name);"
         "CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
         "CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
+        /* a unit's processes listed in their order without a sort, however many they are */
+        "CREATE INDEX IF NOT EXISTS processes_unit_start ON processes(unit, start_boot_ns, pid);"
         "CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
 
 static int check_version(struct store *s)
@@ -165,6 +167,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
                 err = rec_list(&store_tools, REC_EXPRS, s->tool_columns, sizeof(s->tool_columns));
         if (!err)
                 err = rec_list(&store_totals, REC_EXPRS, s->totals_columns, sizeof(s->totals_columns));
+        if (!err)
+                err = store_totals_check();
         if (err)
                 goto fail;
         err = check_version(s);

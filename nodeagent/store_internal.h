@@ -76,8 +76,24 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
                       sqlite3_stmt **out);
 int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
 int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
-/* store_unit_totals() on db. */
+/* store_unit_totals() on db, in one go. */
 int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out);
+/* The same in bounded steps, for a reply that must not hold the event loop (stream.c): each
+ * step counts at most rows of the unit's processes (UINT_MAX: all) and adds them up. Returns
+ * 1 while processes are left, 0 with *out the totals (the caller's), or -errno. Begin before
+ * the first step; end always (it frees what an unfinished count holds). */
+struct totals_steps {
+        uint64_t unit;
+        sqlite3_int64 after;      /* the last rowid counted */
+        struct json_object *acc;  /* the sums so far */
+};
+void store_totals_begin(struct totals_steps *t, uint64_t unit);
+int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsigned rows,
+                      struct json_object **out);
+void store_totals_end(struct totals_steps *t);
+/* Every totals column can be counted in steps (COUNT, SUM, MIN or MAX at its top): 0 or
+ * -EINVAL, said in the log. */
+int store_totals_check(void);
 /* A read-only connection of its own to the store's file, with a small page cache. */
 int store_reader_open(struct store *s, sqlite3 **out);
 

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,26 +251,76 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
         return err;
 }
 
-int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out)
+/* How a totals column's partial values over two sets of processes make the value over both:
+ * by its aggregate, COUNT and SUM add up, MIN and MAX keep the least and the most. */
+enum combine { COMBINE_NONE, COMBINE_ADD, COMBINE_MIN, COMBINE_MAX };
+
+static enum combine combine_of(const char *sql)
 {
-        struct json_object *o = NULL;
-        char sql[2560];
+        return !strncmp(sql, "COUNT(", 6) || !strncmp(sql, "SUM(", 4) ? COMBINE_ADD
+               : !strncmp(sql, "MIN(", 4)                             ? COMBINE_MIN
+               : !strncmp(sql, "MAX(", 4)                             ? COMBINE_MAX
+                                                                      : COMBINE_NONE;
+}
+
+int store_totals_check(void)
+{
+        size_t i;
+
+        for (i = 0; i < store_totals.n; i++)
+                if (combine_of(store_totals.cols[i].sql) == COMBINE_NONE) {
+                        log_error("totals column %s: '%s' is not COUNT, SUM, MIN or MAX of the"
+                                  " processes, and cannot be counted in steps",
+                                  store_totals.cols[i].name, store_totals.cols[i].sql);
+                        return -EINVAL;
+                }
+        return 0;
+}
+
+static void combine_into(struct json_object *acc, struct json_object *part)
+{
+        size_t i;
+
+        for (i = 0; i < store_totals.n; i++) {
+                const char *key = store_totals.cols[i].name;
+                struct json_object *a, *p;
+
+                if (!json_object_object_get_ex(part, key, &p))
+                        continue; /* NULL: no process of the step had a value */
+                if (!json_object_object_get_ex(acc, key, &a)) {
+                        json_object_object_add(acc, key, json_object_get(p));
+                        continue;
+                }
+                if (json_object_is_type(a, json_type_int) && json_object_is_type(p, json_type_int)) {
+                        int64_t x = json_object_get_int64(a), y = json_object_get_int64(p);
+
+                        switch (combine_of(store_totals.cols[i].sql)) {
+                        case COMBINE_ADD: x += y; break;
+                        case COMBINE_MIN: x = y < x ? y : x; break;
+                        case COMBINE_MAX: x = y > x ? y : x; break;
+                        default: break;
+                        }
+                        json_object_object_add(acc, key, json_object_new_int64(x));
+                } else {
+                        double x = json_object_get_double(a), y = json_object_get_double(p);
+
+                        switch (combine_of(store_totals.cols[i].sql)) {
+                        case COMBINE_ADD: x += y; break;
+                        case COMBINE_MIN: x = y < x ? y : x; break;
+                        case COMBINE_MAX: x = y > x ? y : x; break;
+                        default: break;
+                        }
+                        json_object_object_add(acc, key, json_object_new_double(x));
+                }
+        }
+}
+
+/* The unit's live samples (SAMPLE_TOTALS_RECORD of common/records.h) into o. */
+static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object *o)
+{
         sqlite3_stmt *st;
         int rc;
 
-        /* named: the expressions before it name flags (:oom_killed) */
-        snprintf(sql, sizeof(sql), "SELECT %s FROM processes WHERE unit=:unit", s->totals_columns);
-        if (prepare_on(s, db, sql, &st))
-                return -EIO;
-        store_bind_flags(st);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"), unit);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW)
-                o = store_row_to_json(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_ROW)
-                return fail_on(s, db, "totals");
-        /* live samples: SAMPLE_TOTALS_RECORD of common/records.h */
         if (prepare_on(s, db, "WITH d AS (SELECT time_ns, rss_kb,"
                        "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
                        "  FROM samples WHERE unit=?1"
@@ -278,10 +329,8 @@ int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_
                        "   WHERE dt > 0 GROUP BY time_ns)) AS peak_cores,"
                        "  (SELECT MAX(rss) FROM (SELECT SUM(rss_kb) AS rss FROM d GROUP BY time_ns))"
                        "   AS peak_sampled_rss_kb,"
-                       "  (SELECT COUNT(DISTINCT time_ns) FROM d) AS sample_rounds", &st)) {
-                json_object_put(o);
+                       "  (SELECT COUNT(DISTINCT time_ns) FROM d) AS sample_rounds", &st))
                 return -EIO;
-        }
         sqlite3_bind_int64(st, 1, unit);
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
@@ -292,8 +341,85 @@ int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_
                 json_object_put(extra);
         }
         sqlite3_finalize(st);
-        *out = o;
         return 0;
+}
+
+void store_totals_begin(struct totals_steps *t, uint64_t unit)
+{
+        *t = (struct totals_steps){ .unit = unit };
+}
+
+void store_totals_end(struct totals_steps *t)
+{
+        json_object_put(t->acc);
+        t->acc = NULL;
+}
+
+int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsigned rows,
+                      struct json_object **out)
+{
+        char sql[2560];
+        sqlite3_stmt *st;
+        sqlite3_int64 upto = INT64_MAX;
+        struct json_object *part;
+        int rc, last = 1;
+
+        if (!t->acc && !(t->acc = json_object_new_object()))
+                return -ENOMEM;
+        /* the step's processes: up to rows of them, by rowid (the unit's index holds it) */
+        if (rows != UINT_MAX) {
+                if (prepare_on(s, db, "SELECT rowid FROM processes WHERE unit=?1 AND rowid>?2"
+                               " ORDER BY rowid LIMIT 1 OFFSET ?3", &st))
+                        return -EIO;
+                sqlite3_bind_int64(st, 1, (sqlite3_int64)t->unit);
+                sqlite3_bind_int64(st, 2, t->after);
+                sqlite3_bind_int64(st, 3, (sqlite3_int64)rows - 1);
+                rc = sqlite3_step(st);
+                if (rc == SQLITE_ROW) {
+                        upto = sqlite3_column_int64(st, 0);
+                        last = 0;
+                }
+                sqlite3_finalize(st);
+                if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                        return fail_on(s, db, "totals");
+        }
+        /* named: the expressions before it name flags (:oom_killed) */
+        snprintf(sql, sizeof(sql), "SELECT %s FROM processes WHERE unit=:unit AND rowid>:after"
+                 " AND rowid<=:upto", s->totals_columns);
+        if (prepare_on(s, db, sql, &st))
+                return -EIO;
+        store_bind_flags(st);
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"), (sqlite3_int64)t->unit);
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":after"), t->after);
+        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":upto"), upto);
+        rc = sqlite3_step(st);
+        part = rc == SQLITE_ROW ? store_row_to_json(st) : NULL;
+        sqlite3_finalize(st);
+        if (rc != SQLITE_ROW)
+                return fail_on(s, db, "totals");
+        if (!part)
+                return -ENOMEM;
+        combine_into(t->acc, part);
+        json_object_put(part);
+        t->after = upto;
+        if (!last)
+                return 1;
+        if (sample_totals(s, db, t->unit, t->acc))
+                return -EIO;
+        *out = t->acc;
+        t->acc = NULL;
+        return 0;
+}
+
+int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out)
+{
+        struct totals_steps t;
+        int r;
+
+        store_totals_begin(&t, unit);
+        r = store_totals_step(s, db, &t, UINT_MAX, out);
+        store_totals_end(&t);
+        return r;
 }
 
 int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)

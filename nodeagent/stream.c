@@ -20,9 +20,17 @@ struct reply_stream {
         struct stream_extra extra; /* what the daemon knows beyond the store */
         size_t tail_next;    /* the next of extra.tail's rows, once the store's are sent */
         int store_done;      /* the store's rows are all sent */
+        /* totals counted in steps (TOTALS_STEP_ROWS processes at a time), a turn of the loop
+         * each: a unit's row waiting for them (units), or the reply's end (processes, tools) */
+        struct totals_steps totals;
+        struct json_object *pending; /* the unit row whose totals are being counted */
+        int counting;
         unsigned rows;       /* sent so far */
         int lead_sent, done;
 };
+
+/* Processes counted into a unit's totals per step: a few ms of the loop's time */
+#define TOTALS_STEP_ROWS 4096
 
 static const char *const keys[] = { [STREAM_UNITS] = "units", [STREAM_PROCESSES] = "processes",
                                      [STREAM_TOOLS] = "tools" };
@@ -80,7 +88,7 @@ static void add_extra_totals(struct reply_stream *rs, uint64_t unit, struct json
 /* The store's rows, then the daemon's own (extra.tail): NULL with *rc SQLITE_DONE at the end. */
 static struct json_object *next_row(struct reply_stream *rs, int *rc)
 {
-        struct json_object *row, *id, *totals;
+        struct json_object *row, *id;
 
         *rc = rs->store_done ? SQLITE_DONE : sqlite3_step(rs->st);
         if (*rc == SQLITE_DONE)
@@ -102,16 +110,28 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
                 json_object_object_add(row, "argv", NULL);
                 json_object_object_add(row, "argv_hidden", json_object_new_boolean(1));
         }
-        if (row && rs->kind == STREAM_UNITS && json_object_object_get_ex(row, "id", &id) &&
-            store_query_totals(rs->store, rs->db, json_object_get_int64(id), &totals) == 0) {
-                add_extra_totals(rs, json_object_get_int64(id), totals);
-                json_object_object_add(row, "totals", totals);
-        }
         return row;
 }
 
+/* One step of the totals being counted (rs->counting): 1 while steps are left, 0 with
+ * *totals the unit's (NULL when they could not be had: the reply goes on without them). */
+static int count_step(struct reply_stream *rs, struct json_object **totals)
+{
+        int r = store_totals_step(rs->store, rs->db, &rs->totals, TOTALS_STEP_ROWS, totals);
+
+        if (r > 0)
+                return 1;
+        rs->counting = 0;
+        if (r < 0)
+                *totals = NULL;
+        else
+                add_extra_totals(rs, rs->totals.unit, *totals);
+        store_totals_end(&rs->totals);
+        return 0;
+}
+
 /* The end of the array, and of the reply: a unit's listing carries the unit's totals, from the
- * same snapshot as its rows. */
+ * same snapshot as its rows, counted a step per call (1 while steps are left). */
 static int finish(struct reply_stream *rs, int (*emit)(void *ctx, const char *data, size_t n),
                   void *ctx)
 {
@@ -120,9 +140,15 @@ static int finish(struct reply_stream *rs, int (*emit)(void *ctx, const char *da
         size_t n;
         int err;
 
-        if (!rs->unit || store_query_totals(rs->store, rs->db, rs->unit, &totals) < 0)
+        if (rs->unit && !rs->counting && !rs->done) {
+                store_totals_begin(&rs->totals, rs->unit);
+                rs->counting = 1;
+        }
+        if (rs->counting && count_step(rs, &totals))
+                return 1;
+        rs->done = 1;
+        if (!totals)
                 return emit(ctx, "]}\n", 3);
-        add_extra_totals(rs, rs->unit, totals);
         text = json_object_to_json_string_length(totals, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
         err = text ? emit(ctx, "],\"totals\":", 11) : -ENOMEM;
         if (!err)
@@ -150,19 +176,37 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
                 rs->lead_sent = 1;
         }
         while (sent < want) {
-                struct json_object *row = next_row(rs, &rc);
+                struct json_object *row, *id, *totals;
                 const char *text;
                 size_t n;
 
-                if (!row) {
-                        if (rc == SQLITE_ROW)
-                                return -ENOMEM;
-                        if (rc != SQLITE_DONE) {
-                                log_error("%s", sqlite3_errmsg(rs->db));
-                                return -EIO;
+                if (rs->store_done && rs->pending == NULL && rs->counting)
+                        return finish(rs, emit, ctx); /* counting the reply's totals */
+                if (rs->pending) { /* a unit row whose totals are being counted */
+                        if (count_step(rs, &totals))
+                                return 1; /* a step per turn: the next on the next */
+                        row = rs->pending;
+                        rs->pending = NULL;
+                        if (totals)
+                                json_object_object_add(row, "totals", totals);
+                } else {
+                        row = next_row(rs, &rc);
+                        if (!row) {
+                                if (rc == SQLITE_ROW)
+                                        return -ENOMEM;
+                                if (rc != SQLITE_DONE) {
+                                        log_error("%s", sqlite3_errmsg(rs->db));
+                                        return -EIO;
+                                }
+                                return finish(rs, emit, ctx);
                         }
-                        rs->done = 1;
-                        return finish(rs, emit, ctx);
+                        /* a unit's row carries its totals, counted first */
+                        if (rs->kind == STREAM_UNITS && json_object_object_get_ex(row, "id", &id)) {
+                                store_totals_begin(&rs->totals, json_object_get_int64(id));
+                                rs->counting = 1;
+                                rs->pending = row;
+                                continue;
+                        }
                 }
                 text = json_object_to_json_string_length(row, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
                 err = rs->rows ? emit(ctx, ",", 1) : 0;
@@ -180,6 +224,8 @@ void reply_stream_free(struct reply_stream *rs)
 {
         if (!rs)
                 return;
+        store_totals_end(&rs->totals);
+        json_object_put(rs->pending);
         sqlite3_finalize(rs->st);
         sqlite3_close(rs->db);
         json_object_put(rs->extra.tail);

@@ -20,6 +20,7 @@
 
 #include "log.h"
 #include "store.h"
+#include "store_internal.h"
 
 #define BOOT_A "0b1d7a44-0000-4000-8000-00000000000a"
 #define BOOT_B "0b1d7a44-0000-4000-8000-00000000000b"
@@ -489,6 +490,22 @@ static void test_totals(void **state)
         assert_int_equal(geti(t, "oom_kills"), 1);
         assert_int_equal(geti(t, "first_start_ns"), OFFSET + 1000000000ll);
         assert_int_equal(geti(t, "last_end_ns"), OFFSET + 5000000000ll + 2000000000ll);
+
+        /* the same counted in steps of 2 processes (a listing's, between turns of the loop) */
+        {
+                struct totals_steps steps;
+                json_object *u = NULL;
+                int r, nsteps = 0;
+
+                store_totals_begin(&steps, 9);
+                while ((r = store_totals_step(s, s->db, &steps, 2, &u)) == 1)
+                        nsteps++;
+                store_totals_end(&steps);
+                assert_int_equal(r, 0);
+                assert_int_equal(nsteps, 2);
+                assert_string_equal(json_object_to_json_string(u), json_object_to_json_string(t));
+                json_object_put(u);
+        }
         json_object_put(t);
 
         /* a unit without processes: a count of 0 and no made-up sums */

@@ -7,9 +7,11 @@ attacker.py SOCK requests MB CONNS         the same with valid requests, never r
 attacker.py SOCK longline MB               one MB MiB line without a newline
 attacker.py SOCK trickle CONNS SECONDS     one byte per second on each connection; print when each was closed
 attacker.py SOCK idle SECONDS              connect, say nothing; print when the daemon closed it
-attacker.py SOCK slowlist UNIT CONNS SECS  ask for UNIT's processes on CONNS connections, read 100 bytes
+attacker.py SOCK slowlist UNIT CONNS SECS [close]
+                                           ask for UNIT's processes on CONNS connections, read 100 bytes
                                            per second on each; print the bytes read and how many
-                                           connections the daemon let go
+                                           connections the daemon let go (read to the end at full
+                                           speed after SECS; with close, closed then: 0 let go)
 attacker.py SOCK run_end UNIT              ask to end UNIT; print the reply
 attacker.py SOCK zombies N                 N times: fork a child that exits at once and, before
                                            reaping it, ask to trace its pid; print "PID accepted|refused"
@@ -148,7 +150,7 @@ elif WHAT == "slowlist":
         time.sleep(1)
     # then read at full speed: a connection the daemon let go ends before the reply does
     closed = 0
-    for s in socks:
+    for s in socks if ARGS[3:] != ["close"] else []:
         s.settimeout(2)
         tail = b""
         try:
