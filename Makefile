@@ -45,7 +45,7 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 .SECONDARY:
-.PHONY: all deps install check unit integration vmtest demo fuzz bench clean
+.PHONY: all deps install check unit integration vmtest demo fuzz bench clean format format-check
 all: $(BINS)
 
 deps:
@@ -136,7 +136,14 @@ integration: all
 vmtest: all
 	tests/vm/run $(VM_KERNELS)
 
+# one C style for every file: .clang-format (kernel style, tabs, 100 columns)
+format:
+	scripts/check-format --fix
+format-check:
+	scripts/check-format
+
 check: deps
+	$(MAKE) format-check
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) integration

@@ -14,56 +14,56 @@
 
 static long long now_ns(void)
 {
-        struct timespec ts;
+	struct timespec ts;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static long long cpu_ns(void)
 {
-        struct rusage s, c;
+	struct rusage s, c;
 
-        getrusage(RUSAGE_SELF, &s);
-        getrusage(RUSAGE_CHILDREN, &c);
-        return (s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec) *
-                       1000000000LL +
-               (s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) *
-                       1000LL;
+	getrusage(RUSAGE_SELF, &s);
+	getrusage(RUSAGE_CHILDREN, &c);
+	return (s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec) *
+		       1000000000LL +
+	       (s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) *
+		       1000LL;
 }
 
 int main(int argc, char **argv)
 {
-        char *const args[] = { "true", NULL };
-        char *const env[] = { NULL };
-        long n = argc > 1 ? strtol(argv[1], NULL, 10) : 20000;
-        long long t0, c0;
-        long i;
+	char *const args[] = { "true", NULL };
+	char *const env[] = { NULL };
+	long n = argc > 1 ? strtol(argv[1], NULL, 10) : 20000;
+	long long t0, c0;
+	long i;
 
-        if (n <= 0) {
-                fprintf(stderr, "usage: %s [N]\n", argv[0]);
-                return 2;
-        }
-        c0 = cpu_ns();
-        t0 = now_ns();
-        for (i = 0; i < n; i++) {
-                int status;
-                pid_t pid = fork();
+	if (n <= 0) {
+		fprintf(stderr, "usage: %s [N]\n", argv[0]);
+		return 2;
+	}
+	c0 = cpu_ns();
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		int status;
+		pid_t pid = fork();
 
-                if (pid < 0) {
-                        fprintf(stderr, "execstorm: fork: %s\n", strerror(errno));
-                        return 1;
-                }
-                if (pid == 0) {
-                        execve("/bin/true", args, env);
-                        _exit(127);
-                }
-                if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-                        fprintf(stderr, "execstorm: child %ld failed (status %#x)\n", i, status);
-                        return 1;
-                }
-        }
-        t0 = now_ns() - t0;
-        printf("%lld %lld\n", t0, cpu_ns() - c0);
-        return 0;
+		if (pid < 0) {
+			fprintf(stderr, "execstorm: fork: %s\n", strerror(errno));
+			return 1;
+		}
+		if (pid == 0) {
+			execve("/bin/true", args, env);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "execstorm: child %ld failed (status %#x)\n", i, status);
+			return 1;
+		}
+	}
+	t0 = now_ns() - t0;
+	printf("%lld %lld\n", t0, cpu_ns() - c0);
+	return 0;
 }

@@ -12,7 +12,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define SIGNAL_GROUP_EXIT_FLAG 0x00000004 /* include/linux/sched/signal.h */
-#define PF_EXITING_FLAG 0x00000004        /* include/linux/sched.h */
+#define PF_EXITING_FLAG 0x00000004	  /* include/linux/sched.h */
 #define TASK_DEAD_STATE 0x00000080
 
 /* Kernel layouts that changed within the supported range (see the README's kernel table).
@@ -21,15 +21,15 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* before 5.14 the task state field was `long state` */
 struct task_struct___old {
-        long state;
+	long state;
 } __attribute__((preserve_access_index));
 
 /* before 6.2 mm_struct's RSS counters were atomics in a struct; since, percpu counters */
 struct mm_rss_stat___pre62 {
-        atomic_long_t count[4];
+	atomic_long_t count[4];
 } __attribute__((preserve_access_index));
 struct mm_struct___pre62 {
-        struct mm_rss_stat___pre62 rss_stat;
+	struct mm_rss_stat___pre62 rss_stat;
 } __attribute__((preserve_access_index));
 
 #define MM_FILEPAGES 0
@@ -62,130 +62,129 @@ volatile __u32 unmarked_tracked = 0;
 #define MSG_PEEK_FLAG 2
 
 struct {
-        __uint(type, BPF_MAP_TYPE_HASH);
-        __uint(max_entries, 65536);
-        __type(key, __u32); /* tgid */
-        __type(value, struct tracked_proc);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32); /* tgid */
+	__type(value, struct tracked_proc);
 } tracked SEC(".maps");
-
 
 #define NR_WAIT4 61 /* x86-64 */
 #define NR_WAITID 247
 
 struct {
-        __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-        __uint(map_flags, BPF_F_NO_PREALLOC);
-        __type(key, int);
-        __type(value, struct task_mark);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_mark);
 } task_marks SEC(".maps");
 
 struct {
-        __uint(type, BPF_MAP_TYPE_HASH);
-        __uint(max_entries, 4096);
-        __type(key, __u64);   /* cgroup v2 id */
-        __type(value, __u64); /* unit */
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);   /* cgroup v2 id */
+	__type(value, __u64); /* unit */
 } tracked_cgroups SEC(".maps");
 
 struct {
-        __uint(type, BPF_MAP_TYPE_RINGBUF);
-        __uint(max_entries, 4 * 1024 * 1024); /* resized by tracerd before load */
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 1024 * 1024); /* resized by tracerd before load */
 } events SEC(".maps");
 
 struct {
-        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-        __uint(max_entries, STAT_MAX);
-        __type(key, __u32);
-        __type(value, __u64);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
 } stats SEC(".maps");
 
 /* Events lost per unit, so that a report says which units are incomplete; the oldest units
  * give way when it is full (their reports were made when they ended). */
 struct {
-        __uint(type, BPF_MAP_TYPE_LRU_HASH);
-        __uint(max_entries, 4096);
-        __type(key, __u64);   /* unit */
-        __type(value, __u64); /* events lost */
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);   /* unit */
+	__type(value, __u64); /* events lost */
 } unit_lost SEC(".maps");
 
 /* I/O of a tracked process's threads that already exited. signal_struct's own ioac cannot
  * serve: wait(2) folds every reaped child's I/O into it, and a tool must not be charged for
  * its children. */
 struct io_totals {
-        __u64 rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled;
-        __u64 run_delay; /* not I/O, but kept for the same reason: signal_struct has no sum */
+	__u64 rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled;
+	__u64 run_delay; /* not I/O, but kept for the same reason: signal_struct has no sum */
 };
 
 struct {
-        __uint(type, BPF_MAP_TYPE_HASH);
-        __uint(max_entries, 65536);
-        __type(key, __u32); /* tgid */
-        __type(value, struct io_totals);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32); /* tgid */
+	__type(value, struct io_totals);
 } thread_io SEC(".maps");
 
 /* An exit waiting for its thread's last switch-out: the scheduler only folds the final slice
  * of CPU time into sum_exec_runtime then, and a short process may have no other update. */
 struct pending_exit {
-        struct exit_event e;
-        __u64 runtime, utime, stime, nvcsw, nivcsw; /* this thread's share already counted */
+	struct exit_event e;
+	__u64 runtime, utime, stime, nvcsw, nivcsw; /* this thread's share already counted */
 };
 
 struct {
-        __uint(type, BPF_MAP_TYPE_HASH);
-        __uint(max_entries, 8192);
-        __type(key, __u32); /* tid of the last thread */
-        __type(value, struct pending_exit);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32); /* tid of the last thread */
+	__type(value, struct pending_exit);
 } pending_exits SEC(".maps");
 
 struct {
-        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-        __uint(max_entries, 1);
-        __type(key, __u32);
-        __type(value, struct pending_exit);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pending_exit);
 } exit_scratch SEC(".maps");
 
 /* exec events are too big for the BPF stack: built here, then copied out at their real size */
 struct {
-        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-        __uint(max_entries, 1);
-        __type(key, __u32);
-        __type(value, struct exec_event);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exec_event);
 } exec_scratch SEC(".maps");
 
 static __always_inline __u64 wakeup(void)
 {
-        return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-                                                                              : BPF_RB_NO_WAKEUP;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void count(__u32 idx)
 {
-        __u64 *v = bpf_map_lookup_elem(&stats, &idx);
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
 
-        if (v)
-                *v += 1;
+	if (v)
+		*v += 1;
 }
 
 /* An event of unit could not be recorded (ring buffer or a map full). */
 static __always_inline void lose(__u64 unit)
 {
-        __u64 one = 1, *n;
+	__u64 one = 1, *n;
 
-        count(STAT_LOST);
-        n = bpf_map_lookup_elem(&unit_lost, &unit);
-        if (n)
-                __sync_fetch_and_add(n, 1);
-        else
-                bpf_map_update_elem(&unit_lost, &unit, &one, BPF_NOEXIST);
+	count(STAT_LOST);
+	n = bpf_map_lookup_elem(&unit_lost, &unit);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&unit_lost, &unit, &one, BPF_NOEXIST);
 }
 
 static __always_inline void header(struct event_header *h, __u32 type, __u32 pid, __u64 start,
-                                   __u64 unit)
+				   __u64 unit)
 {
-        h->type = type;
-        h->pid = pid;
-        h->start_ns = start;
-        h->unit = unit;
-        h->time_ns = bpf_ktime_get_boot_ns();
+	h->type = type;
+	h->pid = pid;
+	h->start_ns = start;
+	h->unit = unit;
+	h->time_ns = bpf_ktime_get_boot_ns();
 }
 
 /* The tracked entry of a process, or NULL. An entry whose start time is not the task's was
@@ -193,54 +192,55 @@ static __always_inline void header(struct event_header *h, __u32 type, __u32 pid
  * the process's end): it is deleted, never inherited. */
 static __always_inline struct tracked_proc *lookup_tracked(__u32 tgid, struct task_struct *task)
 {
-        struct tracked_proc *t = bpf_map_lookup_elem(&tracked, &tgid);
-        __u64 start;
+	struct tracked_proc *t = bpf_map_lookup_elem(&tracked, &tgid);
+	__u64 start;
 
-        if (!t)
-                return NULL;
-        start = task->group_leader->start_boottime;
-        if (t->start_ns == start)
-                return t;
-        if ((t->flags & TRACKED_START_TICKS) && t->start_ns / START_TICK_NS == start / START_TICK_NS) {
-                /* registered from /proc to the tick: from now on the exact start */
-                t->start_ns = start;
-                t->flags &= ~TRACKED_START_TICKS;
-                return t;
-        }
-        bpf_map_delete_elem(&tracked, &tgid);
-        count(STAT_STALE);
-        return NULL;
+	if (!t)
+		return NULL;
+	start = task->group_leader->start_boottime;
+	if (t->start_ns == start)
+		return t;
+	if ((t->flags & TRACKED_START_TICKS) &&
+	    t->start_ns / START_TICK_NS == start / START_TICK_NS) {
+		/* registered from /proc to the tick: from now on the exact start */
+		t->start_ns = start;
+		t->flags &= ~TRACKED_START_TICKS;
+		return t;
+	}
+	bpf_map_delete_elem(&tracked, &tgid);
+	count(STAT_STALE);
+	return NULL;
 }
 
 static __always_inline int track(__u32 tgid, __u64 unit, __u64 start)
 {
-        struct tracked_proc t = { .unit = unit, .start_ns = start };
+	struct tracked_proc t = { .unit = unit, .start_ns = start };
 
-        if (bpf_map_update_elem(&tracked, &tgid, &t, BPF_ANY)) {
-                lose(unit); /* tracked set full: this process goes unseen */
-                return -1;
-        }
-        return 0;
+	if (bpf_map_update_elem(&tracked, &tgid, &t, BPF_ANY)) {
+		lose(unit); /* tracked set full: this process goes unseen */
+		return -1;
+	}
+	return 0;
 }
 
 /* The unit of a process not tracked by pid, from its cgroup, or 0. */
 static __always_inline __u64 unit_from_cgroup(void)
 {
-        __u64 cg, *unit;
+	__u64 cg, *unit;
 
-        if (!cgroup_tracking)
-                return 0;
-        cg = bpf_get_current_cgroup_id();
-        unit = bpf_map_lookup_elem(&tracked_cgroups, &cg);
-        return unit ? *unit : 0;
+	if (!cgroup_tracking)
+		return 0;
+	cg = bpf_get_current_cgroup_id();
+	unit = bpf_map_lookup_elem(&tracked_cgroups, &cg);
+	return unit ? *unit : 0;
 }
 
 /* A read, not a load: the exit's thread walk passes pointers the verifier knows only as numbers. */
 static __always_inline __u64 run_delay(struct task_struct *task)
 {
-        if (!bpf_core_field_exists(task->sched_info))
-                return 0;
-        return BPF_CORE_READ(task, sched_info.run_delay);
+	if (!bpf_core_field_exists(task->sched_info))
+		return 0;
+	return BPF_CORE_READ(task, sched_info.run_delay);
 }
 
 /* Could the task belong to a tracked process? Every thread of one carries a mark in its own
@@ -248,137 +248,137 @@ static __always_inline __u64 run_delay(struct task_struct *task)
  * switch, exec and exit of untracked work pays. */
 static __always_inline int maybe_tracked(struct task_struct *task)
 {
-        return task->bpf_storage || unmarked_tracked;
+	return task->bpf_storage || unmarked_tracked;
 }
 
 /* Mark a thread of a tracked process (see task_marks). */
 static __always_inline void mark(struct task_struct *task, __u32 tgid)
 {
-        struct task_mark *m = bpf_task_storage_get(&task_marks, task, 0,
-                                                   BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct task_mark *m =
+		bpf_task_storage_get(&task_marks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-        if (m && m->tgid != tgid) {
-                m->tgid = tgid;
-                m->sleep = SLEEP_NONE;
-                m->run_delay = run_delay(task);
-        }
+	if (m && m->tgid != tgid) {
+		m->tgid = tgid;
+		m->sleep = SLEEP_NONE;
+		m->run_delay = run_delay(task);
+	}
 }
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
-        __u32 pid, tgid, ptgid;
-        struct tracked_proc *found;
-        struct fork_event *e;
-        __u64 unit, start;
+	__u32 pid, tgid, ptgid;
+	struct tracked_proc *found;
+	struct fork_event *e;
+	__u64 unit, start;
 
-        if (!maybe_tracked(parent) && !cgroup_tracking)
-                return 0;
-        pid = child->pid;
-        tgid = child->tgid;
-        ptgid = parent->tgid;
-        if (pid != tgid) { /* a new thread, not a new process */
-                if (bpf_task_storage_get(&task_marks, parent, 0, 0) ||
-                    lookup_tracked(ptgid, parent))
-                        mark(child, tgid);
-                return 0;
-        }
-        found = lookup_tracked(ptgid, parent);
-        unit = found ? found->unit : unit_from_cgroup();
-        if (!unit)
-                return 0;
-        start = child->start_boottime;
-        if (track(tgid, unit, start))
-                return 0;
-        mark(child, tgid);
+	if (!maybe_tracked(parent) && !cgroup_tracking)
+		return 0;
+	pid = child->pid;
+	tgid = child->tgid;
+	ptgid = parent->tgid;
+	if (pid != tgid) { /* a new thread, not a new process */
+		if (bpf_task_storage_get(&task_marks, parent, 0, 0) ||
+		    lookup_tracked(ptgid, parent))
+			mark(child, tgid);
+		return 0;
+	}
+	found = lookup_tracked(ptgid, parent);
+	unit = found ? found->unit : unit_from_cgroup();
+	if (!unit)
+		return 0;
+	start = child->start_boottime;
+	if (track(tgid, unit, start))
+		return 0;
+	mark(child, tgid);
 
-        e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-        if (!e) {
-                lose(unit);
-                return 0;
-        }
-        header(&e->h, EVENT_FORK, tgid, start, unit);
-        e->ppid = ptgid;
-        e->uid = child->real_cred->uid.val;
-        e->parent_start_ns = parent->group_leader->start_boottime;
-        bpf_ringbuf_submit(e, wakeup());
-        count(STAT_FORK);
-        return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		lose(unit);
+		return 0;
+	}
+	header(&e->h, EVENT_FORK, tgid, start, unit);
+	e->ppid = ptgid;
+	e->uid = child->real_cred->uid.val;
+	e->parent_start_ns = parent->group_leader->start_boottime;
+	bpf_ringbuf_submit(e, wakeup());
+	count(STAT_FORK);
+	return 0;
 }
 
 struct thread_totals {
-        __u64 utime, stime, runtime;
-        __u64 minflt, majflt, nvcsw, nivcsw;
-        __u64 run_delay;
+	__u64 utime, stime, runtime;
+	__u64 minflt, majflt, nvcsw, nivcsw;
+	__u64 run_delay;
 };
 
 /* Direct loads through the kernel's typed pointers (tp_btf): no helper call per field, which
  * is most of what an exit cost when every field was a bpf_probe_read_kernel. */
 static __always_inline void add_io(struct io_totals *t, struct task_io_accounting *io)
 {
-        t->rchar += io->rchar;
-        t->wchar += io->wchar;
-        t->syscr += io->syscr;
-        t->syscw += io->syscw;
-        t->read_bytes += io->read_bytes;
-        t->write_bytes += io->write_bytes;
-        t->cancelled += io->cancelled_write_bytes;
+	t->rchar += io->rchar;
+	t->wchar += io->wchar;
+	t->syscr += io->syscr;
+	t->syscw += io->syscw;
+	t->read_bytes += io->read_bytes;
+	t->write_bytes += io->write_bytes;
+	t->cancelled += io->cancelled_write_bytes;
 }
 
 /* What signal_struct holds of the threads already released. */
 static __always_inline void add_signal(struct thread_totals *t, struct signal_struct *sig)
 {
-        t->utime += sig->utime;
-        t->stime += sig->stime;
-        t->runtime += sig->sum_sched_runtime;
-        t->minflt += sig->min_flt;
-        t->majflt += sig->maj_flt;
-        t->nvcsw += sig->nvcsw;
-        t->nivcsw += sig->nivcsw;
+	t->utime += sig->utime;
+	t->stime += sig->stime;
+	t->runtime += sig->sum_sched_runtime;
+	t->minflt += sig->min_flt;
+	t->majflt += sig->maj_flt;
+	t->nvcsw += sig->nvcsw;
+	t->nivcsw += sig->nivcsw;
 }
 
 static __always_inline void add_thread(struct thread_totals *t, struct task_struct *task)
 {
-        t->utime += BPF_CORE_READ(task, utime);
-        t->stime += BPF_CORE_READ(task, stime);
-        t->runtime += BPF_CORE_READ(task, se.sum_exec_runtime);
-        t->minflt += BPF_CORE_READ(task, min_flt);
-        t->majflt += BPF_CORE_READ(task, maj_flt);
-        t->nvcsw += BPF_CORE_READ(task, nvcsw);
-        t->nivcsw += BPF_CORE_READ(task, nivcsw);
-        t->run_delay += run_delay(task);
+	t->utime += BPF_CORE_READ(task, utime);
+	t->stime += BPF_CORE_READ(task, stime);
+	t->runtime += BPF_CORE_READ(task, se.sum_exec_runtime);
+	t->minflt += BPF_CORE_READ(task, min_flt);
+	t->majflt += BPF_CORE_READ(task, maj_flt);
+	t->nvcsw += BPF_CORE_READ(task, nvcsw);
+	t->nivcsw += BPF_CORE_READ(task, nivcsw);
+	t->run_delay += run_delay(task);
 }
 
 /* add_thread() of a thread the verifier knows the type of: direct loads */
 static __always_inline void add_own_thread(struct thread_totals *t, struct task_struct *task)
 {
-        t->utime += task->utime;
-        t->stime += task->stime;
-        t->runtime += task->se.sum_exec_runtime;
-        t->minflt += task->min_flt;
-        t->majflt += task->maj_flt;
-        t->nvcsw += task->nvcsw;
-        t->nivcsw += task->nivcsw;
-        if (bpf_core_field_exists(task->sched_info))
-                t->run_delay += task->sched_info.run_delay;
+	t->utime += task->utime;
+	t->stime += task->stime;
+	t->runtime += task->se.sum_exec_runtime;
+	t->minflt += task->min_flt;
+	t->majflt += task->maj_flt;
+	t->nvcsw += task->nvcsw;
+	t->nivcsw += task->nivcsw;
+	if (bpf_core_field_exists(task->sched_info))
+		t->run_delay += task->sched_info.run_delay;
 }
 
 /* The I/O of the process's threads that already exited (see thread_io). */
 static __always_inline struct io_totals *gone_io(__u32 tgid, struct io_totals *io)
 {
-        struct io_totals *gone = bpf_map_lookup_elem(&thread_io, &tgid);
+	struct io_totals *gone = bpf_map_lookup_elem(&thread_io, &tgid);
 
-        if (gone) {
-                io->rchar += gone->rchar;
-                io->wchar += gone->wchar;
-                io->syscr += gone->syscr;
-                io->syscw += gone->syscw;
-                io->read_bytes += gone->read_bytes;
-                io->write_bytes += gone->write_bytes;
-                io->cancelled += gone->cancelled;
-                io->run_delay += gone->run_delay;
-        }
-        return gone;
+	if (gone) {
+		io->rchar += gone->rchar;
+		io->wchar += gone->wchar;
+		io->syscr += gone->syscr;
+		io->syscw += gone->syscw;
+		io->read_bytes += gone->read_bytes;
+		io->write_bytes += gone->write_bytes;
+		io->cancelled += gone->cancelled;
+		io->run_delay += gone->run_delay;
+	}
+	return gone;
 }
 
 /* At the first exec the process has one thread left (exec ends the others): its counters and
@@ -386,11 +386,11 @@ static __always_inline struct io_totals *gone_io(__u32 tgid, struct io_totals *i
  * read as cheaply as they can be: the exec path of every tracked process pays for them. */
 static __always_inline void read_exec_base(struct exec_base *b, struct task_struct *task)
 {
-        struct signal_struct *sig = task->signal;
+	struct signal_struct *sig = task->signal;
 
-        b->runtime_ns = sig->sum_sched_runtime + task->se.sum_exec_runtime;
-        b->minflt = sig->min_flt + task->min_flt;
-        b->majflt = sig->maj_flt + task->maj_flt;
+	b->runtime_ns = sig->sum_sched_runtime + task->se.sum_exec_runtime;
+	b->minflt = sig->min_flt + task->min_flt;
+	b->majflt = sig->maj_flt + task->maj_flt;
 }
 
 static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages);
@@ -398,312 +398,313 @@ static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages);
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-        __u32 tgid = task->tgid, zero = 0;
-        __u64 unit, arg_start, arg_end, len, maxrss;
-        struct tracked_proc *t;
-        struct exec_event *e;
-        const char *filename;
-        long n;
+	__u32 tgid = task->tgid, zero = 0;
+	__u64 unit, arg_start, arg_end, len, maxrss;
+	struct tracked_proc *t;
+	struct exec_event *e;
+	const char *filename;
+	long n;
 
-        if (!maybe_tracked(task) && !cgroup_tracking)
-                return 0;
-        t = lookup_tracked(tgid, task);
-        if (!t) {
-                unit = unit_from_cgroup();
-                if (!unit || track(tgid, unit, task->group_leader->start_boottime))
-                        return 0;
-                t = bpf_map_lookup_elem(&tracked, &tgid);
-                if (!t)
-                        return 0;
-        }
-        unit = t->unit;
-        mark(task, tgid);
-        /* The image just replaced is folded into the kernel's maxrss. At the first exec that is
-         * the forked copy of the parent, not this program's; at a later one, a rise above that
-         * first figure can only come from an image of this program. */
-        e = bpf_map_lookup_elem(&exec_scratch, &zero);
-        if (!e)
-                return 0;
-        maxrss = task->signal->maxrss;
-        if (!(t->flags & TRACKED_EXECED)) {
-                t->base_rss = maxrss;
-                t->flags |= TRACKED_EXECED;
-                read_exec_base(&e->base, task);
-        } else {
-                __builtin_memset(&e->base, 0, sizeof(e->base));
-                if (maxrss > t->base_rss) /* risen above the parent's copy: an image of its own */
-                        note_own_peak(t, maxrss);
-        }
-        header(&e->h, EVENT_EXEC, tgid, t->start_ns, unit);
-        e->ppid = task->real_parent->tgid;
-        e->uid = task->real_cred->uid.val;
-        e->gid = task->real_cred->gid.val;
-        e->flags = 0;
-        e->cgroup_id = bpf_get_current_cgroup_id();
-        bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (!maybe_tracked(task) && !cgroup_tracking)
+		return 0;
+	t = lookup_tracked(tgid, task);
+	if (!t) {
+		unit = unit_from_cgroup();
+		if (!unit || track(tgid, unit, task->group_leader->start_boottime))
+			return 0;
+		t = bpf_map_lookup_elem(&tracked, &tgid);
+		if (!t)
+			return 0;
+	}
+	unit = t->unit;
+	mark(task, tgid);
+	/* The image just replaced is folded into the kernel's maxrss. At the first exec that is
+	 * the forked copy of the parent, not this program's; at a later one, a rise above that
+	 * first figure can only come from an image of this program. */
+	e = bpf_map_lookup_elem(&exec_scratch, &zero);
+	if (!e)
+		return 0;
+	maxrss = task->signal->maxrss;
+	if (!(t->flags & TRACKED_EXECED)) {
+		t->base_rss = maxrss;
+		t->flags |= TRACKED_EXECED;
+		read_exec_base(&e->base, task);
+	} else {
+		__builtin_memset(&e->base, 0, sizeof(e->base));
+		if (maxrss > t->base_rss) /* risen above the parent's copy: an image of its own */
+			note_own_peak(t, maxrss);
+	}
+	header(&e->h, EVENT_EXEC, tgid, t->start_ns, unit);
+	e->ppid = task->real_parent->tgid;
+	e->uid = task->real_cred->uid.val;
+	e->gid = task->real_cred->gid.val;
+	e->flags = 0;
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
 
-        filename = BPF_CORE_READ(bprm, filename);
-        n = bpf_probe_read_kernel_str(e->path, sizeof(e->path), filename);
-        if (n < 0)
-                e->path[0] = 0;
-        else if (n == sizeof(e->path))
-                e->flags |= EXEC_PATH_TRUNCATED;
+	filename = BPF_CORE_READ(bprm, filename);
+	n = bpf_probe_read_kernel_str(e->path, sizeof(e->path), filename);
+	if (n < 0)
+		e->path[0] = 0;
+	else if (n == sizeof(e->path))
+		e->flags |= EXEC_PATH_TRUNCATED;
 
-        arg_start = task->mm->arg_start;
-        arg_end = task->mm->arg_end;
-        len = arg_end > arg_start ? arg_end - arg_start : 0;
-        if (len > EXEC_ARGV_MAX - 1) {
-                len = EXEC_ARGV_MAX - 1;
-                e->flags |= EXEC_ARGV_TRUNCATED;
-        }
-        len &= EXEC_ARGV_MAX - 1;
-        if (len && bpf_probe_read_user(e->argv, len, (void *)arg_start) < 0)
-                len = 0;
-        e->argv_len = len;
+	arg_start = task->mm->arg_start;
+	arg_end = task->mm->arg_end;
+	len = arg_end > arg_start ? arg_end - arg_start : 0;
+	if (len > EXEC_ARGV_MAX - 1) {
+		len = EXEC_ARGV_MAX - 1;
+		e->flags |= EXEC_ARGV_TRUNCATED;
+	}
+	len &= EXEC_ARGV_MAX - 1;
+	if (len && bpf_probe_read_user(e->argv, len, (void *)arg_start) < 0)
+		len = 0;
+	e->argv_len = len;
 
-        if (bpf_ringbuf_output(&events, e, offsetof(struct exec_event, argv) + len, wakeup())) {
-                lose(unit);
-                return 0;
-        }
-        count(STAT_EXEC);
-        return 0;
+	if (bpf_ringbuf_output(&events, e, offsetof(struct exec_event, argv) + len, wakeup())) {
+		lose(unit);
+		return 0;
+	}
+	count(STAT_EXEC);
+	return 0;
 }
 
 /* A thread other than the last leaves: keep its I/O for the process total. */
 static __always_inline void keep_thread_io(__u32 tgid, struct task_struct *task)
 {
-        struct io_totals zero = {}, *io;
+	struct io_totals zero = {}, *io;
 
-        io = bpf_map_lookup_elem(&thread_io, &tgid);
-        if (!io) {
-                bpf_map_update_elem(&thread_io, &tgid, &zero, BPF_NOEXIST);
-                io = bpf_map_lookup_elem(&thread_io, &tgid);
-                if (!io)
-                        return;
-        }
-        add_io(io, &task->ioac);
-        io->run_delay += run_delay(task);
+	io = bpf_map_lookup_elem(&thread_io, &tgid);
+	if (!io) {
+		bpf_map_update_elem(&thread_io, &tgid, &zero, BPF_NOEXIST);
+		io = bpf_map_lookup_elem(&thread_io, &tgid);
+		if (!io)
+			return;
+	}
+	add_io(io, &task->ioac);
+	io->run_delay += run_delay(task);
 }
 
 /* Resident pages of an address space: percpu_counter's global count, or the atomic before
  * 6.2; the same approximation get_mm_rss() uses. */
 static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
 {
-        struct mm_struct___pre62 *old = (void *)mm;
-        __s64 c, rss = 0;
+	struct mm_struct___pre62 *old = (void *)mm;
+	__s64 c, rss = 0;
 
-        if (bpf_core_field_exists(old->rss_stat.count)) {
-                c = BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES].counter);
-                rss += c > 0 ? c : 0;
-                c = BPF_CORE_READ(old, rss_stat.count[MM_ANONPAGES].counter);
-                rss += c > 0 ? c : 0;
-                c = BPF_CORE_READ(old, rss_stat.count[MM_SHMEMPAGES].counter);
-                rss += c > 0 ? c : 0;
-        } else {
-                c = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
-                rss += c > 0 ? c : 0;
-                c = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
-                rss += c > 0 ? c : 0;
-                c = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
-                rss += c > 0 ? c : 0;
-        }
-        return rss;
+	if (bpf_core_field_exists(old->rss_stat.count)) {
+		c = BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES].counter);
+		rss += c > 0 ? c : 0;
+		c = BPF_CORE_READ(old, rss_stat.count[MM_ANONPAGES].counter);
+		rss += c > 0 ? c : 0;
+		c = BPF_CORE_READ(old, rss_stat.count[MM_SHMEMPAGES].counter);
+		rss += c > 0 ? c : 0;
+	} else {
+		c = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
+		rss += c > 0 ? c : 0;
+		c = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
+		rss += c > 0 ? c : 0;
+		c = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
+		rss += c > 0 ? c : 0;
+	}
+	return rss;
 }
 
 /* An address space's peak as the kernel folds it into maxrss: its high-water mark (updated
  * only when RSS is about to fall) or its current RSS, whichever is higher. */
 static __always_inline __u64 mm_peak_pages(struct mm_struct *mm)
 {
-        __u64 hiwater = BPF_CORE_READ(mm, hiwater_rss), rss = mm_rss_pages(mm);
+	__u64 hiwater = BPF_CORE_READ(mm, hiwater_rss), rss = mm_rss_pages(mm);
 
-        return rss > hiwater ? rss : hiwater;
+	return rss > hiwater ? rss : hiwater;
 }
 
 /* A reading of the running program's own image: counted only after the first exec, since
  * before it the image is the forked copy of the parent. */
 static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages)
 {
-        if ((t->flags & TRACKED_EXECED) && pages > t->own_rss)
-                t->own_rss = pages;
+	if ((t->flags & TRACKED_EXECED) && pages > t->own_rss)
+		t->own_rss = pages;
 }
 
 /* The exit's two memory figures, in pages: getrusage's maxrss (every image of the process,
  * the pre-exec copy of its parent included) and the program's own peak (0: unread). */
 static __always_inline void exit_peaks(struct task_struct *task, struct tracked_proc *t,
-                                       __u64 *ru_maxrss, __u64 *own)
+				       __u64 *ru_maxrss, __u64 *own)
 {
-        struct mm_struct *mm = BPF_CORE_READ(task, mm);
-        __u64 maxrss = BPF_CORE_READ(task, signal, maxrss), final = 0;
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 maxrss = BPF_CORE_READ(task, signal, maxrss), final = 0;
 
-        /* Kernels that trace the exit before releasing the address space still show it; older
-         * ones folded it into maxrss and released it (active_mm may by now be borrowed). */
-        if (mm) {
-                final = mm_peak_pages(mm);
-                exit_sees_mm = 1;
-        }
-        *ru_maxrss = final > maxrss ? final : maxrss;
-        if (!(t->flags & TRACKED_EXECED)) { /* never ran a program of its own: all of it is its */
-                *own = *ru_maxrss;
-                return;
-        }
-        note_own_peak(t, final);
-        if (maxrss > t->base_rss) /* a post-exec image rose above the inherited figure */
-                note_own_peak(t, maxrss);
-        *own = t->own_rss;
+	/* Kernels that trace the exit before releasing the address space still show it; older
+	 * ones folded it into maxrss and released it (active_mm may by now be borrowed). */
+	if (mm) {
+		final = mm_peak_pages(mm);
+		exit_sees_mm = 1;
+	}
+	*ru_maxrss = final > maxrss ? final : maxrss;
+	if (!(t->flags & TRACKED_EXECED)) { /* never ran a program of its own: all of it is its */
+		*own = *ru_maxrss;
+		return;
+	}
+	note_own_peak(t, final);
+	if (maxrss > t->base_rss) /* a post-exec image rose above the inherited figure */
+		note_own_peak(t, maxrss);
+	*own = t->own_rss;
 }
 
 static __always_inline void send_exit(struct exit_event *e)
 {
-        if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup())) {
-                lose(e->h.unit);
-                return;
-        }
-        count(STAT_EXIT);
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup())) {
+		lose(e->h.unit);
+		return;
+	}
+	count(STAT_EXIT);
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *task)
 {
-        struct task_struct *leader, *t;
-        struct signal_struct *sig;
-        struct thread_totals tot = {};
-        struct io_totals io = {};
-        struct list_head *head, *pos;
-        __u32 tgid = task->tgid, threads = 0, flags = 0;
-        __u64 unit, node_off, ru_maxrss, own;
-        struct tracked_proc *found;
-        struct pending_exit *pe;
-        struct exit_event *e;
-        __u32 zero = 0, tid;
-        int i;
+	struct task_struct *leader, *t;
+	struct signal_struct *sig;
+	struct thread_totals tot = {};
+	struct io_totals io = {};
+	struct list_head *head, *pos;
+	__u32 tgid = task->tgid, threads = 0, flags = 0;
+	__u64 unit, node_off, ru_maxrss, own;
+	struct tracked_proc *found;
+	struct pending_exit *pe;
+	struct exit_event *e;
+	__u32 zero = 0, tid;
+	int i;
 
-        if (!maybe_tracked(task))
-                return 0;
-        found = lookup_tracked(tgid, task);
-        if (!found)
-                return 0;
-        sig = task->signal;
-        if (sig->live.counter != 0) { /* not the last thread */
-                keep_thread_io(tgid, task);
-                return 0;
-        }
-        unit = found->unit;
-        pe = bpf_map_lookup_elem(&exit_scratch, &zero);
-        if (!pe)
-                return 0;
-        e = &pe->e;
-        exit_peaks(task, found, &ru_maxrss, &own);
-        if (!own)
-                flags |= EXIT_PEAK_UNREAD;
-        e->w = found->w;
-        bpf_map_delete_elem(&tracked, &tgid);
-        if (!unit) /* tracerd's probe of exit_sees_mm: nothing to report */
-                return 0;
-        if (!have_switch)
-                flags |= EXIT_NO_WAITS;
-        if (!have_net)
-                flags |= EXIT_NO_NET;
-        add_io(&io, &task->ioac);
-        if (gone_io(tgid, &io))
-                bpf_map_delete_elem(&thread_io, &tgid);
+	if (!maybe_tracked(task))
+		return 0;
+	found = lookup_tracked(tgid, task);
+	if (!found)
+		return 0;
+	sig = task->signal;
+	if (sig->live.counter != 0) { /* not the last thread */
+		keep_thread_io(tgid, task);
+		return 0;
+	}
+	unit = found->unit;
+	pe = bpf_map_lookup_elem(&exit_scratch, &zero);
+	if (!pe)
+		return 0;
+	e = &pe->e;
+	exit_peaks(task, found, &ru_maxrss, &own);
+	if (!own)
+		flags |= EXIT_PEAK_UNREAD;
+	e->w = found->w;
+	bpf_map_delete_elem(&tracked, &tgid);
+	if (!unit) /* tracerd's probe of exit_sees_mm: nothing to report */
+		return 0;
+	if (!have_switch)
+		flags |= EXIT_NO_WAITS;
+	if (!have_net)
+		flags |= EXIT_NO_NET;
+	add_io(&io, &task->ioac);
+	if (gone_io(tgid, &io))
+		bpf_map_delete_elem(&thread_io, &tgid);
 
-        /* Threads already released were folded into signal_struct; those still listed (this
-         * one, a zombie leader, threads exiting alongside) are added one by one, as
-         * thread_group_cputime() does. */
-        add_signal(&tot, sig);
+	/* Threads already released were folded into signal_struct; those still listed (this
+	 * one, a zombie leader, threads exiting alongside) are added one by one, as
+	 * thread_group_cputime() does. */
+	add_signal(&tot, sig);
 
-        leader = task->group_leader;
-        if (bpf_core_field_exists(sig->thread_head)) {
-                head = &sig->thread_head;
-                node_off = bpf_core_field_offset(struct task_struct, thread_node);
-                pos = BPF_CORE_READ(sig, thread_head.next);
+	leader = task->group_leader;
+	if (bpf_core_field_exists(sig->thread_head)) {
+		head = &sig->thread_head;
+		node_off = bpf_core_field_offset(struct task_struct, thread_node);
+		pos = BPF_CORE_READ(sig, thread_head.next);
 #pragma clang loop unroll(disable)
-                for (i = 0; i < EXIT_THREADS_MAX; i++) {
-                        if (pos == head || !pos)
-                                break;
-                        t = (struct task_struct *)((char *)pos - node_off);
-                        if ((void *)t == (void *)task) /* the usual only thread: loads, not reads */
-                                add_own_thread(&tot, task);
-                        else
-                                add_thread(&tot, t);
-                        threads++;
-                        pos = BPF_CORE_READ(t, thread_node.next);
-                }
-                if (pos != head && pos)
-                        flags |= EXIT_THREADS_TRUNCATED;
-        } else {
-                add_thread(&tot, task);
-                threads = 1;
-                if (leader != task) {
-                        add_thread(&tot, leader);
-                        threads++;
-                }
-        }
+		for (i = 0; i < EXIT_THREADS_MAX; i++) {
+			if (pos == head || !pos)
+				break;
+			t = (struct task_struct *)((char *)pos - node_off);
+			if ((void *)t == (void *)task) /* the usual only thread: loads, not reads */
+				add_own_thread(&tot, task);
+			else
+				add_thread(&tot, t);
+			threads++;
+			pos = BPF_CORE_READ(t, thread_node.next);
+		}
+		if (pos != head && pos)
+			flags |= EXIT_THREADS_TRUNCATED;
+	} else {
+		add_thread(&tot, task);
+		threads = 1;
+		if (leader != task) {
+			add_thread(&tot, leader);
+			threads++;
+		}
+	}
 
-        header(&e->h, EVENT_EXIT, tgid, leader->start_boottime, unit);
-        e->ppid = task->real_parent->tgid;
-        /* what wait(2) would report for the group: see wait_task_zombie() */
-        if (sig->flags & SIGNAL_GROUP_EXIT_FLAG)
-                e->status = sig->group_exit_code;
-        else
-                e->status = leader->exit_code;
-        e->utime_ns = tot.utime;
-        e->stime_ns = tot.stime;
-        e->runtime_ns = tot.runtime;
-        e->peak_rss_kb = own * page_kb;
-        e->ru_maxrss_kb = ru_maxrss * page_kb;
-        e->rchar = io.rchar;
-        e->wchar = io.wchar;
-        e->syscr = io.syscr;
-        e->syscw = io.syscw;
-        e->read_bytes = io.read_bytes;
-        e->write_bytes = io.write_bytes;
-        e->cancelled_write_bytes = io.cancelled;
-        e->minflt = tot.minflt;
-        e->majflt = tot.majflt;
-        e->nvcsw = tot.nvcsw;
-        e->nivcsw = tot.nivcsw;
-        e->w.cpu_wait_ns = tot.run_delay + io.run_delay;
-        e->threads = threads;
-        e->flags = flags;
-        BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
-        pe->runtime = task->se.sum_exec_runtime;
-        pe->utime = task->utime;
-        pe->stime = task->stime;
-        pe->nvcsw = task->nvcsw;
-        pe->nivcsw = task->nivcsw;
-        tid = task->pid;
-        /* the final switch-out completes it; that needs the thread marked (it is, unless it
-         * was registered with threads tracerd could not mark) */
-        if (have_switch && bpf_task_storage_get(&task_marks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) &&
-            bpf_map_update_elem(&pending_exits, &tid, pe, BPF_ANY) == 0)
-                return 0;
-        /* no room to wait: send it now, short of the last slice */
-        send_exit(e);
-        return 0;
+	header(&e->h, EVENT_EXIT, tgid, leader->start_boottime, unit);
+	e->ppid = task->real_parent->tgid;
+	/* what wait(2) would report for the group: see wait_task_zombie() */
+	if (sig->flags & SIGNAL_GROUP_EXIT_FLAG)
+		e->status = sig->group_exit_code;
+	else
+		e->status = leader->exit_code;
+	e->utime_ns = tot.utime;
+	e->stime_ns = tot.stime;
+	e->runtime_ns = tot.runtime;
+	e->peak_rss_kb = own * page_kb;
+	e->ru_maxrss_kb = ru_maxrss * page_kb;
+	e->rchar = io.rchar;
+	e->wchar = io.wchar;
+	e->syscr = io.syscr;
+	e->syscw = io.syscw;
+	e->read_bytes = io.read_bytes;
+	e->write_bytes = io.write_bytes;
+	e->cancelled_write_bytes = io.cancelled;
+	e->minflt = tot.minflt;
+	e->majflt = tot.majflt;
+	e->nvcsw = tot.nvcsw;
+	e->nivcsw = tot.nivcsw;
+	e->w.cpu_wait_ns = tot.run_delay + io.run_delay;
+	e->threads = threads;
+	e->flags = flags;
+	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	pe->runtime = task->se.sum_exec_runtime;
+	pe->utime = task->utime;
+	pe->stime = task->stime;
+	pe->nvcsw = task->nvcsw;
+	pe->nivcsw = task->nivcsw;
+	tid = task->pid;
+	/* the final switch-out completes it; that needs the thread marked (it is, unless it
+	 * was registered with threads tracerd could not mark) */
+	if (have_switch &&
+	    bpf_task_storage_get(&task_marks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) &&
+	    bpf_map_update_elem(&pending_exits, &tid, pe, BPF_ANY) == 0)
+		return 0;
+	/* no room to wait: send it now, short of the last slice */
+	send_exit(e);
+	return 0;
 }
 
 /* What a thread that goes to sleep sleeps in: I/O wait, its children, or anything else. The
  * syscall is read from the current task's saved registers (bpf_task_pt_regs, 5.15 and later). */
 static __always_inline __u32 sleep_kind(struct task_struct *prev)
 {
-        long nr = -1;
+	long nr = -1;
 
-        if (BPF_CORE_READ_BITFIELD(prev, in_iowait))
-                return SLEEP_IO;
-        if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)) {
-                struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (BPF_CORE_READ_BITFIELD(prev, in_iowait))
+		return SLEEP_IO;
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 
-                nr = BPF_CORE_READ(regs, orig_ax);
-        }
-        return nr == NR_WAIT4 || nr == NR_WAITID ? SLEEP_CHILD : SLEEP_OTHER;
+		nr = BPF_CORE_READ(regs, orig_ax);
+	}
+	return nr == NR_WAIT4 || nr == NR_WAITID ? SLEEP_CHILD : SLEEP_OTHER;
 }
 
 static __always_inline __u32 task_state(struct task_struct *task)
 {
-        if (bpf_core_field_exists(task->__state))
-                return task->__state;
-        return BPF_CORE_READ((struct task_struct___old *)task, state);
+	if (bpf_core_field_exists(task->__state))
+		return task->__state;
+	return BPF_CORE_READ((struct task_struct___old *)task, state);
 }
 
 /* A marked thread leaves the CPU. What it waited for since its last switch-out is known only
@@ -712,43 +713,43 @@ static __always_inline __u32 task_state(struct task_struct *task)
  * for a CPU. Added to its process's live figures, or to its pending exit once the process has
  * ended. A new sleep starts here unless the thread was preempted (it stays runnable). */
 static __always_inline void account_switch(struct task_mark *m, struct task_struct *prev,
-                                           __u32 state, int preempt, struct pending_exit *pe)
+					   __u32 state, int preempt, struct pending_exit *pe)
 {
-        __u64 now = bpf_ktime_get_ns(), rd = run_delay(prev);
-        __u64 rt = prev->se.sum_exec_runtime;
-        __u64 waited = rd - m->run_delay, slept = 0, busy;
-        __u32 sleep = m->sleep, tgid = m->tgid;
-        struct proc_waits *w;
-        struct tracked_proc *t;
+	__u64 now = bpf_ktime_get_ns(), rd = run_delay(prev);
+	__u64 rt = prev->se.sum_exec_runtime;
+	__u64 waited = rd - m->run_delay, slept = 0, busy;
+	__u32 sleep = m->sleep, tgid = m->tgid;
+	struct proc_waits *w;
+	struct tracked_proc *t;
 
-        if (sleep != SLEEP_NONE) {
-                busy = waited + (rt - m->runtime);
-                slept = now - m->out_ns > busy ? now - m->out_ns - busy : 0;
-        }
-        m->run_delay = rd;
-        m->sleep = SLEEP_NONE;
-        if (!preempt && state && !(state & TASK_DEAD_STATE)) {
-                m->sleep = sleep_kind(prev);
-                m->out_ns = now;
-                m->runtime = rt;
-        }
-        if (!waited && !slept)
-                return;
-        if (pe) {
-                w = &pe->e.w; /* cpu_wait_ns there is the kernel's own sum already */
-                waited = 0;
-        } else {
-                t = bpf_map_lookup_elem(&tracked, &tgid);
-                if (!t)
-                        return;
-                w = &t->w;
-        }
-        if (waited)
-                __sync_fetch_and_add(&w->cpu_wait_ns, waited);
-        if (sleep == SLEEP_IO)
-                __sync_fetch_and_add(&w->iowait_ns, slept);
-        else if (sleep == SLEEP_OTHER && slept)
-                __sync_fetch_and_add(&w->offcpu_ns, slept);
+	if (sleep != SLEEP_NONE) {
+		busy = waited + (rt - m->runtime);
+		slept = now - m->out_ns > busy ? now - m->out_ns - busy : 0;
+	}
+	m->run_delay = rd;
+	m->sleep = SLEEP_NONE;
+	if (!preempt && state && !(state & TASK_DEAD_STATE)) {
+		m->sleep = sleep_kind(prev);
+		m->out_ns = now;
+		m->runtime = rt;
+	}
+	if (!waited && !slept)
+		return;
+	if (pe) {
+		w = &pe->e.w; /* cpu_wait_ns there is the kernel's own sum already */
+		waited = 0;
+	} else {
+		t = bpf_map_lookup_elem(&tracked, &tgid);
+		if (!t)
+			return;
+		w = &t->w;
+	}
+	if (waited)
+		__sync_fetch_and_add(&w->cpu_wait_ns, waited);
+	if (sleep == SLEEP_IO)
+		__sync_fetch_and_add(&w->iowait_ns, slept);
+	else if (sleep == SLEEP_OTHER && slept)
+		__sync_fetch_and_add(&w->offcpu_ns, slept);
 }
 
 /* A context switch: a marked thread's waits are accounted, and the last thread of a tracked
@@ -757,100 +758,99 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 {
-        struct pending_exit *pe = NULL;
-        struct task_mark *m;
-        __u32 tid, state;
+	struct pending_exit *pe = NULL;
+	struct task_mark *m;
+	__u32 tid, state;
 
-        if (!prev->bpf_storage)
-                return 0;
-        m = bpf_task_storage_get(&task_marks, prev, 0, 0);
-        if (!m)
-                return 0;
-        state = task_state(prev);
-        /* an exiting task may still block or be preempted (unmapping memory): wait for the end */
-        if ((prev->flags & PF_EXITING_FLAG) && (state & TASK_DEAD_STATE)) {
-                tid = prev->pid;
-                pe = bpf_map_lookup_elem(&pending_exits, &tid);
-        }
-        account_switch(m, prev, state, preempt, pe);
-        if (!pe)
-                return 0;
-        pe->e.runtime_ns += prev->se.sum_exec_runtime - pe->runtime;
-        pe->e.utime_ns += prev->utime - pe->utime;
-        pe->e.stime_ns += prev->stime - pe->stime;
-        pe->e.nvcsw += prev->nvcsw - pe->nvcsw;
-        pe->e.nivcsw += prev->nivcsw - pe->nivcsw;
-        send_exit(&pe->e);
-        bpf_map_delete_elem(&pending_exits, &tid);
-        return 0;
+	if (!prev->bpf_storage)
+		return 0;
+	m = bpf_task_storage_get(&task_marks, prev, 0, 0);
+	if (!m)
+		return 0;
+	state = task_state(prev);
+	/* an exiting task may still block or be preempted (unmapping memory): wait for the end */
+	if ((prev->flags & PF_EXITING_FLAG) && (state & TASK_DEAD_STATE)) {
+		tid = prev->pid;
+		pe = bpf_map_lookup_elem(&pending_exits, &tid);
+	}
+	account_switch(m, prev, state, preempt, pe);
+	if (!pe)
+		return 0;
+	pe->e.runtime_ns += prev->se.sum_exec_runtime - pe->runtime;
+	pe->e.utime_ns += prev->utime - pe->utime;
+	pe->e.stime_ns += prev->stime - pe->stime;
+	pe->e.nvcsw += prev->nvcsw - pe->nvcsw;
+	pe->e.nivcsw += prev->nivcsw - pe->nivcsw;
+	send_exit(&pe->e);
+	bpf_map_delete_elem(&pending_exits, &tid);
+	return 0;
 }
 
 /* Bytes a tracked thread moved over an IP socket. Every other socket call costs one look at
  * the calling thread's task storage. */
 static __always_inline void count_net(struct sock *sk, int ret, int flags, int rx)
 {
-        struct task_mark *m;
-        struct tracked_proc *t;
-        __u32 tgid;
-        __u16 family;
+	struct task_mark *m;
+	struct tracked_proc *t;
+	__u32 tgid;
+	__u16 family;
 
-        struct task_struct *task;
+	struct task_struct *task;
 
-        if (ret <= 0 || (rx && (flags & MSG_PEEK_FLAG)))
-                return;
-        task = bpf_get_current_task_btf();
-        if (!task->bpf_storage)
-                return;
-        m = bpf_task_storage_get(&task_marks, task, 0, 0);
-        if (!m)
-                return;
-        family = BPF_CORE_READ(sk, __sk_common.skc_family);
-        if (family != AF_INET_FAMILY && family != AF_INET6_FAMILY)
-                return;
-        tgid = m->tgid;
-        t = bpf_map_lookup_elem(&tracked, &tgid);
-        if (!t)
-                return;
-        if (rx) {
-                __sync_fetch_and_add(&t->w.net_rx_bytes, ret);
-                __sync_fetch_and_add(&t->w.net_rx_calls, 1);
-        } else {
-                __sync_fetch_and_add(&t->w.net_tx_bytes, ret);
-                __sync_fetch_and_add(&t->w.net_tx_calls, 1);
-        }
+	if (ret <= 0 || (rx && (flags & MSG_PEEK_FLAG)))
+		return;
+	task = bpf_get_current_task_btf();
+	if (!task->bpf_storage)
+		return;
+	m = bpf_task_storage_get(&task_marks, task, 0, 0);
+	if (!m)
+		return;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (family != AF_INET_FAMILY && family != AF_INET6_FAMILY)
+		return;
+	tgid = m->tgid;
+	t = bpf_map_lookup_elem(&tracked, &tgid);
+	if (!t)
+		return;
+	if (rx) {
+		__sync_fetch_and_add(&t->w.net_rx_bytes, ret);
+		__sync_fetch_and_add(&t->w.net_rx_calls, 1);
+	} else {
+		__sync_fetch_and_add(&t->w.net_tx_bytes, ret);
+		__sync_fetch_and_add(&t->w.net_tx_calls, 1);
+	}
 }
 
 SEC("raw_tp/sock_send_length")
 int handle_send(struct bpf_raw_tracepoint_args *ctx)
 {
-        count_net((struct sock *)ctx->args[0], (int)ctx->args[1], (int)ctx->args[2], 0);
-        return 0;
+	count_net((struct sock *)ctx->args[0], (int)ctx->args[1], (int)ctx->args[2], 0);
+	return 0;
 }
 
 SEC("raw_tp/sock_recv_length")
 int handle_recv(struct bpf_raw_tracepoint_args *ctx)
 {
-        count_net((struct sock *)ctx->args[0], (int)ctx->args[1], (int)ctx->args[2], 1);
-        return 0;
+	count_net((struct sock *)ctx->args[0], (int)ctx->args[1], (int)ctx->args[2], 1);
+	return 0;
 }
-
 
 /* A reading of the calling process's image, if it is tracked. */
 static __always_inline void note_current_peak(void)
 {
-        struct task_struct *task = bpf_get_current_task_btf();
-        __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-        struct tracked_proc *t;
-        struct mm_struct *mm;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct tracked_proc *t;
+	struct mm_struct *mm;
 
-        if (!maybe_tracked(task))
-                return;
-        t = lookup_tracked(tgid, task);
-        if (!t)
-                return;
-        mm = BPF_CORE_READ(task, mm);
-        if (mm)
-                note_own_peak(t, mm_peak_pages(mm));
+	if (!maybe_tracked(task))
+		return;
+	t = lookup_tracked(tgid, task);
+	if (!t)
+		return;
+	mm = BPF_CORE_READ(task, mm);
+	if (mm)
+		note_own_peak(t, mm_peak_pages(mm));
 }
 
 /* A fatal signal is about to end a process (the group-exit path of get_signal() traces a
@@ -859,11 +859,11 @@ static __always_inline void note_current_peak(void)
 SEC("raw_tp/signal_deliver")
 int handle_signal(struct bpf_raw_tracepoint_args *ctx)
 {
-        struct k_sigaction *ka = (struct k_sigaction *)ctx->args[2];
+	struct k_sigaction *ka = (struct k_sigaction *)ctx->args[2];
 
-        if (ka && !BPF_CORE_READ(ka, sa.sa_handler)) /* default action: it may be the end */
-                note_current_peak();
-        return 0;
+	if (ka && !BPF_CORE_READ(ka, sa.sa_handler)) /* default action: it may be the end */
+		note_current_peak();
+	return 0;
 }
 
 /* Kernels up to 6.12 at least (6.18 not) release the address space before sched_process_exit:
@@ -872,8 +872,8 @@ int handle_signal(struct bpf_raw_tracepoint_args *ctx)
 SEC("tracepoint/syscalls/sys_enter_exit_group")
 int handle_exit_group(void *ctx)
 {
-        note_current_peak();
-        return 0;
+	note_current_peak();
+	return 0;
 }
 
 /* The tracepoint's memory figures arrived in its format with 5.19/6.0 (and in some distribution
@@ -881,32 +881,32 @@ int handle_exit_group(void *ctx)
 SEC("tracepoint/oom/mark_victim")
 int handle_oom(struct trace_event_raw_mark_victim *ctx)
 {
-        __u32 pid = ctx->pid;
-        struct tracked_proc *found;
-        struct oom_event *e;
+	__u32 pid = ctx->pid;
+	struct tracked_proc *found;
+	struct oom_event *e;
 
-        /* the victim is the process's first thread with an mm: the leader but in rare cases */
-        found = bpf_map_lookup_elem(&tracked, &pid);
-        if (!found)
-                return 0;
-        e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-        if (!e) {
-                lose(found->unit);
-                return 0;
-        }
-        header(&e->h, EVENT_OOM, pid, found->start_ns, found->unit);
-        e->victim_tid = pid;
-        e->pad = 0;
-        e->total_vm_kb = e->anon_rss_kb = e->file_rss_kb = e->shmem_rss_kb = 0;
-        if (bpf_core_field_exists(ctx->anon_rss)) {
-                e->total_vm_kb = ctx->total_vm;
-                e->anon_rss_kb = ctx->anon_rss;
-                e->file_rss_kb = ctx->file_rss;
-                e->shmem_rss_kb = ctx->shmem_rss;
-                /* the reaper may empty the address space before the victim's own exit */
-                note_own_peak(found, (e->anon_rss_kb + e->file_rss_kb + e->shmem_rss_kb) / page_kb);
-        }
-        bpf_ringbuf_submit(e, wakeup());
-        count(STAT_OOM);
-        return 0;
+	/* the victim is the process's first thread with an mm: the leader but in rare cases */
+	found = bpf_map_lookup_elem(&tracked, &pid);
+	if (!found)
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		lose(found->unit);
+		return 0;
+	}
+	header(&e->h, EVENT_OOM, pid, found->start_ns, found->unit);
+	e->victim_tid = pid;
+	e->pad = 0;
+	e->total_vm_kb = e->anon_rss_kb = e->file_rss_kb = e->shmem_rss_kb = 0;
+	if (bpf_core_field_exists(ctx->anon_rss)) {
+		e->total_vm_kb = ctx->total_vm;
+		e->anon_rss_kb = ctx->anon_rss;
+		e->file_rss_kb = ctx->file_rss;
+		e->shmem_rss_kb = ctx->shmem_rss;
+		/* the reaper may empty the address space before the victim's own exit */
+		note_own_peak(found, (e->anon_rss_kb + e->file_rss_kb + e->shmem_rss_kb) / page_kb);
+	}
+	bpf_ringbuf_submit(e, wakeup());
+	count(STAT_OOM);
+	return 0;
 }

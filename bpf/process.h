@@ -13,44 +13,44 @@
 #define EXIT_THREADS_MAX 64
 
 enum event_type {
-        EVENT_FORK = 1,
-        EVENT_EXEC = 2,
-        EVENT_EXIT = 3,
-        EVENT_OOM = 4,
+	EVENT_FORK = 1,
+	EVENT_EXEC = 2,
+	EVENT_EXIT = 3,
+	EVENT_OOM = 4,
 };
 
 /* Counters in the per-CPU `stats` map. */
 enum stat_index {
-        STAT_LOST = 0,     /* ring buffer reserve/output failures: an event was dropped */
-        STAT_FORK,
-        STAT_EXEC,
-        STAT_EXIT,
-        STAT_OOM,
-        STAT_STALE,        /* tracked entries of an earlier process with the same pid, deleted */
-        STAT_MAX,
+	STAT_LOST = 0, /* ring buffer reserve/output failures: an event was dropped */
+	STAT_FORK,
+	STAT_EXEC,
+	STAT_EXIT,
+	STAT_OOM,
+	STAT_STALE, /* tracked entries of an earlier process with the same pid, deleted */
+	STAT_MAX,
 };
 
 /* Where a process's time went besides its CPU, and what it sent and received over IP sockets.
  * Counted in the kernel while it runs: tracerd reads the tracked entry for live figures; the
  * exit event carries the totals. */
 struct proc_waits {
-        __u64 cpu_wait_ns;  /* runnable but not running: the scheduler's run_delay (schedstat) */
-        __u64 iowait_ns;    /* asleep in I/O wait (in_iowait): block I/O, as delay accounting counts */
-        __u64 offcpu_ns;    /* other sleeps: pipes, locks, sockets, timers; not waits for children */
-        __u64 net_rx_bytes, net_tx_bytes; /* IP sockets (TCP, UDP, ...), loopback included */
-        __u64 net_rx_calls, net_tx_calls; /* calls that moved data */
+	__u64 cpu_wait_ns; /* runnable but not running: the scheduler's run_delay (schedstat) */
+	__u64 iowait_ns; /* asleep in I/O wait (in_iowait): block I/O, as delay accounting counts */
+	__u64 offcpu_ns; /* other sleeps: pipes, locks, sockets, timers; not waits for children */
+	__u64 net_rx_bytes, net_tx_bytes; /* IP sockets (TCP, UDP, ...), loopback included */
+	__u64 net_rx_calls, net_tx_calls; /* calls that moved data */
 };
 
 /* The value of the `tracked` map (key: tgid). The start time makes the entry belong to one
  * process: a later process that reuses the pid does not match and never inherits the unit. */
 struct tracked_proc {
-        __u64 unit;
-        __u64 start_ns;  /* group leader's start, CLOCK_BOOTTIME ns */
-        __u64 base_rss;  /* pages: the kernel's maxrss at the first exec, the pre-exec image's */
-        __u64 own_rss;   /* pages: highest RSS read from the process's images after its first exec */
-        __u32 flags;     /* TRACKED_* */
-        __u32 pad;
-        struct proc_waits w; /* live: threads add to it as they go; cpu_wait_ns since marked */
+	__u64 unit;
+	__u64 start_ns; /* group leader's start, CLOCK_BOOTTIME ns */
+	__u64 base_rss; /* pages: the kernel's maxrss at the first exec, the pre-exec image's */
+	__u64 own_rss;	/* pages: highest RSS read from the process's images after its first exec */
+	__u32 flags;	/* TRACKED_* */
+	__u32 pad;
+	struct proc_waits w; /* live: threads add to it as they go; cpu_wait_ns since marked */
 };
 
 /* A mark on every thread of a tracked process, in the thread's own storage: a context switch
@@ -59,11 +59,11 @@ struct tracked_proc {
  * registers a process (through a pidfd): a tracked process without marks is the exception
  * (unmarked_tracked). */
 struct task_mark {
-        __u32 tgid;
-        __u32 sleep;        /* SLEEP_*: what the thread went to sleep in at its last switch-out */
-        __u64 out_ns;       /* when it went to sleep */
-        __u64 runtime;      /* its sum_exec_runtime then */
-        __u64 run_delay;    /* its run_delay at its last switch-out */
+	__u32 tgid;
+	__u32 sleep;	 /* SLEEP_*: what the thread went to sleep in at its last switch-out */
+	__u64 out_ns;	 /* when it went to sleep */
+	__u64 runtime;	 /* its sum_exec_runtime then */
+	__u64 run_delay; /* its run_delay at its last switch-out */
 };
 
 #define SLEEP_NONE 0
@@ -71,23 +71,23 @@ struct task_mark {
 #define SLEEP_OTHER 2
 #define SLEEP_CHILD 3 /* in wait4/waitid: the children's time is theirs, not this one's off-CPU */
 
-#define TRACKED_START_TICKS 0x1 /* registered from /proc: start_ns is known to a clock tick */
-#define TRACKED_EXECED 0x2      /* base_rss is set: the process ran its own program */
+#define TRACKED_START_TICKS 0x1	  /* registered from /proc: start_ns is known to a clock tick */
+#define TRACKED_EXECED 0x2	  /* base_rss is set: the process ran its own program */
 #define START_TICK_NS 10000000ULL /* one USER_HZ tick, /proc/PID/stat's unit of start time */
 
 struct event_header {
-        __u32 type;
-        __u32 pid;       /* thread group id */
-        __u64 start_ns;  /* group leader's start, CLOCK_BOOTTIME ns: with pid, the identity */
-        __u64 unit;      /* tracked unit the process belongs to */
-        __u64 time_ns;   /* when the event happened, CLOCK_BOOTTIME ns */
+	__u32 type;
+	__u32 pid;	/* thread group id */
+	__u64 start_ns; /* group leader's start, CLOCK_BOOTTIME ns: with pid, the identity */
+	__u64 unit;	/* tracked unit the process belongs to */
+	__u64 time_ns;	/* when the event happened, CLOCK_BOOTTIME ns */
 };
 
 struct fork_event {
-        struct event_header h;
-        __u32 ppid;
-        __u32 uid;
-        __u64 parent_start_ns;
+	struct event_header h;
+	__u32 ppid;
+	__u32 uid;
+	__u64 parent_start_ns;
 };
 
 #define EXEC_ARGV_TRUNCATED 0x1
@@ -98,55 +98,55 @@ struct fork_event {
  * program's CPU and faults are its own (its user/system split stays in proportion). All zero
  * at a later exec. */
 struct exec_base {
-        __u64 runtime_ns, minflt, majflt;
+	__u64 runtime_ns, minflt, majflt;
 };
 
 struct exec_event {
-        struct event_header h;
-        __u32 ppid;
-        __u32 uid;
-        __u32 gid;
-        __u32 flags;
-        __u64 cgroup_id;  /* cgroup v2 id of the process, 0 when unknown */
-        struct exec_base base;
-        char comm[TASK_COMM_LEN];
-        char path[EXEC_PATH_MAX]; /* the file execve() was given, NUL-terminated */
-        __u32 argv_len;           /* bytes used in argv: NUL-separated arguments */
-        __u32 pad;
-        char argv[EXEC_ARGV_MAX]; /* only argv_len bytes are sent */
+	struct event_header h;
+	__u32 ppid;
+	__u32 uid;
+	__u32 gid;
+	__u32 flags;
+	__u64 cgroup_id; /* cgroup v2 id of the process, 0 when unknown */
+	struct exec_base base;
+	char comm[TASK_COMM_LEN];
+	char path[EXEC_PATH_MAX]; /* the file execve() was given, NUL-terminated */
+	__u32 argv_len;		  /* bytes used in argv: NUL-separated arguments */
+	__u32 pad;
+	char argv[EXEC_ARGV_MAX]; /* only argv_len bytes are sent */
 };
 
 #define EXIT_THREADS_TRUNCATED 0x1 /* more live threads than EXIT_THREADS_MAX at the end */
-#define EXIT_PEAK_UNREAD 0x2       /* the program's own peak could not be read: peak_rss_kb is 0 */
-#define EXIT_NO_WAITS 0x4          /* sleeps were not followed (no sched_switch): iowait/offcpu unknown */
-#define EXIT_NO_NET 0x8            /* this kernel has no sock_*_length tracepoints: net unknown */
+#define EXIT_PEAK_UNREAD 0x2	   /* the program's own peak could not be read: peak_rss_kb is 0 */
+#define EXIT_NO_WAITS 0x4 /* sleeps were not followed (no sched_switch): iowait/offcpu unknown */
+#define EXIT_NO_NET 0x8	  /* this kernel has no sock_*_length tracepoints: net unknown */
 
 struct exit_event {
-        struct event_header h;
-        __u32 ppid;
-        __s32 status;        /* wait(2) status word: exit code << 8 | terminating signal */
-        __u64 utime_ns;      /* tick-sampled user CPU, all threads: only the user/system split */
-        __u64 stime_ns;
-        __u64 runtime_ns;    /* scheduler runtime of all threads: the exact CPU total */
-        __u64 peak_rss_kb;   /* the program's own peak RSS: its images after the first exec */
-        __u64 ru_maxrss_kb;  /* getrusage's ru_maxrss: includes the pre-exec copy of the parent */
-        __u64 rchar, wchar, syscr, syscw;
-        __u64 read_bytes, write_bytes, cancelled_write_bytes;
-        __u64 minflt, majflt, nvcsw, nivcsw;
-        struct proc_waits w; /* cpu_wait_ns: run_delay of every thread the process had */
-        __u32 threads;       /* threads still counted at the end (the last, zombies, exiting) */
-        __u32 flags;
-        char comm[TASK_COMM_LEN];
+	struct event_header h;
+	__u32 ppid;
+	__s32 status;	/* wait(2) status word: exit code << 8 | terminating signal */
+	__u64 utime_ns; /* tick-sampled user CPU, all threads: only the user/system split */
+	__u64 stime_ns;
+	__u64 runtime_ns;   /* scheduler runtime of all threads: the exact CPU total */
+	__u64 peak_rss_kb;  /* the program's own peak RSS: its images after the first exec */
+	__u64 ru_maxrss_kb; /* getrusage's ru_maxrss: includes the pre-exec copy of the parent */
+	__u64 rchar, wchar, syscr, syscw;
+	__u64 read_bytes, write_bytes, cancelled_write_bytes;
+	__u64 minflt, majflt, nvcsw, nivcsw;
+	struct proc_waits w; /* cpu_wait_ns: run_delay of every thread the process had */
+	__u32 threads;	     /* threads still counted at the end (the last, zombies, exiting) */
+	__u32 flags;
+	char comm[TASK_COMM_LEN];
 };
 
 struct oom_event {
-        struct event_header h;
-        __u32 victim_tid;
-        __u32 pad;
-        __u64 total_vm_kb;
-        __u64 anon_rss_kb;
-        __u64 file_rss_kb;
-        __u64 shmem_rss_kb;
+	struct event_header h;
+	__u32 victim_tid;
+	__u32 pad;
+	__u64 total_vm_kb;
+	__u64 anon_rss_kb;
+	__u64 file_rss_kb;
+	__u64 shmem_rss_kb;
 };
 
 #endif

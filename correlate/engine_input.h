@@ -11,14 +11,16 @@
 #include "workflow.h"
 
 /* Set a field when it is still empty (the first source to know a value wins). */
-#define SET_ONCE(field, s, len) do {                                                 \
-                if (!(field)[0])                                                     \
-                        field_set((field), sizeof(field), (s), (len));               \
-        } while (0)
+#define SET_ONCE(field, s, len)                                        \
+	do {                                                           \
+		if (!(field)[0])                                       \
+			field_set((field), sizeof(field), (s), (len)); \
+	} while (0)
 
 /* Call fn on each line of the script (at most WORKFLOW_SCRIPT_MAX bytes); stops when fn
  * returns nonzero and returns that value. */
-int script_lines(const struct workflow_input *in, int (*fn)(struct word line, void *ctx), void *ctx);
+int script_lines(const struct workflow_input *in, int (*fn)(struct word line, void *ctx),
+		 void *ctx);
 
 /* The last path component of p[0..len) (trailing slashes ignored), and the path before it. */
 struct word path_last(struct word p, struct word *dir);

@@ -6,20 +6,20 @@
 
 #include <stddef.h>
 
-#define TOOL_RULES_MAX 4096         /* rules in one file */
-#define TOOL_RULES_LINE_MAX 4096    /* bytes in one (continued) line */
+#define TOOL_RULES_MAX 4096	 /* rules in one file */
+#define TOOL_RULES_LINE_MAX 4096 /* bytes in one (continued) line */
 #define TOOL_RULES_FILE_MAX (1 << 20)
-#define TOOL_RULES_LIST_MAX 128     /* names or values in one list */
-#define TOOL_HOPS_MAX 16            /* wrappers/interpreters followed for one command */
+#define TOOL_RULES_LIST_MAX 128 /* names or values in one list */
+#define TOOL_HOPS_MAX 16	/* wrappers/interpreters followed for one command */
 
 struct tool_id {
-        char name[64];        /* the tool: "samtools", "multiqc", "picard", "train.py" */
-        char subcommand[64];  /* "sort", "HaplotypeCaller", "" when none */
-        char interpreter[32]; /* "python3", "java", "Rscript" when the tool ran through one */
-        int excluded;         /* 1: shell plumbing, kept out of tool tables (not out of listings) */
-        int wrapper;          /* 1: the process is a wrapper that ran the tool (env, time, srun,
-                               * conda run, ...): its memory is its own (or, forked from a large
-                               * parent, that parent's), not the tool's */
+	char name[64];	      /* the tool: "samtools", "multiqc", "picard", "train.py" */
+	char subcommand[64];  /* "sort", "HaplotypeCaller", "" when none */
+	char interpreter[32]; /* "python3", "java", "Rscript" when the tool ran through one */
+	int excluded;	      /* 1: shell plumbing, kept out of tool tables (not out of listings) */
+	int wrapper;	      /* 1: the process is a wrapper that ran the tool (env, time, srun,
+			       * conda run, ...): its memory is its own (or, forked from a large
+			       * parent, that parent's), not the tool's */
 };
 
 struct tool_rules;
@@ -30,7 +30,7 @@ struct tool_rules;
  * long a line, also explained in err) or -ENOMEM, and *out is untouched: nothing is applied
  * partially, the caller keeps the rules in force. err may be NULL. */
 int tool_rules_parse(const char *text, size_t len, const char *name, struct tool_rules **out,
-                     char *err, size_t errlen);
+		     char *err, size_t errlen);
 
 /* Read and parse a rules file (a regular file of at most TOOL_RULES_FILE_MAX bytes). Errors as
  * for tool_rules_parse, plus the errno of open/read (err says "PATH: strerror") and -EINVAL
@@ -60,11 +60,11 @@ size_t tool_rules_count(const struct tool_rules *r);
  * own name). Returns 0, or -EINVAL when there is nothing to name (no argv and no exe) or
  * out is NULL; out is untouched on error. */
 int tool_identify(const struct tool_rules *r, const char *exe, const char *argv, size_t argv_len,
-                  struct tool_id *out);
+		  struct tool_id *out);
 
 /* The same, with flags: TOOL_ARGV_TRUNCATED makes a possibly cut last argument count as
  * unknown rather than as a tool or subcommand name. */
 int tool_identify_flags(const struct tool_rules *r, const char *exe, const char *argv,
-                        size_t argv_len, unsigned flags, struct tool_id *out);
+			size_t argv_len, unsigned flags, struct tool_id *out);
 
 #endif

@@ -5,17 +5,17 @@
 
 #include <stddef.h>
 
-#define WORDS_MAX 256       /* words kept from one command line; the rest is ignored */
-#define WORD_NAME_MAX 256   /* longest word copied out to match a name or glob against */
+#define WORDS_MAX 256	  /* words kept from one command line; the rest is ignored */
+#define WORD_NAME_MAX 256 /* longest word copied out to match a name or glob against */
 
 struct word {
-        const char *s;      /* not NUL-terminated */
-        size_t len;
+	const char *s; /* not NUL-terminated */
+	size_t len;
 };
 
 struct words {
-        struct word w[WORDS_MAX];
-        size_t n;
+	struct word w[WORDS_MAX];
+	size_t n;
 };
 
 /* Split len bytes of NUL-separated arguments into ws (no trailing NUL needed; an empty

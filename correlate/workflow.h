@@ -12,27 +12,27 @@
 #define WORKFLOW_SCRIPT_MAX (64 * 1024) /* bytes of a batch script looked at */
 
 struct workflow_input {
-        const char *job_name;    /* Slurm job name (NUL-terminated), or NULL */
-        const char *job_comment; /* Slurm --comment, or NULL */
-        const char *script;      /* the batch script (or its first bytes); need not end in NUL */
-        size_t script_len;
-        const char *argv;        /* NUL-separated argv of a process of the job, or NULL */
-        size_t argv_len;
-        const char *cwd;         /* that process's (or the job's) working directory, or NULL */
-        const char *pipeline;    /* explicit values: win over anything detected; NULL or "" */
-        const char *run;
-        const char *step;
+	const char *job_name;	 /* Slurm job name (NUL-terminated), or NULL */
+	const char *job_comment; /* Slurm --comment, or NULL */
+	const char *script;	 /* the batch script (or its first bytes); need not end in NUL */
+	size_t script_len;
+	const char *argv; /* NUL-separated argv of a process of the job, or NULL */
+	size_t argv_len;
+	const char *cwd;      /* that process's (or the job's) working directory, or NULL */
+	const char *pipeline; /* explicit values: win over anything detected; NULL or "" */
+	const char *run;
+	const char *step;
 };
 
 struct workflow_id {
-        char engine[16];     /* "snakemake", "nextflow", "custom" (explicit only), "" unknown */
-        char pipeline[128];  /* Snakemake: the Snakefile's directory; Nextflow: launch dir */
-        char run[128];       /* one invocation of the engine */
-        char step[128];      /* Snakemake rule; Nextflow process (fully qualified) */
-        char job[64];        /* Snakemake job id */
-        char wildcards[256]; /* Snakemake wildcards "sample=A,unit=1" */
-        char tag[128];       /* Nextflow task tag ("sampleA"), or its index when untagged */
-        char task_hash[64];  /* Nextflow task hash as in its work dir: "3f/0a4e8b9c..." */
+	char engine[16];     /* "snakemake", "nextflow", "custom" (explicit only), "" unknown */
+	char pipeline[128];  /* Snakemake: the Snakefile's directory; Nextflow: launch dir */
+	char run[128];	     /* one invocation of the engine */
+	char step[128];	     /* Snakemake rule; Nextflow process (fully qualified) */
+	char job[64];	     /* Snakemake job id */
+	char wildcards[256]; /* Snakemake wildcards "sample=A,unit=1" */
+	char tag[128];	     /* Nextflow task tag ("sampleA"), or its index when untagged */
+	char task_hash[64];  /* Nextflow task hash as in its work dir: "3f/0a4e8b9c..." */
 };
 
 /* Fill out from in. Every field is cut to fit and has control characters replaced; fields

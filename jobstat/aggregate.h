@@ -12,16 +12,16 @@
 
 /* A unit's totals: over its processes, and over its live samples (peak_cores < 0 unknown) */
 struct unit_totals {
-        TOTALS_RECORD(REC_MEMBER)
-        SAMPLE_TOTALS_RECORD(REC_MEMBER)
-        LIVE_TOTALS_RECORD(REC_MEMBER)
+	TOTALS_RECORD(REC_MEMBER)
+	SAMPLE_TOTALS_RECORD(REC_MEMBER)
+	LIVE_TOTALS_RECORD(REC_MEMBER)
 };
 
 struct unit_rec {
-        int node;               /* index of the node whose tracerd answered */
-        UNIT_RECORD(REC_MEMBER) /* down_start_ns, down_end_ns: JS_NONE: tracerd was there */
-        int have_totals;
-        struct unit_totals t;
+	int node;		/* index of the node whose tracerd answered */
+	UNIT_RECORD(REC_MEMBER) /* down_start_ns, down_end_ns: JS_NONE: tracerd was there */
+	int have_totals;
+	struct unit_totals t;
 };
 
 /* One element of a "units" reply. Absent or mistyped keys read as unknown (JS_NONE, "", -1
@@ -62,7 +62,7 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
 
 /* Add waits and network (JS_NONE: unknown, adds nothing). */
 void figures_add_waits(struct figures *f, int64_t cpu_wait, int64_t iowait, int64_t offcpu,
-                       int64_t net_rx, int64_t net_tx);
+		       int64_t net_rx, int64_t net_tx);
 
 /* Merge a step's figures into its job's: sums and maxima as above; the cgroup counters
  * and peaks of the job are not derived this way (see report.c). */

@@ -10,10 +10,13 @@
 #include "report.h"
 
 struct array_stats {
-        int64_t njobs;
-        char states[160];       /* "FAILED:1,COMPLETED:9": failures first */
-        char suggest[160];      /* one advice for its tasks (notes_arrays) */
-        struct { size_t n; double min, median, max; } v[F_COUNT];
+	int64_t njobs;
+	char states[160];  /* "FAILED:1,COMPLETED:9": failures first */
+	char suggest[160]; /* one advice for its tasks (notes_arrays) */
+	struct {
+		size_t n;
+		double min, median, max;
+	} v[F_COUNT];
 };
 
 /* Group the report's array tasks by array; each group gives a ROW_ARRAY row pointing at its

@@ -16,177 +16,186 @@
 
 int daemons_init(struct daemons *d, const char *config_path, char *err, size_t errlen)
 {
-        const char *path = config_path ? config_path : getenv("TRACER_CONF");
+	const char *path = config_path ? config_path : getenv("TRACER_CONF");
 
-        memset(d, 0, sizeof(*d));
-        d->config_path = path;
-        return config_load(path ? path : TRACER_CONF_DEFAULT, !path, &d->cfg, err, errlen);
+	memset(d, 0, sizeof(*d));
+	d->config_path = path;
+	return config_load(path ? path : TRACER_CONF_DEFAULT, !path, &d->cfg, err, errlen);
 }
 
 void daemons_fini(struct daemons *d)
 {
-        for (size_t i = 0; i < d->n; i++)
-                json_object_put(d->nodes[i].status);
-        free(d->nodes);
-        d->nodes = NULL;
-        d->n = d->cap = 0;
+	for (size_t i = 0; i < d->n; i++)
+		json_object_put(d->nodes[i].status);
+	free(d->nodes);
+	d->nodes = NULL;
+	d->n = d->cap = 0;
 }
 
 int daemons_node(struct daemons *d, const char *name)
 {
-        struct node_conn *c;
-        struct stat st;
+	struct node_conn *c;
+	struct stat st;
 
-        for (size_t i = 0; i < d->n; i++)
-                if (strcmp(d->nodes[i].name, name) == 0)
-                        return (int)i;
-        if (d->n == d->cap) {
-                struct node_conn *nv = realloc(d->nodes, (d->cap = d->cap ? 2 * d->cap : 8) * sizeof(*nv));
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->nodes[i].name, name) == 0)
+			return (int)i;
+	if (d->n == d->cap) {
+		struct node_conn *nv =
+			realloc(d->nodes, (d->cap = d->cap ? 2 * d->cap : 8) * sizeof(*nv));
 
-                if (!nv)
-                        return -1;
-                d->nodes = nv;
-        }
-        c = &d->nodes[d->n];
-        memset(c, 0, sizeof(*c));
-        snprintf(c->name, sizeof(c->name), "%s", name);
-        if (config_socket_path(&d->cfg, name, c->sock, sizeof(c->sock)) == 0)
-                c->local = stat(c->sock, &st) == 0 && S_ISSOCK(st.st_mode);
-        return (int)d->n++;
+		if (!nv)
+			return -1;
+		d->nodes = nv;
+	}
+	c = &d->nodes[d->n];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	if (config_socket_path(&d->cfg, name, c->sock, sizeof(c->sock)) == 0)
+		c->local = stat(c->sock, &st) == 0 && S_ISSOCK(st.st_mode);
+	return (int)d->n++;
 }
 
 int daemons_local_nodes(struct daemons *d)
 {
-        DIR *dir = opendir(d->cfg.socket_dir);
-        struct dirent *e;
-        int n = 0;
+	DIR *dir = opendir(d->cfg.socket_dir);
+	struct dirent *e;
+	int n = 0;
 
-        if (!dir)
-                return 0;
-        while ((e = readdir(dir))) {
-                size_t l = strlen(e->d_name);
-                char name[64];
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		size_t l = strlen(e->d_name);
+		char name[64];
 
-                if (l <= 13 || strncmp(e->d_name, "tracerd-", 8) || strcmp(e->d_name + l - 5, ".sock") ||
-                    l - 13 >= sizeof(name))
-                        continue;
-                snprintf(name, sizeof(name), "%.*s", (int)(l - 13), e->d_name + 8);
-                if (daemons_node(d, name) >= 0 && d->nodes[daemons_node(d, name)].local)
-                        n++;
-        }
-        closedir(dir);
-        return n;
+		if (l <= 13 || strncmp(e->d_name, "tracerd-", 8) ||
+		    strcmp(e->d_name + l - 5, ".sock") || l - 13 >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 13), e->d_name + 8);
+		if (daemons_node(d, name) >= 0 && d->nodes[daemons_node(d, name)].local)
+			n++;
+	}
+	closedir(dir);
+	return n;
 }
 
 int daemons_default_node(struct daemons *d, const char *node_opt)
 {
-        char node[64];
+	char node[64];
 
-        if (node_opt)
-                snprintf(node, sizeof(node), "%s", node_opt);
-        else if (d->cfg.node_name[0])
-                snprintf(node, sizeof(node), "%s", d->cfg.node_name);
-        else if (config_default_node(node, sizeof(node)) < 0)
-                return -1;
-        return daemons_node(d, node);
+	if (node_opt)
+		snprintf(node, sizeof(node), "%s", node_opt);
+	else if (d->cfg.node_name[0])
+		snprintf(node, sizeof(node), "%s", d->cfg.node_name);
+	else if (config_default_node(node, sizeof(node)) < 0)
+		return -1;
+	return daemons_node(d, node);
 }
 
 /* one request to a node, by its socket or over TCP */
-static int ask(struct daemons *d, int node, struct json_object *req, int timeout_ms, struct json_object **reply)
+static int ask(struct daemons *d, int node, struct json_object *req, int timeout_ms,
+	       struct json_object **reply)
 {
-        struct node_conn *c = &d->nodes[node];
-        uint32_t port = config_listen_port(&d->cfg, c->name);
-        int r;
+	struct node_conn *c = &d->nodes[node];
+	uint32_t port = config_listen_port(&d->cfg, c->name);
+	int r;
 
-        if (c->failed)
-                return -EHOSTUNREACH;
-        if (!c->local && port && !c->addr[0] && (!d->node_addr || d->node_addr(c->name, c->addr, sizeof(c->addr)) < 0))
-                snprintf(c->addr, sizeof(c->addr), "%s", c->name); /* a node name that resolves */
-        if (c->local)
-                r = client_request(NULL, c->sock, req, timeout_ms, reply);
-        else if (port)
-                r = client_request_tcp(NULL, c->addr, port, c->name, d->cfg.munge_socket, req, timeout_ms, reply);
-        else
-                r = -ENOENT;
-        if (r == -EREMOTEIO)
-                return r; /* the daemon answered: a refusal, not an unreachable node */
-        if (r < 0) {
-                c->failed = 1;
-                if (!c->local && !port)
-                        snprintf(c->error, sizeof(c->error), "no tracerd socket %.300s on this host and no ListenPort "
-                                 "(or NodePorts entry) to reach it over TCP", c->sock);
-                else if (c->local)
-                        snprintf(c->error, sizeof(c->error), "cannot reach tracerd at %.300s: %s", c->sock, strerror(-r));
-                else
-                        snprintf(c->error, sizeof(c->error), "cannot reach tracerd of node %s at %.200s port %u: %s",
-                                 c->name, c->addr, port, strerror(-r));
-        }
-        return r;
+	if (c->failed)
+		return -EHOSTUNREACH;
+	if (!c->local && port && !c->addr[0] &&
+	    (!d->node_addr || d->node_addr(c->name, c->addr, sizeof(c->addr)) < 0))
+		snprintf(c->addr, sizeof(c->addr), "%s", c->name); /* a node name that resolves */
+	if (c->local)
+		r = client_request(NULL, c->sock, req, timeout_ms, reply);
+	else if (port)
+		r = client_request_tcp(NULL, c->addr, port, c->name, d->cfg.munge_socket, req,
+				       timeout_ms, reply);
+	else
+		r = -ENOENT;
+	if (r == -EREMOTEIO)
+		return r; /* the daemon answered: a refusal, not an unreachable node */
+	if (r < 0) {
+		c->failed = 1;
+		if (!c->local && !port)
+			snprintf(c->error, sizeof(c->error),
+				 "no tracerd socket %.300s on this host and no ListenPort "
+				 "(or NodePorts entry) to reach it over TCP",
+				 c->sock);
+		else if (c->local)
+			snprintf(c->error, sizeof(c->error), "cannot reach tracerd at %.300s: %s",
+				 c->sock, strerror(-r));
+		else
+			snprintf(c->error, sizeof(c->error),
+				 "cannot reach tracerd of node %s at %.200s port %u: %s", c->name,
+				 c->addr, port, strerror(-r));
+	}
+	return r;
 }
 
 static int take_array(struct json_object *reply, const char *key, struct json_object **out)
 {
-        struct json_object *a;
+	struct json_object *a;
 
-        if (!json_object_object_get_ex(reply, key, &a) || !json_object_is_type(a, json_type_array)) {
-                json_object_put(reply);
-                return -EPROTO;
-        }
-        *out = json_object_get(a);
-        json_object_put(reply);
-        return 0;
+	if (!json_object_object_get_ex(reply, key, &a) ||
+	    !json_object_is_type(a, json_type_array)) {
+		json_object_put(reply);
+		return -EPROTO;
+	}
+	*out = json_object_get(a);
+	json_object_put(reply);
+	return 0;
 }
 
 int daemons_units(struct daemons *d, int node, const char *sel, struct json_object **units)
 {
-        struct json_object *req = client_new_request("units"), *reply;
-        int r;
+	struct json_object *req = client_new_request("units"), *reply;
+	int r;
 
-        json_object_object_add(req, "select", json_object_new_string(sel));
-        r = ask(d, node, req, UNITS_TIMEOUT_MS, &reply);
-        json_object_put(req);
-        return r < 0 ? r : take_array(reply, "units", units);
+	json_object_object_add(req, "select", json_object_new_string(sel));
+	r = ask(d, node, req, UNITS_TIMEOUT_MS, &reply);
+	json_object_put(req);
+	return r < 0 ? r : take_array(reply, "units", units);
 }
 
 /* a per-unit query {"op": op, "unit": id}: the reply's array named op (caller puts) */
 static int unit_query(struct daemons *d, int node, const char *op, int64_t unit, int timeout_ms,
-                      struct json_object **out)
+		      struct json_object **out)
 {
-        struct json_object *req = client_new_request(op), *reply;
-        int r;
+	struct json_object *req = client_new_request(op), *reply;
+	int r;
 
-        json_object_object_add(req, "unit", json_object_new_int64(unit));
-        r = ask(d, node, req, timeout_ms, &reply);
-        json_object_put(req);
-        return r < 0 ? r : take_array(reply, op, out);
+	json_object_object_add(req, "unit", json_object_new_int64(unit));
+	r = ask(d, node, req, timeout_ms, &reply);
+	json_object_put(req);
+	return r < 0 ? r : take_array(reply, op, out);
 }
 
 int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs)
 {
-        return unit_query(d, node, "processes", unit, PROCS_TIMEOUT_MS, procs);
+	return unit_query(d, node, "processes", unit, PROCS_TIMEOUT_MS, procs);
 }
 
 int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object **tools)
 {
-        return unit_query(d, node, "tools", unit, UNITS_TIMEOUT_MS, tools);
+	return unit_query(d, node, "tools", unit, UNITS_TIMEOUT_MS, tools);
 }
 
 int daemons_history(struct daemons *d, int node, int64_t unit, struct json_object **runs)
 {
-        return unit_query(d, node, "history", unit, UNITS_TIMEOUT_MS, runs);
+	return unit_query(d, node, "history", unit, UNITS_TIMEOUT_MS, runs);
 }
 
 struct json_object *daemons_topology(struct daemons *d, int node)
 {
-        struct node_conn *c = &d->nodes[node];
-        struct json_object *req, *topo;
+	struct node_conn *c = &d->nodes[node];
+	struct json_object *req, *topo;
 
-        if (!c->status_tried) {
-                c->status_tried = 1;
-                req = client_new_request("status");
-                if (ask(d, node, req, UNITS_TIMEOUT_MS, &c->status) < 0)
-                        c->status = NULL;
-                json_object_put(req);
-        }
-        return c->status && json_object_object_get_ex(c->status, "topology", &topo) ? topo : NULL;
+	if (!c->status_tried) {
+		c->status_tried = 1;
+		req = client_new_request("status");
+		if (ask(d, node, req, UNITS_TIMEOUT_MS, &c->status) < 0)
+			c->status = NULL;
+		json_object_put(req);
+	}
+	return c->status && json_object_object_get_ex(c->status, "topology", &topo) ? topo : NULL;
 }

@@ -11,24 +11,24 @@
 #include "config.h"
 
 struct node_conn {
-        char name[64];
-        char sock[PATH_MAX];
-        char addr[256];         /* where to reach it over TCP: Slurm's NodeAddr, else its name */
-        int local;              /* the socket exists on this host */
-        int failed;             /* a request failed: its figures are missing */
-        char error[512];
-        struct json_object *status; /* the "status" reply, fetched once */
-        int status_tried;
+	char name[64];
+	char sock[PATH_MAX];
+	char addr[256]; /* where to reach it over TCP: Slurm's NodeAddr, else its name */
+	int local;	/* the socket exists on this host */
+	int failed;	/* a request failed: its figures are missing */
+	char error[512];
+	struct json_object *status; /* the "status" reply, fetched once */
+	int status_tried;
 };
 
 struct daemons {
-        struct tracer_config cfg;
-        const char *config_path;
-        struct node_conn *nodes;
-        size_t n, cap;
-        int quiet;              /* no per-request messages (failures still recorded) */
-        /* a node's address from Slurm (NodeAddr); NULL or failing: its name is the address */
-        int (*node_addr)(const char *node, char *addr, size_t len);
+	struct tracer_config cfg;
+	const char *config_path;
+	struct node_conn *nodes;
+	size_t n, cap;
+	int quiet; /* no per-request messages (failures still recorded) */
+	/* a node's address from Slurm (NodeAddr); NULL or failing: its name is the address */
+	int (*node_addr)(const char *node, char *addr, size_t len);
 };
 
 /* Read the configuration (-c, else TRACER_CONF, else the default). */

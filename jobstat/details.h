@@ -9,13 +9,13 @@
 
 /* What to fetch; the view says (view_wanted). */
 struct details_wanted {
-        int failed_procs;       /* processes of the jobs that failed (report_job_failed) */
-        int step_procs;         /* processes of every step with units (--processes, --tree) */
-        int step_tools;         /* tool records of every step with units (the Tool field) */
-        int step_tools_ran;     /* the same, only of steps that ran processes (--tools) */
-        int unit_tools;         /* tool records of the labelled units (--workflow) */
-        int topology;           /* the topology of the nodes of units that list their cores */
-        int history;            /* earlier runs of each finished step's first task (signals.c) */
+	int failed_procs;   /* processes of the jobs that failed (report_job_failed) */
+	int step_procs;	    /* processes of every step with units (--processes, --tree) */
+	int step_tools;	    /* tool records of every step with units (the Tool field) */
+	int step_tools_ran; /* the same, only of steps that ran processes (--tools) */
+	int unit_tools;	    /* tool records of the labelled units (--workflow) */
+	int topology;	    /* the topology of the nodes of units that list their cores */
+	int history;	    /* earlier runs of each finished step's first task (signals.c) */
 };
 
 /* Fetch what w asks for into rep's jobs (j->detail) and nodes, then record every node asked

@@ -21,9 +21,10 @@
 #define LIMIT_RAISE 2
 
 /* Percentages; -1 when an input is unknown or zero. */
-double eff_cpu(int64_t cpu_ns, int64_t elapsed_s, int64_t alloc_cpus); /* TotalCPU/(Elapsed*AllocCPUS) */
-double eff_mem(int64_t peak_kb, int64_t req_mb);                       /* peak/requested */
-double eff_time(int64_t elapsed_s, int64_t timelimit_min);             /* Elapsed/Timelimit */
+double eff_cpu(int64_t cpu_ns, int64_t elapsed_s,
+	       int64_t alloc_cpus);			   /* TotalCPU/(Elapsed*AllocCPUS) */
+double eff_mem(int64_t peak_kb, int64_t req_mb);	   /* peak/requested */
+double eff_time(int64_t elapsed_s, int64_t timelimit_min); /* Elapsed/Timelimit */
 
 /* The peak memory of a step from its figures: the step cgroup's peak when known, else the
  * largest sum of RSS of one task unit in a sampling round, else the largest process RSS;
@@ -38,7 +39,7 @@ int64_t eff_node_peak_memory(const struct figures *f, int64_t ntasks, int64_t nn
 
 /* Cores per task: the most busy at once (from samples) when known, else CPU time / wall. */
 double eff_cores(const struct figures *f, int64_t cpu_ns, int64_t wall_ns, int64_t ntasks,
-                 const char **src);
+		 const char **src);
 
 /* --cpus-per-task: cores rounded up (less CORE_SLACK), at least 1; -1 unknown. */
 int suggest_cpus(double cores);
@@ -57,13 +58,13 @@ enum mem_why { MEM_PEAK, MEM_OOM, MEM_FLOOR };
 
 /* What to ask Slurm for next time; -1 where nothing is known. */
 struct advice {
-        int cpus;                       /* --cpus-per-task */
-        int64_t mem_mb;                 /* --mem (per node), when the job asked --mem */
-        int64_t mem_per_cpu_mb;         /* --mem-per-cpu, when the job asked for it */
-        int64_t time_min;               /* --time */
-        enum mem_why mem_why;
-        int oom, timeout;               /* the job hit its memory / time limit */
-        int64_t limit_mb;               /* the per-node memory limit it had, -1 unknown */
+	int cpus;		/* --cpus-per-task */
+	int64_t mem_mb;		/* --mem (per node), when the job asked --mem */
+	int64_t mem_per_cpu_mb; /* --mem-per-cpu, when the job asked for it */
+	int64_t time_min;	/* --time */
+	enum mem_why mem_why;
+	int oom, timeout; /* the job hit its memory / time limit */
+	int64_t limit_mb; /* the per-node memory limit it had, -1 unknown */
 };
 
 /* Did the row's job hit its memory limit (a process killed by the OOM killer, or Slurm's

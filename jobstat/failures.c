@@ -9,59 +9,60 @@
 
 static void keep(struct failed_proc *d, const char *step, const struct proc_rec *p)
 {
-        d->pid = p->pid;
-        d->status = p->status;
-        d->end_ns = p->end_ns;
-        snprintf(d->tool, sizeof(d->tool), "%s", p->tool);
-        snprintf(d->step, sizeof(d->step), "%s", step);
-        snprintf(d->cmd, sizeof(d->cmd), "%s", p->cmd ? p->cmd : "");
+	d->pid = p->pid;
+	d->status = p->status;
+	d->end_ns = p->end_ns;
+	snprintf(d->tool, sizeof(d->tool), "%s", p->tool);
+	snprintf(d->step, sizeof(d->step), "%s", step);
+	snprintf(d->cmd, sizeof(d->cmd), "%s", p->cmd ? p->cmd : "");
 }
 
 /* ends before d (an unknown end is last) */
 static int earlier(const struct proc_rec *p, const struct failed_proc *d)
 {
-        if (p->end_ns == JS_NONE)
-                return 0;
-        return d->end_ns == JS_NONE || p->end_ns < d->end_ns;
+	if (p->end_ns == JS_NONE)
+		return 0;
+	return d->end_ns == JS_NONE || p->end_ns < d->end_ns;
 }
 
 void failures_add(struct failures *f, const char *step, const struct proc_rec *p, size_t n)
 {
-        f->checked = 1;
-        for (size_t i = 0; i < n; i++) {
-                int oom = p[i].flags != JS_NONE && (p[i].flags & PROC_FLAG_OOM);
+	f->checked = 1;
+	for (size_t i = 0; i < n; i++) {
+		int oom = p[i].flags != JS_NONE && (p[i].flags & PROC_FLAG_OOM);
 
-                if (oom && (!f->noom++ || earlier(&p[i], &f->oom)))
-                        keep(&f->oom, step, &p[i]);
-                if ((oom || (p[i].status != JS_NONE && p[i].status != 0)) &&
-                    (!f->nfailed++ || earlier(&p[i], &f->first)))
-                        keep(&f->first, step, &p[i]);
-        }
+		if (oom && (!f->noom++ || earlier(&p[i], &f->oom)))
+			keep(&f->oom, step, &p[i]);
+		if ((oom || (p[i].status != JS_NONE && p[i].status != 0)) &&
+		    (!f->nfailed++ || earlier(&p[i], &f->first)))
+			keep(&f->first, step, &p[i]);
+	}
 }
 
 void failures_status_text(char *out, size_t len, int64_t status)
 {
-        int sig = (int)(status & 0x7f);
+	int sig = (int)(status & 0x7f);
 
-        if (status == JS_NONE)
-                snprintf(out, len, "ended");
-        else if (!sig)
-                snprintf(out, len, "exited with %d", (int)((status >> 8) & 0xff));
-        else
-                snprintf(out, len, "was killed by signal %d (%s)", sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	if (status == JS_NONE)
+		snprintf(out, len, "ended");
+	else if (!sig)
+		snprintf(out, len, "exited with %d", (int)((status >> 8) & 0xff));
+	else
+		snprintf(out, len, "was killed by signal %d (%s)", sig,
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
 }
 
 void failures_of_job(struct job *j)
 {
-        memset(&j->fail, 0, sizeof(j->fail));
-        if (!report_job_failed(j))
-                return;
-        for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
-                struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
-                struct procset ps;
+	memset(&j->fail, 0, sizeof(j->fail));
+	if (!report_job_failed(j))
+		return;
+	for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
+		struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
+		struct procset ps;
 
-                if (s->f.nunits && procs_of_step(j, s, &ps) == 0)
-                        failures_add(&j->fail, s->jobid, ps.p, ps.n);
-                procs_free(&ps);
-        }
+		if (s->f.nunits && procs_of_step(j, s, &ps) == 0)
+			failures_add(&j->fail, s->jobid, ps.p, ps.n);
+		procs_free(&ps);
+	}
 }

@@ -8,22 +8,22 @@
 
 #include "jobstat.h"
 
-#define PROC_FLAG_OOM 0x8       /* tracerd's PROC_OOM_KILLED */
+#define PROC_FLAG_OOM 0x8 /* tracerd's PROC_OOM_KILLED */
 
 struct failed_proc {
-        int64_t pid, status, end_ns;
-        char tool[64];
-        char step[64];          /* the step row's JobID: "123.batch" */
-        char cmd[160];
+	int64_t pid, status, end_ns;
+	char tool[64];
+	char step[64]; /* the step row's JobID: "123.batch" */
+	char cmd[160];
 };
 
 struct failures {
-        int checked;            /* the job's processes were read */
-        struct failed_proc oom; /* the first OOM victim, when noom */
-        size_t noom;
-        struct failed_proc first; /* the first to exit non-zero or on a signal (OOM victims
-                                   * included), when nfailed */
-        size_t nfailed;
+	int checked;		/* the job's processes were read */
+	struct failed_proc oom; /* the first OOM victim, when noom */
+	size_t noom;
+	struct failed_proc first; /* the first to exit non-zero or on a signal (OOM victims
+				   * included), when nfailed */
+	size_t nfailed;
 };
 
 struct proc_rec;

@@ -12,169 +12,201 @@
 
 const char *view_default_format_nodes(enum view v)
 {
-        switch (v) {
-        case V_PROCS:
-                return "JobID,Node,Task,PID,PPID,Start,Elapsed,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,Tool,"
-                       "Command";
-        case V_TREE:
-                return "JobID,Node,Task,PID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode";
-        default:
-                return view_default_format(v);
-        }
+	switch (v) {
+	case V_PROCS:
+		return "JobID,Node,Task,PID,PPID,Start,Elapsed,TotalCPU,MaxRSS,ReadBytes,"
+		       "WriteBytes,ExitCode,Tool,"
+		       "Command";
+	case V_TREE:
+		return "JobID,Node,Task,PID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,"
+		       "ExitCode";
+	default:
+		return view_default_format(v);
+	}
 }
 
 const char *view_default_format(enum view v)
 {
-        switch (v) {
-        case V_TOOLS:
-                return "JobID,Tool,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,Start,End,ExitCodes,OOMKills";
-        case V_PROCS:
-                return "JobID,PID,PPID,Start,Elapsed,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,Tool,Command";
-        case V_TREE:
-                return "JobID,PID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode";
-        case V_ARRAY:
-                return "JobID,NJobs,State,Elapsed,TotalCPU,CPUEff,PeakMem,MemEff,NProcs";
-        case V_WORKFLOW:
-                return "Pipeline%-24,Run%-10,Step%-30,Tool%-18,NJobs,NProcs,Elapsed,TotalCPU,MaxRSS,ReadBytes,WriteBytes";
-        case V_JOBS:
-        default:
-                return "JobID,JobName,State,Elapsed,AllocCPUS,TotalCPU,CPUEff,PeakMem,ReqMem,MemEff,TimeEff,NProcs";
-        }
+	switch (v) {
+	case V_TOOLS:
+		return "JobID,Tool,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,Start,End,ExitCodes,"
+		       "OOMKills";
+	case V_PROCS:
+		return "JobID,PID,PPID,Start,Elapsed,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode,"
+		       "Tool,Command";
+	case V_TREE:
+		return "JobID,PID,Tree,NProcs,TotalCPU,MaxRSS,ReadBytes,WriteBytes,ExitCode";
+	case V_ARRAY:
+		return "JobID,NJobs,State,Elapsed,TotalCPU,CPUEff,PeakMem,MemEff,NProcs";
+	case V_WORKFLOW:
+		return "Pipeline%-24,Run%-10,Step%-30,Tool%-18,NJobs,NProcs,Elapsed,TotalCPU,"
+		       "MaxRSS,ReadBytes,WriteBytes";
+	case V_JOBS:
+	default:
+		return "JobID,JobName,State,Elapsed,AllocCPUS,TotalCPU,CPUEff,PeakMem,ReqMem,"
+		       "MemEff,TimeEff,NProcs";
+	}
 }
 
 const char *view_signals_format(void)
 {
-        return "JobID,Tool%-18,NProcs,TotalCPU,CPUWait,IOWait,OffCPU,NetRx,NetTx,MaxRSS,OOMKills,ExitCodes";
+	return "JobID,Tool%-18,NProcs,TotalCPU,CPUWait,IOWait,OffCPU,NetRx,NetTx,MaxRSS,OOMKills,"
+	       "ExitCodes";
 }
 
 static int find_field(const char *name, size_t len)
 {
-        int i, hit = -1;
+	int i, hit = -1;
 
-        for (i = 0; i < F_COUNT; i++)
-                if (strlen(field_defs[i].name) == len && strncasecmp(field_defs[i].name, name, len) == 0)
-                        return i;
-        for (i = 0; i < F_COUNT; i++)
-                if (strncasecmp(field_defs[i].name, name, len) == 0) {
-                        if (hit >= 0)
-                                return -2; /* ambiguous */
-                        hit = i;
-                }
-        return hit;
+	for (i = 0; i < F_COUNT; i++)
+		if (strlen(field_defs[i].name) == len &&
+		    strncasecmp(field_defs[i].name, name, len) == 0)
+			return i;
+	for (i = 0; i < F_COUNT; i++)
+		if (strncasecmp(field_defs[i].name, name, len) == 0) {
+			if (hit >= 0)
+				return -2; /* ambiguous */
+			hit = i;
+		}
+	return hit;
 }
 
 static const char *view_rows(enum view v)
 {
-        switch (v) {
-        case V_TOOLS: return "tool rows (--tools)";
-        case V_PROCS: return "process rows (--processes)";
-        case V_TREE: return "tree rows (--tree)";
-        case V_ARRAY: return "array rows (--array-summary)";
-        case V_WORKFLOW: return "workflow rows (--workflow)";
-        default: return "job and step rows";
-        }
+	switch (v) {
+	case V_TOOLS:
+		return "tool rows (--tools)";
+	case V_PROCS:
+		return "process rows (--processes)";
+	case V_TREE:
+		return "tree rows (--tree)";
+	case V_ARRAY:
+		return "array rows (--array-summary)";
+	case V_WORKFLOW:
+		return "workflow rows (--workflow)";
+	default:
+		return "job and step rows";
+	}
 }
 
 int field_applies(int f, enum view v)
 {
-        int per_job = v == V_JOBS || v == V_ARRAY;
+	int per_job = v == V_JOBS || v == V_ARRAY;
 
-        switch (f) {
-        /* a job's request, limit and advice: no process, tool or workflow row has them */
-        case F_REQMEM: case F_TIMELIMIT: case F_TIMEEFF: case F_SUGGEST: case F_ACCOUNT: case F_QOS:
-        case F_SUBMIT: case F_RESERVED:
-                return per_job;
-        /* a process's */
-        case F_PID: case F_PPID: case F_COMMAND: case F_NODE: case F_TASK: return v == V_PROCS || v == V_TREE;
-        case F_TREE: return v == V_TREE;
-        /* a group's */
-        case F_EXITCODES: return v == V_TOOLS || v == V_WORKFLOW;
-        case F_NJOBS: return v == V_ARRAY || v == V_WORKFLOW;
-        default: return 1;
-        }
+	switch (f) {
+	/* a job's request, limit and advice: no process, tool or workflow row has them */
+	case F_REQMEM:
+	case F_TIMELIMIT:
+	case F_TIMEEFF:
+	case F_SUGGEST:
+	case F_ACCOUNT:
+	case F_QOS:
+	case F_SUBMIT:
+	case F_RESERVED:
+		return per_job;
+	/* a process's */
+	case F_PID:
+	case F_PPID:
+	case F_COMMAND:
+	case F_NODE:
+	case F_TASK:
+		return v == V_PROCS || v == V_TREE;
+	case F_TREE:
+		return v == V_TREE;
+	/* a group's */
+	case F_EXITCODES:
+		return v == V_TOOLS || v == V_WORKFLOW;
+	case F_NJOBS:
+		return v == V_ARRAY || v == V_WORKFLOW;
+	default:
+		return 1;
+	}
 }
 
 int fields_parse(const char *spec, enum view v, struct col **out, char *err, size_t errlen)
 {
-        struct col *cols;
-        size_t n = 0, cap = 1;
-        const char *p;
+	struct col *cols;
+	size_t n = 0, cap = 1;
+	const char *p;
 
-        if (!spec) {
-                proto_errf(err, errlen, "no format");
-                return -EINVAL;
-        }
-        for (p = spec; *p; p++)
-                cap += *p == ',';
-        cols = calloc(cap, sizeof(*cols));
-        if (!cols)
-                return -ENOMEM;
-        for (p = spec; *p;) {
-                size_t len = strcspn(p, ",");
-                const char *pct = memchr(p, '%', len), *name = p;
-                size_t nlen = pct ? (size_t)(pct - p) : len;
-                int f, width = 0;
+	if (!spec) {
+		proto_errf(err, errlen, "no format");
+		return -EINVAL;
+	}
+	for (p = spec; *p; p++)
+		cap += *p == ',';
+	cols = calloc(cap, sizeof(*cols));
+	if (!cols)
+		return -ENOMEM;
+	for (p = spec; *p;) {
+		size_t len = strcspn(p, ",");
+		const char *pct = memchr(p, '%', len), *name = p;
+		size_t nlen = pct ? (size_t)(pct - p) : len;
+		int f, width = 0;
 
-                while (nlen && isspace((unsigned char)*name)) {
-                        name++;
-                        nlen--;
-                }
-                while (nlen && isspace((unsigned char)name[nlen - 1]))
-                        nlen--;
-                if (nlen) {
-                        f = find_field(name, nlen);
-                        if (f < 0) {
-                                proto_errf(err, errlen, "%s field requested: \"%.*s\" (see --helpformat)",
-                                           f == -2 ? "Ambiguous" : "Invalid", (int)nlen, name);
-                                free(cols);
-                                return -EINVAL;
-                        }
-                        if (!field_applies(f, v)) {
-                                proto_errf(err, errlen, "field %s does not apply to %s", field_defs[f].name,
-                                           view_rows(v));
-                                free(cols);
-                                return -EINVAL;
-                        }
-                        if (pct) { /* "%W" */
-                                char *end;
-                                long w = strtol(pct + 1, &end, 10);
+		while (nlen && isspace((unsigned char)*name)) {
+			name++;
+			nlen--;
+		}
+		while (nlen && isspace((unsigned char)name[nlen - 1]))
+			nlen--;
+		if (nlen) {
+			f = find_field(name, nlen);
+			if (f < 0) {
+				proto_errf(err, errlen,
+					   "%s field requested: \"%.*s\" (see --helpformat)",
+					   f == -2 ? "Ambiguous" : "Invalid", (int)nlen, name);
+				free(cols);
+				return -EINVAL;
+			}
+			if (!field_applies(f, v)) {
+				proto_errf(err, errlen, "field %s does not apply to %s",
+					   field_defs[f].name, view_rows(v));
+				free(cols);
+				return -EINVAL;
+			}
+			if (pct) { /* "%W" */
+				char *end;
+				long w = strtol(pct + 1, &end, 10);
 
-                                while (end < p + len && isspace((unsigned char)*end))
-                                        end++;
-                                if (end == pct + 1 || end != p + len || w < -1000 || w > 1000) {
-                                        proto_errf(err, errlen, "invalid width in \"%.*s\"", (int)len, p);
-                                        free(cols);
-                                        return -EINVAL;
-                                }
-                                width = (int)w;
-                        }
-                        if (!width) {
-                                width = field_defs[f].width;
-                                if (v == V_ARRAY && field_defs[f].numeric && f != F_NJOBS)
-                                        width = width < 0 ? 3 * width - 2 : 3 * width + 2;
-                                if (v == V_ARRAY && f == F_STATE)
-                                        width = 24; /* "COMPLETED:9,FAILED:1" */
-                        }
-                        cols[n].field = f;
-                        cols[n].fixed = pct != NULL;
-                        cols[n].width = width;
-                        n++;
-                }
-                p += len;
-                if (*p == ',')
-                        p++;
-        }
-        if (!n) {
-                proto_errf(err, errlen, "no field in format \"%s\"", spec);
-                free(cols);
-                return -EINVAL;
-        }
-        *out = cols;
-        return (int)n;
+				while (end < p + len && isspace((unsigned char)*end))
+					end++;
+				if (end == pct + 1 || end != p + len || w < -1000 || w > 1000) {
+					proto_errf(err, errlen, "invalid width in \"%.*s\"",
+						   (int)len, p);
+					free(cols);
+					return -EINVAL;
+				}
+				width = (int)w;
+			}
+			if (!width) {
+				width = field_defs[f].width;
+				if (v == V_ARRAY && field_defs[f].numeric && f != F_NJOBS)
+					width = width < 0 ? 3 * width - 2 : 3 * width + 2;
+				if (v == V_ARRAY && f == F_STATE)
+					width = 24; /* "COMPLETED:9,FAILED:1" */
+			}
+			cols[n].field = f;
+			cols[n].fixed = pct != NULL;
+			cols[n].width = width;
+			n++;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!n) {
+		proto_errf(err, errlen, "no field in format \"%s\"", spec);
+		free(cols);
+		return -EINVAL;
+	}
+	*out = cols;
+	return (int)n;
 }
 
 void fields_help(FILE *f)
 {
-        for (int i = 0; i < F_COUNT; i++)
-                fprintf(f, "%-20s%s", field_defs[i].name, i % 4 == 3 || i == F_COUNT - 1 ? "\n" : "");
+	for (int i = 0; i < F_COUNT; i++)
+		fprintf(f, "%-20s%s", field_defs[i].name,
+			i % 4 == 3 || i == F_COUNT - 1 ? "\n" : "");
 }

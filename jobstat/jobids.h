@@ -8,14 +8,16 @@
 #define JOBSEL_RANGES 64
 
 struct jobsel {
-        char text[128];         /* as given */
-        int numeric;            /* a job id form; else text is a unit name */
-        uint32_t job;           /* the job id, or the array's job id */
-        int has_tasks;          /* "J_T" or "J_[a-b,c]": only these array tasks */
-        size_t nranges;
-        struct { uint32_t lo, hi; } ranges[JOBSEL_RANGES];
-        int has_step;           /* "J.S": only this step */
-        uint32_t step;
+	char text[128]; /* as given */
+	int numeric;	/* a job id form; else text is a unit name */
+	uint32_t job;	/* the job id, or the array's job id */
+	int has_tasks;	/* "J_T" or "J_[a-b,c]": only these array tasks */
+	size_t nranges;
+	struct {
+		uint32_t lo, hi;
+	} ranges[JOBSEL_RANGES];
+	int has_step; /* "J.S": only this step */
+	uint32_t step;
 };
 
 /* Parse one selector. Returns 0, or -EINVAL with a message in err. Anything that does not

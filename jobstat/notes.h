@@ -14,7 +14,7 @@
 
 /* Append one formatted line to lines (at most max; *n counts them). */
 void notes_add(char lines[][NOTE_LEN], size_t *n, size_t max, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5)));
 /* The same with a va_list. */
 void notes_vadd(char lines[][NOTE_LEN], size_t *n, size_t max, const char *fmt, va_list ap);
 

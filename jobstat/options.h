@@ -9,25 +9,25 @@
 #include "output.h"
 
 struct opts {
-        const char *config, *node;
-        const char *jobs;               /* -j */
-        const char *users;              /* -u */
-        int all_users;                  /* -a */
-        const char *start, *end;        /* -S, -E as given */
-        const char *states;             /* -s */
-        const char *format;             /* -o */
-        const char *pipelines, *runs;   /* --pipeline, --run: NULL for any */
-        enum parsable parsable;
-        const char *delim;
-        int noheader, json, allocations, helpformat;
-        int signals;                    /* --signals: the tools view with the wait fields */
-        int units;                      /* --units, or -1 */
-        enum view view;
-        /* derived */
-        time_t t_start, t_end;          /* 0: none */
-        int state_mask;                 /* bit per base state; 0: any */
-        uid_t *uids;                    /* -u resolved */
-        size_t nuids;
+	const char *config, *node;
+	const char *jobs;	      /* -j */
+	const char *users;	      /* -u */
+	int all_users;		      /* -a */
+	const char *start, *end;      /* -S, -E as given */
+	const char *states;	      /* -s */
+	const char *format;	      /* -o */
+	const char *pipelines, *runs; /* --pipeline, --run: NULL for any */
+	enum parsable parsable;
+	const char *delim;
+	int noheader, json, allocations, helpformat;
+	int signals; /* --signals: the tools view with the wait fields */
+	int units;   /* --units, or -1 */
+	enum view view;
+	/* derived */
+	time_t t_start, t_end; /* 0: none */
+	int state_mask;	       /* bit per base state; 0: any */
+	uid_t *uids;	       /* -u resolved */
+	size_t nuids;
 };
 
 /* Parse argv into o. Returns 0 to go on, 1 when a message said all (--help, --helpformat:

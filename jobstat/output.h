@@ -13,25 +13,25 @@ enum parsable { P_NONE, P_TRAILING /* -p */, P_PLAIN /* -P */ };
 #define FIT_MAX 40
 
 struct out_cellbuf {
-        char *text;
-        int colour;
+	char *text;
+	int colour;
 };
 
 struct out {
-        FILE *f;
-        struct col *cols;
-        size_t ncols;
-        enum parsable parsable;
-        const char *delim;      /* "|" unless --delimiter */
-        int noheader;
-        int colour;             /* ANSI colours on efficiencies */
-        struct cellctx cc;
-        int delim_warned;       /* a value held the delimiter: said once on stderr */
-        int fit;                /* aligned: columns without %W widen to their values, up to
-                                 * FIT_MAX; rows are held until out_flush */
-        struct out_cellbuf *held;       /* nheld rows of ncols cells */
-        size_t nheld, capheld;
-        int header_held;
+	FILE *f;
+	struct col *cols;
+	size_t ncols;
+	enum parsable parsable;
+	const char *delim; /* "|" unless --delimiter */
+	int noheader;
+	int colour; /* ANSI colours on efficiencies */
+	struct cellctx cc;
+	int delim_warned;	  /* a value held the delimiter: said once on stderr */
+	int fit;		  /* aligned: columns without %W widen to their values, up to
+				   * FIT_MAX; rows are held until out_flush */
+	struct out_cellbuf *held; /* nheld rows of ncols cells */
+	size_t nheld, capheld;
+	int header_held;
 };
 
 /* One cell of an aligned table: value cut to |width| (the last character then '+', as sacct
@@ -55,15 +55,15 @@ int out_flush(struct out *o);
 const char *view_json_format(enum view v);
 /* A row as a JSON object with these columns' fields as keys (null for unknown). */
 struct json_object *out_row_json(const struct row *r, const struct col *cols, size_t n,
-                                 const struct cellctx *c);
+				 const struct cellctx *c);
 
 /* Where rows go: the table, or a JSON array (jarr) with the jcols fields. */
 struct emit {
-        struct out *o;
-        int json;
-        const struct col *jcols;
-        size_t njcols;
-        struct json_object *jarr;
+	struct out *o;
+	int json;
+	const struct col *jcols;
+	size_t njcols;
+	struct json_object *jarr;
 };
 /* Print the row, or append it as JSON and return the object (to add keys to); NULL when
  * printed. */

@@ -30,7 +30,7 @@ typedef int (*pipelines_tools_fn)(void *ctx, const struct unit_rec *u, struct js
  * Labels not known print as "---". now_ns ends the span of what still runs. Returns the row
  * count (*rows: caller frees) or -ENOMEM. */
 long pipelines_build(const struct report *rep, pipelines_tools_fn tools, void *ctx, int64_t now_ns,
-                     struct row **rows);
+		     struct row **rows);
 /* Does the unit have tool rows to show (it ran processes, or its totals are not known)? */
 int pipelines_unit_has_tools(const struct unit_rec *u);
 

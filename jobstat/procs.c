@@ -13,55 +13,56 @@
 
 static const char *sget(struct json_object *o, const char *key)
 {
-        struct json_object *v;
+	struct json_object *v;
 
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v) : NULL;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : NULL;
 }
 
 static void tool_of(struct json_object *o, struct json_object *argv, char *out, size_t len)
 {
-        const char *t = sget(o, "tool"), *sub = sget(o, "subcommand"), *a0 = NULL, *slash;
+	const char *t = sget(o, "tool"), *sub = sget(o, "subcommand"), *a0 = NULL, *slash;
 
-        if (t && *t) { /* tracerd's tool identity, with its subcommand ("samtools sort") */
-                snprintf(out, len, "%s%s%s", t, sub && *sub ? " " : "", sub && *sub ? sub : "");
-                conv_sanitize(out);
-                return;
-        }
-        if (argv && json_object_array_length(argv) > 0)
-                a0 = json_object_get_string(json_object_array_get_idx(argv, 0));
-        if (a0 && *a0) {
-                slash = strrchr(a0, '/');
-                a0 = slash && slash[1] ? slash + 1 : a0;
-                if (*a0 == '-' && a0[1]) /* a login shell's "-bash" */
-                        a0++;
-                snprintf(out, len, "%s", a0);
-        } else {
-                snprintf(out, len, "%s", (t = sget(o, "comm")) ? t : JS_UNKNOWN);
-        }
-        conv_sanitize(out);
+	if (t && *t) { /* tracerd's tool identity, with its subcommand ("samtools sort") */
+		snprintf(out, len, "%s%s%s", t, sub && *sub ? " " : "", sub && *sub ? sub : "");
+		conv_sanitize(out);
+		return;
+	}
+	if (argv && json_object_array_length(argv) > 0)
+		a0 = json_object_get_string(json_object_array_get_idx(argv, 0));
+	if (a0 && *a0) {
+		slash = strrchr(a0, '/');
+		a0 = slash && slash[1] ? slash + 1 : a0;
+		if (*a0 == '-' && a0[1]) /* a login shell's "-bash" */
+			a0++;
+		snprintf(out, len, "%s", a0);
+	} else {
+		snprintf(out, len, "%s", (t = sget(o, "comm")) ? t : JS_UNKNOWN);
+	}
+	conv_sanitize(out);
 }
 
 static char *command_of(struct json_object *o, struct json_object *argv, int64_t flags)
 {
-        char *c = malloc(CMD_MAX);
-        size_t at = 0;
+	char *c = malloc(CMD_MAX);
+	size_t at = 0;
 
-        if (!c)
-                return NULL;
-        c[0] = 0;
-        for (size_t i = 0; argv && i < json_object_array_length(argv) && at + 1 < CMD_MAX; i++) {
-                const char *a = json_object_get_string(json_object_array_get_idx(argv, i));
-                int w = snprintf(c + at, CMD_MAX - at, "%s%s", i ? " " : "", a ? a : "");
+	if (!c)
+		return NULL;
+	c[0] = 0;
+	for (size_t i = 0; argv && i < json_object_array_length(argv) && at + 1 < CMD_MAX; i++) {
+		const char *a = json_object_get_string(json_object_array_get_idx(argv, i));
+		int w = snprintf(c + at, CMD_MAX - at, "%s%s", i ? " " : "", a ? a : "");
 
-                at = w < 0 ? at : at + (size_t)w >= CMD_MAX ? CMD_MAX - 1 : at + (size_t)w;
-        }
-        if (!at)
-                snprintf(c, CMD_MAX, "%s", sget(o, "comm") ? sget(o, "comm") : "");
-        if ((flags != JS_NONE && (flags & PROC_ARGV_TRUNCATED)) || at >= CMD_MAX - 1)
-                snprintf(c + (at < CMD_MAX - 4 ? at : CMD_MAX - 4), 4, "...");
-        conv_sanitize(c);
-        return c;
+		at = w < 0 ? at : at + (size_t)w >= CMD_MAX ? CMD_MAX - 1 : at + (size_t)w;
+	}
+	if (!at)
+		snprintf(c, CMD_MAX, "%s", sget(o, "comm") ? sget(o, "comm") : "");
+	if ((flags != JS_NONE && (flags & PROC_ARGV_TRUNCATED)) || at >= CMD_MAX - 1)
+		snprintf(c + (at < CMD_MAX - 4 ? at : CMD_MAX - 4), 4, "...");
+	conv_sanitize(c);
+	return c;
 }
 
 #define PROC_SLOT(name, kind, sql, len, flags) REC_SLOT_NUMBER_##kind(struct proc_rec, name, kind)
@@ -69,152 +70,155 @@ static const struct rec_slot proc_slots[] = { PROCESS_RECORD(PROC_SLOT) };
 
 int proc_from_json(struct json_object *o, struct proc_rec *p)
 {
-        struct json_object *argv, *run;
+	struct json_object *argv, *run;
 
-        memset(p, 0, sizeof(*p));
-        if (!o || !json_object_is_type(o, json_type_object))
-                return -EINVAL;
-        if (!json_object_object_get_ex(o, "argv", &argv) || !json_object_is_type(argv, json_type_array))
-                argv = NULL;
-        json_to_rec(o, proc_slots, sizeof(proc_slots) / sizeof(*proc_slots), p);
-        tool_of(o, argv, p->tool, sizeof(p->tool));
-        p->excluded = p->tool_excluded > 0;
-        p->task = JS_NONE;
-        p->running = json_object_object_get_ex(o, "running", &run) && json_object_get_boolean(run);
-        p->cmd = command_of(o, argv, p->flags);
-        return p->cmd ? 0 : -ENOMEM;
+	memset(p, 0, sizeof(*p));
+	if (!o || !json_object_is_type(o, json_type_object))
+		return -EINVAL;
+	if (!json_object_object_get_ex(o, "argv", &argv) ||
+	    !json_object_is_type(argv, json_type_array))
+		argv = NULL;
+	json_to_rec(o, proc_slots, sizeof(proc_slots) / sizeof(*proc_slots), p);
+	tool_of(o, argv, p->tool, sizeof(p->tool));
+	p->excluded = p->tool_excluded > 0;
+	p->task = JS_NONE;
+	p->running = json_object_object_get_ex(o, "running", &run) && json_object_get_boolean(run);
+	p->cmd = command_of(o, argv, p->flags);
+	return p->cmd ? 0 : -ENOMEM;
 }
 
 static int by_start(const void *a, const void *b)
 {
-        const struct proc_rec *x = a, *y = b;
+	const struct proc_rec *x = a, *y = b;
 
-        if (x->start_ns != y->start_ns)
-                return x->start_ns < y->start_ns ? -1 : 1;
-        return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
 int procs_of_step(const struct job *j, const struct row *s, struct procset *ps)
 {
-        size_t *idx = malloc((j->nunits + 1) * sizeof(*idx)), n, total = 0;
+	size_t *idx = malloc((j->nunits + 1) * sizeof(*idx)), n, total = 0;
 
-        memset(ps, 0, sizeof(*ps));
-        if (!idx)
-                return -ENOMEM;
-        n = j->detail ? report_step_units(j, s, idx, j->nunits) : 0;
-        for (size_t u = 0; u < n; u++)
-                total += j->detail[idx[u]].nprocs;
-        if (n == 1) { /* the common case: one unit's records, sorted where they are */
-                ps->p = j->detail[idx[0]].procs;
-                ps->n = total;
-                ps->borrowed = 1;
-                free(idx);
-                if (ps->n > 1)
-                        qsort(ps->p, ps->n, sizeof(*ps->p), by_start);
-                return 0;
-        }
-        if (total && !(ps->p = malloc(total * sizeof(*ps->p)))) {
-                free(idx);
-                return -ENOMEM;
-        }
-        for (size_t u = 0; u < n; u++) {
-                const struct unit_detail *d = &j->detail[idx[u]];
+	memset(ps, 0, sizeof(*ps));
+	if (!idx)
+		return -ENOMEM;
+	n = j->detail ? report_step_units(j, s, idx, j->nunits) : 0;
+	for (size_t u = 0; u < n; u++)
+		total += j->detail[idx[u]].nprocs;
+	if (n == 1) { /* the common case: one unit's records, sorted where they are */
+		ps->p = j->detail[idx[0]].procs;
+		ps->n = total;
+		ps->borrowed = 1;
+		free(idx);
+		if (ps->n > 1)
+			qsort(ps->p, ps->n, sizeof(*ps->p), by_start);
+		return 0;
+	}
+	if (total && !(ps->p = malloc(total * sizeof(*ps->p)))) {
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t u = 0; u < n; u++) {
+		const struct unit_detail *d = &j->detail[idx[u]];
 
-                memcpy(ps->p + ps->n, d->procs, d->nprocs * sizeof(*ps->p));
-                ps->n += d->nprocs;
-        }
-        free(idx);
-        if (ps->n > 1)
-                qsort(ps->p, ps->n, sizeof(*ps->p), by_start);
-        return 0;
+		memcpy(ps->p + ps->n, d->procs, d->nprocs * sizeof(*ps->p));
+		ps->n += d->nprocs;
+	}
+	free(idx);
+	if (ps->n > 1)
+		qsort(ps->p, ps->n, sizeof(*ps->p), by_start);
+	return 0;
 }
 
 void procs_free(struct procset *ps)
 {
-        if (!ps->borrowed)
-                free(ps->p);
-        memset(ps, 0, sizeof(*ps));
+	if (!ps->borrowed)
+		free(ps->p);
+	memset(ps, 0, sizeof(*ps));
 }
 
 /* the workflow labels of the step (or run) a process row belongs to */
 static void step_labels(struct row *r, const struct row *s)
 {
-        memcpy(r->pipeline, s->pipeline, sizeof(r->pipeline));
-        memcpy(r->run, s->run, sizeof(r->run));
-        memcpy(r->step, s->step, sizeof(r->step));
-        memcpy(r->wildcards, s->wildcards, sizeof(r->wildcards));
-        memcpy(r->tag, s->tag, sizeof(r->tag));
+	memcpy(r->pipeline, s->pipeline, sizeof(r->pipeline));
+	memcpy(r->run, s->run, sizeof(r->run));
+	memcpy(r->step, s->step, sizeof(r->step));
+	memcpy(r->wildcards, s->wildcards, sizeof(r->wildcards));
+	memcpy(r->tag, s->tag, sizeof(r->tag));
 }
 
 const char *procs_state(const struct proc_rec *p)
 {
-        if (p->running)
-                return "RUNNING";
-        if (p->flags != JS_NONE && (p->flags & PROC_OOM_KILLED))
-                return "OUT_OF_MEMORY";
-        if (p->status == JS_NONE || p->status < 0)
-                return "";
-        if (p->status & 0x7f)
-                return "CANCELLED";
-        return p->status >> 8 & 0xff ? "FAILED" : "COMPLETED";
+	if (p->running)
+		return "RUNNING";
+	if (p->flags != JS_NONE && (p->flags & PROC_OOM_KILLED))
+		return "OUT_OF_MEMORY";
+	if (p->status == JS_NONE || p->status < 0)
+		return "";
+	if (p->status & 0x7f)
+		return "CANCELLED";
+	return p->status >> 8 & 0xff ? "FAILED" : "COMPLETED";
 }
 
 void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s)
 {
-        row_init(r, kind);
-        snprintf(r->jobid, sizeof(r->jobid), "%s", s->jobid);
-        step_labels(r, s);
-        r->f.nunits = 1;
-        r->cpu_ns = r->user_ns = r->sys_ns = 0;
+	row_init(r, kind);
+	snprintf(r->jobid, sizeof(r->jobid), "%s", s->jobid);
+	step_labels(r, s);
+	r->f.nunits = 1;
+	r->cpu_ns = r->user_ns = r->sys_ns = 0;
 }
 
 static const struct proc_rec *sort_base;
 
 static int by_pid_start(const void *a, const void *b)
 {
-        const struct proc_rec *x = &sort_base[*(const long *)a], *y = &sort_base[*(const long *)b];
-        int c = strcmp(x->node, y->node);
+	const struct proc_rec *x = &sort_base[*(const long *)a], *y = &sort_base[*(const long *)b];
+	int c = strcmp(x->node, y->node);
 
-        if (c)
-                return c;
-        if (x->pid != y->pid)
-                return x->pid < y->pid ? -1 : 1;
-        if (x->start_ns != y->start_ns)
-                return x->start_ns < y->start_ns ? -1 : 1;
-        return *(const long *)a < *(const long *)b ? -1 : 1;
+	if (c)
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return *(const long *)a < *(const long *)b ? -1 : 1;
 }
 
 int procs_parents(const struct proc_rec *p, size_t n, long *parent)
 {
-        long *ord = malloc((n + 1) * sizeof(*ord));
+	long *ord = malloc((n + 1) * sizeof(*ord));
 
-        if (!ord)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
-                ord[i] = (long)i;
-        sort_base = p;
-        qsort(ord, n, sizeof(*ord), by_pid_start);
-        for (size_t i = 0; i < n; i++) {
-                size_t lo = 0, hi = n;
-                long best = -1;
+	if (!ord)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		ord[i] = (long)i;
+	sort_base = p;
+	qsort(ord, n, sizeof(*ord), by_pid_start);
+	for (size_t i = 0; i < n; i++) {
+		size_t lo = 0, hi = n;
+		long best = -1;
 
-                parent[i] = -1;
-                if (p[i].ppid == JS_NONE || p[i].ppid <= 0)
-                        continue;
-                while (lo < hi) { /* first entry of its node with pid >= ppid */
-                        size_t mid = (lo + hi) / 2;
-                        int c = strcmp(p[ord[mid]].node, p[i].node);
+		parent[i] = -1;
+		if (p[i].ppid == JS_NONE || p[i].ppid <= 0)
+			continue;
+		while (lo < hi) { /* first entry of its node with pid >= ppid */
+			size_t mid = (lo + hi) / 2;
+			int c = strcmp(p[ord[mid]].node, p[i].node);
 
-                        if (c < 0 || (c == 0 && p[ord[mid]].pid < p[i].ppid))
-                                lo = mid + 1;
-                        else
-                                hi = mid;
-                }
-                for (; lo < n && p[ord[lo]].pid == p[i].ppid && strcmp(p[ord[lo]].node, p[i].node) == 0; lo++)
-                        if ((size_t)ord[lo] != i && p[ord[lo]].start_ns <= p[i].start_ns)
-                                best = ord[lo];
-                parent[i] = best;
-        }
-        free(ord);
-        return 0;
+			if (c < 0 || (c == 0 && p[ord[mid]].pid < p[i].ppid))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && p[ord[lo]].pid == p[i].ppid &&
+		       strcmp(p[ord[lo]].node, p[i].node) == 0;
+		     lo++)
+			if ((size_t)ord[lo] != i && p[ord[lo]].start_ns <= p[i].start_ns)
+				best = ord[lo];
+		parent[i] = best;
+	}
+	free(ord);
+	return 0;
 }

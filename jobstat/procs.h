@@ -10,19 +10,19 @@
 #include "report.h"
 
 struct proc_rec {
-        PROCESS_RECORD(REC_NUMBER) /* the numbers tracerd sends, JS_NONE unknown */
-        char tool[64];
-        char node[64];  /* the node it ran on: PIDs of different nodes are different processes */
-        int64_t task;   /* its Slurm task, JS_NONE unknown */
-        int running;    /* live in tracerd: figures of now, no end or exit status yet */
-        int excluded; /* shell plumbing by tracerd's tool rules: in listings, not in tool tables */
-        char *cmd;
+	PROCESS_RECORD(REC_NUMBER) /* the numbers tracerd sends, JS_NONE unknown */
+	char tool[64];
+	char node[64]; /* the node it ran on: PIDs of different nodes are different processes */
+	int64_t task;  /* its Slurm task, JS_NONE unknown */
+	int running;   /* live in tracerd: figures of now, no end or exit status yet */
+	int excluded;  /* shell plumbing by tracerd's tool rules: in listings, not in tool tables */
+	char *cmd;
 };
 
 struct procset {
-        struct proc_rec *p;
-        size_t n;
-        int borrowed;   /* p is the job's own array (one unit's): not freed with the set */
+	struct proc_rec *p;
+	size_t n;
+	int borrowed; /* p is the job's own array (one unit's): not freed with the set */
 };
 
 /* One element of a "processes" reply. The tool is the "tool" field when tracerd gives one,

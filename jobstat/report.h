@@ -19,44 +19,44 @@ struct proc_rec;
 
 /* What collect fetched for one unit beyond its totals, for the views that need it. */
 struct unit_detail {
-        struct proc_rec *procs;         /* its processes (procs.h), node and task set */
-        size_t nprocs;
-        int procs_fetched;              /* asked for (none when its node could not be asked) */
-        struct json_object *tools;      /* its tool records (tooltable.h); NULL: not fetched */
-        struct json_object *history;    /* earlier runs of its step (daemons_history); NULL: none */
+	struct proc_rec *procs; /* its processes (procs.h), node and task set */
+	size_t nprocs;
+	int procs_fetched;	     /* asked for (none when its node could not be asked) */
+	struct json_object *tools;   /* its tool records (tooltable.h); NULL: not fetched */
+	struct json_object *history; /* earlier runs of its step (daemons_history); NULL: none */
 };
 
 /* A node tracer was asked about; unit_rec.node indexes report.nodes. */
 struct node_info {
-        char name[64];
-        int failed;                     /* a request failed: its figures are missing */
-        char error[512];
-        struct json_object *topology;   /* its "status" topology, NULL when not known */
+	char name[64];
+	int failed; /* a request failed: its figures are missing */
+	char error[512];
+	struct json_object *topology; /* its "status" topology, NULL when not known */
 };
 
 struct job {
-        struct row row;                 /* JobID (ROW_JOB) or a traced run (ROW_LOCAL) */
-        struct row *steps;              /* JobID.batch, .extern, .N */
-        size_t nsteps;
-        struct unit_rec *units;         /* everything tracer returned for it */
-        size_t nunits;
-        struct unit_detail *detail;     /* nunits entries, once collect fetched details */
-        char missing[256];              /* nodes whose tracerd could not be asked */
-        int slurm;                      /* Slurm's accounting knew it */
-        int step_only;                  /* asked for one step: print only its row */
-        int64_t uid;
-        int64_t array_job_id, array_task_id; /* 0 / -1 when not an array task */
-        size_t array_ntasks;            /* tasks of its array in the report (notes_arrays) */
-        int array_last;                 /* the last of them */
-        char array_suggest[160];        /* the last's: one advice for all of them */
-        struct failures fail;           /* what failed (views.c reads them for the notes) */
+	struct row row;	   /* JobID (ROW_JOB) or a traced run (ROW_LOCAL) */
+	struct row *steps; /* JobID.batch, .extern, .N */
+	size_t nsteps;
+	struct unit_rec *units; /* everything tracer returned for it */
+	size_t nunits;
+	struct unit_detail *detail; /* nunits entries, once collect fetched details */
+	char missing[256];	    /* nodes whose tracerd could not be asked */
+	int slurm;		    /* Slurm's accounting knew it */
+	int step_only;		    /* asked for one step: print only its row */
+	int64_t uid;
+	int64_t array_job_id, array_task_id; /* 0 / -1 when not an array task */
+	size_t array_ntasks;		     /* tasks of its array in the report (notes_arrays) */
+	int array_last;			     /* the last of them */
+	char array_suggest[160];	     /* the last's: one advice for all of them */
+	struct failures fail;		     /* what failed (views.c reads them for the notes) */
 };
 
 struct report {
-        struct job *jobs;
-        size_t n, cap;
-        struct node_info *nodes;        /* the nodes asked, by unit_rec.node */
-        size_t nnodes;
+	struct job *jobs;
+	size_t n, cap;
+	struct node_info *nodes; /* the nodes asked, by unit_rec.node */
+	size_t nnodes;
 };
 
 /* "123", "123_4", "123_[5-9]", "123+1" as sacct writes a job's id. */
@@ -64,8 +64,8 @@ void sjob_id(const struct sjob *j, char *out, size_t len);
 /* A job from Slurm's accounting, with the units its nodes' tracerds hold for it (units: a
  * malloc'd array the job takes over, also on error; missing: the nodes that could not be
  * asked, "" none). */
-int report_add_slurm(struct report *rep, const struct sjob *sj, struct unit_rec *units, size_t nunits,
-                     const char *missing);
+int report_add_slurm(struct report *rep, const struct sjob *sj, struct unit_rec *units,
+		     size_t nunits, const char *missing);
 /* A Slurm job known to tracer only (accounting unreachable): units of one job_id. */
 int report_add_traced_job(struct report *rep, const struct unit_rec *units, size_t n);
 /* A run traced outside Slurm (tracerctl run): one unit, one row. */

@@ -11,7 +11,8 @@
 
 /* The job's signal notes, one line each; of a running job only the stalls under way. Returns
  * the count written (at most max). */
-size_t signals_notes(const struct job *j, int units, int running, char lines[][NOTE_LEN], size_t max);
+size_t signals_notes(const struct job *j, int units, int running, char lines[][NOTE_LEN],
+		     size_t max);
 /* "45 s", "12 min 5 s", "2 h 0 min" */
 void signals_duration(char *out, size_t len, int64_t secs);
 

@@ -13,8 +13,10 @@
 
 /* The exit codes of a tool's processes: wait statuses with their counts. */
 struct exit_counts {
-        struct { int64_t status, n; } c[8];
-        int n, more; /* more: statuses past the eighth, left out */
+	struct {
+		int64_t status, n;
+	} c[8];
+	int n, more; /* more: statuses past the eighth, left out */
 };
 
 /* One unit's tool records from the model (ctx: the struct report that holds u): 0 and
@@ -31,12 +33,12 @@ void exit_counts_format(const struct exit_counts *ec, int with_counts, char *out
 
 /* One step's table: a ROW_TOOL row per tool, with its exit codes. */
 struct tool_row {
-        struct row r;
-        struct exit_counts ec;
+	struct row r;
+	struct exit_counts ec;
 };
 struct tooltable {
-        struct tool_row *t;
-        size_t n, cap;
+	struct tool_row *t;
+	size_t n, cap;
 };
 
 /* The tools of step (or run) row s of job j, the most CPU first: 0 or -ENOMEM (tt then holds

@@ -18,288 +18,321 @@
 
 static void header(struct viewctx *v)
 {
-        if (!v->header_done && !v->e.json)
-                out_header(&v->out);
-        v->header_done = 1;
+	if (!v->header_done && !v->e.json)
+		out_header(&v->out);
+	v->header_done = 1;
 }
 
 static void put(struct viewctx *v, const struct row *r)
 {
-        header(v);
-        out_row(&v->out, r);
-        v->rows++;
+	header(v);
+	out_row(&v->out, r);
+	v->rows++;
 }
 
 static int wants(const struct viewctx *v, int field)
 {
-        for (size_t i = 0; i < v->out.ncols; i++)
-                if (v->out.cols[i].field == field)
-                        return 1;
-        return 0;
+	for (size_t i = 0; i < v->out.ncols; i++)
+		if (v->out.cols[i].field == field)
+			return 1;
+	return 0;
 }
 
 void view_wanted(const struct viewctx *v, struct details_wanted *w)
 {
-        int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
+	int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
 
-        memset(w, 0, sizeof(*w));
-        switch (v->o->view) {
-        case V_JOBS:
-                w->failed_procs = tools || notes || v->e.json;
-                w->step_tools = tools;
-                w->topology = notes || v->e.json;
-                w->history = notes || v->e.json;
-                break;
-        case V_TOOLS: w->step_tools_ran = 1; break;
-        case V_PROCS: case V_TREE: w->step_procs = 1; break;
-        case V_WORKFLOW: w->unit_tools = 1; break;
-        case V_ARRAY: default: break;
-        }
+	memset(w, 0, sizeof(*w));
+	switch (v->o->view) {
+	case V_JOBS:
+		w->failed_procs = tools || notes || v->e.json;
+		w->step_tools = tools;
+		w->topology = notes || v->e.json;
+		w->history = notes || v->e.json;
+		break;
+	case V_TOOLS:
+		w->step_tools_ran = 1;
+		break;
+	case V_PROCS:
+	case V_TREE:
+		w->step_procs = 1;
+		break;
+	case V_WORKFLOW:
+		w->unit_tools = 1;
+		break;
+	case V_ARRAY:
+	default:
+		break;
+	}
 }
 
 /* the job's notes: rightsizing (notes.c), then failure and waste signals (signals.c) */
 static size_t job_notes(const struct job *j, int units, char lines[][NOTE_LEN])
 {
-        size_t n = notes_build(j, units, lines, NOTES_MAX);
+	size_t n = notes_build(j, units, lines, NOTES_MAX);
 
-        return n + signals_notes(j, units, j->row.running, lines + n, NOTES_MAX - n);
+	return n + signals_notes(j, units, j->row.running, lines + n, NOTES_MAX - n);
 }
 
 /* "Job 123 (name), COMPLETED:" and the notes, indented; nothing when there are none */
 static void notes_print(FILE *f, const struct job *j, int units)
 {
-        char lines[NOTES_MAX][NOTE_LEN];
-        size_t n = job_notes(j, units, lines);
+	char lines[NOTES_MAX][NOTE_LEN];
+	size_t n = job_notes(j, units, lines);
 
-        if (!n)
-                return;
-        fprintf(f, "\n%s %s%s%s%s, %s:\n", j->row.kind == ROW_LOCAL ? "Run" : "Job", j->row.jobid,
-                j->row.jobname[0] ? " (" : "", j->row.jobname, j->row.jobname[0] ? ")" : "", j->row.state);
-        for (size_t i = 0; i < n; i++) {
-                conv_sanitize(lines[i]);
-                fprintf(f, "  %s\n", lines[i]);
-        }
+	if (!n)
+		return;
+	fprintf(f, "\n%s %s%s%s%s, %s:\n", j->row.kind == ROW_LOCAL ? "Run" : "Job", j->row.jobid,
+		j->row.jobname[0] ? " (" : "", j->row.jobname, j->row.jobname[0] ? ")" : "",
+		j->row.state);
+	for (size_t i = 0; i < n; i++) {
+		conv_sanitize(lines[i]);
+		fprintf(f, "  %s\n", lines[i]);
+	}
 }
 
 static struct json_object *notes_json(const struct job *j, int units)
 {
-        char lines[NOTES_MAX][NOTE_LEN];
-        size_t n = job_notes(j, units, lines);
-        struct json_object *a = json_object_new_array();
+	char lines[NOTES_MAX][NOTE_LEN];
+	size_t n = job_notes(j, units, lines);
+	struct json_object *a = json_object_new_array();
 
-        for (size_t i = 0; a && i < n; i++)
-                json_object_array_add(a, json_object_new_string(lines[i]));
-        return a;
+	for (size_t i = 0; a && i < n; i++)
+		json_object_array_add(a, json_object_new_string(lines[i]));
+	return a;
 }
 
 static struct json_object *jobs_json(struct viewctx *v, const struct report *rep, struct job *j)
 {
-        struct json_object *o = out_row_json(&j->row, v->e.jcols, v->e.njcols, &v->out.cc), *steps;
+	struct json_object *o = out_row_json(&j->row, v->e.jcols, v->e.njcols, &v->out.cc), *steps;
 
-        if (!o)
-                return NULL;
-        if (wants(v, F_TOOL))
-                json_object_object_add(o, "Tool", j->row.tool[0] ? json_object_new_string(j->row.tool) : NULL);
-        if (j->row.kind == ROW_JOB && !v->o->allocations) {
-                steps = json_object_new_array();
-                for (size_t i = 0; i < j->nsteps; i++) {
-                        struct json_object *s = out_row_json(&j->steps[i], v->e.jcols, v->e.njcols, &v->out.cc);
+	if (!o)
+		return NULL;
+	if (wants(v, F_TOOL))
+		json_object_object_add(o, "Tool",
+				       j->row.tool[0] ? json_object_new_string(j->row.tool) : NULL);
+	if (j->row.kind == ROW_JOB && !v->o->allocations) {
+		steps = json_object_new_array();
+		for (size_t i = 0; i < j->nsteps; i++) {
+			struct json_object *s =
+				out_row_json(&j->steps[i], v->e.jcols, v->e.njcols, &v->out.cc);
 
-                        if (s && wants(v, F_TOOL))
-                                json_object_object_add(s, "Tool", j->steps[i].tool[0]
-                                                                          ? json_object_new_string(j->steps[i].tool) : NULL);
-                        json_object_array_add(steps, s);
-                }
-                json_object_object_add(o, "steps", steps);
-        }
-        report_numa(j, rep);
-        json_object_object_add(o, "notes", notes_json(j, v->o->units));
-        return o;
+			if (s && wants(v, F_TOOL))
+				json_object_object_add(
+					s, "Tool",
+					j->steps[i].tool[0]
+						? json_object_new_string(j->steps[i].tool)
+						: NULL);
+			json_object_array_add(steps, s);
+		}
+		json_object_object_add(o, "steps", steps);
+	}
+	report_numa(j, rep);
+	json_object_object_add(o, "notes", notes_json(j, v->o->units));
+	return o;
 }
 
 static size_t view_jobs(struct viewctx *v, struct report *rep)
 {
-        /* notes are for a reader: not with -n (a script's), -p/-P or --json (which has them) */
-        int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
+	/* notes are for a reader: not with -n (a script's), -p/-P or --json (which has them) */
+	int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
 
-        notes_arrays(rep);
-        for (size_t i = 0; i < rep->n; i++) {
-                struct job *j = &rep->jobs[i];
+	notes_arrays(rep);
+	for (size_t i = 0; i < rep->n; i++) {
+		struct job *j = &rep->jobs[i];
 
-                report_nodes(j, rep);
-                if (tools || notes || v->e.json)
-                        failures_of_job(j);
-                if (tools)
-                        tooltable_job_tools(j);
-                if (v->e.json) {
-                        json_object_array_add(v->e.jarr, jobs_json(v, rep, j));
-                        v->rows++;
-                        continue;
-                }
-                if (!j->step_only)
-                        put(v, &j->row);
-                for (size_t k = 0; k < j->nsteps && (!v->o->allocations || j->step_only); k++)
-                        put(v, &j->steps[k]);
-        }
-        out_flush(&v->out);
-        if (notes)
-                for (size_t i = 0; i < rep->n; i++) {
-                        if (rep->jobs[i].step_only)
-                                continue;
-                        report_numa(&rep->jobs[i], rep);
-                        notes_print(v->out.f, &rep->jobs[i], v->o->units);
-                }
-        return v->rows;
+		report_nodes(j, rep);
+		if (tools || notes || v->e.json)
+			failures_of_job(j);
+		if (tools)
+			tooltable_job_tools(j);
+		if (v->e.json) {
+			json_object_array_add(v->e.jarr, jobs_json(v, rep, j));
+			v->rows++;
+			continue;
+		}
+		if (!j->step_only)
+			put(v, &j->row);
+		for (size_t k = 0; k < j->nsteps && (!v->o->allocations || j->step_only); k++)
+			put(v, &j->steps[k]);
+	}
+	out_flush(&v->out);
+	if (notes)
+		for (size_t i = 0; i < rep->n; i++) {
+			if (rep->jobs[i].step_only)
+				continue;
+			report_numa(&rep->jobs[i], rep);
+			notes_print(v->out.f, &rep->jobs[i], v->o->units);
+		}
+	return v->rows;
 }
 
 static void emit_set(struct viewctx *v, const struct procset *ps, const struct row *s)
 {
-        size_t before = v->e.jarr ? json_object_array_length(v->e.jarr) : 0;
+	size_t before = v->e.jarr ? json_object_array_length(v->e.jarr) : 0;
 
-        if (!ps->n)
-                return;
-        header(v);
-        switch (v->o->view) {
-        case V_TREE:
-                if (procs_emit_tree(ps, s, &v->e) < 0)
-                        fprintf(stderr, JS_PROG ": out of memory for the tree of %s\n", s->jobid);
-                break;
-        default: procs_emit_processes(ps, s, &v->e); break;
-        }
-        v->rows += v->e.json ? json_object_array_length(v->e.jarr) - before : ps->n;
+	if (!ps->n)
+		return;
+	header(v);
+	switch (v->o->view) {
+	case V_TREE:
+		if (procs_emit_tree(ps, s, &v->e) < 0)
+			fprintf(stderr, JS_PROG ": out of memory for the tree of %s\n", s->jobid);
+		break;
+	default:
+		procs_emit_processes(ps, s, &v->e);
+		break;
+	}
+	v->rows += v->e.json ? json_object_array_length(v->e.jarr) - before : ps->n;
 }
 
 /* the tool table of step (or run) row s, grouped in tracerd's store */
 static void emit_tools(struct viewctx *v, const struct job *j, const struct row *s)
 {
-        long n;
+	long n;
 
-        if (s->f.nprocs == 0)
-                return;
-        header(v);
-        if ((n = tooltable_emit(j, s, &v->e)) < 0)
-                fprintf(stderr, JS_PROG ": out of memory for the tools of %s\n", s->jobid);
-        else
-                v->rows += (size_t)n;
+	if (s->f.nprocs == 0)
+		return;
+	header(v);
+	if ((n = tooltable_emit(j, s, &v->e)) < 0)
+		fprintf(stderr, JS_PROG ": out of memory for the tools of %s\n", s->jobid);
+	else
+		v->rows += (size_t)n;
 }
 
 static size_t view_procs(struct viewctx *v, struct report *rep)
 {
-        for (size_t i = 0; i < rep->n; i++) {
-                struct job *j = &rep->jobs[i];
-                struct procset ps;
+	for (size_t i = 0; i < rep->n; i++) {
+		struct job *j = &rep->jobs[i];
+		struct procset ps;
 
-                if (v->o->view == V_TOOLS) {
-                        if (j->row.kind == ROW_LOCAL)
-                                emit_tools(v, j, &j->row);
-                        for (size_t k = 0; k < j->nsteps && j->row.kind != ROW_LOCAL; k++)
-                                if (j->steps[k].f.nunits)
-                                        emit_tools(v, j, &j->steps[k]);
-                        continue;
-                }
-                if (j->row.kind == ROW_LOCAL) {
-                        if (procs_of_step(j, &j->row, &ps) == 0)
-                                emit_set(v, &ps, &j->row);
-                        procs_free(&ps);
-                        continue;
-                }
-                for (size_t k = 0; k < j->nsteps; k++) {
-                        if (!j->steps[k].f.nunits)
-                                continue;
-                        if (procs_of_step(j, &j->steps[k], &ps) == 0)
-                                emit_set(v, &ps, &j->steps[k]);
-                        procs_free(&ps);
-                }
-        }
-        return v->rows;
+		if (v->o->view == V_TOOLS) {
+			if (j->row.kind == ROW_LOCAL)
+				emit_tools(v, j, &j->row);
+			for (size_t k = 0; k < j->nsteps && j->row.kind != ROW_LOCAL; k++)
+				if (j->steps[k].f.nunits)
+					emit_tools(v, j, &j->steps[k]);
+			continue;
+		}
+		if (j->row.kind == ROW_LOCAL) {
+			if (procs_of_step(j, &j->row, &ps) == 0)
+				emit_set(v, &ps, &j->row);
+			procs_free(&ps);
+			continue;
+		}
+		for (size_t k = 0; k < j->nsteps; k++) {
+			if (!j->steps[k].f.nunits)
+				continue;
+			if (procs_of_step(j, &j->steps[k], &ps) == 0)
+				emit_set(v, &ps, &j->steps[k]);
+			procs_free(&ps);
+		}
+	}
+	return v->rows;
 }
 
 static size_t view_arrays(struct viewctx *v, struct report *rep)
 {
-        struct row *rows;
-        struct array_stats *st;
-        int n;
+	struct row *rows;
+	struct array_stats *st;
+	int n;
 
-        notes_arrays(rep);
-        n = arrays_build(rep, &rows, &st);
+	notes_arrays(rep);
+	n = arrays_build(rep, &rows, &st);
 
-        if (n < 0) {
-                fprintf(stderr, JS_PROG ": out of memory\n");
-                return 0;
-        }
-        if (!n && rep->n)
-                fprintf(stderr, JS_PROG ": none of these jobs is part of a job array\n");
-        for (int i = 0; i < n; i++) {
-                if (v->e.json) {
-                        json_object_array_add(v->e.jarr, array_json(&rows[i], v->out.cols, v->out.ncols, &v->out.cc));
-                        v->rows++;
-                } else {
-                        put(v, &rows[i]);
-                }
-        }
-        free(rows);
-        free(st);
-        return v->rows;
+	if (n < 0) {
+		fprintf(stderr, JS_PROG ": out of memory\n");
+		return 0;
+	}
+	if (!n && rep->n)
+		fprintf(stderr, JS_PROG ": none of these jobs is part of a job array\n");
+	for (int i = 0; i < n; i++) {
+		if (v->e.json) {
+			json_object_array_add(v->e.jarr, array_json(&rows[i], v->out.cols,
+								    v->out.ncols, &v->out.cc));
+			v->rows++;
+		} else {
+			put(v, &rows[i]);
+		}
+	}
+	free(rows);
+	free(st);
+	return v->rows;
 }
 
 static size_t view_workflow(struct viewctx *v, struct report *rep)
 {
-        struct row *rows;
-        struct timespec now;
-        long n;
+	struct row *rows;
+	struct timespec now;
+	long n;
 
-        clock_gettime(CLOCK_REALTIME, &now);
-        n = pipelines_build(rep, tooltable_unit_tools, rep, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, &rows);
-        if (n < 0) {
-                fprintf(stderr, JS_PROG ": out of memory\n");
-                return 0;
-        }
-        if (!n && rep->n)
-                fprintf(stderr, JS_PROG ": none of these jobs belongs to a workflow tracer recognised\n");
-        if (n)
-                header(v);
-        v->rows += pipelines_emit(rows, (size_t)n, &v->e);
-        free(rows);
-        return v->rows;
+	clock_gettime(CLOCK_REALTIME, &now);
+	n = pipelines_build(rep, tooltable_unit_tools, rep,
+			    (int64_t)now.tv_sec * 1000000000 + now.tv_nsec, &rows);
+	if (n < 0) {
+		fprintf(stderr, JS_PROG ": out of memory\n");
+		return 0;
+	}
+	if (!n && rep->n)
+		fprintf(stderr,
+			JS_PROG ": none of these jobs belongs to a workflow tracer recognised\n");
+	if (n)
+		header(v);
+	v->rows += pipelines_emit(rows, (size_t)n, &v->e);
+	free(rows);
+	return v->rows;
 }
 
 size_t view_print(struct viewctx *v, struct report *rep)
 {
-        size_t n;
+	size_t n;
 
-        switch (v->o->view) {
-        case V_WORKFLOW: n = view_workflow(v, rep); break;
-        case V_ARRAY: n = view_arrays(v, rep); break;
-        case V_TOOLS: case V_PROCS: case V_TREE: n = view_procs(v, rep); break;
-        case V_JOBS: default: n = view_jobs(v, rep); break;
-        }
-        out_flush(&v->out);
-        return n;
+	switch (v->o->view) {
+	case V_WORKFLOW:
+		n = view_workflow(v, rep);
+		break;
+	case V_ARRAY:
+		n = view_arrays(v, rep);
+		break;
+	case V_TOOLS:
+	case V_PROCS:
+	case V_TREE:
+		n = view_procs(v, rep);
+		break;
+	case V_JOBS:
+	default:
+		n = view_jobs(v, rep);
+		break;
+	}
+	out_flush(&v->out);
+	return n;
 }
 
 void view_warnings(struct viewctx *v, const struct report *rep)
 {
-        for (size_t i = 0; i < rep->nnodes; i++) {
-                const struct node_info *c = &rep->nodes[i];
-                char jobs[512] = "", msg[1024];
-                size_t at = 0;
+	for (size_t i = 0; i < rep->nnodes; i++) {
+		const struct node_info *c = &rep->nodes[i];
+		char jobs[512] = "", msg[1024];
+		size_t at = 0;
 
-                if (!c->failed)
-                        continue;
-                for (size_t k = 0; k < rep->n && at < sizeof(jobs) - 32; k++) {
-                        const char *m = rep->jobs[k].missing;
-                        size_t l = strlen(c->name);
-                        const char *p = m;
+		if (!c->failed)
+			continue;
+		for (size_t k = 0; k < rep->n && at < sizeof(jobs) - 32; k++) {
+			const char *m = rep->jobs[k].missing;
+			size_t l = strlen(c->name);
+			const char *p = m;
 
-                        while ((p = strstr(p, c->name)) && !((p == m || p[-1] == ',') && (p[l] == ',' || !p[l])))
-                                p += l;
-                        if (p)
-                                at += snprintf(jobs + at, sizeof(jobs) - at, "%s%s", at ? "," : "", rep->jobs[k].row.jobid);
-                }
-                snprintf(msg, sizeof(msg), "node %s: %s%s%s", c->name, c->error,
-                         at ? "; figures missing for job(s) " : "", jobs);
-                fprintf(stderr, JS_PROG ": warning: %s\n", msg);
-                if (v->warnings)
-                        json_object_array_add(v->warnings, json_object_new_string(msg));
-        }
+			while ((p = strstr(p, c->name)) &&
+			       !((p == m || p[-1] == ',') && (p[l] == ',' || !p[l])))
+				p += l;
+			if (p)
+				at += snprintf(jobs + at, sizeof(jobs) - at, "%s%s", at ? "," : "",
+					       rep->jobs[k].row.jobid);
+		}
+		snprintf(msg, sizeof(msg), "node %s: %s%s%s", c->name, c->error,
+			 at ? "; figures missing for job(s) " : "", jobs);
+		fprintf(stderr, JS_PROG ": warning: %s\n", msg);
+		if (v->warnings)
+			json_object_array_add(v->warnings, json_object_new_string(msg));
+	}
 }

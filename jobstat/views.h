@@ -9,12 +9,12 @@
 #include "report.h"
 
 struct viewctx {
-        const struct opts *o;
-        struct out out;
-        struct emit e;
-        int header_done;
-        size_t rows;                    /* rows written */
-        struct json_object *warnings;   /* JSON: what stderr also says */
+	const struct opts *o;
+	struct out out;
+	struct emit e;
+	int header_done;
+	size_t rows;		      /* rows written */
+	struct json_object *warnings; /* JSON: what stderr also says */
 };
 
 /* What the view in v->o->view, with its columns and output, needs collect to fetch. */

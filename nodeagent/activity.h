@@ -11,18 +11,18 @@
 #define IDLE_WINDOWS_MAX 4 /* the longest are kept */
 
 struct idle_window {
-        uint64_t start_ns, end_ns; /* CLOCK_BOOTTIME ns */
+	uint64_t start_ns, end_ns; /* CLOCK_BOOTTIME ns */
 };
 
 struct activity {
-        uint64_t work_ns;        /* CPU + I/O wait of the unit's processes in this round */
-        uint64_t round_ns;       /* the last round, 0 before the first */
-        uint64_t prev_round_ns;  /* the one before */
-        uint64_t last_exit_ns;   /* the last exit of a process that worked */
-        uint64_t idle_since_ns;  /* 0: working */
-        struct idle_window w[IDLE_WINDOWS_MAX];
-        unsigned n;
-        uint64_t idle_ns;        /* every window of at least the minimum, not only those kept */
+	uint64_t work_ns;	/* CPU + I/O wait of the unit's processes in this round */
+	uint64_t round_ns;	/* the last round, 0 before the first */
+	uint64_t prev_round_ns; /* the one before */
+	uint64_t last_exit_ns;	/* the last exit of a process that worked */
+	uint64_t idle_since_ns; /* 0: working */
+	struct idle_window w[IDLE_WINDOWS_MAX];
+	unsigned n;
+	uint64_t idle_ns; /* every window of at least the minimum, not only those kept */
 };
 
 /* Work a process did since the unit's last round (a live sample's growth). */

@@ -22,83 +22,84 @@
 /* The store lost processes of unit (disk full): counted in its Lost, its record written again. */
 static void store_loss(void *ctx, uint64_t id, uint32_t n)
 {
-        struct agent *a = ctx;
-        struct unit *u = units_find(a, id);
+	struct agent *a = ctx;
+	struct unit *u = units_find(a, id);
 
-        if (!u) {
-                a->unstored += n;
-                return;
-        }
-        u->unstored += n;
-        if (u->state != UNIT_RUNNING) {
-                u->lost_events += n;
-                u->dirty = 1;
-        }
+	if (!u) {
+		a->unstored += n;
+		return;
+	}
+	u->unstored += n;
+	if (u->state != UNIT_RUNNING) {
+		u->lost_events += n;
+		u->dirty = 1;
+	}
 }
 
 /* ---- events */
 
 static void set_command(struct proc *p, const struct exec_event *e, size_t argv_len)
 {
-        char *argv;
-        size_t len;
+	char *argv;
+	size_t len;
 
-        free(p->exe);
-        p->exe = strndup(e->path, sizeof(e->path));
-        memcpy(p->comm, e->comm, sizeof(p->comm));
-        p->comm[sizeof(p->comm) - 1] = 0;
-        if (argv_redact(e->argv, argv_len, &argv, &len) == 0) {
-                free(p->argv);
-                p->argv = argv;
-                p->argv_len = len;
-        }
-        p->flags |= PROC_EXECED;
-        if (e->flags & EXEC_ARGV_TRUNCATED)
-                p->flags |= PROC_ARGV_TRUNCATED;
-        else
-                p->flags &= ~PROC_ARGV_TRUNCATED;
+	free(p->exe);
+	p->exe = strndup(e->path, sizeof(e->path));
+	memcpy(p->comm, e->comm, sizeof(p->comm));
+	p->comm[sizeof(p->comm) - 1] = 0;
+	if (argv_redact(e->argv, argv_len, &argv, &len) == 0) {
+		free(p->argv);
+		p->argv = argv;
+		p->argv_len = len;
+	}
+	p->flags |= PROC_EXECED;
+	if (e->flags & EXEC_ARGV_TRUNCATED)
+		p->flags |= PROC_ARGV_TRUNCATED;
+	else
+		p->flags &= ~PROC_ARGV_TRUNCATED;
 }
 
 static struct proc *get_proc(struct agent *a, const struct event_header *h)
 {
-        struct proc *p;
-        struct unit *u;
-        int created;
+	struct proc *p;
+	struct unit *u;
+	int created;
 
-        if (proctable_get(&a->procs, h->pid, h->start_ns, &p, &created) < 0) {
-                log_error("out of memory: process %u not recorded", h->pid);
-                return NULL;
-        }
-        if (created) {
-                p->unit = h->unit;
-                u = units_find(a, h->unit);
-                if (u)
-                        u->live++;
-        } else if (h->unit && h->unit != p->unit) {
-                units_move_proc(a, p, h->unit); /* registered as another unit's root since its fork */
-        }
-        return p;
+	if (proctable_get(&a->procs, h->pid, h->start_ns, &p, &created) < 0) {
+		log_error("out of memory: process %u not recorded", h->pid);
+		return NULL;
+	}
+	if (created) {
+		p->unit = h->unit;
+		u = units_find(a, h->unit);
+		if (u)
+			u->live++;
+	} else if (h->unit && h->unit != p->unit) {
+		units_move_proc(a, p,
+				h->unit); /* registered as another unit's root since its fork */
+	}
+	return p;
 }
 
 /* A process that never exec'd runs its parent's program: name it so. */
 static void inherit_command(struct proc *p, const struct proc *parent)
 {
-        if ((p->flags & PROC_EXECED) || !parent)
-                return;
-        if (parent->exe && !p->exe)
-                p->exe = strdup(parent->exe);
-        if (parent->argv && !p->argv) {
-                p->argv = malloc(parent->argv_len + 1);
-                if (p->argv) {
-                        memcpy(p->argv, parent->argv, parent->argv_len + 1);
-                        p->argv_len = parent->argv_len;
-                }
-        }
+	if ((p->flags & PROC_EXECED) || !parent)
+		return;
+	if (parent->exe && !p->exe)
+		p->exe = strdup(parent->exe);
+	if (parent->argv && !p->argv) {
+		p->argv = malloc(parent->argv_len + 1);
+		if (p->argv) {
+			memcpy(p->argv, parent->argv, parent->argv_len + 1);
+			p->argv_len = parent->argv_len;
+		}
+	}
 }
 
 static uint64_t minus(uint64_t v, uint64_t base)
 {
-        return v > base ? v - base : 0;
+	return v > base ? v - base : 0;
 }
 
 /* The exit's CPU and faults count from fork; a program's own count from its first exec. The
@@ -107,375 +108,386 @@ static uint64_t minus(uint64_t v, uint64_t base)
  * own reads of the program are part of starting it. */
 static void leave_out_pre_exec(struct exit_event *x, const struct exec_base *b)
 {
-        x->runtime_ns = minus(x->runtime_ns, b->runtime_ns);
-        x->minflt = minus(x->minflt, b->minflt);
-        x->majflt = minus(x->majflt, b->majflt);
+	x->runtime_ns = minus(x->runtime_ns, b->runtime_ns);
+	x->minflt = minus(x->minflt, b->minflt);
+	x->majflt = minus(x->majflt, b->majflt);
 }
 
 static void finish_proc(struct agent *a, struct proc *p, const struct exit_event *e)
 {
-        struct unit *u = units_find(a, p->unit);
+	struct unit *u = units_find(a, p->unit);
 
-        if (u) /* its work since its last sample, for the unit's idle windows */
-                activity_exit(&u->activity, e->h.time_ns,
-                              minus(e->runtime_ns + e->w.iowait_ns, p->sample_cpu_ns + p->sample_w.iowait_ns));
+	if (u) /* its work since its last sample, for the unit's idle windows */
+		activity_exit(&u->activity, e->h.time_ns,
+			      minus(e->runtime_ns + e->w.iowait_ns,
+				    p->sample_cpu_ns + p->sample_w.iowait_ns));
 
-        p->exit = *e;
-        leave_out_pre_exec(&p->exit, &p->base);
-        stall_close(&p->stall, e->h.time_ns);
-        p->flags |= PROC_FINISHED;
-        if (!p->ppid)
-                p->ppid = e->ppid;
-        if (!p->comm[0])
-                memcpy(p->comm, e->comm, sizeof(p->comm));
-        p->comm[sizeof(p->comm) - 1] = 0;
-        inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
-        if (tool_identify_flags(a->rules, p->exe, p->argv, p->argv_len,
-                                p->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0, &p->tool) < 0)
-                snprintf(p->tool.name, sizeof(p->tool.name), "%s", p->comm);
-        if (store_add_process(a->store, p, a->offset_ns) == 0)
-                a->stored++;
-        if (u && p->stall.ns) {
-                u->stalls++;
-                if (p->stall.ns > u->stall_ns) { /* the unit's record names its longest */
-                        u->stall_pid = p->pid;
-                        snprintf(u->stall_tool, sizeof(u->stall_tool), "%s", p->tool.name);
-                        u->stall_start_ns = (int64_t)p->stall.start_ns + a->offset_ns;
-                        u->stall_ns = p->stall.ns;
-                        snprintf(u->stall_reason, sizeof(u->stall_reason), "%s", p->stall.reason);
-                }
-        }
-        if (u) {
-                u->finished++;
-                if (u->live && !--u->live)
-                        u->idle_since_ns = clock_unix_ns();
-        }
-        proctable_remove(&a->procs, p);
-        if (u && u->state != UNIT_RUNNING && !u->live)
-                units_drop(a, u); /* ended earlier, waited for its last process */
+	p->exit = *e;
+	leave_out_pre_exec(&p->exit, &p->base);
+	stall_close(&p->stall, e->h.time_ns);
+	p->flags |= PROC_FINISHED;
+	if (!p->ppid)
+		p->ppid = e->ppid;
+	if (!p->comm[0])
+		memcpy(p->comm, e->comm, sizeof(p->comm));
+	p->comm[sizeof(p->comm) - 1] = 0;
+	inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
+	if (tool_identify_flags(a->rules, p->exe, p->argv, p->argv_len,
+				p->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0,
+				&p->tool) < 0)
+		snprintf(p->tool.name, sizeof(p->tool.name), "%s", p->comm);
+	if (store_add_process(a->store, p, a->offset_ns) == 0)
+		a->stored++;
+	if (u && p->stall.ns) {
+		u->stalls++;
+		if (p->stall.ns > u->stall_ns) { /* the unit's record names its longest */
+			u->stall_pid = p->pid;
+			snprintf(u->stall_tool, sizeof(u->stall_tool), "%s", p->tool.name);
+			u->stall_start_ns = (int64_t)p->stall.start_ns + a->offset_ns;
+			u->stall_ns = p->stall.ns;
+			snprintf(u->stall_reason, sizeof(u->stall_reason), "%s", p->stall.reason);
+		}
+	}
+	if (u) {
+		u->finished++;
+		if (u->live && !--u->live)
+			u->idle_since_ns = clock_unix_ns();
+	}
+	proctable_remove(&a->procs, p);
+	if (u && u->state != UNIT_RUNNING && !u->live)
+		units_drop(a, u); /* ended earlier, waited for its last process */
 }
 
 void agent_close_lost(struct agent *a, struct proc *p)
 {
-        struct exit_event e;
+	struct exit_event e;
 
-        memset(&e, 0, sizeof(e));
-        e.h.type = EVENT_EXIT;
-        e.h.pid = p->pid;
-        e.h.start_ns = p->start_ns;
-        e.h.unit = p->unit;
-        e.h.time_ns = clock_boot_ns();
-        e.status = -1;
-        e.runtime_ns = p->sample_cpu_ns;
-        e.flags = EXIT_PEAK_UNREAD | EXIT_NO_WAITS | EXIT_NO_NET; /* MaxRSS from the last sample */
-        memcpy(e.comm, p->comm, sizeof(e.comm));
-        p->flags |= PROC_EXIT_LOST;
-        finish_proc(a, p, &e);
+	memset(&e, 0, sizeof(e));
+	e.h.type = EVENT_EXIT;
+	e.h.pid = p->pid;
+	e.h.start_ns = p->start_ns;
+	e.h.unit = p->unit;
+	e.h.time_ns = clock_boot_ns();
+	e.status = -1;
+	e.runtime_ns = p->sample_cpu_ns;
+	e.flags = EXIT_PEAK_UNREAD | EXIT_NO_WAITS | EXIT_NO_NET; /* MaxRSS from the last sample */
+	memcpy(e.comm, p->comm, sizeof(e.comm));
+	p->flags |= PROC_EXIT_LOST;
+	finish_proc(a, p, &e);
 }
 
 /* events[] counts as the kernel side's stats do: by STAT_*, not by the event's type number */
 static const enum stat_index stat_of_event[] = {
-        [EVENT_FORK] = STAT_FORK, [EVENT_EXEC] = STAT_EXEC, [EVENT_EXIT] = STAT_EXIT,
-        [EVENT_OOM] = STAT_OOM,
+	[EVENT_FORK] = STAT_FORK,
+	[EVENT_EXEC] = STAT_EXEC,
+	[EVENT_EXIT] = STAT_EXIT,
+	[EVENT_OOM] = STAT_OOM,
 };
 
 int agent_on_event(void *ctx, const void *data, size_t size)
 {
-        struct agent *a = ctx;
-        const struct event_header *h = data;
-        struct proc *p;
+	struct agent *a = ctx;
+	const struct event_header *h = data;
+	struct proc *p;
 
-        if (size < sizeof(*h) || h->type < EVENT_FORK || h->type > EVENT_OOM)
-                goto bad;
-        switch (h->type) {
-        case EVENT_FORK: {
-                const struct fork_event *e = data;
+	if (size < sizeof(*h) || h->type < EVENT_FORK || h->type > EVENT_OOM)
+		goto bad;
+	switch (h->type) {
+	case EVENT_FORK: {
+		const struct fork_event *e = data;
 
-                if (size < sizeof(*e))
-                        goto bad;
-                p = get_proc(a, h);
-                if (p) {
-                        p->ppid = e->ppid;
-                        p->uid = e->uid;
-                        /* now: the parent may be gone by the child's exit */
-                        inherit_command(p, proctable_find(&a->procs, e->ppid, e->parent_start_ns));
-                }
-                break;
-        }
-        case EVENT_EXEC: {
-                const struct exec_event *e = data;
-                size_t fixed = offsetof(struct exec_event, argv);
+		if (size < sizeof(*e))
+			goto bad;
+		p = get_proc(a, h);
+		if (p) {
+			p->ppid = e->ppid;
+			p->uid = e->uid;
+			/* now: the parent may be gone by the child's exit */
+			inherit_command(p, proctable_find(&a->procs, e->ppid, e->parent_start_ns));
+		}
+		break;
+	}
+	case EVENT_EXEC: {
+		const struct exec_event *e = data;
+		size_t fixed = offsetof(struct exec_event, argv);
 
-                if (size < fixed || e->argv_len > sizeof(e->argv) || size < fixed + e->argv_len)
-                        goto bad;
-                p = get_proc(a, h);
-                if (p) {
-                        p->ppid = e->ppid;
-                        p->uid = e->uid;
-                        p->gid = e->gid;
-                        p->cgroup_id = e->cgroup_id;
-                        p->exec_ns = h->time_ns;
-                        if (!(p->flags & PROC_EXECED))
-                                p->base = e->base;
-                        set_command(p, e, e->argv_len);
-                }
-                break;
-        }
-        case EVENT_EXIT: {
-                const struct exit_event *e = data;
+		if (size < fixed || e->argv_len > sizeof(e->argv) || size < fixed + e->argv_len)
+			goto bad;
+		p = get_proc(a, h);
+		if (p) {
+			p->ppid = e->ppid;
+			p->uid = e->uid;
+			p->gid = e->gid;
+			p->cgroup_id = e->cgroup_id;
+			p->exec_ns = h->time_ns;
+			if (!(p->flags & PROC_EXECED))
+				p->base = e->base;
+			set_command(p, e, e->argv_len);
+		}
+		break;
+	}
+	case EVENT_EXIT: {
+		const struct exit_event *e = data;
 
-                if (size < sizeof(*e))
-                        goto bad;
-                p = get_proc(a, h);
-                if (p)
-                        finish_proc(a, p, e);
-                break;
-        }
-        case EVENT_OOM: {
-                const struct oom_event *e = data;
+		if (size < sizeof(*e))
+			goto bad;
+		p = get_proc(a, h);
+		if (p)
+			finish_proc(a, p, e);
+		break;
+	}
+	case EVENT_OOM: {
+		const struct oom_event *e = data;
 
-                if (size < sizeof(*e))
-                        goto bad;
-                p = proctable_find_pid(&a->procs, e->victim_tid);
-                log_warn("OOM killer chose pid %u (%s) of unit %llu, anon-rss %llukB", e->victim_tid,
-                         p ? p->comm : "?", (unsigned long long)h->unit,
-                         (unsigned long long)e->anon_rss_kb);
-                if (p)
-                        p->flags |= PROC_OOM_KILLED;
-                break;
-        }
-        }
-        a->events[stat_of_event[h->type]]++;
-        return 0;
+		if (size < sizeof(*e))
+			goto bad;
+		p = proctable_find_pid(&a->procs, e->victim_tid);
+		log_warn("OOM killer chose pid %u (%s) of unit %llu, anon-rss %llukB",
+			 e->victim_tid, p ? p->comm : "?", (unsigned long long)h->unit,
+			 (unsigned long long)e->anon_rss_kb);
+		if (p)
+			p->flags |= PROC_OOM_KILLED;
+		break;
+	}
+	}
+	a->events[stat_of_event[h->type]]++;
+	return 0;
 bad:
-        a->bad_events++;
-        log_warn("malformed event (%zu bytes) ignored", size);
-        return 0;
+	a->bad_events++;
+	log_warn("malformed event (%zu bytes) ignored", size);
+	return 0;
 }
 
 int agent_load_rules(struct agent *a, const char *path)
 {
-        struct tool_rules *rules = NULL, *local = NULL;
-        char err[512] = "";
-        size_t builtin, n = 0;
-        int e;
+	struct tool_rules *rules = NULL, *local = NULL;
+	char err[512] = "";
+	size_t builtin, n = 0;
+	int e;
 
-        /* parsed afresh each time: the file's rules are appended to a set of their own */
-        if ((e = tool_rules_builtin(&rules, err, sizeof(err))) < 0) {
-                log_error("built-in tool rules: %s", err[0] ? err : strerror(-e));
-                goto cleanup;
-        }
-        builtin = tool_rules_count(rules);
-        e = tool_rules_load(path, &local, err, sizeof(err));
-        if (e == -ENOENT) {
-                /* no local rules is a normal setup: the built-in ones are complete */
-                if (strcmp(path, TRACER_TOOL_RULES_DEFAULT) == 0)
-                        log_info("no local tool rules at %s: the %zu built-in rules", path, builtin);
-                else
-                        log_warn("ToolRules %s: the %zu built-in rules only", err, builtin);
-                e = 0;
-        } else if (e == 0) {
-                n = tool_rules_count(local);
-                err[0] = 0;
-                if ((e = tool_rules_append(rules, local)) == 0) {
-                        local = NULL;
-                        log_info("%zu tool rules from %s after the %zu built-in ones", n, path, builtin);
-                }
-        }
-        if (e < 0) {
-                log_error("tool rules refused, %s: %s", a->rules ? "the rules in force stay" : "tracerd stops",
-                          err[0] ? err : strerror(-e));
-                goto cleanup;
-        }
-        tool_rules_free(a->rules);
-        a->rules = rules;
-        rules = NULL;
+	/* parsed afresh each time: the file's rules are appended to a set of their own */
+	if ((e = tool_rules_builtin(&rules, err, sizeof(err))) < 0) {
+		log_error("built-in tool rules: %s", err[0] ? err : strerror(-e));
+		goto cleanup;
+	}
+	builtin = tool_rules_count(rules);
+	e = tool_rules_load(path, &local, err, sizeof(err));
+	if (e == -ENOENT) {
+		/* no local rules is a normal setup: the built-in ones are complete */
+		if (strcmp(path, TRACER_TOOL_RULES_DEFAULT) == 0)
+			log_info("no local tool rules at %s: the %zu built-in rules", path,
+				 builtin);
+		else
+			log_warn("ToolRules %s: the %zu built-in rules only", err, builtin);
+		e = 0;
+	} else if (e == 0) {
+		n = tool_rules_count(local);
+		err[0] = 0;
+		if ((e = tool_rules_append(rules, local)) == 0) {
+			local = NULL;
+			log_info("%zu tool rules from %s after the %zu built-in ones", n, path,
+				 builtin);
+		}
+	}
+	if (e < 0) {
+		log_error("tool rules refused, %s: %s",
+			  a->rules ? "the rules in force stay" : "tracerd stops",
+			  err[0] ? err : strerror(-e));
+		goto cleanup;
+	}
+	tool_rules_free(a->rules);
+	a->rules = rules;
+	rules = NULL;
 cleanup:
-        tool_rules_free(local);
-        tool_rules_free(rules);
-        return e;
+	tool_rules_free(local);
+	tool_rules_free(rules);
+	return e;
 }
 
 /* ---- life cycle */
 
 static int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
 {
-        struct collector_opts o = { .ring_bytes = cfg->ring_buffer_bytes, .btf_path = cfg->btf_path };
-        struct passwd *pw;
-        char dir[PATH_MAX];
-        int err;
+	struct collector_opts o = { .ring_bytes = cfg->ring_buffer_bytes,
+				    .btf_path = cfg->btf_path };
+	struct passwd *pw;
+	char dir[PATH_MAX];
+	int err;
 
-        memset(a, 0, sizeof(*a));
-        a->cfg = *cfg;
-        snprintf(a->node, sizeof(a->node), "%s", node);
-        a->offset_ns = clock_unix_ns() - (int64_t)clock_boot_ns();
-        a->started_ns = clock_unix_ns();
-        a->tick_ns = procfs_tick_ns();
-        pw = getpwnam(cfg->slurm_user);
-        a->slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
-        err = procfs_boot_id(a->boot_id, sizeof(a->boot_id));
-        if (err) {
-                log_error("cannot read the boot id: %s", strerror(-err));
-                return err;
-        }
-        err = topology_load(&a->topology);
-        if (err)
-                log_warn("hwloc cannot read this node's topology (%s): no rightsizing facts", strerror(-err));
-        a->have_topology = !err;
-        err = agent_load_rules(a, cfg->tool_rules);
-        if (err)
-                return err;
-        err = proctable_init(&a->procs, a->tick_ns);
-        if (err)
-                return err;
-        if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", cfg->state_dir, node) >= sizeof(dir))
-                return -ENAMETOOLONG;
-        if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
-                err = -errno;
-                log_error("cannot create %s: %m", cfg->state_dir);
-                return err;
-        }
-        err = store_open(&a->store, dir, a->boot_id);
-        if (err)
-                return err;
-        store_on_loss(a->store, store_loss, a);
-        err = store_next_unit_id(a->store, &a->next_unit_id);
-        if (err)
-                return err;
-        return collector_open(&a->collector, &o, agent_on_event, a);
+	memset(a, 0, sizeof(*a));
+	a->cfg = *cfg;
+	snprintf(a->node, sizeof(a->node), "%s", node);
+	a->offset_ns = clock_unix_ns() - (int64_t)clock_boot_ns();
+	a->started_ns = clock_unix_ns();
+	a->tick_ns = procfs_tick_ns();
+	pw = getpwnam(cfg->slurm_user);
+	a->slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
+	err = procfs_boot_id(a->boot_id, sizeof(a->boot_id));
+	if (err) {
+		log_error("cannot read the boot id: %s", strerror(-err));
+		return err;
+	}
+	err = topology_load(&a->topology);
+	if (err)
+		log_warn("hwloc cannot read this node's topology (%s): no rightsizing facts",
+			 strerror(-err));
+	a->have_topology = !err;
+	err = agent_load_rules(a, cfg->tool_rules);
+	if (err)
+		return err;
+	err = proctable_init(&a->procs, a->tick_ns);
+	if (err)
+		return err;
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", cfg->state_dir, node) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
+		err = -errno;
+		log_error("cannot create %s: %m", cfg->state_dir);
+		return err;
+	}
+	err = store_open(&a->store, dir, a->boot_id);
+	if (err)
+		return err;
+	store_on_loss(a->store, store_loss, a);
+	err = store_next_unit_id(a->store, &a->next_unit_id);
+	if (err)
+		return err;
+	return collector_open(&a->collector, &o, agent_on_event, a);
 }
 
 static void agent_fini(struct agent *a)
 {
-        if (a->collector)
-                collector_drain(a->collector);
-        collector_close(a->collector);
-        if (a->store)
-                store_set_alive(a->store, clock_unix_ns()); /* away from now on */
-        store_close(a->store);
-        proctable_free(&a->procs);
-        tool_rules_free(a->rules);
-        units_free(a);
-        memset(a, 0, sizeof(*a));
+	if (a->collector)
+		collector_drain(a->collector);
+	collector_close(a->collector);
+	if (a->store)
+		store_set_alive(a->store, clock_unix_ns()); /* away from now on */
+	store_close(a->store);
+	proctable_free(&a->procs);
+	tool_rules_free(a->rules);
+	units_free(a);
+	memset(a, 0, sizeof(*a));
 }
 
 int agent_new(struct agent **out, const struct tracer_config *cfg, const char *node)
 {
-        struct agent *a = calloc(1, sizeof(*a));
-        int err;
+	struct agent *a = calloc(1, sizeof(*a));
+	int err;
 
-        *out = NULL;
-        if (!a)
-                return -ENOMEM;
-        err = agent_init(a, cfg, node);
-        if (err) {
-                agent_fini(a); /* what was set up before the failure */
-                free(a);
-                return err;
-        }
-        *out = a;
-        return 0;
+	*out = NULL;
+	if (!a)
+		return -ENOMEM;
+	err = agent_init(a, cfg, node);
+	if (err) {
+		agent_fini(a); /* what was set up before the failure */
+		free(a);
+		return err;
+	}
+	*out = a;
+	return 0;
 }
 
 void agent_free(struct agent *a)
 {
-        if (!a)
-                return;
-        agent_fini(a);
-        free(a);
+	if (!a)
+		return;
+	agent_fini(a);
+	free(a);
 }
 
 void agent_reload(struct agent *a, const struct tracer_config *cfg)
 {
-        if (strcmp(cfg->socket_dir, a->cfg.socket_dir) || strcmp(cfg->state_dir, a->cfg.state_dir) ||
-            cfg->ring_buffer_bytes != a->cfg.ring_buffer_bytes)
-                log_warn("SocketDir, StateDir and RingBufferSize change only at restart");
-        a->cfg.sample_interval_ms = cfg->sample_interval_ms;
-        a->cfg.stall_after_ms = cfg->stall_after_ms;
-        a->cfg.commit_interval_ms = cfg->commit_interval_ms;
-        a->cfg.log_level = cfg->log_level;
-        log_set_level(cfg->log_level);
-        agent_load_rules(a, cfg->tool_rules);
+	if (strcmp(cfg->socket_dir, a->cfg.socket_dir) ||
+	    strcmp(cfg->state_dir, a->cfg.state_dir) ||
+	    cfg->ring_buffer_bytes != a->cfg.ring_buffer_bytes)
+		log_warn("SocketDir, StateDir and RingBufferSize change only at restart");
+	a->cfg.sample_interval_ms = cfg->sample_interval_ms;
+	a->cfg.stall_after_ms = cfg->stall_after_ms;
+	a->cfg.commit_interval_ms = cfg->commit_interval_ms;
+	a->cfg.log_level = cfg->log_level;
+	log_set_level(cfg->log_level);
+	agent_load_rules(a, cfg->tool_rules);
 }
 
 /* ---- what the loop, the requests and the server may know of the agent */
 
 int agent_events_fd(const struct agent *a)
 {
-        return collector_fd(a->collector);
+	return collector_fd(a->collector);
 }
 
 void agent_drain(struct agent *a)
 {
-        collector_drain(a->collector);
+	collector_drain(a->collector);
 }
 
 const char *agent_node(const struct agent *a)
 {
-        return a->node;
+	return a->node;
 }
 
 const struct tracer_config *agent_config(const struct agent *a)
 {
-        return &a->cfg;
+	return &a->cfg;
 }
 
 struct store *agent_store(struct agent *a)
 {
-        return a->store;
+	return a->store;
 }
 
 int agent_is_admin(const struct agent *a, const struct peer *peer)
 {
-        return peer->uid == 0 || peer->uid == a->slurm_uid;
+	return peer->uid == 0 || peer->uid == a->slurm_uid;
 }
 
 #define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
 
 struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 {
-        struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev;
-        const struct collector_signal *s;
-        uint64_t st[STAT_MAX] = {};
-        size_t i, n;
+	struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev;
+	const struct collector_signal *s;
+	uint64_t st[STAT_MAX] = {};
+	size_t i, n;
 
-        collector_stats(a->collector, st);
-        n = collector_signals(a->collector, &s);
-        for (i = 0; i < n; i++) {
-                struct json_object *o = json_object_new_object();
+	collector_stats(a->collector, st);
+	n = collector_signals(a->collector, &s);
+	for (i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
 
-                json_object_object_add(o, "name", json_object_new_string(s[i].name));
-                json_object_object_add(o, "available", json_object_new_boolean(s[i].available));
-                json_object_object_add(o, "provides", json_object_new_string(s[i].provides));
-                if (!s[i].available)
-                        json_object_object_add(o, "reason", json_object_new_string(s[i].reason));
-                if (s[i].unneeded)
-                        json_object_object_add(o, "needed", json_object_new_boolean(0));
-                json_object_array_add(sigs, o);
-        }
-        ev = json_object_new_object();
-        json_object_object_add(ev, "fork", json_object_new_int64(st[STAT_FORK]));
-        json_object_object_add(ev, "exec", json_object_new_int64(st[STAT_EXEC]));
-        json_object_object_add(ev, "exit", json_object_new_int64(st[STAT_EXIT]));
-        json_object_object_add(ev, "oom", json_object_new_int64(st[STAT_OOM]));
-        json_object_object_add(ev, "lost", json_object_new_int64(st[STAT_LOST]));
-        json_object_object_add(ev, "stale", json_object_new_int64(st[STAT_STALE]));
-        /* processes a full disk kept out of the store, of units already gone from memory */
-        json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
-        json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));
-        json_object_object_add(r, "node", json_object_new_string(a->node));
-        json_object_object_add(r, "pid", json_object_new_int(getpid()));
-        json_object_object_add(r, "started_ns", json_object_new_int64(a->started_ns));
-        json_object_object_add(r, "boot_id", json_object_new_string(a->boot_id));
-        json_object_object_add(r, "signals", sigs);
-        json_object_object_add(r, "events", ev);
-        json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
-        json_object_object_add(r, "running_units", json_object_new_int64(units_running(a)));
-        json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
-        /* the caller's own, as every listing: another user's commands are not theirs to see */
-        json_object_object_add(r, "stalled", live_stalled(a, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
-                                                          STATUS_STALLED_MAX));
-        if (a->have_topology)
-                json_object_object_add(r, "topology", topology_to_json(&a->topology));
-        return r;
+		json_object_object_add(o, "name", json_object_new_string(s[i].name));
+		json_object_object_add(o, "available", json_object_new_boolean(s[i].available));
+		json_object_object_add(o, "provides", json_object_new_string(s[i].provides));
+		if (!s[i].available)
+			json_object_object_add(o, "reason", json_object_new_string(s[i].reason));
+		if (s[i].unneeded)
+			json_object_object_add(o, "needed", json_object_new_boolean(0));
+		json_object_array_add(sigs, o);
+	}
+	ev = json_object_new_object();
+	json_object_object_add(ev, "fork", json_object_new_int64(st[STAT_FORK]));
+	json_object_object_add(ev, "exec", json_object_new_int64(st[STAT_EXEC]));
+	json_object_object_add(ev, "exit", json_object_new_int64(st[STAT_EXIT]));
+	json_object_object_add(ev, "oom", json_object_new_int64(st[STAT_OOM]));
+	json_object_object_add(ev, "lost", json_object_new_int64(st[STAT_LOST]));
+	json_object_object_add(ev, "stale", json_object_new_int64(st[STAT_STALE]));
+	/* processes a full disk kept out of the store, of units already gone from memory */
+	json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
+	json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));
+	json_object_object_add(r, "node", json_object_new_string(a->node));
+	json_object_object_add(r, "pid", json_object_new_int(getpid()));
+	json_object_object_add(r, "started_ns", json_object_new_int64(a->started_ns));
+	json_object_object_add(r, "boot_id", json_object_new_string(a->boot_id));
+	json_object_object_add(r, "signals", sigs);
+	json_object_object_add(r, "events", ev);
+	json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
+	json_object_object_add(r, "running_units", json_object_new_int64(units_running(a)));
+	json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
+	/* the caller's own, as every listing: another user's commands are not theirs to see */
+	json_object_object_add(
+		r, "stalled",
+		live_stalled(a, agent_is_admin(a, peer) ? ANY_UID : peer->uid, STATUS_STALLED_MAX));
+	if (a->have_topology)
+		json_object_object_add(r, "topology", topology_to_json(&a->topology));
+	return r;
 }

@@ -16,9 +16,9 @@ struct store;
 
 /* The peer of a request, from SO_PEERCRED. */
 struct peer {
-        pid_t pid;
-        uid_t uid;
-        gid_t gid;
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
 };
 
 /* ---- life cycle (main.c) */

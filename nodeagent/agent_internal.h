@@ -14,29 +14,29 @@
 #include "unit.h"
 
 struct agent {
-        struct tracer_config cfg;
-        char node[64];
-        char boot_id[40];
-        int64_t offset_ns;      /* unix time = CLOCK_BOOTTIME + offset */
-        uint64_t tick_ns;
-        uid_t slurm_uid;        /* SlurmUser's uid, (uid_t)-1 when unknown */
-        int64_t started_ns;
-        struct collector *collector;
-        struct store *store;
-        struct proctable procs;
-        struct unit *units;     /* units.c's alone: units with work in memory */
-        uint64_t next_unit_id;
-        uint64_t events[STAT_MAX];   /* events handled, by STAT_* */
-        uint64_t bad_events;         /* malformed records from the ring buffer */
-        uint64_t stored;             /* processes stored since start */
-        struct topology topology;    /* hwloc's view of the node, loaded once */
-        struct tool_rules *rules;    /* built-in rules + ToolRules's, in force */
-        int have_topology;
-        int64_t last_alive_ns;       /* the previous run's last heartbeat (unix ns), 0 unknown */
-        int64_t housekept_ns;        /* when the store was last pruned */
-        int prune_backlog;           /* the last prune took a full batch: go on at the next tick */
-        uint64_t unstored;           /* processes the store could not write, of units gone */
-        unsigned ndropped;           /* units dropped, waiting for units_reap */
+	struct tracer_config cfg;
+	char node[64];
+	char boot_id[40];
+	int64_t offset_ns; /* unix time = CLOCK_BOOTTIME + offset */
+	uint64_t tick_ns;
+	uid_t slurm_uid; /* SlurmUser's uid, (uid_t)-1 when unknown */
+	int64_t started_ns;
+	struct collector *collector;
+	struct store *store;
+	struct proctable procs;
+	struct unit *units; /* units.c's alone: units with work in memory */
+	uint64_t next_unit_id;
+	uint64_t events[STAT_MAX]; /* events handled, by STAT_* */
+	uint64_t bad_events;	   /* malformed records from the ring buffer */
+	uint64_t stored;	   /* processes stored since start */
+	struct topology topology;  /* hwloc's view of the node, loaded once */
+	struct tool_rules *rules;  /* built-in rules + ToolRules's, in force */
+	int have_topology;
+	int64_t last_alive_ns; /* the previous run's last heartbeat (unix ns), 0 unknown */
+	int64_t housekept_ns;  /* when the store was last pruned */
+	int prune_backlog;     /* the last prune took a full batch: go on at the next tick */
+	uint64_t unstored;     /* processes the store could not write, of units gone */
+	unsigned ndropped;     /* units dropped, waiting for units_reap */
 };
 
 /* Ring-buffer callback (collector_event_fn). */

@@ -12,6 +12,6 @@
  * uid/gid its sender. -EPERM / -EINVAL / -EPROTO with the reason in err otherwise: forged,
  * expired, replayed, for another node, or not a valid request. */
 int auth_munge_request(const char *munge_socket, const char *node, struct json_object *outer,
-                       struct json_object **req, uid_t *uid, gid_t *gid, char *err, size_t errlen);
+		       struct json_object **req, uid_t *uid, gid_t *gid, char *err, size_t errlen);
 
 #endif

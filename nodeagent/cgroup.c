@@ -10,94 +10,94 @@
 
 static int read_u64(const char *dir, const char *file, const char *key, uint64_t *out)
 {
-        char path[PATH_MAX + 64], line[256];
-        size_t klen = key ? strlen(key) : 0;
-        FILE *f;
-        int err = -ENOENT;
+	char path[PATH_MAX + 64], line[256];
+	size_t klen = key ? strlen(key) : 0;
+	FILE *f;
+	int err = -ENOENT;
 
-        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
-                return -ENAMETOOLONG;
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f)) {
-                if (key && (strncmp(line, key, klen) || line[klen] != ' '))
-                        continue;
-                *out = strtoull(line + (key ? klen + 1 : 0), NULL, 10);
-                err = 0;
-                break;
-        }
-        fclose(f);
-        return err;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (key && (strncmp(line, key, klen) || line[klen] != ' '))
+			continue;
+		*out = strtoull(line + (key ? klen + 1 : 0), NULL, 10);
+		err = 0;
+		break;
+	}
+	fclose(f);
+	return err;
 }
 
 int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
 {
-        struct cgroup_counters c = {};
-        char step[PATH_MAX], cpuacct[PATH_MAX + 32];
-        uint64_t v;
-        int got = 0, r;
+	struct cgroup_counters c = {};
+	char step[PATH_MAX], cpuacct[PATH_MAX + 32];
+	uint64_t v;
+	int got = 0, r;
 
-        if ((r = cgroup_step_dir(task_path, step, sizeof(step))) < 0)
-                return r;
-        if (strncmp(step, "/sys/fs/cgroup/memory/", 22) == 0) {
-                snprintf(cpuacct, sizeof(cpuacct), "/sys/fs/cgroup/cpuacct/%s", step + 22);
-                if (read_u64(cpuacct, "cpuacct.usage", NULL, &v) == 0) {
-                        c.cpu_ns = v;
-                        got++;
-                }
-                if (read_u64(step, "memory.max_usage_in_bytes", NULL, &v) == 0) {
-                        c.mem_peak_kb = v / 1024;
-                        got++;
-                }
-        } else {
-                if (read_u64(step, "cpu.stat", "usage_usec", &v) == 0) {
-                        c.cpu_ns = v * 1000;
-                        got++;
-                }
-                if (read_u64(step, "memory.peak", NULL, &v) == 0) {
-                        c.mem_peak_kb = v / 1024;
-                        got++;
-                }
-        }
-        if (!got)
-                return -ENOENT;
-        *out = c;
-        return 0;
+	if ((r = cgroup_step_dir(task_path, step, sizeof(step))) < 0)
+		return r;
+	if (strncmp(step, "/sys/fs/cgroup/memory/", 22) == 0) {
+		snprintf(cpuacct, sizeof(cpuacct), "/sys/fs/cgroup/cpuacct/%s", step + 22);
+		if (read_u64(cpuacct, "cpuacct.usage", NULL, &v) == 0) {
+			c.cpu_ns = v;
+			got++;
+		}
+		if (read_u64(step, "memory.max_usage_in_bytes", NULL, &v) == 0) {
+			c.mem_peak_kb = v / 1024;
+			got++;
+		}
+	} else {
+		if (read_u64(step, "cpu.stat", "usage_usec", &v) == 0) {
+			c.cpu_ns = v * 1000;
+			got++;
+		}
+		if (read_u64(step, "memory.peak", NULL, &v) == 0) {
+			c.mem_peak_kb = v / 1024;
+			got++;
+		}
+	}
+	if (!got)
+		return -ENOENT;
+	*out = c;
+	return 0;
 }
 
 /* PSI's "some" total (µs) in a pressure file: time in which some task stalled on the resource. */
 static int read_psi_some(const char *path, uint64_t *us)
 {
-        char line[256], *t;
-        FILE *f = fopen(path, "re");
-        int err = -ENOENT;
+	char line[256], *t;
+	FILE *f = fopen(path, "re");
+	int err = -ENOENT;
 
-        if (!f)
-                return -errno;
-        while (fgets(line, sizeof(line), f))
-                if (!strncmp(line, "some ", 5) && (t = strstr(line, " total="))) {
-                        *us = strtoull(t + 7, NULL, 10);
-                        err = 0;
-                        break;
-                }
-        fclose(f);
-        return err;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "some ", 5) && (t = strstr(line, " total="))) {
+			*us = strtoull(t + 7, NULL, 10);
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
 }
 
 int cgroup_node_memory_pressure(uint64_t *us)
 {
-        return read_psi_some("/proc/pressure/memory", us);
+	return read_psi_some("/proc/pressure/memory", us);
 }
 
 int cgroup_step_memory_pressure(const char *task_path, uint64_t *us)
 {
-        char step[PATH_MAX], file[PATH_MAX + 32];
+	char step[PATH_MAX], file[PATH_MAX + 32];
 
-        if (!task_path[0] || strncmp(task_path, "/sys/fs/cgroup/", 15) ||
-            !strncmp(task_path, "/sys/fs/cgroup/memory/", 22) || /* v1: no PSI per cgroup */
-            cgroup_step_dir(task_path, step, sizeof(step)) < 0)
-                return -EOPNOTSUPP;
-        snprintf(file, sizeof(file), "%s/memory.pressure", step);
-        return read_psi_some(file, us);
+	if (!task_path[0] || strncmp(task_path, "/sys/fs/cgroup/", 15) ||
+	    !strncmp(task_path, "/sys/fs/cgroup/memory/", 22) || /* v1: no PSI per cgroup */
+	    cgroup_step_dir(task_path, step, sizeof(step)) < 0)
+		return -EOPNOTSUPP;
+	snprintf(file, sizeof(file), "%s/memory.pressure", step);
+	return read_psi_some(file, us);
 }

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 struct cgroup_counters {
-        uint64_t cpu_ns;      /* CPU time of everything that ran in the cgroup */
-        uint64_t mem_peak_kb; /* memory high-water mark, 0 when the kernel keeps none */
+	uint64_t cpu_ns;      /* CPU time of everything that ran in the cgroup */
+	uint64_t mem_peak_kb; /* memory high-water mark, 0 when the kernel keeps none */
 };
 
 /* Read the counters of the step that holds a task cgroup (…/step_S/task_T, or the step dir

@@ -5,18 +5,18 @@
 
 static int64_t read_ns(clockid_t id)
 {
-        struct timespec ts;
+	struct timespec ts;
 
-        clock_gettime(id, &ts);
-        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 uint64_t clock_boot_ns(void)
 {
-        return read_ns(CLOCK_BOOTTIME);
+	return read_ns(CLOCK_BOOTTIME);
 }
 
 int64_t clock_unix_ns(void)
 {
-        return read_ns(CLOCK_REALTIME);
+	return read_ns(CLOCK_REALTIME);
 }

@@ -23,248 +23,263 @@
 #define PIDFD_THREAD_FLAG O_EXCL /* PIDFD_THREAD (6.9): a pidfd for a thread, not a process */
 
 enum {
-        SIG_FORK, SIG_EXEC, SIG_EXIT, SIG_SWITCH, SIG_OOM, SIG_SIGNAL, SIG_EXIT_GROUP, SIG_SEND,
-        SIG_RECV, SIG_COUNT
+	SIG_FORK,
+	SIG_EXEC,
+	SIG_EXIT,
+	SIG_SWITCH,
+	SIG_OOM,
+	SIG_SIGNAL,
+	SIG_EXIT_GROUP,
+	SIG_SEND,
+	SIG_RECV,
+	SIG_COUNT
 };
 
 struct collector {
-        struct process_bpf *skel;
-        struct ring_buffer *rb;
-        struct bpf_link *links[SIG_COUNT];
-        struct collector_signal signals[SIG_COUNT];
-        collector_event_fn fn;
-        void *ctx;
-        int ncpus;
+	struct process_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *links[SIG_COUNT];
+	struct collector_signal signals[SIG_COUNT];
+	collector_event_fn fn;
+	void *ctx;
+	int ncpus;
 };
 
 static const struct {
-        const char *name, *provides;
-        int raw;      /* raw tracepoint (BTF typedef) rather than a tracefs event */
-        int required; /* without it no process can be tracked correctly */
+	const char *name, *provides;
+	int raw;      /* raw tracepoint (BTF typedef) rather than a tracefs event */
+	int required; /* without it no process can be tracked correctly */
 } signal_info[SIG_COUNT] = {
-        [SIG_FORK] = { "sched:sched_process_fork", "children of tracked processes", 1, 1 },
-        [SIG_EXEC] = { "sched:sched_process_exec", "executed commands", 1, 1 },
-        [SIG_EXIT] = { "sched:sched_process_exit", "per-process totals at exit", 1, 1 },
-        [SIG_SWITCH] = { "sched:sched_switch",
-                         "the last CPU slice of short processes; CPU, I/O and other waits", 1, 0 },
-        [SIG_OOM] = { "oom:mark_victim", "OOM-kill attribution", 0, 0 },
-        [SIG_SIGNAL] = { "signal:signal_deliver", "own peak memory of programs killed by a signal",
-                         1, 0 },
-        [SIG_EXIT_GROUP] = { "syscalls:sys_enter_exit_group",
-                             "own peak memory of programs started by a larger parent", 0, 0 },
-        /* 6.3 and later */
-        [SIG_SEND] = { "sock:sock_send_length", "network bytes sent (NetTx)", 1, 0 },
-        [SIG_RECV] = { "sock:sock_recv_length", "network bytes received (NetRx)", 1, 0 },
+	[SIG_FORK] = { "sched:sched_process_fork", "children of tracked processes", 1, 1 },
+	[SIG_EXEC] = { "sched:sched_process_exec", "executed commands", 1, 1 },
+	[SIG_EXIT] = { "sched:sched_process_exit", "per-process totals at exit", 1, 1 },
+	[SIG_SWITCH] = { "sched:sched_switch",
+			 "the last CPU slice of short processes; CPU, I/O and other waits", 1, 0 },
+	[SIG_OOM] = { "oom:mark_victim", "OOM-kill attribution", 0, 0 },
+	[SIG_SIGNAL] = { "signal:signal_deliver", "own peak memory of programs killed by a signal",
+			 1, 0 },
+	[SIG_EXIT_GROUP] = { "syscalls:sys_enter_exit_group",
+			     "own peak memory of programs started by a larger parent", 0, 0 },
+	/* 6.3 and later */
+	[SIG_SEND] = { "sock:sock_send_length", "network bytes sent (NetTx)", 1, 0 },
+	[SIG_RECV] = { "sock:sock_recv_length", "network bytes received (NetRx)", 1, 0 },
 };
 
 static struct bpf_program *signal_prog(const struct process_bpf *skel, int i)
 {
-        struct bpf_program *progs[SIG_COUNT] = {
-                skel->progs.handle_fork, skel->progs.handle_exec, skel->progs.handle_exit,
-                skel->progs.handle_switch, skel->progs.handle_oom, skel->progs.handle_signal,
-                skel->progs.handle_exit_group, skel->progs.handle_send, skel->progs.handle_recv,
-        };
+	struct bpf_program *progs[SIG_COUNT] = {
+		skel->progs.handle_fork,       skel->progs.handle_exec, skel->progs.handle_exit,
+		skel->progs.handle_switch,     skel->progs.handle_oom,	skel->progs.handle_signal,
+		skel->progs.handle_exit_group, skel->progs.handle_send, skel->progs.handle_recv,
+	};
 
-        return progs[i];
+	return progs[i];
 }
 
 /* What libbpf said about the program that failed to load, boiled down to one line: libbpf's
  * print callback has no context, and tracerd loads from one thread. */
 static struct {
-        int loading;
-        char prog[64];    /* the program libbpf last named */
-        char reason[160]; /* the kernel feature it lacks, or the verifier's last word */
+	int loading;
+	char prog[64];	  /* the program libbpf last named */
+	char reason[160]; /* the kernel feature it lacks, or the verifier's last word */
 } load_diag;
 
 /* One line out of a verifier log: a CO-RE relocation names the missing kernel field or type,
  * an unknown helper names the helper; otherwise the log's last statement. */
 static void diagnose(const char *log)
 {
-        const char *p, *end;
-        char last[160] = "";
+	const char *p, *end;
+	char last[160] = "";
 
-        if ((p = strstr(log, "failed to resolve CO-RE relocation"))) {
-                p = strchr(p, ']');
-                end = p ? strstr(p, " (") : NULL;
-                if (p && end && end - p > 2) {
-                        snprintf(load_diag.reason, sizeof(load_diag.reason),
-                                 "this kernel has no %.*s", (int)(end - p - 2), p + 2);
-                        return;
-                }
-        }
-        if ((p = strstr(log, "unknown func "))) {
-                end = strpbrk(p + 13, "#\n");
-                snprintf(load_diag.reason, sizeof(load_diag.reason), "this kernel lacks the helper %.*s",
-                         (int)((end ? end : p + strlen(p)) - (p + 13)), p + 13);
-                return;
-        }
-        for (p = log; *p; p = end + (*end != 0)) {
-                end = strchr(p, '\n');
-                if (!end)
-                        end = p + strlen(p);
-                if (end > p && strncmp(p, "processed ", 10) && strncmp(p, "-- END", 6) &&
-                    strncmp(p, "verification time", 17) && strncmp(p, "stack depth", 11))
-                        snprintf(last, sizeof(last), "%.*s", (int)(end - p), p);
-        }
-        snprintf(load_diag.reason, sizeof(load_diag.reason), "verifier: %s", last);
+	if ((p = strstr(log, "failed to resolve CO-RE relocation"))) {
+		p = strchr(p, ']');
+		end = p ? strstr(p, " (") : NULL;
+		if (p && end && end - p > 2) {
+			snprintf(load_diag.reason, sizeof(load_diag.reason),
+				 "this kernel has no %.*s", (int)(end - p - 2), p + 2);
+			return;
+		}
+	}
+	if ((p = strstr(log, "unknown func "))) {
+		end = strpbrk(p + 13, "#\n");
+		snprintf(load_diag.reason, sizeof(load_diag.reason),
+			 "this kernel lacks the helper %.*s",
+			 (int)((end ? end : p + strlen(p)) - (p + 13)), p + 13);
+		return;
+	}
+	for (p = log; *p; p = end + (*end != 0)) {
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		if (end > p && strncmp(p, "processed ", 10) && strncmp(p, "-- END", 6) &&
+		    strncmp(p, "verification time", 17) && strncmp(p, "stack depth", 11))
+			snprintf(last, sizeof(last), "%.*s", (int)(end - p), p);
+	}
+	snprintf(load_diag.reason, sizeof(load_diag.reason), "verifier: %s", last);
 }
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-        static char buf[65536]; /* a verifier log comes in one message */
-        const char *p, *q;
-        size_t n;
+	static char buf[65536]; /* a verifier log comes in one message */
+	const char *p, *q;
+	size_t n;
 
-        if (level == LIBBPF_DEBUG)
-                return 0;
-        vsnprintf(buf, sizeof(buf), fmt, ap);
-        n = strlen(buf);
-        if (n && buf[n - 1] == '\n')
-                buf[n - 1] = 0;
-        if (load_diag.loading) {
-                /* while loading, failures are summed up by collector_open; the details only at
-                 * debug level */
-                if ((p = strstr(buf, "prog '")) && (q = strchr(p + 6, '\'')))
-                        snprintf(load_diag.prog, sizeof(load_diag.prog), "%.*s", (int)(q - p - 6), p + 6);
-                if ((p = strstr(buf, "BEGIN PROG LOAD LOG")))
-                        diagnose(p);
-                else if (strstr(buf, "failed to create map") || strstr(buf, "failed to find BTF"))
-                        snprintf(load_diag.reason, sizeof(load_diag.reason), "%s", buf);
-                log_msg(LOG_LEVEL_DEBUG, "libbpf: %s", buf);
-                return 0;
-        }
-        log_msg(level == LIBBPF_WARN ? LOG_LEVEL_WARNING : LOG_LEVEL_INFO, "libbpf: %s", buf);
-        return 0;
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	if (load_diag.loading) {
+		/* while loading, failures are summed up by collector_open; the details only at
+		 * debug level */
+		if ((p = strstr(buf, "prog '")) && (q = strchr(p + 6, '\'')))
+			snprintf(load_diag.prog, sizeof(load_diag.prog), "%.*s", (int)(q - p - 6),
+				 p + 6);
+		if ((p = strstr(buf, "BEGIN PROG LOAD LOG")))
+			diagnose(p);
+		else if (strstr(buf, "failed to create map") || strstr(buf, "failed to find BTF"))
+			snprintf(load_diag.reason, sizeof(load_diag.reason), "%s", buf);
+		log_msg(LOG_LEVEL_DEBUG, "libbpf: %s", buf);
+		return 0;
+	}
+	log_msg(level == LIBBPF_WARN ? LOG_LEVEL_WARNING : LOG_LEVEL_INFO, "libbpf: %s", buf);
+	return 0;
 }
 
 /* tracefs event directories; libbpf needs one to attach classic tracepoints */
 static int tracefs_event_exists(const char *category, const char *event)
 {
-        static const char *roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-        char path[256];
-        struct stat st;
-        size_t i;
+	static const char *roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	struct stat st;
+	size_t i;
 
-        for (i = 0; i < 2; i++) {
-                snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], category, event);
-                if (stat(path, &st) == 0)
-                        return 1;
-        }
-        /* not mounted yet (common under systemd-less boots): mount it once and look again */
-        if (stat("/sys/kernel/tracing/events", &st) != 0 &&
-            mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0) {
-                snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/%s/id", category, event);
-                return stat(path, &st) == 0;
-        }
-        return 0;
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], category, event);
+		if (stat(path, &st) == 0)
+			return 1;
+	}
+	/* not mounted yet (common under systemd-less boots): mount it once and look again */
+	if (stat("/sys/kernel/tracing/events", &st) != 0 &&
+	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0) {
+		snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/%s/id", category,
+			 event);
+		return stat(path, &st) == 0;
+	}
+	return 0;
 }
 
 /* Decide before load which programs this kernel can take, so one missing tracepoint only
  * disables its own signal. */
 static void probe_signals(struct collector *c, const struct btf *vmlinux)
 {
-        char what[128];
-        int i;
+	char what[128];
+	int i;
 
-        for (i = 0; i < SIG_COUNT; i++) {
-                struct collector_signal *s = &c->signals[i];
-                const char *event = strchr(signal_info[i].name, ':') + 1;
+	for (i = 0; i < SIG_COUNT; i++) {
+		struct collector_signal *s = &c->signals[i];
+		const char *event = strchr(signal_info[i].name, ':') + 1;
 
-                if (!s->available) { /* refused by this kernel's verifier on an earlier try */
-                        bpf_program__set_autoload(signal_prog(c->skel, i), false);
-                        continue;
-                }
-                if (signal_info[i].raw) {
-                        snprintf(what, sizeof(what), "btf_trace_%s", event);
-                        if (vmlinux && btf__find_by_name_kind(vmlinux, what, BTF_KIND_TYPEDEF) < 0) {
-                                s->available = 0;
-                                snprintf(s->reason, sizeof(s->reason), "no such tracepoint in this kernel");
-                        }
-                } else {
-                        snprintf(what, sizeof(what), "%.*s", (int)(event - 1 - signal_info[i].name),
-                                 signal_info[i].name);
-                        if (!tracefs_event_exists(what, event)) {
-                                s->available = 0;
-                                snprintf(s->reason, sizeof(s->reason), "tracefs event not found");
-                        }
-                }
-                if (!s->available)
-                        bpf_program__set_autoload(signal_prog(c->skel, i), false);
-        }
+		if (!s->available) { /* refused by this kernel's verifier on an earlier try */
+			bpf_program__set_autoload(signal_prog(c->skel, i), false);
+			continue;
+		}
+		if (signal_info[i].raw) {
+			snprintf(what, sizeof(what), "btf_trace_%s", event);
+			if (vmlinux &&
+			    btf__find_by_name_kind(vmlinux, what, BTF_KIND_TYPEDEF) < 0) {
+				s->available = 0;
+				snprintf(s->reason, sizeof(s->reason),
+					 "no such tracepoint in this kernel");
+			}
+		} else {
+			snprintf(what, sizeof(what), "%.*s", (int)(event - 1 - signal_info[i].name),
+				 signal_info[i].name);
+			if (!tracefs_event_exists(what, event)) {
+				s->available = 0;
+				snprintf(s->reason, sizeof(s->reason), "tracefs event not found");
+			}
+		}
+		if (!s->available)
+			bpf_program__set_autoload(signal_prog(c->skel, i), false);
+	}
 }
 
 static int attach_signals(struct collector *c)
 {
-        int i, err;
+	int i, err;
 
-        for (i = 0; i < SIG_COUNT; i++) {
-                struct collector_signal *s = &c->signals[i];
+	for (i = 0; i < SIG_COUNT; i++) {
+		struct collector_signal *s = &c->signals[i];
 
-                if (s->available) {
-                        c->links[i] = bpf_program__attach(signal_prog(c->skel, i));
-                        if (!c->links[i]) {
-                                err = -errno;
-                                s->available = 0;
-                                snprintf(s->reason, sizeof(s->reason), "attach failed: %s", strerror(-err));
-                        }
-                }
-                if (!s->available) {
-                        if (signal_info[i].required) {
-                                log_error("%s unavailable (%s): cannot track processes", s->name, s->reason);
-                                return -EOPNOTSUPP;
-                        }
-                        log_warn("%s unavailable (%s): no %s", s->name, s->reason, s->provides);
-                }
-        }
-        return 0;
+		if (s->available) {
+			c->links[i] = bpf_program__attach(signal_prog(c->skel, i));
+			if (!c->links[i]) {
+				err = -errno;
+				s->available = 0;
+				snprintf(s->reason, sizeof(s->reason), "attach failed: %s",
+					 strerror(-err));
+			}
+		}
+		if (!s->available) {
+			if (signal_info[i].required) {
+				log_error("%s unavailable (%s): cannot track processes", s->name,
+					  s->reason);
+				return -EOPNOTSUPP;
+			}
+			log_warn("%s unavailable (%s): no %s", s->name, s->reason, s->provides);
+		}
+	}
+	return 0;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
 {
-        struct collector *c = ctx;
+	struct collector *c = ctx;
 
-        return c->fn(c->ctx, data, size);
+	return c->fn(c->ctx, data, size);
 }
 
 /* Once an exit shows that this kernel keeps the address space until the exit tracepoint, the
  * exit_group(2) reading is redundant, and its syscall tracepoint slows every syscall. */
 static void drop_exit_group(struct collector *c)
 {
-        struct collector_signal *s = &c->signals[SIG_EXIT_GROUP];
+	struct collector_signal *s = &c->signals[SIG_EXIT_GROUP];
 
-        if (!c->links[SIG_EXIT_GROUP] || !c->skel->bss->exit_sees_mm)
-                return;
-        bpf_link__destroy(c->links[SIG_EXIT_GROUP]);
-        c->links[SIG_EXIT_GROUP] = NULL;
-        s->available = 0;
-        s->unneeded = 1;
-        snprintf(s->reason, sizeof(s->reason), "this kernel's exit tracepoint sees the memory");
-        log_info("%s detached, not needed: %s", s->name, s->reason);
+	if (!c->links[SIG_EXIT_GROUP] || !c->skel->bss->exit_sees_mm)
+		return;
+	bpf_link__destroy(c->links[SIG_EXIT_GROUP]);
+	c->links[SIG_EXIT_GROUP] = NULL;
+	s->available = 0;
+	s->unneeded = 1;
+	snprintf(s->reason, sizeof(s->reason), "this kernel's exit tracepoint sees the memory");
+	log_info("%s detached, not needed: %s", s->name, s->reason);
 }
 
 /* Does this kernel still hold a process's memory at sched_process_exit? A child that exits at
  * once, tracked as unit 0 (which the kernel side never reports), tells before any job runs. */
 static void probe_exit_mm(struct collector *c)
 {
-        struct procfs_stat st;
-        int go[2], status;
-        pid_t pid;
-        char b;
+	struct procfs_stat st;
+	int go[2], status;
+	pid_t pid;
+	char b;
 
-        if (!c->links[SIG_EXIT_GROUP] || pipe2(go, O_CLOEXEC) < 0)
-                return;
-        pid = fork();
-        if (pid == 0) {
-                close(go[1]);
-                _exit(read(go[0], &b, 1) < 0);
-        }
-        close(go[0]);
-        if (pid > 0 && procfs_read_stat(pid, &st) == 0)
-                collector_track_pid(c, pid, st.start_ticks, 0);
-        close(go[1]);
-        if (pid > 0)
-                waitpid(pid, &status, 0);
-        drop_exit_group(c);
+	if (!c->links[SIG_EXIT_GROUP] || pipe2(go, O_CLOEXEC) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		_exit(read(go[0], &b, 1) < 0);
+	}
+	close(go[0]);
+	if (pid > 0 && procfs_read_stat(pid, &st) == 0)
+		collector_track_pid(c, pid, st.start_ticks, 0);
+	close(go[1]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	drop_exit_group(c);
 }
 
 /* Open the object and load what this kernel takes. A program the verifier refuses costs its own
@@ -272,139 +287,143 @@ static void probe_exit_mm(struct collector *c)
  * with one line naming the program and what the kernel lacks. */
 static int load(struct collector *c, const struct collector_opts *o, const struct btf *vmlinux)
 {
-        LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf_path[0] ? o->btf_path : NULL);
-        int err, i, tries;
+	LIBBPF_OPTS(bpf_object_open_opts, opts,
+		    .btf_custom_path = o->btf_path[0] ? o->btf_path : NULL);
+	int err, i, tries;
 
-        for (tries = 0; tries <= SIG_COUNT; tries++) {
-                process_bpf__destroy(c->skel);
-                c->skel = process_bpf__open_opts(&opts);
-                if (!c->skel) {
-                        err = -errno;
-                        log_error("cannot open the BPF object: %s", strerror(-err));
-                        return err;
-                }
-                c->skel->rodata->page_kb = sysconf(_SC_PAGESIZE) / 1024;
-                c->skel->rodata->wakeup_bytes = o->ring_bytes / 8;
-                bpf_map__set_max_entries(c->skel->maps.events, o->ring_bytes);
+	for (tries = 0; tries <= SIG_COUNT; tries++) {
+		process_bpf__destroy(c->skel);
+		c->skel = process_bpf__open_opts(&opts);
+		if (!c->skel) {
+			err = -errno;
+			log_error("cannot open the BPF object: %s", strerror(-err));
+			return err;
+		}
+		c->skel->rodata->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+		c->skel->rodata->wakeup_bytes = o->ring_bytes / 8;
+		bpf_map__set_max_entries(c->skel->maps.events, o->ring_bytes);
 
-                probe_signals(c, vmlinux);
+		probe_signals(c, vmlinux);
 
-                memset(&load_diag, 0, sizeof(load_diag));
-                load_diag.loading = 1;
-                err = process_bpf__load(c->skel);
-                load_diag.loading = 0;
-                if (!err)
-                        return 0;
-                for (i = 0; i < SIG_COUNT; i++)
-                        if (!strcmp(load_diag.prog, bpf_program__name(signal_prog(c->skel, i))))
-                                break;
-                if (!load_diag.reason[0])
-                        snprintf(load_diag.reason, sizeof(load_diag.reason), "%s", strerror(-err));
-                if (i == SIG_COUNT || signal_info[i].required) {
-                        log_error("cannot load the BPF program %s%s%s: %s",
-                                  load_diag.prog[0] ? load_diag.prog : "object",
-                                  i < SIG_COUNT ? " of " : "", i < SIG_COUNT ? signal_info[i].name : "",
-                                  load_diag.reason);
-                        return err;
-                }
-                c->signals[i].available = 0;
-                snprintf(c->signals[i].reason, sizeof(c->signals[i].reason), "%s", load_diag.reason);
-        }
-        return -ELOOP;
+		memset(&load_diag, 0, sizeof(load_diag));
+		load_diag.loading = 1;
+		err = process_bpf__load(c->skel);
+		load_diag.loading = 0;
+		if (!err)
+			return 0;
+		for (i = 0; i < SIG_COUNT; i++)
+			if (!strcmp(load_diag.prog, bpf_program__name(signal_prog(c->skel, i))))
+				break;
+		if (!load_diag.reason[0])
+			snprintf(load_diag.reason, sizeof(load_diag.reason), "%s", strerror(-err));
+		if (i == SIG_COUNT || signal_info[i].required) {
+			log_error("cannot load the BPF program %s%s%s: %s",
+				  load_diag.prog[0] ? load_diag.prog : "object",
+				  i < SIG_COUNT ? " of " : "",
+				  i < SIG_COUNT ? signal_info[i].name : "", load_diag.reason);
+			return err;
+		}
+		c->signals[i].available = 0;
+		snprintf(c->signals[i].reason, sizeof(c->signals[i].reason), "%s",
+			 load_diag.reason);
+	}
+	return -ELOOP;
 }
 
 int collector_open(struct collector **out, const struct collector_opts *o, collector_event_fn fn,
-                   void *ctx)
+		   void *ctx)
 {
-        struct btf *vmlinux = NULL;
-        struct collector *c;
-        int err, i;
+	struct btf *vmlinux = NULL;
+	struct collector *c;
+	int err, i;
 
-        if (!o->btf_path[0] && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-                log_error("this kernel has no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF): "
-                          "set BtfPath to a BTF file for it (tracer.conf(5))");
-                return -ENOENT;
-        }
-        /* parsed once: which tracepoints exist, on every try of the load */
-        if (o->btf_path[0]) {
-                vmlinux = btf__parse(o->btf_path, NULL);
-                if (!vmlinux) {
-                        err = -errno;
-                        log_error("BtfPath %s: not a readable BTF file (%s): the BPF programs cannot be "
-                                  "matched to this kernel", o->btf_path, err == -ENOENT ? "no such file" :
-                                  "not BTF or ELF with .BTF");
-                        return err;
-                }
-        } else if (!(vmlinux = btf__load_vmlinux_btf())) {
-                log_warn("kernel BTF not readable (%m): attaching every tracepoint blindly");
-        }
-        c = calloc(1, sizeof(*c));
-        if (!c) {
-                btf__free(vmlinux);
-                return -ENOMEM;
-        }
-        c->fn = fn;
-        c->ctx = ctx;
-        c->ncpus = libbpf_num_possible_cpus();
-        libbpf_set_print(libbpf_log);
-        for (i = 0; i < SIG_COUNT; i++) {
-                c->signals[i].name = signal_info[i].name;
-                c->signals[i].provides = signal_info[i].provides;
-                c->signals[i].available = 1;
-        }
+	if (!o->btf_path[0] && access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		log_error("this kernel has no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF): "
+			  "set BtfPath to a BTF file for it (tracer.conf(5))");
+		return -ENOENT;
+	}
+	/* parsed once: which tracepoints exist, on every try of the load */
+	if (o->btf_path[0]) {
+		vmlinux = btf__parse(o->btf_path, NULL);
+		if (!vmlinux) {
+			err = -errno;
+			log_error("BtfPath %s: not a readable BTF file (%s): the BPF programs "
+				  "cannot be "
+				  "matched to this kernel",
+				  o->btf_path,
+				  err == -ENOENT ? "no such file" : "not BTF or ELF with .BTF");
+			return err;
+		}
+	} else if (!(vmlinux = btf__load_vmlinux_btf())) {
+		log_warn("kernel BTF not readable (%m): attaching every tracepoint blindly");
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		btf__free(vmlinux);
+		return -ENOMEM;
+	}
+	c->fn = fn;
+	c->ctx = ctx;
+	c->ncpus = libbpf_num_possible_cpus();
+	libbpf_set_print(libbpf_log);
+	for (i = 0; i < SIG_COUNT; i++) {
+		c->signals[i].name = signal_info[i].name;
+		c->signals[i].provides = signal_info[i].provides;
+		c->signals[i].available = 1;
+	}
 
-        err = load(c, o, vmlinux);
-        btf__free(vmlinux);
-        vmlinux = NULL;
-        if (err)
-                goto fail;
-        err = attach_signals(c);
-        if (err)
-                goto fail;
-        c->skel->bss->have_switch = c->signals[SIG_SWITCH].available;
-        c->skel->bss->have_net = c->signals[SIG_SEND].available && c->signals[SIG_RECV].available;
-        probe_exit_mm(c);
-        malloc_trim(0); /* parsing kernel BTF left ~10 MB of freed heap resident */
-        c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
-        if (!c->rb) {
-                err = -errno;
-                log_error("cannot open the ring buffer: %s", strerror(-err));
-                goto fail;
-        }
-        *out = c;
-        return 0;
+	err = load(c, o, vmlinux);
+	btf__free(vmlinux);
+	vmlinux = NULL;
+	if (err)
+		goto fail;
+	err = attach_signals(c);
+	if (err)
+		goto fail;
+	c->skel->bss->have_switch = c->signals[SIG_SWITCH].available;
+	c->skel->bss->have_net = c->signals[SIG_SEND].available && c->signals[SIG_RECV].available;
+	probe_exit_mm(c);
+	malloc_trim(0); /* parsing kernel BTF left ~10 MB of freed heap resident */
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
+	if (!c->rb) {
+		err = -errno;
+		log_error("cannot open the ring buffer: %s", strerror(-err));
+		goto fail;
+	}
+	*out = c;
+	return 0;
 fail:
-        collector_close(c);
-        return err < 0 ? err : -EINVAL;
+	collector_close(c);
+	return err < 0 ? err : -EINVAL;
 }
 
 void collector_close(struct collector *c)
 {
-        int i;
+	int i;
 
-        if (!c)
-                return;
-        ring_buffer__free(c->rb);
-        for (i = 0; i < SIG_COUNT; i++)
-                bpf_link__destroy(c->links[i]);
-        process_bpf__destroy(c->skel);
-        free(c);
+	if (!c)
+		return;
+	ring_buffer__free(c->rb);
+	for (i = 0; i < SIG_COUNT; i++)
+		bpf_link__destroy(c->links[i]);
+	process_bpf__destroy(c->skel);
+	free(c);
 }
 
 int collector_fd(const struct collector *c)
 {
-        return ring_buffer__epoll_fd(c->rb);
+	return ring_buffer__epoll_fd(c->rb);
 }
 
 int collector_drain(struct collector *c)
 {
-        drop_exit_group(c);
-        return ring_buffer__consume(c->rb);
+	drop_exit_group(c);
+	return ring_buffer__consume(c->rb);
 }
 
 int collector_poll(struct collector *c, int timeout_ms)
 {
-        return ring_buffer__poll(c->rb, timeout_ms);
+	return ring_buffer__poll(c->rb, timeout_ms);
 }
 
 /* Mark the process's threads, as the kernel side marks those it sees born (task_marks): the
@@ -412,133 +431,137 @@ int collector_poll(struct collector *c, int timeout_ms)
  * those cannot be had the kernel side is told to look unmarked tasks up (unmarked_tracked). */
 static void mark_threads(struct collector *c, uint32_t tgid)
 {
-        struct task_mark m = { .tgid = tgid };
-        unsigned long long run = 0, delay = 0;
-        char path[64];
-        struct dirent *d;
-        DIR *dir;
-        int fd, others = 0, marked = 0;
+	struct task_mark m = { .tgid = tgid };
+	unsigned long long run = 0, delay = 0;
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int fd, others = 0, marked = 0;
 
-        snprintf(path, sizeof(path), "/proc/%u/task", tgid);
-        dir = opendir(path);
-        while (dir && (d = readdir(dir))) {
-                unsigned tid = (unsigned)strtoul(d->d_name, NULL, 10);
-                FILE *f;
+	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		unsigned tid = (unsigned)strtoul(d->d_name, NULL, 10);
+		FILE *f;
 
-                if (!tid)
-                        continue;
-                snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", tgid, tid);
-                if ((f = fopen(path, "re"))) { /* waits count from now, as for a new thread */
-                        if (fscanf(f, "%llu %llu", &run, &delay) != 2)
-                                delay = 0;
-                        fclose(f);
-                }
-                m.run_delay = delay;
-                fd = (int)syscall(SYS_pidfd_open, tid, tid == tgid ? 0 : PIDFD_THREAD_FLAG);
-                if (fd >= 0 && bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), &m,
-                                                    sizeof(m), BPF_ANY) == 0)
-                        marked++;
-                else if (tid != tgid)
-                        others++;
-                if (fd >= 0)
-                        close(fd);
-        }
-        if (dir)
-                closedir(dir);
-        if (others || !marked) {
-                if (!c->skel->bss->unmarked_tracked)
-                        log_info("process %u: %s; unmarked tasks are looked up from now on", tgid,
-                                 marked ? "some threads cannot be marked on this kernel" :
-                                          "cannot be marked");
-                c->skel->bss->unmarked_tracked = 1;
-        }
+		if (!tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", tgid, tid);
+		if ((f = fopen(path, "re"))) { /* waits count from now, as for a new thread */
+			if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+				delay = 0;
+			fclose(f);
+		}
+		m.run_delay = delay;
+		fd = (int)syscall(SYS_pidfd_open, tid, tid == tgid ? 0 : PIDFD_THREAD_FLAG);
+		if (fd >= 0 && bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), &m,
+						    sizeof(m), BPF_ANY) == 0)
+			marked++;
+		else if (tid != tgid)
+			others++;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (dir)
+		closedir(dir);
+	if (others || !marked) {
+		if (!c->skel->bss->unmarked_tracked)
+			log_info("process %u: %s; unmarked tasks are looked up from now on", tgid,
+				 marked ? "some threads cannot be marked on this kernel"
+					: "cannot be marked");
+		c->skel->bss->unmarked_tracked = 1;
+	}
 }
 
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit)
 {
-        struct tracked_proc t = {
-                .unit = unit, .start_ns = start_ticks * START_TICK_NS, .flags = TRACKED_START_TICKS,
-        };
-        int err = bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t),
-                                       BPF_ANY);
+	struct tracked_proc t = {
+		.unit = unit,
+		.start_ns = start_ticks * START_TICK_NS,
+		.flags = TRACKED_START_TICKS,
+	};
+	int err = bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t),
+				       BPF_ANY);
 
-        if (!err)
-                mark_threads(c, tgid);
-        return err;
+	if (!err)
+		mark_threads(c, tgid);
+	return err;
 }
 
 int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_waits *out)
 {
-        struct tracked_proc t;
-        int err = c ? bpf_map__lookup_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t), 0)
-                    : -ENODEV;
+	struct tracked_proc t;
+	int err = c ? bpf_map__lookup_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t,
+					   sizeof(t), 0)
+		    : -ENODEV;
 
-        if (!err)
-                *out = t.w;
-        return err;
+	if (!err)
+		*out = t.w;
+	return err;
 }
 
 int collector_has_net(const struct collector *c)
 {
-        return c && c->skel->bss->have_net;
+	return c && c->skel->bss->have_net;
 }
 
 int collector_untrack_pid(struct collector *c, uint32_t tgid)
 {
-        int err = bpf_map__delete_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), 0);
+	int err = bpf_map__delete_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), 0);
 
-        return err == -ENOENT ? 0 : err;
+	return err == -ENOENT ? 0 : err;
 }
 
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit)
 {
-        int err = bpf_map__update_elem(c->skel->maps.tracked_cgroups, &cgroup_id, sizeof(cgroup_id),
-                                       &unit, sizeof(unit), BPF_ANY);
+	int err = bpf_map__update_elem(c->skel->maps.tracked_cgroups, &cgroup_id, sizeof(cgroup_id),
+				       &unit, sizeof(unit), BPF_ANY);
 
-        if (!err)
-                c->skel->bss->cgroup_tracking = 1;
-        return err;
+	if (!err)
+		c->skel->bss->cgroup_tracking = 1;
+	return err;
 }
 
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id)
 {
-        int err = bpf_map__delete_elem(c->skel->maps.tracked_cgroups, &cgroup_id, sizeof(cgroup_id), 0);
+	int err = bpf_map__delete_elem(c->skel->maps.tracked_cgroups, &cgroup_id, sizeof(cgroup_id),
+				       0);
 
-        return err == -ENOENT ? 0 : err;
+	return err == -ENOENT ? 0 : err;
 }
 
 uint64_t collector_unit_lost(const struct collector *c, uint64_t unit)
 {
-        uint64_t n = 0;
+	uint64_t n = 0;
 
-        bpf_map__lookup_elem(c->skel->maps.unit_lost, &unit, sizeof(unit), &n, sizeof(n), 0);
-        return n;
+	bpf_map__lookup_elem(c->skel->maps.unit_lost, &unit, sizeof(unit), &n, sizeof(n), 0);
+	return n;
 }
 
 int collector_stats(const struct collector *c, uint64_t out[STAT_MAX])
 {
-        uint64_t *vals;
-        uint32_t i;
-        int cpu, err = 0;
+	uint64_t *vals;
+	uint32_t i;
+	int cpu, err = 0;
 
-        vals = calloc(c->ncpus, sizeof(*vals));
-        if (!vals)
-                return -ENOMEM;
-        for (i = 0; i < STAT_MAX; i++) {
-                out[i] = 0;
-                err = bpf_map__lookup_elem(c->skel->maps.stats, &i, sizeof(i), vals,
-                                           sizeof(*vals) * c->ncpus, 0);
-                if (err)
-                        break;
-                for (cpu = 0; cpu < c->ncpus; cpu++)
-                        out[i] += vals[cpu];
-        }
-        free(vals);
-        return err;
+	vals = calloc(c->ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (i = 0; i < STAT_MAX; i++) {
+		out[i] = 0;
+		err = bpf_map__lookup_elem(c->skel->maps.stats, &i, sizeof(i), vals,
+					   sizeof(*vals) * c->ncpus, 0);
+		if (err)
+			break;
+		for (cpu = 0; cpu < c->ncpus; cpu++)
+			out[i] += vals[cpu];
+	}
+	free(vals);
+	return err;
 }
 
 size_t collector_signals(const struct collector *c, const struct collector_signal **out)
 {
-        *out = c->signals;
-        return SIG_COUNT;
+	*out = c->signals;
+	return SIG_COUNT;
 }

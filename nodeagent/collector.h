@@ -11,32 +11,33 @@ struct collector;
 
 /* One kernel signal (a tracepoint) and whether this kernel gave it to us. */
 struct collector_signal {
-        const char *name;     /* e.g. "sched:sched_process_exec" */
-        const char *provides; /* what is missing without it, for status */
-        int available;
-        int unneeded;         /* unavailable because this kernel gives the same without it */
-        char reason[160];     /* why not, when unavailable */
+	const char *name;     /* e.g. "sched:sched_process_exec" */
+	const char *provides; /* what is missing without it, for status */
+	int available;
+	int unneeded;	  /* unavailable because this kernel gives the same without it */
+	char reason[160]; /* why not, when unavailable */
 };
 
 typedef int (*collector_event_fn)(void *ctx, const void *data, size_t size);
 
 struct collector_opts {
-        uint64_t ring_bytes;  /* RingBufferSize */
-        const char *btf_path; /* BtfPath: kernel BTF when the kernel offers none; "" = the kernel's */
+	uint64_t ring_bytes; /* RingBufferSize */
+	const char
+		*btf_path; /* BtfPath: kernel BTF when the kernel offers none; "" = the kernel's */
 };
 
 /* Load and attach. Fails (-errno) only when no process tracking is possible at all (no BTF, BPF
  * or the fork/exec/exit programs refused); a missing or refused optional program is recorded as
  * an unavailable signal, with its reason. */
 int collector_open(struct collector **out, const struct collector_opts *o, collector_event_fn fn,
-                   void *ctx);
+		   void *ctx);
 void collector_close(struct collector *c);
 
 /* Readable when an eighth of the ring is filled; below that events wait for the caller's
  * periodic drain (COLLECTOR_DRAIN_MS), so that a busy node is not woken per event. */
 #define COLLECTOR_DRAIN_MS 50
 int collector_fd(const struct collector *c);
-int collector_drain(struct collector *c);     /* handle every pending event; count or -errno */
+int collector_drain(struct collector *c); /* handle every pending event; count or -errno */
 int collector_poll(struct collector *c, int timeout_ms); /* wait for events, then handle them */
 
 /* start_ticks: the process's start from /proc/PID/stat; the kernel drops the entry when the pid

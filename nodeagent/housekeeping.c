@@ -13,90 +13,93 @@
 #include "units.h"
 
 #define PRUNE_BATCH 200 /* units per round: a round stays short, the next tick goes on */
-#define LOST_BATCH 256  /* processes closed per sample round */
-#define GONE_ROUNDS 2   /* sample rounds a process must be missing from /proc before it is closed */
+#define LOST_BATCH 256	/* processes closed per sample round */
+#define GONE_ROUNDS 2	/* sample rounds a process must be missing from /proc before it is closed */
 #define ORPHAN_MS 10000 /* a local unit with no process left this long has lost its tracerctl */
 
 /* ---- live samples and lost exits */
 
 struct sample_round {
-        struct agent *a;
-        uint64_t now_ns; /* one time for the whole round: samples of a round add up */
-        long page_kb;
-        struct proc *gone[LOST_BATCH];
-        unsigned ngone;
+	struct agent *a;
+	uint64_t now_ns; /* one time for the whole round: samples of a round add up */
+	long page_kb;
+	struct proc *gone[LOST_BATCH];
+	unsigned ngone;
 };
 
 /* Progress is any of CPU, I/O or network moving; a process that shows none for StallAfter is
  * stalled until one moves again. */
 static void check_stall(struct sample_round *r, struct proc *p, const struct procfs_stat *st)
 {
-        uint64_t chars = 0, progress;
+	uint64_t chars = 0, progress;
 
-        procfs_read_io_chars(p->pid, &chars);
-        progress = st->cpu_ticks + chars + p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
-        if (stall_sample(&p->stall, p->pid, progress, r->now_ns,
-                         (uint64_t)r->a->cfg.stall_after_ms * 1000000))
-                log_info("process %u (%s) of unit %llu stalled: no CPU, I/O or network for %u s (%s)",
-                         p->pid, p->comm, (unsigned long long)p->unit, r->a->cfg.stall_after_ms / 1000,
-                         p->stall.open_reason);
+	procfs_read_io_chars(p->pid, &chars);
+	progress = st->cpu_ticks + chars + p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
+	if (stall_sample(&p->stall, p->pid, progress, r->now_ns,
+			 (uint64_t)r->a->cfg.stall_after_ms * 1000000))
+		log_info("process %u (%s) of unit %llu stalled: no CPU, I/O or network for %u s "
+			 "(%s)",
+			 p->pid, p->comm, (unsigned long long)p->unit,
+			 r->a->cfg.stall_after_ms / 1000, p->stall.open_reason);
 }
 
 static int sample_one(struct proc *p, void *ctx)
 {
-        struct sample_round *r = ctx;
-        struct procfs_stat st;
-        uint64_t cpu, iowait;
-        struct unit *u;
+	struct sample_round *r = ctx;
+	struct procfs_stat st;
+	uint64_t cpu, iowait;
+	struct unit *u;
 
-        if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / r->a->tick_ns ||
-            st.state == 'Z' || st.state == 'X') {
-                /* exited: its exit event is on its way, unless the kernel side could not send it */
-                if (++p->gone_rounds >= GONE_ROUNDS && r->ngone < LOST_BATCH)
-                        r->gone[r->ngone++] = p;
-                return 0;
-        }
-        p->gone_rounds = 0;
-        u = units_find(r->a, p->unit);
-        cpu = st.cpu_ticks * r->a->tick_ns;
-        iowait = p->sample_w.iowait_ns;
-        collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
-        if (u) /* its work since the last round, for the unit's idle windows */
-                activity_add(&u->activity, (cpu > p->sample_cpu_ns ? cpu - p->sample_cpu_ns : 0) +
-                                                   (p->sample_w.iowait_ns > iowait ? p->sample_w.iowait_ns - iowait : 0));
-        p->sample_cpu_ns = cpu;
-        p->sample_rss_kb = st.rss_pages * r->page_kb;
-        check_stall(r, p, &st);
-        store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
-        return 0;
+	if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / r->a->tick_ns ||
+	    st.state == 'Z' || st.state == 'X') {
+		/* exited: its exit event is on its way, unless the kernel side could not send it */
+		if (++p->gone_rounds >= GONE_ROUNDS && r->ngone < LOST_BATCH)
+			r->gone[r->ngone++] = p;
+		return 0;
+	}
+	p->gone_rounds = 0;
+	u = units_find(r->a, p->unit);
+	cpu = st.cpu_ticks * r->a->tick_ns;
+	iowait = p->sample_w.iowait_ns;
+	collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
+	if (u) /* its work since the last round, for the unit's idle windows */
+		activity_add(&u->activity, (cpu > p->sample_cpu_ns ? cpu - p->sample_cpu_ns : 0) +
+						   (p->sample_w.iowait_ns > iowait
+							    ? p->sample_w.iowait_ns - iowait
+							    : 0));
+	p->sample_cpu_ns = cpu;
+	p->sample_rss_kb = st.rss_pages * r->page_kb;
+	check_stall(r, p, &st);
+	store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
+	return 0;
 }
 
 /* The end of the round for a running unit's idle windows. */
 static int round_unit(struct unit *u, void *ctx)
 {
-        struct sample_round *r = ctx;
+	struct sample_round *r = ctx;
 
-        if (u->state == UNIT_RUNNING)
-                activity_round(&u->activity, r->now_ns, units_idle_min_ns(r->a));
-        return 0;
+	if (u->state == UNIT_RUNNING)
+		activity_round(&u->activity, r->now_ns, units_idle_min_ns(r->a));
+	return 0;
 }
 
 int agent_sample(struct agent *a)
 {
-        struct sample_round r = { a, clock_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
-        unsigned i;
-        int err;
+	struct sample_round r = { a, clock_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
+	unsigned i;
+	int err;
 
-        collector_drain(a->collector); /* exits already reported are handled first */
-        err = proctable_foreach(&a->procs, sample_one, &r);
-        units_foreach(a, round_unit, &r);
-        for (i = 0; i < r.ngone; i++) {
-                log_warn("process %u (%s) of unit %llu ended without an exit event: recorded from "
-                         "its last sample", r.gone[i]->pid, r.gone[i]->comm,
-                         (unsigned long long)r.gone[i]->unit);
-                agent_close_lost(a, r.gone[i]);
-        }
-        return err;
+	collector_drain(a->collector); /* exits already reported are handled first */
+	err = proctable_foreach(&a->procs, sample_one, &r);
+	units_foreach(a, round_unit, &r);
+	for (i = 0; i < r.ngone; i++) {
+		log_warn("process %u (%s) of unit %llu ended without an exit event: recorded from "
+			 "its last sample",
+			 r.gone[i]->pid, r.gone[i]->comm, (unsigned long long)r.gone[i]->unit);
+		agent_close_lost(a, r.gone[i]);
+	}
+	return err;
 }
 
 /* ---- heartbeat and pruning */
@@ -104,48 +107,50 @@ int agent_sample(struct agent *a)
 /* Returns whether a full batch went: more may be waiting for the next tick. */
 static int prune(struct agent *a, int64_t now)
 {
-        int64_t before = a->cfg.store_retention_ms ? now - (int64_t)a->cfg.store_retention_ms * 1000000 : 0;
-        unsigned n = 0;
+	int64_t before =
+		a->cfg.store_retention_ms ? now - (int64_t)a->cfg.store_retention_ms * 1000000 : 0;
+	unsigned n = 0;
 
-        if (!before && !a->cfg.store_max_bytes)
-                return 0;
-        if (store_prune(a->store, before, a->cfg.store_max_bytes, PRUNE_BATCH, &n) == 0 && n)
-                log_debug("store: %u finished units pruned (StoreRetention, StoreMaxSize)", n);
-        return n == PRUNE_BATCH;
+	if (!before && !a->cfg.store_max_bytes)
+		return 0;
+	if (store_prune(a->store, before, a->cfg.store_max_bytes, PRUNE_BATCH, &n) == 0 && n)
+		log_debug("store: %u finished units pruned (StoreRetention, StoreMaxSize)", n);
+	return n == PRUNE_BATCH;
 }
 
 /* A `tracerctl run` that was killed never sends run_end: once its unit has had no process for
  * ORPHAN_MS (its client ends it within milliseconds of its command's end), it is ended LOST. */
 struct orphan_check {
-        struct agent *a;
-        int64_t now;
+	struct agent *a;
+	int64_t now;
 };
 
 static int end_orphan(struct unit *u, void *ctx)
 {
-        struct orphan_check *c = ctx;
+	struct orphan_check *c = ctx;
 
-        if (u->state != UNIT_RUNNING || u->live || strcmp(u->kind, "local") ||
-            c->now - u->idle_since_ns < (int64_t)ORPHAN_MS * 1000000)
-                return 0;
-        log_warn("unit %llu (%s): no process left and no word from its tracerctl for %d s: "
-                 "ended as LOST", (unsigned long long)u->id, u->name, ORPHAN_MS / 1000);
-        units_end(c->a, u, -1, UNIT_LOST);
-        units_drop(c->a, u);
-        return 0;
+	if (u->state != UNIT_RUNNING || u->live || strcmp(u->kind, "local") ||
+	    c->now - u->idle_since_ns < (int64_t)ORPHAN_MS * 1000000)
+		return 0;
+	log_warn("unit %llu (%s): no process left and no word from its tracerctl for %d s: "
+		 "ended as LOST",
+		 (unsigned long long)u->id, u->name, ORPHAN_MS / 1000);
+	units_end(c->a, u, -1, UNIT_LOST);
+	units_drop(c->a, u);
+	return 0;
 }
 
 void agent_tick(struct agent *a)
 {
-        struct orphan_check orphans = { a, clock_unix_ns() };
-        int64_t now = orphans.now;
+	struct orphan_check orphans = { a, clock_unix_ns() };
+	int64_t now = orphans.now;
 
-        store_set_alive(a->store, now);
-        units_flush(a);
-        units_foreach(a, end_orphan, &orphans);
-        if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000) {
-                a->housekept_ns = now;
-                a->prune_backlog = prune(a, now);
-        }
-        store_commit(a->store);
+	store_set_alive(a->store, now);
+	units_flush(a);
+	units_foreach(a, end_orphan, &orphans);
+	if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000) {
+		a->housekept_ns = now;
+		a->prune_backlog = prune(a, now);
+	}
+	store_commit(a->store);
 }

@@ -15,314 +15,324 @@
 #define LIVE_FRESH_MAX 4096
 
 struct live_fig {
-        const struct proc *p;
-        uint64_t cpu_ns, rss_kb, hwm_kb;
-        struct proc_waits w;
-        struct tool_id tool;
+	const struct proc *p;
+	uint64_t cpu_ns, rss_kb, hwm_kb;
+	struct proc_waits w;
+	struct tool_id tool;
 };
 
 struct live_set {
-        struct agent *a;
-        uint64_t unit;
-        long page_kb;
-        struct live_fig *v;
-        size_t n, cap;
-        int err;
+	struct agent *a;
+	uint64_t unit;
+	long page_kb;
+	struct live_fig *v;
+	size_t n, cap;
+	int err;
 };
 
 /* A process that never exec'd runs its parent's program (as finish_proc names it). */
 static const struct proc *command_holder(struct agent *a, const struct proc *p)
 {
-        const struct proc *parent;
+	const struct proc *parent;
 
-        if ((p->flags & PROC_EXECED) || (p->exe && p->argv))
-                return p;
-        parent = proctable_find_pid(&a->procs, p->ppid);
-        return parent && parent != p ? parent : p;
+	if ((p->flags & PROC_EXECED) || (p->exe && p->argv))
+		return p;
+	parent = proctable_find_pid(&a->procs, p->ppid);
+	return parent && parent != p ? parent : p;
 }
 
 static int take(struct proc *p, void *ctx)
 {
-        struct live_set *s = ctx;
-        const struct proc *cmd;
-        struct procfs_stat st;
-        struct live_fig *f;
-        uint64_t cpu;
-        int fresh;
+	struct live_set *s = ctx;
+	const struct proc *cmd;
+	struct procfs_stat st;
+	struct live_fig *f;
+	uint64_t cpu;
+	int fresh;
 
-        if (p->unit != s->unit || (p->flags & PROC_FINISHED))
-                return 0;
-        fresh = s->n < LIVE_FRESH_MAX;
-        /* read now, and only if it is still the same process (not a reused pid) */
-        if (fresh &&
-            (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / s->a->tick_ns ||
-             st.state == 'Z' || st.state == 'X'))
-                return 0;
-        if (s->n == s->cap) {
-                struct live_fig *nv = realloc(s->v, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof(*nv));
+	if (p->unit != s->unit || (p->flags & PROC_FINISHED))
+		return 0;
+	fresh = s->n < LIVE_FRESH_MAX;
+	/* read now, and only if it is still the same process (not a reused pid) */
+	if (fresh &&
+	    (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / s->a->tick_ns ||
+	     st.state == 'Z' || st.state == 'X'))
+		return 0;
+	if (s->n == s->cap) {
+		struct live_fig *nv =
+			realloc(s->v, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof(*nv));
 
-                if (!nv) {
-                        s->err = -ENOMEM;
-                        return 1;
-                }
-                s->v = nv;
-        }
-        f = &s->v[s->n++];
-        memset(f, 0, sizeof(*f));
-        f->p = p;
-        /* a program's CPU counts from its first exec, as at its exit */
-        cpu = fresh ? st.cpu_ticks * s->a->tick_ns : p->sample_cpu_ns;
-        f->cpu_ns = cpu > p->base.runtime_ns ? cpu - p->base.runtime_ns : 0;
-        f->rss_kb = fresh ? st.rss_pages * s->page_kb : p->sample_rss_kb;
-        if (!fresh || procfs_read_hwm(p->pid, &f->hwm_kb) < 0 || f->hwm_kb < f->rss_kb)
-                f->hwm_kb = f->rss_kb;
-        if (!fresh || collector_proc_waits(s->a->collector, p->pid, &f->w) < 0)
-                f->w = p->sample_w;
-        cmd = command_holder(s->a, p);
-        if (tool_identify_flags(s->a->rules, cmd->exe, cmd->argv, cmd->argv_len,
-                                cmd->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0, &f->tool) < 0)
-                snprintf(f->tool.name, sizeof(f->tool.name), "%s", p->comm);
-        return 0;
+		if (!nv) {
+			s->err = -ENOMEM;
+			return 1;
+		}
+		s->v = nv;
+	}
+	f = &s->v[s->n++];
+	memset(f, 0, sizeof(*f));
+	f->p = p;
+	/* a program's CPU counts from its first exec, as at its exit */
+	cpu = fresh ? st.cpu_ticks * s->a->tick_ns : p->sample_cpu_ns;
+	f->cpu_ns = cpu > p->base.runtime_ns ? cpu - p->base.runtime_ns : 0;
+	f->rss_kb = fresh ? st.rss_pages * s->page_kb : p->sample_rss_kb;
+	if (!fresh || procfs_read_hwm(p->pid, &f->hwm_kb) < 0 || f->hwm_kb < f->rss_kb)
+		f->hwm_kb = f->rss_kb;
+	if (!fresh || collector_proc_waits(s->a->collector, p->pid, &f->w) < 0)
+		f->w = p->sample_w;
+	cmd = command_holder(s->a, p);
+	if (tool_identify_flags(s->a->rules, cmd->exe, cmd->argv, cmd->argv_len,
+				cmd->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0,
+				&f->tool) < 0)
+		snprintf(f->tool.name, sizeof(f->tool.name), "%s", p->comm);
+	return 0;
 }
 
 /* The unit's live processes with fresh figures; none for a unit with none in memory. */
 static int live_read(struct agent *a, uint64_t unit, struct live_set *s)
 {
-        const struct unit *u = units_find(a, unit);
+	const struct unit *u = units_find(a, unit);
 
-        memset(s, 0, sizeof(*s));
-        s->a = a;
-        s->unit = unit;
-        s->page_kb = sysconf(_SC_PAGESIZE) / 1024;
-        if (!u || !u->live)
-                return 0;
-        proctable_foreach(&a->procs, take, s);
-        if (s->err) {
-                free(s->v);
-                s->v = NULL;
-                s->n = 0;
-        }
-        return s->err;
+	memset(s, 0, sizeof(*s));
+	s->a = a;
+	s->unit = unit;
+	s->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	if (!u || !u->live)
+		return 0;
+	proctable_foreach(&a->procs, take, s);
+	if (s->err) {
+		free(s->v);
+		s->v = NULL;
+		s->n = 0;
+	}
+	return s->err;
 }
 
 static void add_int(struct json_object *o, const char *key, int64_t v)
 {
-        json_object_object_add(o, key, json_object_new_int64(v));
+	json_object_object_add(o, key, json_object_new_int64(v));
 }
 
 static int64_t get_int(struct json_object *o, const char *key)
 {
-        struct json_object *v;
+	struct json_object *v;
 
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
 }
 
 /* a process row as stored ones are (store_process_json), no end_ns and no status: it runs */
 static struct json_object *proc_json(struct agent *a, const struct live_fig *f)
 {
-        const struct proc *p = f->p, *cmd = command_holder(a, p);
-        struct rec_row r = {};
-        struct json_object *o;
+	const struct proc *p = f->p, *cmd = command_holder(a, p);
+	struct rec_row r = {};
+	struct json_object *o;
 
-        store_process_ids(&r, p, a->offset_ns);
-        rec_text(&r, PCOL_exe, cmd->exe);
-        rec_blob(&r, PCOL_argv, cmd->argv, cmd->argv_len);
-        rec_int(&r, PCOL_cpu_ns, f->cpu_ns);
-        rec_int(&r, PCOL_maxrss_kb, f->hwm_kb);
-        rec_int(&r, PCOL_cpu_wait_ns, f->w.cpu_wait_ns);
-        rec_int(&r, PCOL_iowait_ns, f->w.iowait_ns);
-        rec_int(&r, PCOL_offcpu_ns, f->w.offcpu_ns);
-        if (collector_has_net(a->collector)) {
-                rec_int(&r, PCOL_net_rx_bytes, f->w.net_rx_bytes);
-                rec_int(&r, PCOL_net_tx_bytes, f->w.net_tx_bytes);
-        }
-        rec_int(&r, PCOL_flags, p->flags & (PROC_ARGV_TRUNCATED | PROC_OOM_KILLED));
-        rec_text(&r, PCOL_tool, f->tool.name);
-        if (f->tool.subcommand[0])
-                rec_text(&r, PCOL_subcommand, f->tool.subcommand);
-        if (f->tool.interpreter[0])
-                rec_text(&r, PCOL_interpreter, f->tool.interpreter);
-        rec_int(&r, PCOL_tool_excluded, f->tool.excluded);
-        o = store_process_json(&r);
-        if (o) {
-                add_int(o, "rss_kb", f->rss_kb); /* now, beside the peak */
-                json_object_object_add(o, "running", json_object_new_boolean(1));
-        }
-        return o;
+	store_process_ids(&r, p, a->offset_ns);
+	rec_text(&r, PCOL_exe, cmd->exe);
+	rec_blob(&r, PCOL_argv, cmd->argv, cmd->argv_len);
+	rec_int(&r, PCOL_cpu_ns, f->cpu_ns);
+	rec_int(&r, PCOL_maxrss_kb, f->hwm_kb);
+	rec_int(&r, PCOL_cpu_wait_ns, f->w.cpu_wait_ns);
+	rec_int(&r, PCOL_iowait_ns, f->w.iowait_ns);
+	rec_int(&r, PCOL_offcpu_ns, f->w.offcpu_ns);
+	if (collector_has_net(a->collector)) {
+		rec_int(&r, PCOL_net_rx_bytes, f->w.net_rx_bytes);
+		rec_int(&r, PCOL_net_tx_bytes, f->w.net_tx_bytes);
+	}
+	rec_int(&r, PCOL_flags, p->flags & (PROC_ARGV_TRUNCATED | PROC_OOM_KILLED));
+	rec_text(&r, PCOL_tool, f->tool.name);
+	if (f->tool.subcommand[0])
+		rec_text(&r, PCOL_subcommand, f->tool.subcommand);
+	if (f->tool.interpreter[0])
+		rec_text(&r, PCOL_interpreter, f->tool.interpreter);
+	rec_int(&r, PCOL_tool_excluded, f->tool.excluded);
+	o = store_process_json(&r);
+	if (o) {
+		add_int(o, "rss_kb", f->rss_kb); /* now, beside the peak */
+		json_object_object_add(o, "running", json_object_new_boolean(1));
+	}
+	return o;
 }
 
 int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows)
 {
-        struct live_set s;
-        int err = live_read(a, unit, &s);
+	struct live_set s;
+	int err = live_read(a, unit, &s);
 
-        for (size_t i = 0; i < s.n && !err; i++) {
-                struct json_object *o = proc_json(a, &s.v[i]);
+	for (size_t i = 0; i < s.n && !err; i++) {
+		struct json_object *o = proc_json(a, &s.v[i]);
 
-                if (!o || json_object_array_add(rows, o) < 0) {
-                        json_object_put(o);
-                        err = -ENOMEM;
-                }
-        }
-        free(s.v);
-        return err;
+		if (!o || json_object_array_add(rows, o) < 0) {
+			json_object_put(o);
+			err = -ENOMEM;
+		}
+	}
+	free(s.v);
+	return err;
 }
 
 /* A live process's waits into a tools row or a unit's totals (the stored rows' sums). */
 static void add_waits(struct agent *a, struct json_object *o, const struct proc_waits *w)
 {
-        add_int(o, "cpu_wait_ns", get_int(o, "cpu_wait_ns") + (int64_t)w->cpu_wait_ns);
-        add_int(o, "iowait_ns", get_int(o, "iowait_ns") + (int64_t)w->iowait_ns);
-        add_int(o, "offcpu_ns", get_int(o, "offcpu_ns") + (int64_t)w->offcpu_ns);
-        if (!collector_has_net(a->collector))
-                return;
-        add_int(o, "net_rx_bytes", get_int(o, "net_rx_bytes") + (int64_t)w->net_rx_bytes);
-        add_int(o, "net_tx_bytes", get_int(o, "net_tx_bytes") + (int64_t)w->net_tx_bytes);
+	add_int(o, "cpu_wait_ns", get_int(o, "cpu_wait_ns") + (int64_t)w->cpu_wait_ns);
+	add_int(o, "iowait_ns", get_int(o, "iowait_ns") + (int64_t)w->iowait_ns);
+	add_int(o, "offcpu_ns", get_int(o, "offcpu_ns") + (int64_t)w->offcpu_ns);
+	if (!collector_has_net(a->collector))
+		return;
+	add_int(o, "net_rx_bytes", get_int(o, "net_rx_bytes") + (int64_t)w->net_rx_bytes);
+	add_int(o, "net_tx_bytes", get_int(o, "net_tx_bytes") + (int64_t)w->net_tx_bytes);
 }
 
 static int same_text(struct json_object *o, const char *key, const char *v)
 {
-        struct json_object *x;
-        const char *t = json_object_object_get_ex(o, key, &x) ? json_object_get_string(x) : NULL;
+	struct json_object *x;
+	const char *t = json_object_object_get_ex(o, key, &x) ? json_object_get_string(x) : NULL;
 
-        return strcmp(t ? t : "", v) == 0;
+	return strcmp(t ? t : "", v) == 0;
 }
 
 /* one live process into the tool rows: its tool's row, or a new one */
 static int add_to_tool(struct agent *a, struct json_object *rows, const struct live_fig *f)
 {
-        struct json_object *row = NULL, *sc;
-        int64_t start = (int64_t)f->p->start_ns + a->offset_ns;
-        char counts[512];
+	struct json_object *row = NULL, *sc;
+	int64_t start = (int64_t)f->p->start_ns + a->offset_ns;
+	char counts[512];
 
-        if (f->tool.excluded) /* running plumbing has not failed: kept out as stored */
-                return 0;
-        for (size_t i = 0; i < json_object_array_length(rows) && !row; i++) {
-                struct json_object *r = json_object_array_get_idx(rows, i);
+	if (f->tool.excluded) /* running plumbing has not failed: kept out as stored */
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(rows) && !row; i++) {
+		struct json_object *r = json_object_array_get_idx(rows, i);
 
-                if (same_text(r, "tool", f->tool.name) && same_text(r, "subcommand", f->tool.subcommand))
-                        row = r;
-        }
-        if (!row) {
-                row = json_object_new_object();
-                if (!row || json_object_array_add(rows, row) < 0) {
-                        json_object_put(row);
-                        return -ENOMEM;
-                }
-                json_object_object_add(row, "tool", json_object_new_string(f->tool.name));
-                if (f->tool.subcommand[0])
-                        json_object_object_add(row, "subcommand", json_object_new_string(f->tool.subcommand));
-        }
-        add_int(row, "nprocs", get_int(row, "nprocs") + 1);
-        add_int(row, "cpu_ns", get_int(row, "cpu_ns") + (int64_t)f->cpu_ns);
-        add_waits(a, row, &f->w);
-        if ((int64_t)f->hwm_kb > get_int(row, "maxrss_kb"))
-                add_int(row, "maxrss_kb", f->hwm_kb);
-        if (!json_object_object_get_ex(row, "first_start_ns", NULL) || start < get_int(row, "first_start_ns"))
-                add_int(row, "first_start_ns", start);
-        add_int(row, "running", get_int(row, "running") + 1);
-        /* no exit code yet: counted as unknown, so that the codes add up to NProcs */
-        sc = NULL;
-        json_object_object_get_ex(row, "status_counts", &sc);
-        snprintf(counts, sizeof(counts), "%s%s:1", sc ? json_object_get_string(sc) : "", sc ? "," : "");
-        json_object_object_add(row, "status_counts", json_object_new_string(counts));
-        return 0;
+		if (same_text(r, "tool", f->tool.name) &&
+		    same_text(r, "subcommand", f->tool.subcommand))
+			row = r;
+	}
+	if (!row) {
+		row = json_object_new_object();
+		if (!row || json_object_array_add(rows, row) < 0) {
+			json_object_put(row);
+			return -ENOMEM;
+		}
+		json_object_object_add(row, "tool", json_object_new_string(f->tool.name));
+		if (f->tool.subcommand[0])
+			json_object_object_add(row, "subcommand",
+					       json_object_new_string(f->tool.subcommand));
+	}
+	add_int(row, "nprocs", get_int(row, "nprocs") + 1);
+	add_int(row, "cpu_ns", get_int(row, "cpu_ns") + (int64_t)f->cpu_ns);
+	add_waits(a, row, &f->w);
+	if ((int64_t)f->hwm_kb > get_int(row, "maxrss_kb"))
+		add_int(row, "maxrss_kb", f->hwm_kb);
+	if (!json_object_object_get_ex(row, "first_start_ns", NULL) ||
+	    start < get_int(row, "first_start_ns"))
+		add_int(row, "first_start_ns", start);
+	add_int(row, "running", get_int(row, "running") + 1);
+	/* no exit code yet: counted as unknown, so that the codes add up to NProcs */
+	sc = NULL;
+	json_object_object_get_ex(row, "status_counts", &sc);
+	snprintf(counts, sizeof(counts), "%s%s:1", sc ? json_object_get_string(sc) : "",
+		 sc ? "," : "");
+	json_object_object_add(row, "status_counts", json_object_new_string(counts));
+	return 0;
 }
 
 int live_add_tools(struct agent *a, uint64_t unit, struct json_object *rows)
 {
-        struct live_set s;
-        int err = live_read(a, unit, &s);
+	struct live_set s;
+	int err = live_read(a, unit, &s);
 
-        for (size_t i = 0; i < s.n && !err; i++)
-                err = add_to_tool(a, rows, &s.v[i]);
-        free(s.v);
-        return err;
+	for (size_t i = 0; i < s.n && !err; i++)
+		err = add_to_tool(a, rows, &s.v[i]);
+	free(s.v);
+	return err;
 }
 
 int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 {
-        struct live_set s;
-        const struct proc *stalled = NULL;
-        int64_t cpu = 0, hwm = get_int(totals, "maxrss_kb");
-        int err = live_read(a, unit, &s);
+	struct live_set s;
+	const struct proc *stalled = NULL;
+	int64_t cpu = 0, hwm = get_int(totals, "maxrss_kb");
+	int err = live_read(a, unit, &s);
 
-        if (err || !s.n)
-                return err;
-        for (size_t i = 0; i < s.n; i++) {
-                const struct proc *p = s.v[i].p;
+	if (err || !s.n)
+		return err;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct proc *p = s.v[i].p;
 
-                cpu += (int64_t)s.v[i].cpu_ns;
-                add_waits(a, totals, &s.v[i].w);
-                if ((int64_t)s.v[i].hwm_kb > hwm)
-                        hwm = (int64_t)s.v[i].hwm_kb;
-                if (p->stall.open_start_ns && (!stalled || p->stall.open_start_ns < stalled->stall.open_start_ns))
-                        stalled = p;
-        }
-        if (stalled) { /* the longest stall under way */
-                add_int(totals, "stalled_pid", stalled->pid);
-                json_object_object_add(totals, "stalled_tool", json_object_new_string(stalled->comm));
-                add_int(totals, "stalled_since_ns", (int64_t)stalled->stall.open_start_ns + a->offset_ns);
-                json_object_object_add(totals, "stalled_reason", json_object_new_string(stalled->stall.open_reason));
-        }
-        add_int(totals, "nprocs", get_int(totals, "nprocs") + (int64_t)s.n);
-        add_int(totals, "cpu_ns", get_int(totals, "cpu_ns") + cpu);
-        add_int(totals, "maxrss_kb", hwm);
-        add_int(totals, "running_procs", (int64_t)s.n);
-        free(s.v);
-        return 0;
+		cpu += (int64_t)s.v[i].cpu_ns;
+		add_waits(a, totals, &s.v[i].w);
+		if ((int64_t)s.v[i].hwm_kb > hwm)
+			hwm = (int64_t)s.v[i].hwm_kb;
+		if (p->stall.open_start_ns &&
+		    (!stalled || p->stall.open_start_ns < stalled->stall.open_start_ns))
+			stalled = p;
+	}
+	if (stalled) { /* the longest stall under way */
+		add_int(totals, "stalled_pid", stalled->pid);
+		json_object_object_add(totals, "stalled_tool",
+				       json_object_new_string(stalled->comm));
+		add_int(totals, "stalled_since_ns",
+			(int64_t)stalled->stall.open_start_ns + a->offset_ns);
+		json_object_object_add(totals, "stalled_reason",
+				       json_object_new_string(stalled->stall.open_reason));
+	}
+	add_int(totals, "nprocs", get_int(totals, "nprocs") + (int64_t)s.n);
+	add_int(totals, "cpu_ns", get_int(totals, "cpu_ns") + cpu);
+	add_int(totals, "maxrss_kb", hwm);
+	add_int(totals, "running_procs", (int64_t)s.n);
+	free(s.v);
+	return 0;
 }
 
 struct stalled_set {
-        struct agent *a;
-        uint32_t uid;
-        unsigned max;
-        struct json_object *rows;
+	struct agent *a;
+	uint32_t uid;
+	unsigned max;
+	struct json_object *rows;
 };
 
 static int take_stalled(struct proc *p, void *ctx)
 {
-        struct stalled_set *s = ctx;
-        const struct unit *u;
-        struct json_object *o;
+	struct stalled_set *s = ctx;
+	const struct unit *u;
+	struct json_object *o;
 
-        if (!p->stall.open_start_ns || (p->flags & PROC_FINISHED))
-                return 0;
-        u = units_find(s->a, p->unit);
-        if (!u || (s->uid != ANY_UID && u->uid != s->uid))
-                return 0;
-        if (json_object_array_length(s->rows) >= s->max)
-                return 1;
-        o = json_object_new_object();
-        if (!o || json_object_array_add(s->rows, o) < 0) {
-                json_object_put(o);
-                return 1;
-        }
-        add_int(o, "unit", (int64_t)u->id);
-        json_object_object_add(o, "name", json_object_new_string(u->name));
-        if (u->job_id)
-                add_int(o, "job_id", (int64_t)u->job_id);
-        add_int(o, "pid", p->pid);
-        json_object_object_add(o, "comm", json_object_new_string(p->comm));
-        add_int(o, "since_ns", (int64_t)p->stall.open_start_ns + s->a->offset_ns);
-        json_object_object_add(o, "reason", json_object_new_string(p->stall.open_reason));
-        return 0;
+	if (!p->stall.open_start_ns || (p->flags & PROC_FINISHED))
+		return 0;
+	u = units_find(s->a, p->unit);
+	if (!u || (s->uid != ANY_UID && u->uid != s->uid))
+		return 0;
+	if (json_object_array_length(s->rows) >= s->max)
+		return 1;
+	o = json_object_new_object();
+	if (!o || json_object_array_add(s->rows, o) < 0) {
+		json_object_put(o);
+		return 1;
+	}
+	add_int(o, "unit", (int64_t)u->id);
+	json_object_object_add(o, "name", json_object_new_string(u->name));
+	if (u->job_id)
+		add_int(o, "job_id", (int64_t)u->job_id);
+	add_int(o, "pid", p->pid);
+	json_object_object_add(o, "comm", json_object_new_string(p->comm));
+	add_int(o, "since_ns", (int64_t)p->stall.open_start_ns + s->a->offset_ns);
+	json_object_object_add(o, "reason", json_object_new_string(p->stall.open_reason));
+	return 0;
 }
 
 struct json_object *live_stalled(struct agent *a, uint32_t uid, unsigned max)
 {
-        struct stalled_set s = { a, uid, max, json_object_new_array() };
+	struct stalled_set s = { a, uid, max, json_object_new_array() };
 
-        if (s.rows)
-                proctable_foreach(&a->procs, take_stalled, &s);
-        return s.rows;
+	if (s.rows)
+		proctable_foreach(&a->procs, take_stalled, &s);
+	return s.rows;
 }
 
 int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows)
 {
-        if (strcmp(key, "processes") == 0)
-                return live_add_processes(a, unit, rows);
-        if (strcmp(key, "tools") == 0)
-                return live_add_tools(a, unit, rows);
-        return 0;
+	if (strcmp(key, "processes") == 0)
+		return live_add_processes(a, unit, rows);
+	if (strcmp(key, "tools") == 0)
+		return live_add_tools(a, unit, rows);
+	return 0;
 }

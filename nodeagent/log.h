@@ -6,7 +6,8 @@
 
 void log_open(const char *ident, int to_stderr, enum tracer_log_level level);
 void log_set_level(enum tracer_log_level level);
-void log_msg(enum tracer_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_msg(enum tracer_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Messages carry the function name; %m works since errno is preserved. */
 #define log_error(fmt, ...) log_msg(LOG_LEVEL_ERROR, "%s: " fmt, __func__, ##__VA_ARGS__)

@@ -22,105 +22,106 @@
 #include "units.h"
 
 struct options {
-        const char *config;
-        int config_is_default;
-        const char *node;
-        int foreground;
-        int port; /* -p: TCP port for this daemon, -1 = ListenPort */
+	const char *config;
+	int config_is_default;
+	const char *node;
+	int foreground;
+	int port; /* -p: TCP port for this daemon, -1 = ListenPort */
 };
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: tracerd [-c FILE] [-N NODENAME] [-p PORT] [-f]\n"
-                   "  -c FILE      configuration (default " TRACER_CONF_DEFAULT ")\n"
-                   "  -N NODENAME  node name this daemon serves (default: NodeName, else short host name)\n"
-                   "  -p PORT      TCP port for other nodes' queries (default ListenPort; 0 off)\n"
-                   "  -f           stay in the foreground, log to stderr\n");
+	fprintf(f, "Usage: tracerd [-c FILE] [-N NODENAME] [-p PORT] [-f]\n"
+		   "  -c FILE      configuration (default " TRACER_CONF_DEFAULT ")\n"
+		   "  -N NODENAME  node name this daemon serves (default: NodeName, else short "
+		   "host name)\n"
+		   "  -p PORT      TCP port for other nodes' queries (default ListenPort; 0 off)\n"
+		   "  -f           stay in the foreground, log to stderr\n");
 }
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-        int c;
+	int c;
 
-        o->config = TRACER_CONF_DEFAULT;
-        o->config_is_default = 1;
-        o->port = -1;
-        while ((c = getopt(argc, argv, "c:N:p:fh")) != -1) {
-                switch (c) {
-                case 'c':
-                        o->config = optarg;
-                        o->config_is_default = 0;
-                        break;
-                case 'N':
-                        o->node = optarg;
-                        break;
-                case 'f':
-                        o->foreground = 1;
-                        break;
-                case 'p': {
-                        char *end;
-                        long v = strtol(optarg, &end, 10);
+	o->config = TRACER_CONF_DEFAULT;
+	o->config_is_default = 1;
+	o->port = -1;
+	while ((c = getopt(argc, argv, "c:N:p:fh")) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			o->config_is_default = 0;
+			break;
+		case 'N':
+			o->node = optarg;
+			break;
+		case 'f':
+			o->foreground = 1;
+			break;
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
 
-                        if (!*optarg || *end || v < 0 || v > 65535) {
-                                fprintf(stderr, "tracerd: -p wants a TCP port, not '%s'\n", optarg);
-                                return -EINVAL;
-                        }
-                        o->port = v;
-                        break;
-                }
-                case 'h':
-                        usage(stdout);
-                        exit(0);
-                default:
-                        usage(stderr);
-                        return -EINVAL;
-                }
-        }
-        if (optind != argc) {
-                usage(stderr);
-                return -EINVAL;
-        }
-        return 0;
+			if (!*optarg || *end || v < 0 || v > 65535) {
+				fprintf(stderr, "tracerd: -p wants a TCP port, not '%s'\n", optarg);
+				return -EINVAL;
+			}
+			o->port = v;
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int timer_new(int epfd, uint32_t interval_ms)
 {
-        struct itimerspec its = {
-                .it_interval = { interval_ms / 1000, (interval_ms % 1000) * 1000000L },
-        };
-        struct epoll_event ev = { .events = EPOLLIN };
-        int fd;
+	struct itimerspec its = {
+		.it_interval = { interval_ms / 1000, (interval_ms % 1000) * 1000000L },
+	};
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd;
 
-        its.it_value = its.it_interval;
-        fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        if (interval_ms && timerfd_settime(fd, 0, &its, NULL) < 0)
-                goto fail;
-        ev.data.fd = fd;
-        if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-                goto fail;
-        return fd;
+	its.it_value = its.it_interval;
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (interval_ms && timerfd_settime(fd, 0, &its, NULL) < 0)
+		goto fail;
+	ev.data.fd = fd;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		goto fail;
+	return fd;
 fail:
-        close(fd);
-        return -errno;
+	close(fd);
+	return -errno;
 }
 
 static void timer_set(int fd, uint32_t interval_ms)
 {
-        struct itimerspec its = {
-                .it_interval = { interval_ms / 1000, (interval_ms % 1000) * 1000000L },
-        };
+	struct itimerspec its = {
+		.it_interval = { interval_ms / 1000, (interval_ms % 1000) * 1000000L },
+	};
 
-        its.it_value = its.it_interval;
-        timerfd_settime(fd, 0, &its, NULL);
+	its.it_value = its.it_interval;
+	timerfd_settime(fd, 0, &its, NULL);
 }
 
 static int add_fd(int epfd, int fd)
 {
-        struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
-        return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
 /* The socket's directory is tracerd's and nobody else may write it: clients (the SPANK plugin
@@ -128,105 +129,107 @@ static int add_fd(int epfd, int fd)
  * world write taken away if it had them. */
 static int socket_dir(const char *dir)
 {
-        struct stat st;
-        int fd, err = 0, made = mkdir(dir, 0755) == 0;
+	struct stat st;
+	int fd, err = 0, made = mkdir(dir, 0755) == 0;
 
-        if (!made && errno != EEXIST) {
-                err = -errno;
-                log_error("cannot create %s: %m", dir);
-                return err;
-        }
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 || fstat(fd, &st) < 0) {
-                err = -errno;
-                log_error("%s: %m", dir);
-        } else if (st.st_uid != geteuid()) {
-                err = -EPERM;
-                log_error("%s belongs to uid %u, not to tracerd", dir, st.st_uid);
-        } else if ((made || (st.st_mode & 022)) && fchmod(fd, made ? 0755 : st.st_mode & 07755) < 0) {
-                err = -errno;
-                log_error("chmod %s: %m", dir);
-        }
-        if (fd >= 0)
-                close(fd);
-        return err;
+	if (!made && errno != EEXIST) {
+		err = -errno;
+		log_error("cannot create %s: %m", dir);
+		return err;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = -errno;
+		log_error("%s: %m", dir);
+	} else if (st.st_uid != geteuid()) {
+		err = -EPERM;
+		log_error("%s belongs to uid %u, not to tracerd", dir, st.st_uid);
+	} else if ((made || (st.st_mode & 022)) &&
+		   fchmod(fd, made ? 0755 : st.st_mode & 07755) < 0) {
+		err = -errno;
+		log_error("chmod %s: %m", dir);
+	}
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
 struct daemon {
-        struct options opt;
-        struct agent *agent;
-        struct server *server;
-        int epfd, sigfd, commit_fd, sample_fd;
+	struct options opt;
+	struct agent *agent;
+	struct server *server;
+	int epfd, sigfd, commit_fd, sample_fd;
 };
 
 /* SIGHUP: settings that can change live do; the rest wait for a restart, and say so. */
 static void reload(struct daemon *d)
 {
-        struct tracer_config cfg;
-        char err[512];
+	struct tracer_config cfg;
+	char err[512];
 
-        if (config_load(d->opt.config, d->opt.config_is_default, &cfg, err, sizeof(err)) < 0) {
-                log_error("reload refused, settings unchanged: %s", err);
-                return;
-        }
-        agent_reload(d->agent, &cfg);
-        timer_set(d->commit_fd, cfg.commit_interval_ms);
-        timer_set(d->sample_fd, cfg.sample_interval_ms);
-        log_info("configuration reloaded from %s", d->opt.config);
+	if (config_load(d->opt.config, d->opt.config_is_default, &cfg, err, sizeof(err)) < 0) {
+		log_error("reload refused, settings unchanged: %s", err);
+		return;
+	}
+	agent_reload(d->agent, &cfg);
+	timer_set(d->commit_fd, cfg.commit_interval_ms);
+	timer_set(d->sample_fd, cfg.sample_interval_ms);
+	log_info("configuration reloaded from %s", d->opt.config);
 }
 
 static void drain_timer(int fd)
 {
-        uint64_t n;
+	uint64_t n;
 
-        if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-                log_warn("timer read: %m");
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_warn("timer read: %m");
 }
 
 static int run_loop(struct daemon *d)
 {
-        struct epoll_event evs[32];
-        struct signalfd_siginfo si;
-        int i, n, cfd = agent_events_fd(d->agent);
+	struct epoll_event evs[32];
+	struct signalfd_siginfo si;
+	int i, n, cfd = agent_events_fd(d->agent);
 
-        for (;;) {
-                /* a parked reply waits for exits: look again soon */
-                n = epoll_wait(d->epfd, evs, 32, server_has_parked(d->server) ? 5 : COLLECTOR_DRAIN_MS);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        log_error("epoll_wait: %m");
-                        return -errno;
-                }
-                agent_drain(d->agent); /* below the wakeup mark, events wait for this */
-                for (i = 0; i < n; i++) {
-                        int fd = evs[i].data.fd;
+	for (;;) {
+		/* a parked reply waits for exits: look again soon */
+		n = epoll_wait(d->epfd, evs, 32,
+			       server_has_parked(d->server) ? 5 : COLLECTOR_DRAIN_MS);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_error("epoll_wait: %m");
+			return -errno;
+		}
+		agent_drain(d->agent); /* below the wakeup mark, events wait for this */
+		for (i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
 
-                        if (fd == cfd) {
-                                agent_drain(d->agent);
-                        } else if (fd == d->sigfd) {
-                                if (read(d->sigfd, &si, sizeof(si)) != sizeof(si))
-                                        continue;
-                                if (si.ssi_signo == SIGHUP) {
-                                        reload(d);
-                                        continue;
-                                }
-                                log_info("signal %u: flushing and exiting", si.ssi_signo);
-                                return 0;
-                        } else if (fd == d->commit_fd) {
-                                drain_timer(fd);
-                                agent_tick(d->agent); /* commits the store too */
-                                server_expire(d->server);
-                        } else if (fd == d->sample_fd) {
-                                drain_timer(fd);
-                                agent_sample(d->agent);
-                        } else {
-                                server_handle(d->server, d->agent, fd, evs[i].events);
-                        }
-                }
-                server_resume(d->server, d->agent);
-                units_reap(d->agent); /* what the handlers dropped: none of them runs now */
-        }
+			if (fd == cfd) {
+				agent_drain(d->agent);
+			} else if (fd == d->sigfd) {
+				if (read(d->sigfd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGHUP) {
+					reload(d);
+					continue;
+				}
+				log_info("signal %u: flushing and exiting", si.ssi_signo);
+				return 0;
+			} else if (fd == d->commit_fd) {
+				drain_timer(fd);
+				agent_tick(d->agent); /* commits the store too */
+				server_expire(d->server);
+			} else if (fd == d->sample_fd) {
+				drain_timer(fd);
+				agent_sample(d->agent);
+			} else {
+				server_handle(d->server, d->agent, fd, evs[i].events);
+			}
+		}
+		server_resume(d->server, d->agent);
+		units_reap(d->agent); /* what the handlers dropped: none of them runs now */
+	}
 }
 
 /* One tracerd per node name: a second would take over the first's socket and, at its exit,
@@ -234,202 +237,205 @@ static int run_loop(struct daemon *d)
  * kernel at exit, whatever the exit) says who serves the node. Returns the fd, or -1 said. */
 static int lock_node(const struct tracer_config *cfg, const char *node)
 {
-        char path[PATH_MAX], pid[32] = "";
-        int fd;
-        ssize_t n;
+	char path[PATH_MAX], pid[32] = "";
+	int fd;
+	ssize_t n;
 
-        if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
-                log_error("cannot create %s: %m", cfg->state_dir);
-                return -1;
-        }
-        if ((size_t)snprintf(path, sizeof(path), "%s/%s.lock", cfg->state_dir, node) >= sizeof(path) ||
-            (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
-                log_error("cannot open the lock file %s/%s.lock: %m", cfg->state_dir, node);
-                return -1;
-        }
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-                return fd;
-        if (errno != EWOULDBLOCK) {
-                log_error("cannot lock %s: %m", path);
-        } else {
-                if ((n = pread(fd, pid, sizeof(pid) - 1, 0)) > 0)
-                        pid[strcspn(pid, "\n")] = 0;
-                log_error("node %s is already served by another tracerd%s%s (%s is locked): stop it first, or "
-                          "give another -N", node, pid[0] ? ", pid " : "", pid, path);
-        }
-        close(fd);
-        return -1;
+	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
+		log_error("cannot create %s: %m", cfg->state_dir);
+		return -1;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.lock", cfg->state_dir, node) >=
+		    sizeof(path) ||
+	    (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
+		log_error("cannot open the lock file %s/%s.lock: %m", cfg->state_dir, node);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno != EWOULDBLOCK) {
+		log_error("cannot lock %s: %m", path);
+	} else {
+		if ((n = pread(fd, pid, sizeof(pid) - 1, 0)) > 0)
+			pid[strcspn(pid, "\n")] = 0;
+		log_error("node %s is already served by another tracerd%s%s (%s is locked): stop "
+			  "it first, or "
+			  "give another -N",
+			  node, pid[0] ? ", pid " : "", pid, path);
+	}
+	close(fd);
+	return -1;
 }
 
 /* the lock's holder, for the message of the next one */
 static void lock_owner(int fd)
 {
-        char pid[32];
-        int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 
-        if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
-                log_warn("cannot write the pid into the lock file: %m");
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		log_warn("cannot write the pid into the lock file: %m");
 }
 
 /* Fork; the parent waits for the child's word (one byte: 0 ready) and exits with it. Returns
  * the child's end of the pipe, or -errno. */
 static int detach(void)
 {
-        int p[2], fd;
-        char status = 1;
-        pid_t pid;
+	int p[2], fd;
+	char status = 1;
+	pid_t pid;
 
-        if (pipe2(p, O_CLOEXEC) < 0)
-                return -errno;
-        pid = fork();
-        if (pid < 0)
-                return -errno;
-        if (pid > 0) {
-                close(p[1]);
-                if (read(p[0], &status, 1) != 1)
-                        status = 1; /* the child died before it was ready */
-                _exit(status);
-        }
-        close(p[0]);
-        setsid();
-        if (chdir("/") < 0)
-                return -errno;
-        fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (fd >= 0) {
-                dup2(fd, STDIN_FILENO);
-                dup2(fd, STDOUT_FILENO);
-                dup2(fd, STDERR_FILENO);
-                close(fd);
-        }
-        return p[1];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &status, 1) != 1)
+			status = 1; /* the child died before it was ready */
+		_exit(status);
+	}
+	close(p[0]);
+	setsid();
+	if (chdir("/") < 0)
+		return -errno;
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	return p[1];
 }
 
 static void detach_ready(int fd)
 {
-        char ok = 0;
+	char ok = 0;
 
-        if (fd < 0)
-                return;
-        if (write(fd, &ok, 1) != 1)
-                log_warn("could not tell the starting process that tracerd is ready: %m");
-        close(fd);
+	if (fd < 0)
+		return;
+	if (write(fd, &ok, 1) != 1)
+		log_warn("could not tell the starting process that tracerd is ready: %m");
+	close(fd);
 }
 
 static int block_signals(void)
 {
-        sigset_t set;
-        int fd;
+	sigset_t set;
+	int fd;
 
-        sigemptyset(&set);
-        sigaddset(&set, SIGTERM);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGHUP);
-        if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-                return -errno;
-        signal(SIGPIPE, SIG_IGN);
-        fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-        return fd < 0 ? -errno : fd;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 int main(int argc, char **argv)
 {
-        struct daemon d = { .epfd = -1, .sigfd = -1, .commit_fd = -1, .sample_fd = -1 };
-        struct tracer_config cfg;
-        char err[512], node[64], sock[4096], conf[PATH_MAX];
-        int r, ret = 1, ready_fd = -1, lock_fd;
+	struct daemon d = { .epfd = -1, .sigfd = -1, .commit_fd = -1, .sample_fd = -1 };
+	struct tracer_config cfg;
+	char err[512], node[64], sock[4096], conf[PATH_MAX];
+	int r, ret = 1, ready_fd = -1, lock_fd;
 
-        if (parse_args(argc, argv, &d.opt) < 0)
-                return 2;
-        /* SIGHUP rereads it after the move to / */
-        if (!d.opt.config_is_default && realpath(d.opt.config, conf))
-                d.opt.config = conf;
-        log_open("tracerd", d.opt.foreground, LOG_LEVEL_INFO);
-        if (config_load(d.opt.config, d.opt.config_is_default, &cfg, err, sizeof(err)) < 0) {
-                log_error("%s", err);
-                return 1;
-        }
-        log_set_level(cfg.log_level);
-        if (d.opt.node)
-                snprintf(node, sizeof(node), "%s", d.opt.node);
-        else if (cfg.node_name[0])
-                snprintf(node, sizeof(node), "%s", cfg.node_name);
-        else if (config_default_node(node, sizeof(node)) < 0) {
-                log_error("cannot tell the node name: give -N");
-                return 1;
-        }
+	if (parse_args(argc, argv, &d.opt) < 0)
+		return 2;
+	/* SIGHUP rereads it after the move to / */
+	if (!d.opt.config_is_default && realpath(d.opt.config, conf))
+		d.opt.config = conf;
+	log_open("tracerd", d.opt.foreground, LOG_LEVEL_INFO);
+	if (config_load(d.opt.config, d.opt.config_is_default, &cfg, err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		return 1;
+	}
+	log_set_level(cfg.log_level);
+	if (d.opt.node)
+		snprintf(node, sizeof(node), "%s", d.opt.node);
+	else if (cfg.node_name[0])
+		snprintf(node, sizeof(node), "%s", cfg.node_name);
+	else if (config_default_node(node, sizeof(node)) < 0) {
+		log_error("cannot tell the node name: give -N");
+		return 1;
+	}
 
-        if ((lock_fd = lock_node(&cfg, node)) < 0)
-                return 1;
-        /* Detach before anything else: signalfd and epoll belong to the process that made them.
-         * The parent waits until the child is ready, so a failed start is still the exit
-         * status of whoever started tracerd, and the socket exists when it returns. */
-        if (!d.opt.foreground) {
-                ready_fd = detach();
-                if (ready_fd < 0) {
-                        log_error("cannot detach: %s", strerror(-ready_fd));
-                        close(lock_fd);
-                        return 1;
-                }
-        }
-        lock_owner(lock_fd);
-        d.sigfd = block_signals();
-        if (d.sigfd < 0) {
-                log_error("cannot set up signals: %s", strerror(-d.sigfd));
-                goto out;
-        }
-        d.epfd = epoll_create1(EPOLL_CLOEXEC);
-        if (d.epfd < 0 || add_fd(d.epfd, d.sigfd) < 0) {
-                log_error("epoll: %m");
-                goto out;
-        }
-        r = agent_new(&d.agent, &cfg, node);
-        if (r < 0) {
-                log_error("cannot start: %s", strerror(-r));
-                goto out_agent;
-        }
-        r = add_fd(d.epfd, agent_events_fd(d.agent));
-        if (r < 0)
-                goto out_agent;
-        r = socket_dir(cfg.socket_dir);
-        if (r < 0)
-                goto out_agent;
-        r = config_socket_path(&cfg, node, sock, sizeof(sock));
-        if (r < 0) {
-                log_error("socket path too long under %s", cfg.socket_dir);
-                goto out_agent;
-        }
-        r = server_open(&d.server, sock, &cfg, d.epfd,
-                        d.opt.port >= 0 ? (unsigned)d.opt.port : config_listen_port(&cfg, node));
-        if (r < 0)
-                goto out_agent;
-        d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);
-        d.sample_fd = timer_new(d.epfd, cfg.sample_interval_ms);
-        if (d.commit_fd < 0 || d.sample_fd < 0) {
-                log_error("cannot create timers");
-                goto out_server;
-        }
-        r = agent_rediscover(d.agent);
-        if (r < 0)
-                log_warn("rediscovery of running units failed: %s", strerror(-r));
-        log_info("node %s ready on %s", node, sock);
-        detach_ready(ready_fd);
-        ready_fd = -1;
+	if ((lock_fd = lock_node(&cfg, node)) < 0)
+		return 1;
+	/* Detach before anything else: signalfd and epoll belong to the process that made them.
+	 * The parent waits until the child is ready, so a failed start is still the exit
+	 * status of whoever started tracerd, and the socket exists when it returns. */
+	if (!d.opt.foreground) {
+		ready_fd = detach();
+		if (ready_fd < 0) {
+			log_error("cannot detach: %s", strerror(-ready_fd));
+			close(lock_fd);
+			return 1;
+		}
+	}
+	lock_owner(lock_fd);
+	d.sigfd = block_signals();
+	if (d.sigfd < 0) {
+		log_error("cannot set up signals: %s", strerror(-d.sigfd));
+		goto out;
+	}
+	d.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d.epfd < 0 || add_fd(d.epfd, d.sigfd) < 0) {
+		log_error("epoll: %m");
+		goto out;
+	}
+	r = agent_new(&d.agent, &cfg, node);
+	if (r < 0) {
+		log_error("cannot start: %s", strerror(-r));
+		goto out_agent;
+	}
+	r = add_fd(d.epfd, agent_events_fd(d.agent));
+	if (r < 0)
+		goto out_agent;
+	r = socket_dir(cfg.socket_dir);
+	if (r < 0)
+		goto out_agent;
+	r = config_socket_path(&cfg, node, sock, sizeof(sock));
+	if (r < 0) {
+		log_error("socket path too long under %s", cfg.socket_dir);
+		goto out_agent;
+	}
+	r = server_open(&d.server, sock, &cfg, d.epfd,
+			d.opt.port >= 0 ? (unsigned)d.opt.port : config_listen_port(&cfg, node));
+	if (r < 0)
+		goto out_agent;
+	d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);
+	d.sample_fd = timer_new(d.epfd, cfg.sample_interval_ms);
+	if (d.commit_fd < 0 || d.sample_fd < 0) {
+		log_error("cannot create timers");
+		goto out_server;
+	}
+	r = agent_rediscover(d.agent);
+	if (r < 0)
+		log_warn("rediscovery of running units failed: %s", strerror(-r));
+	log_info("node %s ready on %s", node, sock);
+	detach_ready(ready_fd);
+	ready_fd = -1;
 
-        ret = run_loop(&d) < 0;
+	ret = run_loop(&d) < 0;
 
 out_server:
-        server_close(d.server);
+	server_close(d.server);
 out_agent:
-        agent_free(d.agent);
+	agent_free(d.agent);
 out:
-        if (d.commit_fd >= 0)
-                close(d.commit_fd);
-        if (d.sample_fd >= 0)
-                close(d.sample_fd);
-        if (d.epfd >= 0)
-                close(d.epfd);
-        if (d.sigfd >= 0)
-                close(d.sigfd);
-        close(lock_fd);
-        return ret;
+	if (d.commit_fd >= 0)
+		close(d.commit_fd);
+	if (d.sample_fd >= 0)
+		close(d.sample_fd);
+	if (d.epfd >= 0)
+		close(d.epfd);
+	if (d.sigfd >= 0)
+		close(d.sigfd);
+	close(lock_fd);
+	return ret;
 }

@@ -12,337 +12,337 @@
 
 static ssize_t read_file(const char *path, char *buf, size_t len)
 {
-        ssize_t n, total = 0;
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, total = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-        if (fd < 0)
-                return -errno;
-        while ((size_t)total < len - 1) {
-                n = read(fd, buf + total, len - 1 - total);
-                if (n < 0) {
-                        n = -errno;
-                        close(fd);
-                        return n;
-                }
-                if (n == 0)
-                        break;
-                total += n;
-        }
-        close(fd);
-        buf[total] = 0;
-        return total;
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < len - 1) {
+		n = read(fd, buf + total, len - 1 - total);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n == 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = 0;
+	return total;
 }
 
 /* /proc/PID/NAME into buf, NUL-terminated: bytes read or -errno */
 static ssize_t read_pid_file(pid_t pid, const char *name, char *buf, size_t len)
 {
-        char path[64];
+	char path[64];
 
-        snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
-        return read_file(path, buf, len);
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	return read_file(path, buf, len);
 }
 
 int procfs_boot_id(char *out, size_t len)
 {
-        char buf[64];
-        ssize_t n = read_file("/proc/sys/kernel/random/boot_id", buf, sizeof(buf));
+	char buf[64];
+	ssize_t n = read_file("/proc/sys/kernel/random/boot_id", buf, sizeof(buf));
 
-        if (n < 0)
-                return n;
-        buf[strcspn(buf, "\n")] = 0;
-        if (!*buf || strlen(buf) >= len)
-                return -EINVAL;
-        strcpy(out, buf);
-        return 0;
+	if (n < 0)
+		return n;
+	buf[strcspn(buf, "\n")] = 0;
+	if (!*buf || strlen(buf) >= len)
+		return -EINVAL;
+	strcpy(out, buf);
+	return 0;
 }
 
 uint64_t procfs_tick_ns(void)
 {
-        long hz = sysconf(_SC_CLK_TCK);
+	long hz = sysconf(_SC_CLK_TCK);
 
-        return 1000000000ull / (hz > 0 ? hz : 100);
+	return 1000000000ull / (hz > 0 ? hz : 100);
 }
 
 int procfs_parse_stat(const char *text, struct procfs_stat *out)
 {
-        const char *open = strchr(text, '('), *close = strrchr(text, ')');
-        unsigned long long f[52];
-        struct procfs_stat st = {};
-        const char *p;
-        char *end;
-        int i;
-        size_t clen;
+	const char *open = strchr(text, '('), *close = strrchr(text, ')');
+	unsigned long long f[52];
+	struct procfs_stat st = {};
+	const char *p;
+	char *end;
+	int i;
+	size_t clen;
 
-        if (!open || !close || close < open || close[1] != ' ' || !close[2])
-                return -EINVAL;
-        st.pid = strtoul(text, &end, 10);
-        if (end == text)
-                return -EINVAL;
-        clen = close - open - 1;
-        if (clen >= sizeof(st.comm))
-                clen = sizeof(st.comm) - 1;
-        memcpy(st.comm, open + 1, clen);
-        st.state = close[2];
-        /* fields after the state, numbered from 4 (ppid) as in proc(5) */
-        p = close + 3;
-        for (i = 4; i <= 24; i++) {
-                while (*p == ' ')
-                        p++;
-                if (!*p)
-                        return -EINVAL;
-                errno = 0;
-                f[i] = strtoull(p, &end, 10);
-                if (end == p) {
-                        /* signed fields may be negative */
-                        f[i] = (unsigned long long)strtoll(p, &end, 10);
-                        if (end == p)
-                                return -EINVAL;
-                }
-                p = end;
-        }
-        st.ppid = f[4];
-        st.cpu_ticks = f[14] + f[15];
-        st.start_ticks = f[22];
-        st.rss_pages = f[24];
-        st.tgid = st.pid;
-        *out = st;
-        return 0;
+	if (!open || !close || close < open || close[1] != ' ' || !close[2])
+		return -EINVAL;
+	st.pid = strtoul(text, &end, 10);
+	if (end == text)
+		return -EINVAL;
+	clen = close - open - 1;
+	if (clen >= sizeof(st.comm))
+		clen = sizeof(st.comm) - 1;
+	memcpy(st.comm, open + 1, clen);
+	st.state = close[2];
+	/* fields after the state, numbered from 4 (ppid) as in proc(5) */
+	p = close + 3;
+	for (i = 4; i <= 24; i++) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return -EINVAL;
+		errno = 0;
+		f[i] = strtoull(p, &end, 10);
+		if (end == p) {
+			/* signed fields may be negative */
+			f[i] = (unsigned long long)strtoll(p, &end, 10);
+			if (end == p)
+				return -EINVAL;
+		}
+		p = end;
+	}
+	st.ppid = f[4];
+	st.cpu_ticks = f[14] + f[15];
+	st.start_ticks = f[22];
+	st.rss_pages = f[24];
+	st.tgid = st.pid;
+	*out = st;
+	return 0;
 }
 
 int procfs_read_stat(pid_t pid, struct procfs_stat *out)
 {
-        char path[64], buf[1024];
-        ssize_t n;
+	char path[64], buf[1024];
+	ssize_t n;
 
-        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-        n = read_file(path, buf, sizeof(buf));
-        if (n < 0)
-                return n;
-        return procfs_parse_stat(buf, out);
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	return procfs_parse_stat(buf, out);
 }
 
 /* /proc/PID/status, cut at len (its first 4 KiB hold every field read here) */
 static ssize_t read_status(pid_t pid, char *buf, size_t len)
 {
-        char path[64];
+	char path[64];
 
-        snprintf(path, sizeof(path), "/proc/%d/status", pid);
-        return read_file(path, buf, len);
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	return read_file(path, buf, len);
 }
 
 int procfs_read_uid(pid_t pid, uint32_t *uid)
 {
-        char buf[4096], *line;
-        ssize_t n = read_status(pid, buf, sizeof(buf));
+	char buf[4096], *line;
+	ssize_t n = read_status(pid, buf, sizeof(buf));
 
-        if (n < 0)
-                return n;
-        line = strstr(buf, "\nUid:");
-        if (!line)
-                return -EINVAL;
-        *uid = strtoul(line + 5, NULL, 10);
-        return 0;
+	if (n < 0)
+		return n;
+	line = strstr(buf, "\nUid:");
+	if (!line)
+		return -EINVAL;
+	*uid = strtoul(line + 5, NULL, 10);
+	return 0;
 }
 
 int procfs_parse_status_kb(const char *text, const char *key, uint64_t *kb)
 {
-        size_t klen = strlen(key);
-        const char *line = text;
-        char *end;
-        unsigned long long v;
+	size_t klen = strlen(key);
+	const char *line = text;
+	char *end;
+	unsigned long long v;
 
-        /* "VmHWM:\t  1234 kB": the key at a line start, a number, the unit kB */
-        while (line && *line) {
-                if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
-                        const char *at = line + klen + 1;
+	/* "VmHWM:\t  1234 kB": the key at a line start, a number, the unit kB */
+	while (line && *line) {
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			const char *at = line + klen + 1;
 
-                        while (*at == ' ' || *at == '\t')
-                                at++;
-                        if (*at < '0' || *at > '9')
-                                return -EINVAL;
-                        errno = 0;
-                        v = strtoull(at, &end, 10);
-                        if (errno || strncmp(end, " kB", 3) != 0)
-                                return -EINVAL;
-                        *kb = v;
-                        return 0;
-                }
-                line = strchr(line, '\n');
-                if (line)
-                        line++;
-        }
-        return -ENOENT;
+			while (*at == ' ' || *at == '\t')
+				at++;
+			if (*at < '0' || *at > '9')
+				return -EINVAL;
+			errno = 0;
+			v = strtoull(at, &end, 10);
+			if (errno || strncmp(end, " kB", 3) != 0)
+				return -EINVAL;
+			*kb = v;
+			return 0;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -ENOENT;
 }
 
 int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb)
 {
-        char buf[4096];
-        ssize_t n = read_status(pid, buf, sizeof(buf));
+	char buf[4096];
+	ssize_t n = read_status(pid, buf, sizeof(buf));
 
-        if (n < 0)
-                return n;
-        return procfs_parse_status_kb(buf, "VmHWM", hwm_kb);
+	if (n < 0)
+		return n;
+	return procfs_parse_status_kb(buf, "VmHWM", hwm_kb);
 }
 
 int procfs_read_io_chars(pid_t pid, uint64_t *chars)
 {
-        char buf[512], *p;
-        unsigned long long r, w;
-        ssize_t n = read_pid_file(pid, "io", buf, sizeof(buf));
+	char buf[512], *p;
+	unsigned long long r, w;
+	ssize_t n = read_pid_file(pid, "io", buf, sizeof(buf));
 
-        if (n < 0)
-                return n;
-        p = strstr(buf, "rchar: ");
-        if (!p || sscanf(p, "rchar: %llu\nwchar: %llu", &r, &w) != 2)
-                return -EINVAL;
-        *chars = r + w;
-        return 0;
+	if (n < 0)
+		return n;
+	p = strstr(buf, "rchar: ");
+	if (!p || sscanf(p, "rchar: %llu\nwchar: %llu", &r, &w) != 2)
+		return -EINVAL;
+	*chars = r + w;
+	return 0;
 }
 
 int procfs_read_wchan(pid_t pid, char *buf, size_t len)
 {
-        ssize_t n = read_pid_file(pid, "wchan", buf, len);
+	ssize_t n = read_pid_file(pid, "wchan", buf, len);
 
-        if (n < 0)
-                return n;
-        buf[strcspn(buf, "\n")] = 0;
-        return 0;
+	if (n < 0)
+		return n;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
 }
 
 int procfs_thread_in_state(pid_t pid, char state, unsigned max_threads)
 {
-        struct procfs_stat st;
-        struct dirent *d;
-        char path[64];
-        unsigned seen = 0;
-        DIR *dir;
-        int found = 0;
+	struct procfs_stat st;
+	struct dirent *d;
+	char path[64];
+	unsigned seen = 0;
+	DIR *dir;
+	int found = 0;
 
-        snprintf(path, sizeof(path), "/proc/%d/task", pid);
-        dir = opendir(path);
-        if (!dir)
-                return -errno;
-        while (!found && seen < max_threads && (d = readdir(dir))) {
-                char text[1024];
-                ssize_t n;
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (!found && seen < max_threads && (d = readdir(dir))) {
+		char text[1024];
+		ssize_t n;
 
-                if (d->d_name[0] < '1' || d->d_name[0] > '9')
-                        continue;
-                seen++;
-                snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, d->d_name);
-                n = read_file(path, text, sizeof(text));
-                found = n > 0 && procfs_parse_stat(text, &st) == 0 && st.state == state;
-        }
-        closedir(dir);
-        return found;
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		seen++;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, d->d_name);
+		n = read_file(path, text, sizeof(text));
+		found = n > 0 && procfs_parse_stat(text, &st) == 0 && st.state == state;
+	}
+	closedir(dir);
+	return found;
 }
 
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated)
 {
-        ssize_t n = read_pid_file(pid, "cmdline", buf, len);
+	ssize_t n = read_pid_file(pid, "cmdline", buf, len);
 
-        if (n < 0)
-                return n;
-        *truncated = (size_t)n == len - 1;
-        while (n > 0 && buf[n - 1] == 0)
-                n--;
-        return n;
+	if (n < 0)
+		return n;
+	*truncated = (size_t)n == len - 1;
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	return n;
 }
 
 int procfs_read_exe(pid_t pid, char *buf, size_t len)
 {
-        char path[64];
-        ssize_t n;
+	char path[64];
+	ssize_t n;
 
-        snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-        n = readlink(path, buf, len - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = 0;
-        return 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
 }
 
 struct pid_pair {
-        pid_t pid, ppid;
+	pid_t pid, ppid;
 };
 
 int procfs_descendants(pid_t root, int (*fn)(pid_t pid, void *ctx), void *ctx)
 {
-        struct pid_pair *all = NULL, *tmp;
-        size_t n = 0, cap = 0, i, j;
-        pid_t *queue = NULL;
-        size_t qhead = 0, qlen = 0;
-        struct procfs_stat st;
-        struct dirent *de;
-        DIR *d;
-        int err = 0;
+	struct pid_pair *all = NULL, *tmp;
+	size_t n = 0, cap = 0, i, j;
+	pid_t *queue = NULL;
+	size_t qhead = 0, qlen = 0;
+	struct procfs_stat st;
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
 
-        d = opendir("/proc");
-        if (!d)
-                return -errno;
-        while ((de = readdir(d))) {
-                if (!isdigit((unsigned char)de->d_name[0]))
-                        continue;
-                if (procfs_read_stat(atoi(de->d_name), &st) < 0)
-                        continue; /* gone meanwhile */
-                if (n == cap) {
-                        cap = cap ? cap * 2 : 512;
-                        tmp = realloc(all, cap * sizeof(*all));
-                        if (!tmp) {
-                                err = -ENOMEM;
-                                goto out;
-                        }
-                        all = tmp;
-                }
-                all[n].pid = st.pid;
-                all[n++].ppid = st.ppid;
-        }
-        queue = malloc((n + 1) * sizeof(*queue));
-        if (!queue) {
-                err = -ENOMEM;
-                goto out;
-        }
-        queue[qlen++] = root;
-        while (qhead < qlen && !err) {
-                pid_t parent = queue[qhead++];
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		if (procfs_read_stat(atoi(de->d_name), &st) < 0)
+			continue; /* gone meanwhile */
+		if (n == cap) {
+			cap = cap ? cap * 2 : 512;
+			tmp = realloc(all, cap * sizeof(*all));
+			if (!tmp) {
+				err = -ENOMEM;
+				goto out;
+			}
+			all = tmp;
+		}
+		all[n].pid = st.pid;
+		all[n++].ppid = st.ppid;
+	}
+	queue = malloc((n + 1) * sizeof(*queue));
+	if (!queue) {
+		err = -ENOMEM;
+		goto out;
+	}
+	queue[qlen++] = root;
+	while (qhead < qlen && !err) {
+		pid_t parent = queue[qhead++];
 
-                for (j = 0; j < n; j++) {
-                        if (all[j].ppid != parent || all[j].pid == root)
-                                continue;
-                        for (i = 0; i < qlen && queue[i] != all[j].pid; i++)
-                                ;
-                        if (i < qlen)
-                                continue;
-                        queue[qlen++] = all[j].pid;
-                        err = fn(all[j].pid, ctx);
-                        if (err)
-                                break;
-                }
-        }
+		for (j = 0; j < n; j++) {
+			if (all[j].ppid != parent || all[j].pid == root)
+				continue;
+			for (i = 0; i < qlen && queue[i] != all[j].pid; i++)
+				;
+			if (i < qlen)
+				continue;
+			queue[qlen++] = all[j].pid;
+			err = fn(all[j].pid, ctx);
+			if (err)
+				break;
+		}
+	}
 out:
-        closedir(d);
-        free(all);
-        free(queue);
-        return err;
+	closedir(d);
+	free(all);
+	free(queue);
+	return err;
 }
 
 int procfs_cgroup_procs(const char *cgroup_dir, int (*fn)(pid_t pid, void *ctx), void *ctx)
 {
-        char path[4096], line[32];
-        FILE *f;
-        int err = 0;
+	char path[4096], line[32];
+	FILE *f;
+	int err = 0;
 
-        if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir) >= sizeof(path))
-                return -ENAMETOOLONG;
-        f = fopen(path, "re");
-        if (!f)
-                return -errno;
-        while (!err && fgets(line, sizeof(line), f)) {
-                long pid = strtol(line, NULL, 10);
+	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		long pid = strtol(line, NULL, 10);
 
-                if (pid > 0)
-                        err = fn(pid, ctx);
-        }
-        fclose(f);
-        return err;
+		if (pid > 0)
+			err = fn(pid, ctx);
+	}
+	fclose(f);
+	return err;
 }

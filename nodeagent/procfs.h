@@ -9,12 +9,12 @@
 #include <sys/types.h>
 
 struct procfs_stat {
-        uint32_t pid, ppid, tgid;
-        char state;
-        char comm[16];
-        uint64_t start_ticks;   /* since boot, in clock ticks */
-        uint64_t cpu_ticks;     /* utime + stime */
-        uint64_t rss_pages;
+	uint32_t pid, ppid, tgid;
+	char state;
+	char comm[16];
+	uint64_t start_ticks; /* since boot, in clock ticks */
+	uint64_t cpu_ticks;   /* utime + stime */
+	uint64_t rss_pages;
 };
 
 int procfs_boot_id(char *out, size_t len);

@@ -13,30 +13,30 @@
 /* PROC_* flags: common/records.h (they are stored and sent) */
 
 struct proc {
-        struct proc *next; /* hash chain */
-        uint32_t pid, ppid, uid, gid;
-        uint64_t start_ns; /* CLOCK_BOOTTIME ns */
-        uint64_t unit;
-        uint64_t exec_ns;
-        uint64_t cgroup_id;
-        uint32_t flags;
-        char comm[TASK_COMM_LEN];
-        char *exe;
-        char *argv;        /* NUL-separated, redacted */
-        uint32_t argv_len;
-        uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
-        struct proc_waits sample_w;            /* the kernel's live counts at the last sample */
-        struct stall stall;
-        uint32_t gone_rounds;  /* housekeeping rounds that found it gone from /proc */
-        struct exec_base base; /* counters at the first exec, left out of the exit's totals */
-        struct exit_event exit;
-        struct tool_id tool;    /* named at exit, from exe and argv */
+	struct proc *next; /* hash chain */
+	uint32_t pid, ppid, uid, gid;
+	uint64_t start_ns; /* CLOCK_BOOTTIME ns */
+	uint64_t unit;
+	uint64_t exec_ns;
+	uint64_t cgroup_id;
+	uint32_t flags;
+	char comm[TASK_COMM_LEN];
+	char *exe;
+	char *argv; /* NUL-separated, redacted */
+	uint32_t argv_len;
+	uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
+	struct proc_waits sample_w;	       /* the kernel's live counts at the last sample */
+	struct stall stall;
+	uint32_t gone_rounds;  /* housekeeping rounds that found it gone from /proc */
+	struct exec_base base; /* counters at the first exec, left out of the exit's totals */
+	struct exit_event exit;
+	struct tool_id tool; /* named at exit, from exe and argv */
 };
 
 struct proctable {
-        struct proc **buckets;
-        size_t nbuckets, count;
-        uint64_t tick_ns; /* /proc's clock tick, to match rediscovered starts */
+	struct proc **buckets;
+	size_t nbuckets, count;
+	uint64_t tick_ns; /* /proc's clock tick, to match rediscovered starts */
 };
 
 int proctable_init(struct proctable *t, uint64_t tick_ns);
@@ -48,7 +48,7 @@ struct proc *proctable_find(struct proctable *t, uint32_t pid, uint64_t start_ns
 struct proc *proctable_find_pid(struct proctable *t, uint32_t pid);
 /* Find or create; -ENOMEM on failure. *created tells which. */
 int proctable_get(struct proctable *t, uint32_t pid, uint64_t start_ns, struct proc **out,
-                  int *created);
+		  int *created);
 /* Unlink and free. */
 void proctable_remove(struct proctable *t, struct proc *p);
 

@@ -16,372 +16,391 @@
 #include "units.h"
 
 #define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
-#define HISTORY_RUNS 5      /* "slower than usual": against the median of this many runs */
+#define HISTORY_RUNS 5 /* "slower than usual": against the median of this many runs */
 #define HISTORY_RUNS_MAX 50
 
 static struct json_object *op_run_begin(struct agent *a, const struct peer *peer,
-                                        struct json_object *req)
+					struct json_object *req)
 {
-        const char *name = NULL, *pipeline = NULL, *run = NULL, *step = NULL;
-        char err[160];
-        int64_t pid;
-        uint32_t uid;
-        struct procfs_stat st;
-        struct unit *u;
-        int r;
+	const char *name = NULL, *pipeline = NULL, *run = NULL, *step = NULL;
+	char err[160];
+	int64_t pid;
+	uint32_t uid;
+	struct procfs_stat st;
+	struct unit *u;
+	int r;
 
-        if (proto_get_int64(req, "pid", 1, INT32_MAX, &pid, err, sizeof(err)) ||
-            proto_opt_string(req, "name", UNIT_NAME_MAX - 1, &name, err, sizeof(err)) ||
-            proto_opt_string(req, "pipeline", UNIT_NAME_MAX - 1, &pipeline, err, sizeof(err)) ||
-            proto_opt_string(req, "run", UNIT_NAME_MAX - 1, &run, err, sizeof(err)) ||
-            proto_opt_string(req, "step", UNIT_NAME_MAX - 1, &step, err, sizeof(err)))
-                return ERR_REPLY("%s", err);
-        if (procfs_read_stat(pid, &st) < 0 || procfs_read_uid(pid, &uid) < 0)
-                return ERR_REPLY("process %" PRId64 " does not exist", pid);
-        /* a user may only trace a command of their own that they just started */
-        if (peer->uid != 0 && (uid != peer->uid || (pid_t)st.ppid != peer->pid))
-                return ERR_REPLY("process %" PRId64 " is not a child of the caller", pid);
-        u = units_new(a, "local", name, uid, peer->gid);
-        if (!u)
-                return ERR_REPLY("out of memory");
-        if (pipeline)
-                snprintf(u->pipeline, sizeof(u->pipeline), "%s", pipeline);
-        if (run)
-                snprintf(u->run, sizeof(u->run), "%s", run);
-        if (step)
-                snprintf(u->step_name, sizeof(u->step_name), "%s", step);
-        r = units_track_pid(a, u, pid);
-        if (r) {
-                units_drop(a, u);
-                return ERR_REPLY("cannot track process %" PRId64 ": %s", pid, strerror(-r));
-        }
-        units_save(a, u);
-        log_info("unit %" PRIu64 " (%s) started for uid %u, pid %" PRId64, u->id, u->name, uid, pid);
-        return request_reply_unit(u);
+	if (proto_get_int64(req, "pid", 1, INT32_MAX, &pid, err, sizeof(err)) ||
+	    proto_opt_string(req, "name", UNIT_NAME_MAX - 1, &name, err, sizeof(err)) ||
+	    proto_opt_string(req, "pipeline", UNIT_NAME_MAX - 1, &pipeline, err, sizeof(err)) ||
+	    proto_opt_string(req, "run", UNIT_NAME_MAX - 1, &run, err, sizeof(err)) ||
+	    proto_opt_string(req, "step", UNIT_NAME_MAX - 1, &step, err, sizeof(err)))
+		return ERR_REPLY("%s", err);
+	if (procfs_read_stat(pid, &st) < 0 || procfs_read_uid(pid, &uid) < 0)
+		return ERR_REPLY("process %" PRId64 " does not exist", pid);
+	/* a user may only trace a command of their own that they just started */
+	if (peer->uid != 0 && (uid != peer->uid || (pid_t)st.ppid != peer->pid))
+		return ERR_REPLY("process %" PRId64 " is not a child of the caller", pid);
+	u = units_new(a, "local", name, uid, peer->gid);
+	if (!u)
+		return ERR_REPLY("out of memory");
+	if (pipeline)
+		snprintf(u->pipeline, sizeof(u->pipeline), "%s", pipeline);
+	if (run)
+		snprintf(u->run, sizeof(u->run), "%s", run);
+	if (step)
+		snprintf(u->step_name, sizeof(u->step_name), "%s", step);
+	r = units_track_pid(a, u, pid);
+	if (r) {
+		units_drop(a, u);
+		return ERR_REPLY("cannot track process %" PRId64 ": %s", pid, strerror(-r));
+	}
+	units_save(a, u);
+	log_info("unit %" PRIu64 " (%s) started for uid %u, pid %" PRId64, u->id, u->name, uid,
+		 pid);
+	return request_reply_unit(u);
 }
 
 /* The unit named by "unit" (an id) that this peer may see, whether in memory or stored. */
 static int peer_unit(struct agent *a, const struct peer *peer, struct json_object *req,
-                     uint64_t *id, struct unit **live, struct unit *stored, char *err, size_t errlen)
+		     uint64_t *id, struct unit **live, struct unit *stored, char *err,
+		     size_t errlen)
 {
-        uint32_t owner;
-        int64_t v;
-        int r;
+	uint32_t owner;
+	int64_t v;
+	int r;
 
-        r = proto_get_int64(req, "unit", 1, INT64_MAX, &v, err, errlen);
-        if (r)
-                return r;
-        *id = v;
-        *live = units_find(a, v);
-        if (*live)
-                owner = (*live)->uid;
-        else if ((r = store_get_unit(agent_store(a), v, stored)) < 0)
-                return r;
-        else
-                owner = stored->uid;
-        return agent_is_admin(a, peer) || owner == peer->uid ? 0 : -EPERM;
+	r = proto_get_int64(req, "unit", 1, INT64_MAX, &v, err, errlen);
+	if (r)
+		return r;
+	*id = v;
+	*live = units_find(a, v);
+	if (*live)
+		owner = (*live)->uid;
+	else if ((r = store_get_unit(agent_store(a), v, stored)) < 0)
+		return r;
+	else
+		owner = stored->uid;
+	return agent_is_admin(a, peer) || owner == peer->uid ? 0 : -EPERM;
 }
 
 static struct json_object *with_totals(struct agent *a, struct json_object *r, uint64_t id)
 {
-        struct json_object *totals;
+	struct json_object *totals;
 
-        if (store_unit_totals(agent_store(a), id, &totals) == 0) {
-                live_add_totals(a, id, totals);
-                json_object_object_add(r, "totals", totals);
-        }
-        return r;
+	if (store_unit_totals(agent_store(a), id, &totals) == 0) {
+		live_add_totals(a, id, totals);
+		json_object_object_add(r, "totals", totals);
+	}
+	return r;
 }
 
 /* A unit's end: its reply waits (parked) for the unit's last exits, at most PARK_MS. */
 static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
-                                       struct json_object *req, int admin_only, struct parked *park)
+				       struct json_object *req, int admin_only, struct parked *park)
 {
-        char err[160];
-        int64_t status = -1;
-        uint64_t id = 0;
-        struct unit *u, stored;
-        int r;
+	char err[160];
+	int64_t status = -1;
+	uint64_t id = 0;
+	struct unit *u, stored;
+	int r;
 
-        if (admin_only && !agent_is_admin(a, peer))
-                return ERR_REPLY("permission denied: only root or SlurmUser may unregister");
-        r = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
-        if (r == -EPERM || r == -ENOENT)
-                return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
-        if (r)
-                return ERR_REPLY("%s", err);
-        /* a user ends only what `tracerctl run` began: a Slurm unit's end is Slurm's to tell */
-        if (!agent_is_admin(a, peer) && strcmp(u ? u->kind : stored.kind, "local") != 0)
-                return ERR_REPLY("permission denied: unit %" PRIu64 " is a Slurm unit; only root or"
-                                 " SlurmUser may end it", id);
-        r = proto_get_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err));
-        if (r && r != -ENOENT)
-                return ERR_REPLY("%s", err);
-        if (!u) /* ended before a restart, or twice: answer what is stored */
-                return with_totals(a, request_reply_unit(&stored), id);
-        *park = (struct parked){ .kind = PARK_UNIT_END, .id = id, .status = status, .peer = *peer };
-        return NULL;
+	if (admin_only && !agent_is_admin(a, peer))
+		return ERR_REPLY("permission denied: only root or SlurmUser may unregister");
+	r = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
+	if (r == -EPERM || r == -ENOENT)
+		return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
+	if (r)
+		return ERR_REPLY("%s", err);
+	/* a user ends only what `tracerctl run` began: a Slurm unit's end is Slurm's to tell */
+	if (!agent_is_admin(a, peer) && strcmp(u ? u->kind : stored.kind, "local") != 0)
+		return ERR_REPLY("permission denied: unit %" PRIu64 " is a Slurm unit; only root or"
+				 " SlurmUser may end it",
+				 id);
+	r = proto_get_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err));
+	if (r && r != -ENOENT)
+		return ERR_REPLY("%s", err);
+	if (!u) /* ended before a restart, or twice: answer what is stored */
+		return with_totals(a, request_reply_unit(&stored), id);
+	*park = (struct parked){ .kind = PARK_UNIT_END, .id = id, .status = status, .peer = *peer };
+	return NULL;
 }
 
 /* A stored unit's reply, with its totals. */
 static struct json_object *stored_unit(struct agent *a, uint64_t id)
 {
-        struct unit stored;
+	struct unit stored;
 
-        if (store_get_unit(agent_store(a), id, &stored) < 0)
-                return ERR_REPLY("unit %" PRIu64 " not found", id);
-        return with_totals(a, request_reply_unit(&stored), id);
+	if (store_get_unit(agent_store(a), id, &stored) < 0)
+		return ERR_REPLY("unit %" PRIu64 " not found", id);
+	return with_totals(a, request_reply_unit(&stored), id);
 }
 
 static struct json_object *resume_unit_end(struct agent *a, const struct parked *park)
 {
-        struct json_object *reply;
-        struct unit *u = units_find(a, park->id);
+	struct json_object *reply;
+	struct unit *u = units_find(a, park->id);
 
-        if (!u) /* ended meanwhile (another client, the orphan check): what is stored */
-                return stored_unit(a, park->id);
-        units_end(a, u, park->status, unit_state_of_status(park->status));
-        log_info("unit %" PRIu64 " (%s) ended, status %" PRId64 ", %u processes still running",
-                 u->id, u->name, park->status, u->live);
-        reply = with_totals(a, request_reply_unit(u), u->id);
-        if (!u->live)
-                units_drop(a, u);
-        return reply;
+	if (!u) /* ended meanwhile (another client, the orphan check): what is stored */
+		return stored_unit(a, park->id);
+	units_end(a, u, park->status, unit_state_of_status(park->status));
+	log_info("unit %" PRIu64 " (%s) ended, status %" PRId64 ", %u processes still running",
+		 u->id, u->name, park->status, u->live);
+	reply = with_totals(a, request_reply_unit(u), u->id);
+	if (!u->live)
+		units_drop(a, u);
+	return reply;
 }
 
 int request_ready(struct agent *a, const struct parked *park)
 {
-        const struct unit *u;
+	const struct unit *u;
 
-        if ((int64_t)clock_boot_ns() >= park->deadline_ns)
-                return 1;
-        if (park->kind == PARK_JOB_END)
-                return units_job_live(a, park->id) == 0;
-        u = units_find(a, park->id);
-        return !u || !u->live;
+	if ((int64_t)clock_boot_ns() >= park->deadline_ns)
+		return 1;
+	if (park->kind == PARK_JOB_END)
+		return units_job_live(a, park->id) == 0;
+	u = units_find(a, park->id);
+	return !u || !u->live;
 }
 
 struct json_object *request_resume(struct agent *a, const struct parked *park)
 {
-        return park->kind == PARK_JOB_END ? request_job_finish(a, park) : resume_unit_end(a, park);
+	return park->kind == PARK_JOB_END ? request_job_finish(a, park) : resume_unit_end(a, park);
 }
 
 /* Listings are streamed from the store (stream.h): what was written so far is committed, so
  * that the stream's own connection sees it. */
 static int extra_totals(void *ctx, uint64_t unit, struct json_object *totals)
 {
-        return live_add_totals(ctx, unit, totals);
+	return live_add_totals(ctx, unit, totals);
 }
 
 static struct json_object *listing(struct agent *a, enum stream_kind kind, uint64_t unit,
-                                   const char *sel, uint32_t uid, struct reply_stream **stream)
+				   const char *sel, uint32_t uid, struct reply_stream **stream)
 {
-        /* a running unit's live processes follow its stored ones, and count in the totals */
-        struct stream_extra extra = { .totals = extra_totals, .ctx = a };
+	/* a running unit's live processes follow its stored ones, and count in the totals */
+	struct stream_extra extra = { .totals = extra_totals, .ctx = a };
 
-        if (kind != STREAM_UNITS) {
-                extra.tail = json_object_new_array();
-                if (extra.tail)
-                        (kind == STREAM_PROCESSES ? live_add_processes : live_add_tools)(a, unit, extra.tail);
-        }
-        store_commit(agent_store(a)); /* a full disk leaves what is stored readable */
-        if (reply_stream_new(agent_store(a), kind, unit, sel, uid, &extra, stream))
-                return ERR_REPLY("store query failed");
-        return proto_reply_ok();
+	if (kind != STREAM_UNITS) {
+		extra.tail = json_object_new_array();
+		if (extra.tail)
+			(kind == STREAM_PROCESSES ? live_add_processes
+						  : live_add_tools)(a, unit, extra.tail);
+	}
+	store_commit(agent_store(a)); /* a full disk leaves what is stored readable */
+	if (reply_stream_new(agent_store(a), kind, unit, sel, uid, &extra, stream))
+		return ERR_REPLY("store query failed");
+	return proto_reply_ok();
 }
 
-static struct json_object *op_units(struct agent *a, const struct peer *peer, struct json_object *req,
-                                    struct reply_stream **stream)
+static struct json_object *op_units(struct agent *a, const struct peer *peer,
+				    struct json_object *req, struct reply_stream **stream)
 {
-        const char *sel;
-        char err[160];
+	const char *sel;
+	char err[160];
 
-        if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
-                return ERR_REPLY("%s", err);
-        return listing(a, STREAM_UNITS, 0, sel, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
+	if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
+		return ERR_REPLY("%s", err);
+	return listing(a, STREAM_UNITS, 0, sel, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
+		       stream);
 }
 
 /* A per-unit listing the peer may see, with the unit's totals. */
 static struct json_object *unit_listing(struct agent *a, const struct peer *peer,
-                                        struct json_object *req, enum stream_kind kind,
-                                        struct reply_stream **stream)
+					struct json_object *req, enum stream_kind kind,
+					struct reply_stream **stream)
 {
-        struct unit *u, stored;
-        char err[160];
-        uint64_t id = 0;
-        int rc;
+	struct unit *u, stored;
+	char err[160];
+	uint64_t id = 0;
+	int rc;
 
-        rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
-        if (rc == -EPERM || rc == -ENOENT)
-                return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
-        if (rc)
-                return ERR_REPLY("%s", err);
-        return listing(a, kind, id, NULL, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
+	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
+	if (rc == -EPERM || rc == -ENOENT)
+		return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
+	if (rc)
+		return ERR_REPLY("%s", err);
+	return listing(a, kind, id, NULL, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
 }
 
 /* The earlier runs of the same step as a unit the peer may see, by the unit's own user. */
-static struct json_object *op_history(struct agent *a, const struct peer *peer, struct json_object *req)
+static struct json_object *op_history(struct agent *a, const struct peer *peer,
+				      struct json_object *req)
 {
-        struct unit *u, stored;
-        struct json_object *rows, *r;
-        char err[160];
-        uint64_t id = 0;
-        int64_t limit = HISTORY_RUNS;
-        int rc;
+	struct unit *u, stored;
+	struct json_object *rows, *r;
+	char err[160];
+	uint64_t id = 0;
+	int64_t limit = HISTORY_RUNS;
+	int rc;
 
-        rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
-        if (rc == -EPERM || rc == -ENOENT)
-                return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
-        if (rc || proto_opt_int64(req, "limit", 1, HISTORY_RUNS_MAX, &limit, err, sizeof(err)))
-                return ERR_REPLY("%s", err);
-        if (store_unit_history(agent_store(a), id, (unsigned)limit, &rows))
-                return ERR_REPLY("store query failed");
-        r = proto_reply_ok();
-        json_object_object_add(r, "history", rows);
-        return r;
+	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
+	if (rc == -EPERM || rc == -ENOENT)
+		return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
+	if (rc || proto_opt_int64(req, "limit", 1, HISTORY_RUNS_MAX, &limit, err, sizeof(err)))
+		return ERR_REPLY("%s", err);
+	if (store_unit_history(agent_store(a), id, (unsigned)limit, &rows))
+		return ERR_REPLY("store query failed");
+	r = proto_reply_ok();
+	json_object_object_add(r, "history", rows);
+	return r;
 }
 
 /* ---- the operations: one table for the dispatcher and for the TCP server */
 
-typedef struct json_object *(*op_fn)(struct agent *a, const struct peer *peer, struct json_object *req,
-                                     struct reply_stream **stream, struct parked *park);
+typedef struct json_object *(*op_fn)(struct agent *a, const struct peer *peer,
+				     struct json_object *req, struct reply_stream **stream,
+				     struct parked *park);
 
-static struct json_object *do_status(struct agent *a, const struct peer *peer, struct json_object *req,
-                                     struct reply_stream **stream, struct parked *park)
+static struct json_object *do_status(struct agent *a, const struct peer *peer,
+				     struct json_object *req, struct reply_stream **stream,
+				     struct parked *park)
 {
-        (void)req, (void)stream, (void)park;
-        return agent_status_json(a, peer);
+	(void)req, (void)stream, (void)park;
+	return agent_status_json(a, peer);
 }
 
-static struct json_object *do_run_begin(struct agent *a, const struct peer *peer, struct json_object *req,
-                                        struct reply_stream **stream, struct parked *park)
+static struct json_object *do_run_begin(struct agent *a, const struct peer *peer,
+					struct json_object *req, struct reply_stream **stream,
+					struct parked *park)
 {
-        (void)stream, (void)park;
-        return op_run_begin(a, peer, req);
+	(void)stream, (void)park;
+	return op_run_begin(a, peer, req);
 }
 
-static struct json_object *do_run_end(struct agent *a, const struct peer *peer, struct json_object *req,
-                                      struct reply_stream **stream, struct parked *park)
+static struct json_object *do_run_end(struct agent *a, const struct peer *peer,
+				      struct json_object *req, struct reply_stream **stream,
+				      struct parked *park)
 {
-        (void)stream;
-        return op_unit_end(a, peer, req, 0, park);
+	(void)stream;
+	return op_unit_end(a, peer, req, 0, park);
 }
 
-static struct json_object *do_unregister(struct agent *a, const struct peer *peer, struct json_object *req,
-                                         struct reply_stream **stream, struct parked *park)
+static struct json_object *do_unregister(struct agent *a, const struct peer *peer,
+					 struct json_object *req, struct reply_stream **stream,
+					 struct parked *park)
 {
-        (void)stream;
-        return op_unit_end(a, peer, req, 1, park);
+	(void)stream;
+	return op_unit_end(a, peer, req, 1, park);
 }
 
-static struct json_object *do_register(struct agent *a, const struct peer *peer, struct json_object *req,
-                                       struct reply_stream **stream, struct parked *park)
+static struct json_object *do_register(struct agent *a, const struct peer *peer,
+				       struct json_object *req, struct reply_stream **stream,
+				       struct parked *park)
 {
-        (void)stream, (void)park;
-        return request_register(a, peer, req);
+	(void)stream, (void)park;
+	return request_register(a, peer, req);
 }
 
-static struct json_object *do_job_begin(struct agent *a, const struct peer *peer, struct json_object *req,
-                                        struct reply_stream **stream, struct parked *park)
+static struct json_object *do_job_begin(struct agent *a, const struct peer *peer,
+					struct json_object *req, struct reply_stream **stream,
+					struct parked *park)
 {
-        (void)stream, (void)park;
-        return request_job_begin(a, peer, req);
+	(void)stream, (void)park;
+	return request_job_begin(a, peer, req);
 }
 
-static struct json_object *do_job_end(struct agent *a, const struct peer *peer, struct json_object *req,
-                                      struct reply_stream **stream, struct parked *park)
+static struct json_object *do_job_end(struct agent *a, const struct peer *peer,
+				      struct json_object *req, struct reply_stream **stream,
+				      struct parked *park)
 {
-        (void)stream;
-        return request_job_end(a, peer, req, park);
+	(void)stream;
+	return request_job_end(a, peer, req, park);
 }
 
-static struct json_object *do_units(struct agent *a, const struct peer *peer, struct json_object *req,
-                                    struct reply_stream **stream, struct parked *park)
+static struct json_object *do_units(struct agent *a, const struct peer *peer,
+				    struct json_object *req, struct reply_stream **stream,
+				    struct parked *park)
 {
-        (void)park;
-        return op_units(a, peer, req, stream);
+	(void)park;
+	return op_units(a, peer, req, stream);
 }
 
-static struct json_object *do_processes(struct agent *a, const struct peer *peer, struct json_object *req,
-                                        struct reply_stream **stream, struct parked *park)
+static struct json_object *do_processes(struct agent *a, const struct peer *peer,
+					struct json_object *req, struct reply_stream **stream,
+					struct parked *park)
 {
-        (void)park;
-        return unit_listing(a, peer, req, STREAM_PROCESSES, stream);
+	(void)park;
+	return unit_listing(a, peer, req, STREAM_PROCESSES, stream);
 }
 
-static struct json_object *do_tools(struct agent *a, const struct peer *peer, struct json_object *req,
-                                    struct reply_stream **stream, struct parked *park)
+static struct json_object *do_tools(struct agent *a, const struct peer *peer,
+				    struct json_object *req, struct reply_stream **stream,
+				    struct parked *park)
 {
-        (void)park;
-        return unit_listing(a, peer, req, STREAM_TOOLS, stream);
+	(void)park;
+	return unit_listing(a, peer, req, STREAM_TOOLS, stream);
 }
 
-static struct json_object *do_history(struct agent *a, const struct peer *peer, struct json_object *req,
-                                      struct reply_stream **stream, struct parked *park)
+static struct json_object *do_history(struct agent *a, const struct peer *peer,
+				      struct json_object *req, struct reply_stream **stream,
+				      struct parked *park)
 {
-        (void)stream, (void)park;
-        return op_history(a, peer, req);
+	(void)stream, (void)park;
+	return op_history(a, peer, req);
 }
 
 /* Who may call each operation: anyone (a unit's owner is checked by the operation itself), or
  * only root and SlurmUser; and whether other nodes may ask it over TCP (queries only). */
 enum op_who { OP_ANYONE, OP_ADMIN };
 static const struct {
-        const char *name;
-        op_fn fn;
-        enum op_who who;
-        int tcp;
+	const char *name;
+	op_fn fn;
+	enum op_who who;
+	int tcp;
 } ops[] = {
-        { "status", do_status, OP_ANYONE, 1 },
-        { "run_begin", do_run_begin, OP_ANYONE, 0 },   /* a child of the caller's own */
-        { "run_end", do_run_end, OP_ANYONE, 0 },       /* the caller's own local unit */
-        { "register", do_register, OP_ADMIN, 0 },
-        { "unregister", do_unregister, OP_ADMIN, 0 },
-        { "job_begin", do_job_begin, OP_ADMIN, 0 },
-        { "job_end", do_job_end, OP_ADMIN, 0 },
-        { "units", do_units, OP_ANYONE, 1 },           /* the caller's own, or all for admins */
-        { "processes", do_processes, OP_ANYONE, 1 },
-        { "tools", do_tools, OP_ANYONE, 1 },
-        { "history", do_history, OP_ANYONE, 1 },       /* of the caller's own units */
+	{ "status", do_status, OP_ANYONE, 1 },
+	{ "run_begin", do_run_begin, OP_ANYONE, 0 }, /* a child of the caller's own */
+	{ "run_end", do_run_end, OP_ANYONE, 0 },     /* the caller's own local unit */
+	{ "register", do_register, OP_ADMIN, 0 },
+	{ "unregister", do_unregister, OP_ADMIN, 0 },
+	{ "job_begin", do_job_begin, OP_ADMIN, 0 },
+	{ "job_end", do_job_end, OP_ADMIN, 0 },
+	{ "units", do_units, OP_ANYONE, 1 }, /* the caller's own, or all for admins */
+	{ "processes", do_processes, OP_ANYONE, 1 },
+	{ "tools", do_tools, OP_ANYONE, 1 },
+	{ "history", do_history, OP_ANYONE, 1 }, /* of the caller's own units */
 };
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
 
 static int find_op(const char *name)
 {
-        size_t i;
+	size_t i;
 
-        for (i = 0; i < NOPS; i++)
-                if (!strcmp(ops[i].name, name))
-                        return (int)i;
-        return -1;
+	for (i = 0; i < NOPS; i++)
+		if (!strcmp(ops[i].name, name))
+			return (int)i;
+	return -1;
 }
 
 int request_over_tcp(const char *op)
 {
-        int i = find_op(op);
+	int i = find_op(op);
 
-        return i >= 0 && ops[i].tcp;
+	return i >= 0 && ops[i].tcp;
 }
 
-struct json_object *request_handle(struct agent *a, const struct peer *peer, struct json_object *req,
-                                   struct reply_stream **stream, struct parked *park)
+struct json_object *request_handle(struct agent *a, const struct peer *peer,
+				   struct json_object *req, struct reply_stream **stream,
+				   struct parked *park)
 {
-        struct json_object *op_o, *reply;
-        int i;
+	struct json_object *op_o, *reply;
+	int i;
 
-        *stream = NULL;
-        park->kind = PARK_NONE;
-        if (!json_object_object_get_ex(req, "op", &op_o))
-                return ERR_REPLY("missing op");
-        i = find_op(json_object_get_string(op_o));
-        if (i < 0)
-                return ERR_REPLY("unknown op '%s'", json_object_get_string(op_o));
-        if (ops[i].who == OP_ADMIN && !agent_is_admin(a, peer))
-                return ERR_REPLY("permission denied: only root or SlurmUser may %s", ops[i].name);
-        reply = ops[i].fn(a, peer, req, stream, park);
-        if (!reply && park->kind != PARK_NONE)
-                park->deadline_ns = (int64_t)clock_boot_ns() + (int64_t)PARK_MS * 1000000;
-        else if (!reply)
-                reply = ERR_REPLY("out of memory");
-        return reply;
+	*stream = NULL;
+	park->kind = PARK_NONE;
+	if (!json_object_object_get_ex(req, "op", &op_o))
+		return ERR_REPLY("missing op");
+	i = find_op(json_object_get_string(op_o));
+	if (i < 0)
+		return ERR_REPLY("unknown op '%s'", json_object_get_string(op_o));
+	if (ops[i].who == OP_ADMIN && !agent_is_admin(a, peer))
+		return ERR_REPLY("permission denied: only root or SlurmUser may %s", ops[i].name);
+	reply = ops[i].fn(a, peer, req, stream, park);
+	if (!reply && park->kind != PARK_NONE)
+		park->deadline_ns = (int64_t)clock_boot_ns() + (int64_t)PARK_MS * 1000000;
+	else if (!reply)
+		reply = ERR_REPLY("out of memory");
+	return reply;
 }

@@ -17,19 +17,20 @@
  * never blocks on it, and resumes the request (request_resume) when it is ready. */
 #define PARK_MS 100
 struct parked {
-        enum { PARK_NONE, PARK_UNIT_END, PARK_JOB_END } kind;
-        uint64_t id;          /* the unit or the job */
-        int64_t status;       /* the exit status the request gave, or -1 */
-        int64_t deadline_ns;  /* CLOCK_BOOTTIME */
-        struct peer peer;
+	enum { PARK_NONE, PARK_UNIT_END, PARK_JOB_END } kind;
+	uint64_t id;	     /* the unit or the job */
+	int64_t status;	     /* the exit status the request gave, or -1 */
+	int64_t deadline_ns; /* CLOCK_BOOTTIME */
+	struct peer peer;
 };
 
 /* Requests; each returns a reply object (never NULL unless out of memory), or NULL with
  * park->kind set: the request waits (see struct parked). For a listing, *stream is set too:
  * the reply is then the head, and the rows follow from the stream (stream.h). */
 struct reply_stream;
-struct json_object *request_handle(struct agent *a, const struct peer *peer, struct json_object *req,
-                                   struct reply_stream **stream, struct parked *park);
+struct json_object *request_handle(struct agent *a, const struct peer *peer,
+				   struct json_object *req, struct reply_stream **stream,
+				   struct parked *park);
 /* Whether a parked request can be answered now: its processes are recorded, or its time is up. */
 int request_ready(struct agent *a, const struct parked *park);
 /* Finish a parked request: its reply. */
@@ -42,11 +43,13 @@ int request_over_tcp(const char *op);
 /* {"ok":true,"unit":{...}} */
 struct json_object *request_reply_unit(const struct unit *u);
 
-struct json_object *request_register(struct agent *a, const struct peer *peer, struct json_object *req);
-struct json_object *request_job_begin(struct agent *a, const struct peer *peer, struct json_object *req);
+struct json_object *request_register(struct agent *a, const struct peer *peer,
+				     struct json_object *req);
+struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
+				      struct json_object *req);
 /* The epilog's job end: parked until the job's last exits are recorded (struct parked). */
-struct json_object *request_job_end(struct agent *a, const struct peer *peer, struct json_object *req,
-                                    struct parked *park);
+struct json_object *request_job_end(struct agent *a, const struct peer *peer,
+				    struct json_object *req, struct parked *park);
 struct json_object *request_job_finish(struct agent *a, const struct parked *park);
 
 #endif

@@ -5,8 +5,8 @@
 
 struct json_object *request_reply_unit(const struct unit *u)
 {
-        struct json_object *r = proto_reply_ok();
+	struct json_object *r = proto_reply_ok();
 
-        json_object_object_add(r, "unit", unit_to_json(u));
-        return r;
+	json_object_object_add(r, "unit", unit_to_json(u));
+	return r;
 }

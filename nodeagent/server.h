@@ -13,7 +13,7 @@ struct server;
  * SO_PEERCRED) and add it to epfd; with tcp_port, also answer other nodes' queries there,
  * authenticated by MUNGE. Limits come from cfg (MaxClients, MaxClientsPerUser, ...). */
 int server_open(struct server **out, const char *path, const struct tracer_config *cfg, int epfd,
-                unsigned tcp_port);
+		unsigned tcp_port);
 void server_close(struct server *s);
 /* Is fd one of ours (the listener or a client)? */
 int server_owns(const struct server *s, int fd);

@@ -10,12 +10,12 @@
 #define STALL_REASON_MAX 48
 
 struct stall {
-        uint64_t progress;       /* CPU ticks + I/O chars + network bytes at the last change */
-        uint64_t since_ns;       /* boot ns: when that change was seen (or the first sample) */
-        uint64_t open_start_ns;  /* boot ns: start of the stall under way, 0 = none */
-        char open_reason[STALL_REASON_MAX];
-        uint64_t start_ns, ns;   /* the longest stall that ended (boot ns), ns = 0: none */
-        char reason[STALL_REASON_MAX];
+	uint64_t progress;	/* CPU ticks + I/O chars + network bytes at the last change */
+	uint64_t since_ns;	/* boot ns: when that change was seen (or the first sample) */
+	uint64_t open_start_ns; /* boot ns: start of the stall under way, 0 = none */
+	char open_reason[STALL_REASON_MAX];
+	uint64_t start_ns, ns; /* the longest stall that ended (boot ns), ns = 0: none */
+	char reason[STALL_REASON_MAX];
 };
 
 /* One sample of a live process: progress is any counter that grows with its work. Returns 1

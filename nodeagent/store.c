@@ -17,41 +17,39 @@
 #define SCHEMA_VERSION 1
 #define BATCH_MAX 20000 /* commit early past this many pending writes */
 
-
 /* Tables come from common/records.h (store_record.c): a store written by an older tracerd
  * gains the columns added since. */
-static const char schema[] =
-        "PRAGMA journal_mode=WAL;"
-        "PRAGMA synchronous=NORMAL;"
-        "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);";
+static const char schema[] = "PRAGMA journal_mode=WAL;"
+			     "PRAGMA synchronous=NORMAL;"
+			     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);";
 
 static const char indexes[] =
-        "CREATE INDEX IF NOT EXISTS units_name ON units(name);"
-        "CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
-        "CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
-        /* a unit's processes listed in their order without a sort, however many they are */
-        "CREATE INDEX IF NOT EXISTS processes_unit_start ON processes(unit, start_boot_ns, pid);"
-        "CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
+	"CREATE INDEX IF NOT EXISTS units_name ON units(name);"
+	"CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
+	"CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
+	/* a unit's processes listed in their order without a sort, however many they are */
+	"CREATE INDEX IF NOT EXISTS processes_unit_start ON processes(unit, start_boot_ns, pid);"
+	"CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
 
 static int check_version(struct store *s)
 {
-        sqlite3_stmt *st;
-        int err = 0, version = 0;
+	sqlite3_stmt *st;
+	int err = 0, version = 0;
 
-        if (store_prepare(s, "SELECT value FROM meta WHERE key='schema_version'", &st))
-                return -EIO;
-        if (sqlite3_step(st) == SQLITE_ROW)
-                version = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-        if (version > SCHEMA_VERSION) {
-                log_error("store schema version %d is newer than this tracerd's (%d)", version,
-                          SCHEMA_VERSION);
-                return -EPROTO;
-        }
-        if (version == 0 &&
-            sqlite3_exec(s->db, "INSERT INTO meta VALUES('schema_version','1')", NULL, NULL, NULL))
-                err = store_fail(s, "schema version");
-        return err;
+	if (store_prepare(s, "SELECT value FROM meta WHERE key='schema_version'", &st))
+		return -EIO;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version > SCHEMA_VERSION) {
+		log_error("store schema version %d is newer than this tracerd's (%d)", version,
+			  SCHEMA_VERSION);
+		return -EPROTO;
+	}
+	if (version == 0 &&
+	    sqlite3_exec(s->db, "INSERT INTO meta VALUES('schema_version','1')", NULL, NULL, NULL))
+		err = store_fail(s, "schema version");
+	return err;
 }
 
 /* The store holds every user's command lines: its files are the daemon's alone (0600), whatever
@@ -59,404 +57,410 @@ static int check_version(struct store *s)
  * -wal and -shm files it creates the database file's mode. */
 static int secure_files(const char *dir)
 {
-        static const char *const names[] = { "tracer.db", "tracer.db-wal", "tracer.db-shm" };
-        struct stat st;
-        size_t i;
-        int dfd, fd, err = 0;
+	static const char *const names[] = { "tracer.db", "tracer.db-wal", "tracer.db-shm" };
+	struct stat st;
+	size_t i;
+	int dfd, fd, err = 0;
 
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dfd < 0 || fstat(dfd, &st) < 0) {
-                err = -errno;
-                log_error("%s: %m", dir);
-                goto out;
-        }
-        if (st.st_uid != geteuid()) {
-                log_error("%s belongs to uid %u, not to tracerd", dir, st.st_uid);
-                err = -EPERM;
-                goto out;
-        }
-        if ((st.st_mode & 07777) != 0750 && fchmod(dfd, 0750) < 0) {
-                err = -errno;
-                log_error("chmod %s: %m", dir);
-                goto out;
-        }
-        for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
-                fd = openat(dfd, names[i], O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (i ? 0 : O_CREAT), 0600);
-                if (fd < 0 && errno == ENOENT)
-                        continue;
-                if (fd < 0 || fstat(fd, &st) < 0) {
-                        err = -errno;
-                        log_error("%s/%s: %m", dir, names[i]);
-                } else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-                        err = -EPERM;
-                        log_error("%s/%s is not a regular file of tracerd's", dir, names[i]);
-                } else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {
-                        err = -errno;
-                        log_error("chmod %s/%s: %m", dir, names[i]);
-                }
-                if (fd >= 0)
-                        close(fd);
-                if (err)
-                        break;
-        }
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
+		err = -errno;
+		log_error("%s: %m", dir);
+		goto out;
+	}
+	if (st.st_uid != geteuid()) {
+		log_error("%s belongs to uid %u, not to tracerd", dir, st.st_uid);
+		err = -EPERM;
+		goto out;
+	}
+	if ((st.st_mode & 07777) != 0750 && fchmod(dfd, 0750) < 0) {
+		err = -errno;
+		log_error("chmod %s: %m", dir);
+		goto out;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		fd = openat(dfd, names[i],
+			    O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (i ? 0 : O_CREAT), 0600);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			err = -errno;
+			log_error("%s/%s: %m", dir, names[i]);
+		} else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+			err = -EPERM;
+			log_error("%s/%s is not a regular file of tracerd's", dir, names[i]);
+		} else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {
+			err = -errno;
+			log_error("chmod %s/%s: %m", dir, names[i]);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (err)
+			break;
+	}
 out:
-        if (dfd >= 0)
-                close(dfd);
-        return err;
+	if (dfd >= 0)
+		close(dfd);
+	return err;
 }
 
 int store_reader_open(struct store *s, sqlite3 **out)
 {
-        const char *path = sqlite3_db_filename(s->db, "main");
-        sqlite3 *db = NULL;
+	const char *path = sqlite3_db_filename(s->db, "main");
+	sqlite3 *db = NULL;
 
-        if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-                log_error("%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-                sqlite3_close(db);
-                return -EIO;
-        }
-        /* many readers at once: each keeps little */
-        sqlite3_exec(db, "PRAGMA cache_size=-128", NULL, NULL, NULL);
-        *out = db;
-        return 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		log_error("%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -EIO;
+	}
+	/* many readers at once: each keeps little */
+	sqlite3_exec(db, "PRAGMA cache_size=-128", NULL, NULL, NULL);
+	*out = db;
+	return 0;
 }
 
 int store_open(struct store **out, const char *dir, const char *boot_id)
 {
-        char path[PATH_MAX];
-        struct store *s;
-        int err;
+	char path[PATH_MAX];
+	struct store *s;
+	int err;
 
-        if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
-                err = -errno;
-                log_error("cannot create %s: %m", dir);
-                return err;
-        }
-        if ((size_t)snprintf(path, sizeof(path), "%s/tracer.db", dir) >= sizeof(path))
-                return -ENAMETOOLONG;
-        err = secure_files(dir);
-        if (err)
-                return err;
-        s = calloc(1, sizeof(*s));
-        if (!s)
-                return -ENOMEM;
-        snprintf(s->boot_id, sizeof(s->boot_id), "%s", boot_id);
-        if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                            SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-                err = store_fail(s, path);
-                goto fail;
-        }
-        sqlite3_busy_timeout(s->db, 2000);
-        if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
-                err = store_fail(s, "schema");
-                goto fail;
-        }
-        err = rec_ensure_table(s, &store_units);
-        if (!err)
-                err = rec_ensure_table(s, &store_processes);
-        if (!err)
-                err = rec_ensure_table(s, &store_samples);
-        if (!err && sqlite3_exec(s->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
-                err = store_fail(s, "indexes");
-        if (!err)
-                err = rec_list(&store_units, REC_NAMES, s->unit_columns, sizeof(s->unit_columns));
-        if (!err)
-                err = rec_list(&store_processes, REC_LISTED, s->process_columns,
-                               sizeof(s->process_columns));
-        if (!err)
-                err = rec_list(&store_tools, REC_EXPRS, s->tool_columns, sizeof(s->tool_columns));
-        if (!err)
-                err = rec_list(&store_totals, REC_EXPRS, s->totals_columns, sizeof(s->totals_columns));
-        if (!err)
-                err = store_totals_check();
-        if (err)
-                goto fail;
-        err = check_version(s);
-        if (err)
-                goto fail;
-        err = rec_prepare_insert(s, &store_units, &s->put_unit);
-        if (!err)
-                err = rec_prepare_insert(s, &store_processes, &s->add_process);
-        if (!err)
-                err = rec_prepare_insert(s, &store_samples, &s->add_sample);
-        if (err)
-                goto fail;
-        *out = s;
-        return 0;
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		err = -errno;
+		log_error("cannot create %s: %m", dir);
+		return err;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/tracer.db", dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	err = secure_files(dir);
+	if (err)
+		return err;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	snprintf(s->boot_id, sizeof(s->boot_id), "%s", boot_id);
+	if (sqlite3_open_v2(path, &s->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		err = store_fail(s, path);
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 2000);
+	if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+		err = store_fail(s, "schema");
+		goto fail;
+	}
+	err = rec_ensure_table(s, &store_units);
+	if (!err)
+		err = rec_ensure_table(s, &store_processes);
+	if (!err)
+		err = rec_ensure_table(s, &store_samples);
+	if (!err && sqlite3_exec(s->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
+		err = store_fail(s, "indexes");
+	if (!err)
+		err = rec_list(&store_units, REC_NAMES, s->unit_columns, sizeof(s->unit_columns));
+	if (!err)
+		err = rec_list(&store_processes, REC_LISTED, s->process_columns,
+			       sizeof(s->process_columns));
+	if (!err)
+		err = rec_list(&store_tools, REC_EXPRS, s->tool_columns, sizeof(s->tool_columns));
+	if (!err)
+		err = rec_list(&store_totals, REC_EXPRS, s->totals_columns,
+			       sizeof(s->totals_columns));
+	if (!err)
+		err = store_totals_check();
+	if (err)
+		goto fail;
+	err = check_version(s);
+	if (err)
+		goto fail;
+	err = rec_prepare_insert(s, &store_units, &s->put_unit);
+	if (!err)
+		err = rec_prepare_insert(s, &store_processes, &s->add_process);
+	if (!err)
+		err = rec_prepare_insert(s, &store_samples, &s->add_sample);
+	if (err)
+		goto fail;
+	*out = s;
+	return 0;
 fail:
-        store_close(s);
-        return err;
+	store_close(s);
+	return err;
 }
 
 void store_close(struct store *s)
 {
-        if (!s)
-                return;
-        if (s->db)
-                store_commit(s);
-        sqlite3_finalize(s->put_unit);
-        sqlite3_finalize(s->add_process);
-        sqlite3_finalize(s->add_sample);
-        sqlite3_close(s->db);
-        free(s);
+	if (!s)
+		return;
+	if (s->db)
+		store_commit(s);
+	sqlite3_finalize(s->put_unit);
+	sqlite3_finalize(s->add_process);
+	sqlite3_finalize(s->add_sample);
+	sqlite3_close(s->db);
+	free(s);
 }
 
 void store_on_loss(struct store *s, store_loss_fn fn, void *ctx)
 {
-        s->on_loss = fn;
-        s->loss_ctx = ctx;
+	s->on_loss = fn;
+	s->loss_ctx = ctx;
 }
 
 static void lose(struct store *s, uint64_t unit, uint32_t n)
 {
-        if (s->on_loss && n)
-                s->on_loss(s->loss_ctx, unit, n);
+	if (s->on_loss && n)
+		s->on_loss(s->loss_ctx, unit, n);
 }
 
 /* A process joined the open batch: counted for its unit in case the batch is lost. */
 static void note_batch(struct store *s, uint64_t unit)
 {
-        unsigned i;
+	unsigned i;
 
-        for (i = 0; i < s->nbatch && s->batch[i].unit != unit; i++)
-                ;
-        if (i == s->nbatch) {
-                if (s->nbatch == STORE_BATCH_UNITS) {
-                        s->batch_rest++; /* more units than tracked: unattributed */
-                        return;
-                }
-                s->batch[s->nbatch++] = (typeof(s->batch[0])){ unit, 0 };
-        }
-        s->batch[i].n++;
+	for (i = 0; i < s->nbatch && s->batch[i].unit != unit; i++)
+		;
+	if (i == s->nbatch) {
+		if (s->nbatch == STORE_BATCH_UNITS) {
+			s->batch_rest++; /* more units than tracked: unattributed */
+			return;
+		}
+		s->batch[s->nbatch++] = (typeof(s->batch[0])){ unit, 0 };
+	}
+	s->batch[i].n++;
 }
 
 /* The open batch is gone (rolled back): what it held is lost, for its units. */
 static void batch_lost(struct store *s)
 {
-        unsigned i;
+	unsigned i;
 
-        for (i = 0; i < s->nbatch; i++)
-                lose(s, s->batch[i].unit, s->batch[i].n);
-        lose(s, 0, s->batch_rest);
-        s->nbatch = 0;
-        s->batch_rest = 0;
-        s->in_txn = 0;
-        s->pending = 0;
+	for (i = 0; i < s->nbatch; i++)
+		lose(s, s->batch[i].unit, s->batch[i].n);
+	lose(s, 0, s->batch_rest);
+	s->nbatch = 0;
+	s->batch_rest = 0;
+	s->in_txn = 0;
+	s->pending = 0;
 }
 
 /* A write or the commit failed (disk full, I/O error). Said once until writes work again; the
  * batch state follows SQLite's: a batch it rolled back is counted lost. */
 int store_write_failed(struct store *s, const char *what)
 {
-        int full = sqlite3_errcode(s->db) == SQLITE_FULL;
+	int full = sqlite3_errcode(s->db) == SQLITE_FULL;
 
-        if (!s->failing)
-                log_error("store: %s failed: %s: what cannot be written is counted per unit (Lost) "
-                          "until writes work again", what, sqlite3_errmsg(s->db));
-        s->failing = 1;
-        if (s->in_txn && sqlite3_get_autocommit(s->db))
-                batch_lost(s);
-        return full ? -ENOSPC : -EIO;
+	if (!s->failing)
+		log_error("store: %s failed: %s: what cannot be written is counted per unit (Lost) "
+			  "until writes work again",
+			  what, sqlite3_errmsg(s->db));
+	s->failing = 1;
+	if (s->in_txn && sqlite3_get_autocommit(s->db))
+		batch_lost(s);
+	return full ? -ENOSPC : -EIO;
 }
 
 int store_commit(struct store *s)
 {
-        int err;
+	int err;
 
-        if (!s->in_txn)
-                return 0;
-        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-                err = store_write_failed(s, "commit");
-                if (s->in_txn) { /* still open after a failed COMMIT: give it up */
-                        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-                        batch_lost(s);
-                }
-                return err;
-        }
-        if (s->failing)
-                log_info("store: writes work again");
-        s->failing = 0;
-        s->in_txn = 0;
-        s->pending = 0;
-        s->nbatch = 0;
-        s->batch_rest = 0;
-        return 0;
+	if (!s->in_txn)
+		return 0;
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		err = store_write_failed(s, "commit");
+		if (s->in_txn) { /* still open after a failed COMMIT: give it up */
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			batch_lost(s);
+		}
+		return err;
+	}
+	if (s->failing)
+		log_info("store: writes work again");
+	s->failing = 0;
+	s->in_txn = 0;
+	s->pending = 0;
+	s->nbatch = 0;
+	s->batch_rest = 0;
+	return 0;
 }
 
 unsigned store_pending(const struct store *s)
 {
-        return s->pending;
+	return s->pending;
 }
 
 /* Every write joins the open batch; a full batch is committed at once. */
 static int write_step(struct store *s, sqlite3_stmt *st)
 {
-        int rc;
+	int rc;
 
-        if (!s->in_txn) {
-                if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-                        sqlite3_reset(st);
-                        sqlite3_clear_bindings(st);
-                        return store_write_failed(s, "begin");
-                }
-                s->in_txn = 1;
-        }
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
-        if (rc != SQLITE_DONE)
-                return store_write_failed(s, "write");
-        if (++s->pending >= BATCH_MAX)
-                return store_commit(s);
-        return 0;
+	if (!s->in_txn) {
+		if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			return store_write_failed(s, "begin");
+		}
+		s->in_txn = 1;
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return store_write_failed(s, "write");
+	if (++s->pending >= BATCH_MAX)
+		return store_commit(s);
+	return 0;
 }
 
 int store_put_unit(struct store *s, const struct unit *u)
 {
-        struct rec_row r = {};
+	struct rec_row r = {};
 
-        rec_unit_to_row(u, &r);
-        rec_bind(s, s->put_unit, &store_units, &r);
-        return write_step(s, s->put_unit);
+	rec_unit_to_row(u, &r);
+	rec_bind(s, s->put_unit, &store_units, &r);
+	return write_step(s, s->put_unit);
 }
 
 int store_next_unit_id(struct store *s, uint64_t *out)
 {
-        sqlite3_stmt *st;
-        int rc;
+	sqlite3_stmt *st;
+	int rc;
 
-        if (store_prepare(s, "SELECT COALESCE(MAX(id), 0) + 1 FROM units", &st))
-                return -EIO;
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW)
-                *out = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        return rc == SQLITE_ROW ? 0 : store_fail(s, "next unit id");
+	if (store_prepare(s, "SELECT COALESCE(MAX(id), 0) + 1 FROM units", &st))
+		return -EIO;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store_fail(s, "next unit id");
 }
 
 /* getrusage(2)'s split: scheduler runtime is exact, the tick samples only give the ratio. */
 static void cpu_split(const struct exit_event *e, uint64_t *user, uint64_t *sys)
 {
-        uint64_t total = e->utime_ns + e->stime_ns;
+	uint64_t total = e->utime_ns + e->stime_ns;
 
-        if (total == 0) {
-                *user = e->runtime_ns;
-                *sys = 0;
-                return;
-        }
-        *user = (uint64_t)((long double)e->runtime_ns * e->utime_ns / total);
-        *sys = e->runtime_ns - *user;
+	if (total == 0) {
+		*user = e->runtime_ns;
+		*sys = 0;
+		return;
+	}
+	*user = (uint64_t)((long double)e->runtime_ns * e->utime_ns / total);
+	*sys = e->runtime_ns - *user;
 }
 
 void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_ns)
 {
-        rec_int(r, PCOL_pid, p->pid);
-        rec_int(r, PCOL_ppid, p->ppid);
-        rec_int(r, PCOL_uid, p->uid);
-        rec_int(r, PCOL_start_ns, (int64_t)p->start_ns + offset_ns);
-        if (p->exec_ns)
-                rec_int(r, PCOL_exec_ns, (int64_t)p->exec_ns + offset_ns);
-        rec_text(r, PCOL_comm, p->comm);
+	rec_int(r, PCOL_pid, p->pid);
+	rec_int(r, PCOL_ppid, p->ppid);
+	rec_int(r, PCOL_uid, p->uid);
+	rec_int(r, PCOL_start_ns, (int64_t)p->start_ns + offset_ns);
+	if (p->exec_ns)
+		rec_int(r, PCOL_exec_ns, (int64_t)p->exec_ns + offset_ns);
+	rec_text(r, PCOL_comm, p->comm);
 }
 
 /* A process's row: the fields of common/records.h's PROCESS_RECORD, from the table entry and
  * its exit event. */
 static void process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r)
 {
-        const struct exit_event *e = &p->exit;
-        uint64_t user, sys;
+	const struct exit_event *e = &p->exit;
+	uint64_t user, sys;
 
-        cpu_split(e, &user, &sys);
-        store_process_ids(r, p, offset_ns);
-        rec_int(r, PCOL_start_boot_ns, p->start_ns);
-        rec_int(r, PCOL_unit, p->unit);
-        rec_int(r, PCOL_gid, p->gid);
-        rec_int(r, PCOL_end_ns, (int64_t)e->h.time_ns + offset_ns);
-        rec_text(r, PCOL_exe, p->exe);
-        rec_blob(r, PCOL_argv, p->argv, p->argv_len);
-        rec_int(r, PCOL_cgroup_id, p->cgroup_id);
-        rec_int(r, PCOL_cpu_ns, e->runtime_ns);
-        rec_int(r, PCOL_user_ns, user);
-        rec_int(r, PCOL_sys_ns, sys);
-        /* MaxRSS is the program's own peak; where the kernel left none to read, the last live
-         * sample is the closest honest figure (a lower bound), and without one it is unknown */
-        if (!(e->flags & EXIT_PEAK_UNREAD))
-                rec_int(r, PCOL_maxrss_kb, e->peak_rss_kb);
-        else if (p->sample_rss_kb)
-                rec_int(r, PCOL_maxrss_kb, p->sample_rss_kb);
-        rec_int(r, PCOL_rchar, e->rchar);
-        rec_int(r, PCOL_wchar, e->wchar);
-        rec_int(r, PCOL_syscr, e->syscr);
-        rec_int(r, PCOL_syscw, e->syscw);
-        rec_int(r, PCOL_read_bytes, e->read_bytes);
-        rec_int(r, PCOL_write_bytes, e->write_bytes);
-        rec_int(r, PCOL_cancelled_write_bytes, e->cancelled_write_bytes);
-        rec_int(r, PCOL_minflt, e->minflt);
-        rec_int(r, PCOL_majflt, e->majflt);
-        rec_int(r, PCOL_nvcsw, e->nvcsw);
-        rec_int(r, PCOL_nivcsw, e->nivcsw);
-        rec_int(r, PCOL_threads, e->threads);
-        rec_int(r, PCOL_status, e->status);
-        rec_int(r, PCOL_flags, p->flags |
-                                       (e->flags & EXIT_THREADS_TRUNCATED ? PROC_THREADS_TRUNCATED : 0) |
-                                       (e->flags & EXIT_PEAK_UNREAD ? PROC_PEAK_UNREAD : 0));
-        rec_text(r, PCOL_tool, p->tool.name);
-        rec_text(r, PCOL_subcommand, p->tool.subcommand);
-        rec_text(r, PCOL_interpreter, p->tool.interpreter);
-        rec_int(r, PCOL_tool_excluded, p->tool.excluded);
-        rec_int(r, PCOL_tool_wrapper, p->tool.wrapper);
-        rec_int(r, PCOL_ru_maxrss_kb, e->ru_maxrss_kb);
-        rec_int(r, PCOL_pre_exec_cpu_ns, p->base.runtime_ns);
-        /* figures the kernel side may not have counted stay NULL (unknown), not a false 0 */
-        if (!(p->flags & PROC_EXIT_LOST))
-                rec_int(r, PCOL_cpu_wait_ns, e->w.cpu_wait_ns);
-        if (!(e->flags & EXIT_NO_WAITS)) {
-                rec_int(r, PCOL_iowait_ns, e->w.iowait_ns);
-                rec_int(r, PCOL_offcpu_ns, e->w.offcpu_ns);
-        }
-        if (!(e->flags & EXIT_NO_NET)) {
-                rec_int(r, PCOL_net_rx_bytes, e->w.net_rx_bytes);
-                rec_int(r, PCOL_net_tx_bytes, e->w.net_tx_bytes);
-                rec_int(r, PCOL_net_rx_calls, e->w.net_rx_calls);
-                rec_int(r, PCOL_net_tx_calls, e->w.net_tx_calls);
-        }
-        if (p->stall.ns) {
-                rec_int(r, PCOL_stall_start_ns, (int64_t)p->stall.start_ns + offset_ns);
-                rec_int(r, PCOL_stall_ns, p->stall.ns);
-                rec_text(r, PCOL_stall_reason, p->stall.reason);
-        }
+	cpu_split(e, &user, &sys);
+	store_process_ids(r, p, offset_ns);
+	rec_int(r, PCOL_start_boot_ns, p->start_ns);
+	rec_int(r, PCOL_unit, p->unit);
+	rec_int(r, PCOL_gid, p->gid);
+	rec_int(r, PCOL_end_ns, (int64_t)e->h.time_ns + offset_ns);
+	rec_text(r, PCOL_exe, p->exe);
+	rec_blob(r, PCOL_argv, p->argv, p->argv_len);
+	rec_int(r, PCOL_cgroup_id, p->cgroup_id);
+	rec_int(r, PCOL_cpu_ns, e->runtime_ns);
+	rec_int(r, PCOL_user_ns, user);
+	rec_int(r, PCOL_sys_ns, sys);
+	/* MaxRSS is the program's own peak; where the kernel left none to read, the last live
+	 * sample is the closest honest figure (a lower bound), and without one it is unknown */
+	if (!(e->flags & EXIT_PEAK_UNREAD))
+		rec_int(r, PCOL_maxrss_kb, e->peak_rss_kb);
+	else if (p->sample_rss_kb)
+		rec_int(r, PCOL_maxrss_kb, p->sample_rss_kb);
+	rec_int(r, PCOL_rchar, e->rchar);
+	rec_int(r, PCOL_wchar, e->wchar);
+	rec_int(r, PCOL_syscr, e->syscr);
+	rec_int(r, PCOL_syscw, e->syscw);
+	rec_int(r, PCOL_read_bytes, e->read_bytes);
+	rec_int(r, PCOL_write_bytes, e->write_bytes);
+	rec_int(r, PCOL_cancelled_write_bytes, e->cancelled_write_bytes);
+	rec_int(r, PCOL_minflt, e->minflt);
+	rec_int(r, PCOL_majflt, e->majflt);
+	rec_int(r, PCOL_nvcsw, e->nvcsw);
+	rec_int(r, PCOL_nivcsw, e->nivcsw);
+	rec_int(r, PCOL_threads, e->threads);
+	rec_int(r, PCOL_status, e->status);
+	rec_int(r, PCOL_flags,
+		p->flags | (e->flags & EXIT_THREADS_TRUNCATED ? PROC_THREADS_TRUNCATED : 0) |
+			(e->flags & EXIT_PEAK_UNREAD ? PROC_PEAK_UNREAD : 0));
+	rec_text(r, PCOL_tool, p->tool.name);
+	rec_text(r, PCOL_subcommand, p->tool.subcommand);
+	rec_text(r, PCOL_interpreter, p->tool.interpreter);
+	rec_int(r, PCOL_tool_excluded, p->tool.excluded);
+	rec_int(r, PCOL_tool_wrapper, p->tool.wrapper);
+	rec_int(r, PCOL_ru_maxrss_kb, e->ru_maxrss_kb);
+	rec_int(r, PCOL_pre_exec_cpu_ns, p->base.runtime_ns);
+	/* figures the kernel side may not have counted stay NULL (unknown), not a false 0 */
+	if (!(p->flags & PROC_EXIT_LOST))
+		rec_int(r, PCOL_cpu_wait_ns, e->w.cpu_wait_ns);
+	if (!(e->flags & EXIT_NO_WAITS)) {
+		rec_int(r, PCOL_iowait_ns, e->w.iowait_ns);
+		rec_int(r, PCOL_offcpu_ns, e->w.offcpu_ns);
+	}
+	if (!(e->flags & EXIT_NO_NET)) {
+		rec_int(r, PCOL_net_rx_bytes, e->w.net_rx_bytes);
+		rec_int(r, PCOL_net_tx_bytes, e->w.net_tx_bytes);
+		rec_int(r, PCOL_net_rx_calls, e->w.net_rx_calls);
+		rec_int(r, PCOL_net_tx_calls, e->w.net_tx_calls);
+	}
+	if (p->stall.ns) {
+		rec_int(r, PCOL_stall_start_ns, (int64_t)p->stall.start_ns + offset_ns);
+		rec_int(r, PCOL_stall_ns, p->stall.ns);
+		rec_text(r, PCOL_stall_reason, p->stall.reason);
+	}
 }
 
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
-        struct rec_row r = {};
-        int err;
+	struct rec_row r = {};
+	int err;
 
-        process_row(p, offset_ns, &r);
-        rec_bind(s, s->add_process, &store_processes, &r);
-        err = write_step(s, s->add_process);
-        if (err)
-                lose(s, p->unit, 1);
-        else if (s->in_txn)
-                note_batch(s, p->unit);
-        return err;
+	process_row(p, offset_ns, &r);
+	rec_bind(s, s->add_process, &store_processes, &r);
+	err = write_step(s, s->add_process);
+	if (err)
+		lose(s, p->unit, 1);
+	else if (s->in_txn)
+		note_batch(s, p->unit);
+	return err;
 }
 
-int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns, int64_t offset_ns)
+int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
+		     int64_t offset_ns)
 {
-        struct rec_row r = {};
+	struct rec_row r = {};
 
-        rec_int(&r, SCOL_unit, p->unit);
-        rec_int(&r, SCOL_pid, p->pid);
-        rec_int(&r, SCOL_start_boot_ns, p->start_ns);
-        rec_int(&r, SCOL_time_ns, (int64_t)time_boot_ns + offset_ns);
-        rec_int(&r, SCOL_cpu_ns, p->sample_cpu_ns);
-        rec_int(&r, SCOL_rss_kb, p->sample_rss_kb);
-        rec_int(&r, SCOL_cpu_wait_ns, p->sample_w.cpu_wait_ns);
-        rec_int(&r, SCOL_iowait_ns, p->sample_w.iowait_ns);
-        rec_int(&r, SCOL_offcpu_ns, p->sample_w.offcpu_ns);
-        rec_int(&r, SCOL_net_rx_bytes, p->sample_w.net_rx_bytes);
-        rec_int(&r, SCOL_net_tx_bytes, p->sample_w.net_tx_bytes);
-        rec_bind(s, s->add_sample, &store_samples, &r);
-        return write_step(s, s->add_sample);
+	rec_int(&r, SCOL_unit, p->unit);
+	rec_int(&r, SCOL_pid, p->pid);
+	rec_int(&r, SCOL_start_boot_ns, p->start_ns);
+	rec_int(&r, SCOL_time_ns, (int64_t)time_boot_ns + offset_ns);
+	rec_int(&r, SCOL_cpu_ns, p->sample_cpu_ns);
+	rec_int(&r, SCOL_rss_kb, p->sample_rss_kb);
+	rec_int(&r, SCOL_cpu_wait_ns, p->sample_w.cpu_wait_ns);
+	rec_int(&r, SCOL_iowait_ns, p->sample_w.iowait_ns);
+	rec_int(&r, SCOL_offcpu_ns, p->sample_w.offcpu_ns);
+	rec_int(&r, SCOL_net_rx_bytes, p->sample_w.net_rx_bytes);
+	rec_int(&r, SCOL_net_tx_bytes, p->sample_w.net_tx_bytes);
+	rec_bind(s, s->add_sample, &store_samples, &r);
+	return write_step(s, s->add_sample);
 }

@@ -33,7 +33,7 @@ int store_close_stale_units(struct store *s);
  * before_ns (unix ns; 0: no age limit), then, while the pages in use exceed max_bytes (0: no
  * limit), the oldest finished ones. Never a running unit. */
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
-                unsigned *pruned);
+		unsigned *pruned);
 int store_used_bytes(struct store *s, uint64_t *out);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
 int store_set_alive(struct store *s, int64_t now_ns);
@@ -45,26 +45,26 @@ int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *c
  * what a live row sends. A column left unset is NULL: unknown, absent from the JSON. */
 #define REC_MAX 96 /* columns of a record at most */
 struct rec_row {
-        int64_t i[REC_MAX];
-        const char *s[REC_MAX]; /* TEXT, BLOB */
-        unsigned len[REC_MAX];  /* BLOB bytes */
-        unsigned char set[REC_MAX];
+	int64_t i[REC_MAX];
+	const char *s[REC_MAX]; /* TEXT, BLOB */
+	unsigned len[REC_MAX];	/* BLOB bytes */
+	unsigned char set[REC_MAX];
 };
 static inline void rec_int(struct rec_row *r, int col, int64_t v)
 {
-        r->i[col] = v;
-        r->set[col] = 1;
+	r->i[col] = v;
+	r->set[col] = 1;
 }
 static inline void rec_text(struct rec_row *r, int col, const char *v)
 {
-        r->s[col] = v;
-        r->set[col] = 1;
+	r->s[col] = v;
+	r->set[col] = 1;
 }
 static inline void rec_blob(struct rec_row *r, int col, const void *v, unsigned len)
 {
-        r->s[col] = v;
-        r->len[col] = len;
-        r->set[col] = 1;
+	r->s[col] = v;
+	r->len[col] = len;
+	r->set[col] = 1;
 }
 /* Column indexes by name: PCOL_pid, SCOL_time_ns */
 #define REC_INDEX_P(name, kind, sql, len, flags) PCOL_##name,
@@ -82,7 +82,8 @@ void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_n
 /* A finished process (PROC_FINISHED) with its totals; offset_ns turns boottime into unix time. */
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
 /* A live process's sample for timelines. */
-int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns, int64_t offset_ns);
+int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
+		     int64_t offset_ns);
 
 /* Queries answer JSON arrays for the control socket. uid (uint32 max: anybody) restricts to
  * units of that user. A selector is a Slurm job id ("N", "N_M" an array task), a traced run's

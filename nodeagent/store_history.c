@@ -11,63 +11,71 @@
  * name. Only finished, successful runs of the unit's own user that began before it count. */
 int store_unit_history(struct store *s, uint64_t unit, unsigned limit, struct json_object **out)
 {
-        static const char base[] =
-                "SELECT id, start_ns, end_ns FROM units u WHERE u.id != :id AND u.state = 'COMPLETED'"
-                " AND u.end_ns IS NOT NULL AND u.start_ns < :start AND u.uid = :uid"
-                " AND u.kind = :kind AND ";
-        static const char *const same[] = {
-                "u.pipeline = :pipeline AND u.step_name = :step",
-                "u.job_name = :job_name AND u.step_id = :step_id AND u.pipeline IS NULL",
-                "u.name = :name AND u.job_id = 0 AND u.pipeline IS NULL",
-        };
-        char sql[1024];
-        struct unit u;
-        struct json_object *rows;
-        sqlite3_stmt *st;
-        int err, which, rc;
+	static const char base[] =
+		"SELECT id, start_ns, end_ns FROM units u WHERE u.id != :id AND u.state = "
+		"'COMPLETED'"
+		" AND u.end_ns IS NOT NULL AND u.start_ns < :start AND u.uid = :uid"
+		" AND u.kind = :kind AND ";
+	static const char *const same[] = {
+		"u.pipeline = :pipeline AND u.step_name = :step",
+		"u.job_name = :job_name AND u.step_id = :step_id AND u.pipeline IS NULL",
+		"u.name = :name AND u.job_id = 0 AND u.pipeline IS NULL",
+	};
+	char sql[1024];
+	struct unit u;
+	struct json_object *rows;
+	sqlite3_stmt *st;
+	int err, which, rc;
 
-        err = store_get_unit(s, unit, &u);
-        if (err)
-                return err;
-        which = u.pipeline[0] && u.step_name[0] ? 0 : u.job_id && u.job_name[0] ? 1 : 2;
-        snprintf(sql, sizeof(sql), "%s%s ORDER BY u.start_ns DESC LIMIT :limit", base, same[which]);
-        if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-                return store_fail(s, "history");
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), (int64_t)unit);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":start"), u.start_ns);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":uid"), u.uid);
-        sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":kind"), u.kind, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":pipeline"), u.pipeline, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":step"), u.step_name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":job_name"), u.job_name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":step_id"), u.step_id);
-        sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":name"), u.name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), limit);
-        rows = json_object_new_array();
-        err = rows ? 0 : -ENOMEM;
-        while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-                struct json_object *row = json_object_new_object(), *totals = NULL;
-                uint64_t id = sqlite3_column_int64(st, 0);
+	err = store_get_unit(s, unit, &u);
+	if (err)
+		return err;
+	which = u.pipeline[0] && u.step_name[0] ? 0 : u.job_id && u.job_name[0] ? 1 : 2;
+	snprintf(sql, sizeof(sql), "%s%s ORDER BY u.start_ns DESC LIMIT :limit", base, same[which]);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, "history");
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), (int64_t)unit);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":start"), u.start_ns);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":uid"), u.uid);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":kind"), u.kind, -1,
+			  SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":pipeline"), u.pipeline, -1,
+			  SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":step"), u.step_name, -1,
+			  SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":job_name"), u.job_name, -1,
+			  SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":step_id"), u.step_id);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":name"), u.name, -1,
+			  SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), limit);
+	rows = json_object_new_array();
+	err = rows ? 0 : -ENOMEM;
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct json_object *row = json_object_new_object(), *totals = NULL;
+		uint64_t id = sqlite3_column_int64(st, 0);
 
-                if (!row || json_object_array_add(rows, row) < 0) {
-                        json_object_put(row);
-                        err = -ENOMEM;
-                        break;
-                }
-                json_object_object_add(row, "unit", json_object_new_int64((int64_t)id));
-                json_object_object_add(row, "start_ns", json_object_new_int64(sqlite3_column_int64(st, 1)));
-                json_object_object_add(row, "end_ns", json_object_new_int64(sqlite3_column_int64(st, 2)));
-                err = store_query_totals(s, s->db, id, &totals);
-                if (!err)
-                        json_object_object_add(row, "totals", totals);
-        }
-        if (!err && rc != SQLITE_DONE)
-                err = store_fail(s, "history");
-        sqlite3_finalize(st);
-        if (err) {
-                json_object_put(rows);
-                return err;
-        }
-        *out = rows;
-        return 0;
+		if (!row || json_object_array_add(rows, row) < 0) {
+			json_object_put(row);
+			err = -ENOMEM;
+			break;
+		}
+		json_object_object_add(row, "unit", json_object_new_int64((int64_t)id));
+		json_object_object_add(row, "start_ns",
+				       json_object_new_int64(sqlite3_column_int64(st, 1)));
+		json_object_object_add(row, "end_ns",
+				       json_object_new_int64(sqlite3_column_int64(st, 2)));
+		err = store_query_totals(s, s->db, id, &totals);
+		if (!err)
+			json_object_object_add(row, "totals", totals);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = store_fail(s, "history");
+	sqlite3_finalize(st);
+	if (err) {
+		json_object_put(rows);
+		return err;
+	}
+	*out = rows;
+	return 0;
 }

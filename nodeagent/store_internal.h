@@ -9,49 +9,50 @@
 #define STORE_BATCH_UNITS 64 /* units whose processes an open batch tracks for loss counts */
 
 struct store {
-        sqlite3 *db;
-        char boot_id[40];
-        int in_txn;
-        unsigned pending;
-        int failing;            /* writes fail (disk full, I/O error): said once, until they work */
-        struct {
-                uint64_t unit;
-                uint32_t n;
-        } batch[STORE_BATCH_UNITS]; /* processes of the open batch, per unit */
-        unsigned nbatch;
-        uint32_t batch_rest;    /* processes of units beyond the tracked ones */
-        store_loss_fn on_loss;
-        void *loss_ctx;
-        sqlite3_stmt *put_unit, *add_process, *add_sample;
-        /* built from common/records.h at open: what the reads select */
-        char unit_columns[2048];    /* every column of units, in the record's order */
-        char process_columns[2048]; /* the columns of processes that listings show */
-        char tool_columns[4096];    /* a tool group's expressions */
-        char totals_columns[2048];  /* a unit's totals' expressions */
+	sqlite3 *db;
+	char boot_id[40];
+	int in_txn;
+	unsigned pending;
+	int failing; /* writes fail (disk full, I/O error): said once, until they work */
+	struct {
+		uint64_t unit;
+		uint32_t n;
+	} batch[STORE_BATCH_UNITS]; /* processes of the open batch, per unit */
+	unsigned nbatch;
+	uint32_t batch_rest; /* processes of units beyond the tracked ones */
+	store_loss_fn on_loss;
+	void *loss_ctx;
+	sqlite3_stmt *put_unit, *add_process, *add_sample;
+	/* built from common/records.h at open: what the reads select */
+	char unit_columns[2048];    /* every column of units, in the record's order */
+	char process_columns[2048]; /* the columns of processes that listings show */
+	char tool_columns[4096];    /* a tool group's expressions */
+	char totals_columns[2048];  /* a unit's totals' expressions */
 };
 
 /* ---- records (store_record.c): the tables of common/records.h walked */
 
 struct rec_table {
-        const char *name; /* NULL: not a table of its own, an aggregate's columns */
-        const struct rec_col *cols;
-        size_t n;
-        const char *constraint;
+	const char *name; /* NULL: not a table of its own, an aggregate's columns */
+	const struct rec_col *cols;
+	size_t n;
+	const char *constraint;
 };
 extern const struct rec_table store_units, store_processes, store_samples, store_tools,
-        store_totals;
+	store_totals;
 
 enum rec_list {
-        REC_NAMES,  /* "a, b" */
-        REC_LISTED, /* the same, without the stored-only columns */
-        REC_PARAMS, /* "?,?" */
-        REC_DEFS,   /* "a INTEGER, b TEXT" */
-        REC_EXPRS,  /* "SUM(a) AS a, ..." */
+	REC_NAMES,  /* "a, b" */
+	REC_LISTED, /* the same, without the stored-only columns */
+	REC_PARAMS, /* "?,?" */
+	REC_DEFS,   /* "a INTEGER, b TEXT" */
+	REC_EXPRS,  /* "SUM(a) AS a, ..." */
 };
 int rec_list(const struct rec_table *t, enum rec_list how, char *out, size_t len);
 int rec_ensure_table(struct store *s, const struct rec_table *t);
 int rec_prepare_insert(struct store *s, const struct rec_table *t, sqlite3_stmt **out);
-void rec_bind(struct store *s, sqlite3_stmt *st, const struct rec_table *t, const struct rec_row *r);
+void rec_bind(struct store *s, sqlite3_stmt *st, const struct rec_table *t,
+	      const struct rec_row *r);
 /* A unit whole, to a row and from a SELECT of unit_columns */
 void rec_unit_to_row(const struct unit *u, struct rec_row *r);
 void rec_unit_from_stmt(sqlite3_stmt *st, struct unit *u);
@@ -73,7 +74,7 @@ struct json_object *store_row_to_json(sqlite3_stmt *st);
 /* The statements behind the listings, prepared on db: the store's own connection or a
  * read-only one of stream.c. The caller finalizes *out. */
 int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,
-                      sqlite3_stmt **out);
+		      sqlite3_stmt **out);
 int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
 int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
 /* store_unit_totals() on db, in one go. */
@@ -83,13 +84,13 @@ int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_
  * 1 while processes are left, 0 with *out the totals (the caller's), or -errno. Begin before
  * the first step; end always (it frees what an unfinished count holds). */
 struct totals_steps {
-        uint64_t unit;
-        sqlite3_int64 after;      /* the last rowid counted */
-        struct json_object *acc;  /* the sums so far */
+	uint64_t unit;
+	sqlite3_int64 after;	 /* the last rowid counted */
+	struct json_object *acc; /* the sums so far */
 };
 void store_totals_begin(struct totals_steps *t, uint64_t unit);
 int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsigned rows,
-                      struct json_object **out);
+		      struct json_object **out);
 void store_totals_end(struct totals_steps *t);
 /* Every totals column can be counted in steps (COUNT, SUM, MIN or MAX at its top): 0 or
  * -EINVAL, said in the log. */

@@ -11,121 +11,123 @@
 
 static int exec_sql(struct store *s, const char *sql)
 {
-        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                return store_write_failed(s, "prune");
-        return 0;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_write_failed(s, "prune");
+	return 0;
 }
 
 /* Bytes of the store's pages in use: what prunes keep under StoreMaxSize (freed pages are
  * reused, so the file stops growing there). */
 int store_used_bytes(struct store *s, uint64_t *out)
 {
-        sqlite3_stmt *st;
-        int64_t v[3];
-        int i, err = 0;
-        static const char *const sql[] = { "PRAGMA page_count", "PRAGMA freelist_count",
-                                           "PRAGMA page_size" };
+	sqlite3_stmt *st;
+	int64_t v[3];
+	int i, err = 0;
+	static const char *const sql[] = { "PRAGMA page_count", "PRAGMA freelist_count",
+					   "PRAGMA page_size" };
 
-        for (i = 0; i < 3 && !err; i++) {
-                if (store_prepare(s, sql[i], &st))
-                        return -EIO;
-                if (sqlite3_step(st) == SQLITE_ROW)
-                        v[i] = sqlite3_column_int64(st, 0);
-                else
-                        err = store_fail(s, sql[i]);
-                sqlite3_finalize(st);
-        }
-        if (!err)
-                *out = (uint64_t)(v[0] - v[1]) * (uint64_t)v[2];
-        return err;
+	for (i = 0; i < 3 && !err; i++) {
+		if (store_prepare(s, sql[i], &st))
+			return -EIO;
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v[i] = sqlite3_column_int64(st, 0);
+		else
+			err = store_fail(s, sql[i]);
+		sqlite3_finalize(st);
+	}
+	if (!err)
+		*out = (uint64_t)(v[0] - v[1]) * (uint64_t)v[2];
+	return err;
 }
 
 /* Select up to batch finished units (ended before before_ns, or the oldest ones if before_ns is
  * 0) into temp.prune, then delete them and everything recorded of them. */
 static int prune_batch(struct store *s, int64_t before_ns, unsigned batch, unsigned *n)
 {
-        sqlite3_stmt *st;
-        int err;
+	sqlite3_stmt *st;
+	int err;
 
-        err = exec_sql(s, "CREATE TEMP TABLE IF NOT EXISTS prune(id INTEGER PRIMARY KEY);"
-                          "DELETE FROM temp.prune");
-        if (err)
-                return err;
-        if (store_prepare(s, "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
-                          " AND end_ns IS NOT NULL AND (?1 = 0 OR end_ns < ?1) ORDER BY end_ns LIMIT ?2",
-                          &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, before_ns);
-        sqlite3_bind_int64(st, 2, batch);
-        err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "prune");
-        sqlite3_finalize(st);
-        if (err)
-                return err;
-        *n = sqlite3_changes(s->db);
-        if (!*n)
-                return 0;
-        return exec_sql(s, "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
-                           "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
-                           "DELETE FROM units WHERE id IN (SELECT id FROM temp.prune)");
+	err = exec_sql(s, "CREATE TEMP TABLE IF NOT EXISTS prune(id INTEGER PRIMARY KEY);"
+			  "DELETE FROM temp.prune");
+	if (err)
+		return err;
+	if (store_prepare(
+		    s,
+		    "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
+		    " AND end_ns IS NOT NULL AND (?1 = 0 OR end_ns < ?1) ORDER BY end_ns LIMIT ?2",
+		    &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, before_ns);
+	sqlite3_bind_int64(st, 2, batch);
+	err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "prune");
+	sqlite3_finalize(st);
+	if (err)
+		return err;
+	*n = sqlite3_changes(s->db);
+	if (!*n)
+		return 0;
+	return exec_sql(s, "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
+			   "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
+			   "DELETE FROM units WHERE id IN (SELECT id FROM temp.prune)");
 }
 
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
-                unsigned *pruned)
+		unsigned *pruned)
 {
-        uint64_t used;
-        unsigned n = 0;
-        int err;
+	uint64_t used;
+	unsigned n = 0;
+	int err;
 
-        *pruned = 0;
-        /* the open batch first: pruning runs in a transaction of its own */
-        err = store_commit(s);
-        if (!err)
-                err = exec_sql(s, "BEGIN");
-        if (err)
-                return err;
-        if (before_ns > 0) {
-                err = prune_batch(s, before_ns, batch, &n);
-                *pruned += n;
-        }
-        if (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
-            used > max_bytes) {
-                err = prune_batch(s, 0, batch - *pruned, &n);
-                *pruned += n;
-        }
-        if (err) {
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-                *pruned = 0;
-                return err;
-        }
-        err = exec_sql(s, "COMMIT");
-        if (err && !sqlite3_get_autocommit(s->db))
-                sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-        return err;
+	*pruned = 0;
+	/* the open batch first: pruning runs in a transaction of its own */
+	err = store_commit(s);
+	if (!err)
+		err = exec_sql(s, "BEGIN");
+	if (err)
+		return err;
+	if (before_ns > 0) {
+		err = prune_batch(s, before_ns, batch, &n);
+		*pruned += n;
+	}
+	if (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
+	    used > max_bytes) {
+		err = prune_batch(s, 0, batch - *pruned, &n);
+		*pruned += n;
+	}
+	if (err) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		*pruned = 0;
+		return err;
+	}
+	err = exec_sql(s, "COMMIT");
+	if (err && !sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
 }
 
 int store_set_alive(struct store *s, int64_t now_ns)
 {
-        sqlite3_stmt *st;
-        int err;
+	sqlite3_stmt *st;
+	int err;
 
-        if (store_prepare(s, "INSERT OR REPLACE INTO meta VALUES('alive_ns', ?)", &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, now_ns);
-        err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "heartbeat");
-        sqlite3_finalize(st);
-        return err;
+	if (store_prepare(s, "INSERT OR REPLACE INTO meta VALUES('alive_ns', ?)", &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, now_ns);
+	err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "heartbeat");
+	sqlite3_finalize(st);
+	return err;
 }
 
 int store_last_alive(struct store *s, int64_t *out)
 {
-        sqlite3_stmt *st;
-        int rc;
+	sqlite3_stmt *st;
+	int rc;
 
-        if (store_prepare(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='alive_ns'", &st))
-                return -EIO;
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW)
-                *out = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-        return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : store_fail(s, "heartbeat");
+	if (store_prepare(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='alive_ns'", &st))
+		return -EIO;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : store_fail(s, "heartbeat");
 }

@@ -13,242 +13,246 @@
 
 int store_close_stale_units(struct store *s)
 {
-        sqlite3_stmt *st;
-        int rc;
+	sqlite3_stmt *st;
+	int rc;
 
-        if (store_prepare(s, "UPDATE units SET state='LOST', end_ns=COALESCE(end_ns, start_ns)"
-                       " WHERE state='RUNNING' AND boot_id IS NOT ?", &st))
-                return -EIO;
-        sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE)
-                return store_fail(s, "stale units");
-        rc = sqlite3_changes(s->db);
-        if (rc)
-                log_info("store: %d units of an earlier boot marked LOST", rc);
-        return 0;
+	if (store_prepare(s,
+			  "UPDATE units SET state='LOST', end_ns=COALESCE(end_ns, start_ns)"
+			  " WHERE state='RUNNING' AND boot_id IS NOT ?",
+			  &st))
+		return -EIO;
+	sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, "stale units");
+	rc = sqlite3_changes(s->db);
+	if (rc)
+		log_info("store: %d units of an earlier boot marked LOST", rc);
+	return 0;
 }
 
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx)
 {
-        char sql[2560];
-        sqlite3_stmt *st;
-        struct unit u;
-        int rc, err = 0;
+	char sql[2560];
+	sqlite3_stmt *st;
+	struct unit u;
+	int rc, err = 0;
 
-        snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE state='RUNNING' AND boot_id=?",
-                 s->unit_columns);
-        if (store_prepare(s, sql, &st))
-                return -EIO;
-        sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW && !err) {
-                rec_unit_from_stmt(st, &u);
-                err = fn(&u, ctx);
-        }
-        sqlite3_finalize(st);
-        if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
-                err = store_fail(s, "running units");
-        return err;
+	snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE state='RUNNING' AND boot_id=?",
+		 s->unit_columns);
+	if (store_prepare(s, sql, &st))
+		return -EIO;
+	sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !err) {
+		rec_unit_from_stmt(st, &u);
+		err = fn(&u, ctx);
+	}
+	sqlite3_finalize(st);
+	if (!err && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		err = store_fail(s, "running units");
+	return err;
 }
 
 struct json_object *store_row_to_json(sqlite3_stmt *st)
 {
-        struct json_object *o = json_object_new_object();
-        int i, n = sqlite3_column_count(st);
+	struct json_object *o = json_object_new_object();
+	int i, n = sqlite3_column_count(st);
 
-        for (i = 0; o && i < n; i++) {
-                const char *name = sqlite3_column_name(st, i);
-                struct json_object *v = NULL;
+	for (i = 0; o && i < n; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		struct json_object *v = NULL;
 
-                switch (sqlite3_column_type(st, i)) {
-                case SQLITE_INTEGER:
-                        v = json_object_new_int64(sqlite3_column_int64(st, i));
-                        break;
-                case SQLITE_FLOAT:
-                        v = json_object_new_double(sqlite3_column_double(st, i));
-                        break;
-                case SQLITE_TEXT:
-                        v = json_object_new_string((const char *)sqlite3_column_text(st, i));
-                        break;
-                case SQLITE_BLOB:
-                        v = store_strings_json(sqlite3_column_blob(st, i),
-                                               (size_t)sqlite3_column_bytes(st, i));
-                        break;
-                default:
-                        continue; /* NULL: absent key, printed as unknown */
-                }
-                json_object_object_add(o, name, v);
-        }
-        return o;
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_INTEGER:
+			v = json_object_new_int64(sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_FLOAT:
+			v = json_object_new_double(sqlite3_column_double(st, i));
+			break;
+		case SQLITE_TEXT:
+			v = json_object_new_string((const char *)sqlite3_column_text(st, i));
+			break;
+		case SQLITE_BLOB:
+			v = store_strings_json(sqlite3_column_blob(st, i),
+					       (size_t)sqlite3_column_bytes(st, i));
+			break;
+		default:
+			continue; /* NULL: absent key, printed as unknown */
+		}
+		json_object_object_add(o, name, v);
+	}
+	return o;
 }
 
 static int rows_to_array(struct store *s, sqlite3_stmt *st, struct json_object **out)
 {
-        struct json_object *arr = json_object_new_array();
-        int rc;
+	struct json_object *arr = json_object_new_array();
+	int rc;
 
-        if (!arr)
-                return -ENOMEM;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-                json_object_array_add(arr, store_row_to_json(st));
-        if (rc != SQLITE_DONE) {
-                json_object_put(arr);
-                return store_fail(s, "query");
-        }
-        *out = arr;
-        return 0;
+	if (!arr)
+		return -ENOMEM;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_object_array_add(arr, store_row_to_json(st));
+	if (rc != SQLITE_DONE) {
+		json_object_put(arr);
+		return store_fail(s, "query");
+	}
+	*out = arr;
+	return 0;
 }
 
 /* A one-off statement on db: the store's own connection, or a reader's (stream.c). */
 static int prepare_on(struct store *s, sqlite3 *db, const char *sql, sqlite3_stmt **out)
 {
-        if (db == s->db)
-                return store_prepare(s, sql, out);
-        if (sqlite3_prepare_v2(db, sql, -1, out, NULL) != SQLITE_OK) {
-                log_error("prepare: %s", sqlite3_errmsg(db));
-                return -EIO;
-        }
-        return 0;
+	if (db == s->db)
+		return store_prepare(s, sql, out);
+	if (sqlite3_prepare_v2(db, sql, -1, out, NULL) != SQLITE_OK) {
+		log_error("prepare: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	return 0;
 }
 
 static int fail_on(struct store *s, sqlite3 *db, const char *what)
 {
-        if (db == s->db)
-                return store_fail(s, what);
-        log_error("%s: %s", what, sqlite3_errmsg(db));
-        return -EIO;
+	if (db == s->db)
+		return store_fail(s, what);
+	log_error("%s: %s", what, sqlite3_errmsg(db));
+	return -EIO;
 }
 
 int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,
-                      sqlite3_stmt **out)
+		      sqlite3_stmt **out)
 {
-        long long num = -1, task = -1, run = -1;
-        char sql[2560], *end;
-        sqlite3_stmt *st;
+	long long num = -1, task = -1, run = -1;
+	char sql[2560], *end;
+	sqlite3_stmt *st;
 
-        /* "N": Slurm job N (all its steps); "N_M": task M of job array N; "rN": traced run N
-         * (its own prefix: never mistaken for a Slurm job); anything else: a unit name
-         * ("N.batch", "N.0", a run's --name) */
-        if (isdigit((unsigned char)*selector)) {
-                num = strtoll(selector, &end, 10);
-                if (*end == '_' && isdigit((unsigned char)end[1]))
-                        task = strtoll(end + 1, &end, 10);
-                if (*end)
-                        num = task = -1;
-        } else if (selector[0] == 'r' && isdigit((unsigned char)selector[1])) {
-                run = strtoll(selector + 1, &end, 10);
-                if (*end)
-                        run = -1;
-        }
-        snprintf(sql, sizeof(sql),
-                 "SELECT %s FROM units WHERE (name=?1 OR (kind='local' AND id=?6)"
-                 " OR (?3 < 0 AND job_id=?2 AND ?2 > 0)"
-                 " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
-                 " AND (?4 OR uid=?5) ORDER BY id",
-                 s->unit_columns);
-        if (prepare_on(s, db, sql, &st))
-                return -EIO;
-        sqlite3_bind_text(st, 1, selector, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, 2, num);
-        sqlite3_bind_int64(st, 3, task);
-        sqlite3_bind_int(st, 4, uid == ANY_UID);
-        sqlite3_bind_int64(st, 5, uid);
-        sqlite3_bind_int64(st, 6, run);
-        *out = st;
-        return 0;
+	/* "N": Slurm job N (all its steps); "N_M": task M of job array N; "rN": traced run N
+	 * (its own prefix: never mistaken for a Slurm job); anything else: a unit name
+	 * ("N.batch", "N.0", a run's --name) */
+	if (isdigit((unsigned char)*selector)) {
+		num = strtoll(selector, &end, 10);
+		if (*end == '_' && isdigit((unsigned char)end[1]))
+			task = strtoll(end + 1, &end, 10);
+		if (*end)
+			num = task = -1;
+	} else if (selector[0] == 'r' && isdigit((unsigned char)selector[1])) {
+		run = strtoll(selector + 1, &end, 10);
+		if (*end)
+			run = -1;
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s FROM units WHERE (name=?1 OR (kind='local' AND id=?6)"
+		 " OR (?3 < 0 AND job_id=?2 AND ?2 > 0)"
+		 " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
+		 " AND (?4 OR uid=?5) ORDER BY id",
+		 s->unit_columns);
+	if (prepare_on(s, db, sql, &st))
+		return -EIO;
+	sqlite3_bind_text(st, 1, selector, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, num);
+	sqlite3_bind_int64(st, 3, task);
+	sqlite3_bind_int(st, 4, uid == ANY_UID);
+	sqlite3_bind_int64(st, 5, uid);
+	sqlite3_bind_int64(st, 6, run);
+	*out = st;
+	return 0;
 }
 
 int store_find_units(struct store *s, const char *selector, uint32_t uid, struct json_object **out)
 {
-        sqlite3_stmt *st;
-        int err;
+	sqlite3_stmt *st;
+	int err;
 
-        if (store_query_units(s, s->db, selector, uid, &st))
-                return -EIO;
-        err = rows_to_array(s, st, out);
-        sqlite3_finalize(st);
-        return err;
+	if (store_query_units(s, s->db, selector, uid, &st))
+		return -EIO;
+	err = rows_to_array(s, st, out);
+	sqlite3_finalize(st);
+	return err;
 }
 
 int store_get_unit(struct store *s, uint64_t id, struct unit *out)
 {
-        char sql[2560];
-        sqlite3_stmt *st;
-        int rc;
+	char sql[2560];
+	sqlite3_stmt *st;
+	int rc;
 
-        snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE id=?", s->unit_columns);
-        if (store_prepare(s, sql, &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, id);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW)
-                rec_unit_from_stmt(st, out);
-        sqlite3_finalize(st);
-        if (rc == SQLITE_ROW)
-                return 0;
-        return rc == SQLITE_DONE ? -ENOENT : store_fail(s, "unit");
+	snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE id=?", s->unit_columns);
+	if (store_prepare(s, sql, &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		rec_unit_from_stmt(st, out);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? -ENOENT : store_fail(s, "unit");
 }
 
 int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
 {
-        char sql[2560];
+	char sql[2560];
 
-        snprintf(sql, sizeof(sql), "SELECT %s FROM processes WHERE unit=? ORDER BY start_boot_ns, pid",
-                 s->process_columns);
-        if (prepare_on(s, db, sql, out))
-                return -EIO;
-        sqlite3_bind_int64(*out, 1, unit);
-        return 0;
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s FROM processes WHERE unit=? ORDER BY start_boot_ns, pid",
+		 s->process_columns);
+	if (prepare_on(s, db, sql, out))
+		return -EIO;
+	sqlite3_bind_int64(*out, 1, unit);
+	return 0;
 }
 
 int store_unit_processes(struct store *s, uint64_t unit, struct json_object **out)
 {
-        sqlite3_stmt *st;
-        int err;
+	sqlite3_stmt *st;
+	int err;
 
-        if (store_query_processes(s, s->db, unit, &st))
-                return -EIO;
-        err = rows_to_array(s, st, out);
-        sqlite3_finalize(st);
-        return err;
+	if (store_query_processes(s, s->db, unit, &st))
+		return -EIO;
+	err = rows_to_array(s, st, out);
+	sqlite3_finalize(st);
+	return err;
 }
 
 int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
 {
-        char sql[5120];
-        sqlite3_stmt *st;
+	char sql[5120];
+	sqlite3_stmt *st;
 
-        /* shell plumbing stays out of tool tables, unless it failed: a failing ls or grep is
-         * shown, not hidden. Exit codes belong to the process that had them: a wrapper's (an
-         * srun client's, time's) are not its tool's. */
-        snprintf(sql, sizeof(sql),
-                 "WITH f AS (SELECT DISTINCT tool FROM processes WHERE unit=?1 AND tool_excluded"
-                 "  AND (status != 0 OR (flags & :oom_killed) != 0)),"
-                 " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
-                 "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
-                 " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p WHERE NOT tool_wrapper"
-                 "  GROUP BY tool, subcommand, status)"
-                 " SELECT %s FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC",
-                 s->tool_columns);
-        if (prepare_on(s, db, sql, &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, unit);
-        store_bind_flags(st);
-        *out = st;
-        return 0;
+	/* shell plumbing stays out of tool tables, unless it failed: a failing ls or grep is
+	 * shown, not hidden. Exit codes belong to the process that had them: a wrapper's (an
+	 * srun client's, time's) are not its tool's. */
+	snprintf(sql, sizeof(sql),
+		 "WITH f AS (SELECT DISTINCT tool FROM processes WHERE unit=?1 AND tool_excluded"
+		 "  AND (status != 0 OR (flags & :oom_killed) != 0)),"
+		 " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
+		 "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
+		 " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p WHERE NOT "
+		 "tool_wrapper"
+		 "  GROUP BY tool, subcommand, status)"
+		 " SELECT %s FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC",
+		 s->tool_columns);
+	if (prepare_on(s, db, sql, &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, unit);
+	store_bind_flags(st);
+	*out = st;
+	return 0;
 }
 
 int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
 {
-        sqlite3_stmt *st;
-        int err;
+	sqlite3_stmt *st;
+	int err;
 
-        if (store_query_tools(s, s->db, unit, &st))
-                return -EIO;
-        err = rows_to_array(s, st, out);
-        sqlite3_finalize(st);
-        return err;
+	if (store_query_tools(s, s->db, unit, &st))
+		return -EIO;
+	err = rows_to_array(s, st, out);
+	sqlite3_finalize(st);
+	return err;
 }
 
 /* How a totals column's partial values over two sets of processes make the value over both:
@@ -257,172 +261,194 @@ enum combine { COMBINE_NONE, COMBINE_ADD, COMBINE_MIN, COMBINE_MAX };
 
 static enum combine combine_of(const char *sql)
 {
-        return !strncmp(sql, "COUNT(", 6) || !strncmp(sql, "SUM(", 4) ? COMBINE_ADD
-               : !strncmp(sql, "MIN(", 4)                             ? COMBINE_MIN
-               : !strncmp(sql, "MAX(", 4)                             ? COMBINE_MAX
-                                                                      : COMBINE_NONE;
+	return !strncmp(sql, "COUNT(", 6) || !strncmp(sql, "SUM(", 4) ? COMBINE_ADD
+	       : !strncmp(sql, "MIN(", 4)			      ? COMBINE_MIN
+	       : !strncmp(sql, "MAX(", 4)			      ? COMBINE_MAX
+								      : COMBINE_NONE;
 }
 
 int store_totals_check(void)
 {
-        size_t i;
+	size_t i;
 
-        for (i = 0; i < store_totals.n; i++)
-                if (combine_of(store_totals.cols[i].sql) == COMBINE_NONE) {
-                        log_error("totals column %s: '%s' is not COUNT, SUM, MIN or MAX of the"
-                                  " processes, and cannot be counted in steps",
-                                  store_totals.cols[i].name, store_totals.cols[i].sql);
-                        return -EINVAL;
-                }
-        return 0;
+	for (i = 0; i < store_totals.n; i++)
+		if (combine_of(store_totals.cols[i].sql) == COMBINE_NONE) {
+			log_error("totals column %s: '%s' is not COUNT, SUM, MIN or MAX of the"
+				  " processes, and cannot be counted in steps",
+				  store_totals.cols[i].name, store_totals.cols[i].sql);
+			return -EINVAL;
+		}
+	return 0;
 }
 
 static void combine_into(struct json_object *acc, struct json_object *part)
 {
-        size_t i;
+	size_t i;
 
-        for (i = 0; i < store_totals.n; i++) {
-                const char *key = store_totals.cols[i].name;
-                struct json_object *a, *p;
+	for (i = 0; i < store_totals.n; i++) {
+		const char *key = store_totals.cols[i].name;
+		struct json_object *a, *p;
 
-                if (!json_object_object_get_ex(part, key, &p))
-                        continue; /* NULL: no process of the step had a value */
-                if (!json_object_object_get_ex(acc, key, &a)) {
-                        json_object_object_add(acc, key, json_object_get(p));
-                        continue;
-                }
-                if (json_object_is_type(a, json_type_int) && json_object_is_type(p, json_type_int)) {
-                        int64_t x = json_object_get_int64(a), y = json_object_get_int64(p);
+		if (!json_object_object_get_ex(part, key, &p))
+			continue; /* NULL: no process of the step had a value */
+		if (!json_object_object_get_ex(acc, key, &a)) {
+			json_object_object_add(acc, key, json_object_get(p));
+			continue;
+		}
+		if (json_object_is_type(a, json_type_int) &&
+		    json_object_is_type(p, json_type_int)) {
+			int64_t x = json_object_get_int64(a), y = json_object_get_int64(p);
 
-                        switch (combine_of(store_totals.cols[i].sql)) {
-                        case COMBINE_ADD: x += y; break;
-                        case COMBINE_MIN: x = y < x ? y : x; break;
-                        case COMBINE_MAX: x = y > x ? y : x; break;
-                        default: break;
-                        }
-                        json_object_object_add(acc, key, json_object_new_int64(x));
-                } else {
-                        double x = json_object_get_double(a), y = json_object_get_double(p);
+			switch (combine_of(store_totals.cols[i].sql)) {
+			case COMBINE_ADD:
+				x += y;
+				break;
+			case COMBINE_MIN:
+				x = y < x ? y : x;
+				break;
+			case COMBINE_MAX:
+				x = y > x ? y : x;
+				break;
+			default:
+				break;
+			}
+			json_object_object_add(acc, key, json_object_new_int64(x));
+		} else {
+			double x = json_object_get_double(a), y = json_object_get_double(p);
 
-                        switch (combine_of(store_totals.cols[i].sql)) {
-                        case COMBINE_ADD: x += y; break;
-                        case COMBINE_MIN: x = y < x ? y : x; break;
-                        case COMBINE_MAX: x = y > x ? y : x; break;
-                        default: break;
-                        }
-                        json_object_object_add(acc, key, json_object_new_double(x));
-                }
-        }
+			switch (combine_of(store_totals.cols[i].sql)) {
+			case COMBINE_ADD:
+				x += y;
+				break;
+			case COMBINE_MIN:
+				x = y < x ? y : x;
+				break;
+			case COMBINE_MAX:
+				x = y > x ? y : x;
+				break;
+			default:
+				break;
+			}
+			json_object_object_add(acc, key, json_object_new_double(x));
+		}
+	}
 }
 
 /* The unit's live samples (SAMPLE_TOTALS_RECORD of common/records.h) into o. */
 static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object *o)
 {
-        sqlite3_stmt *st;
-        int rc;
+	sqlite3_stmt *st;
+	int rc;
 
-        if (prepare_on(s, db, "WITH d AS (SELECT time_ns, rss_kb,"
-                       "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
-                       "  FROM samples WHERE unit=?1"
-                       "  WINDOW w AS (PARTITION BY pid, start_boot_ns ORDER BY time_ns))"
-                       " SELECT (SELECT MAX(busy) FROM (SELECT SUM(dcpu * 1.0 / dt) AS busy FROM d"
-                       "   WHERE dt > 0 GROUP BY time_ns)) AS peak_cores,"
-                       "  (SELECT MAX(rss) FROM (SELECT SUM(rss_kb) AS rss FROM d GROUP BY time_ns))"
-                       "   AS peak_sampled_rss_kb,"
-                       "  (SELECT COUNT(DISTINCT time_ns) FROM d) AS sample_rounds", &st))
-                return -EIO;
-        sqlite3_bind_int64(st, 1, unit);
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-                struct json_object *extra = store_row_to_json(st);
+	if (prepare_on(
+		    s, db,
+		    "WITH d AS (SELECT time_ns, rss_kb,"
+		    "  cpu_ns - LAG(cpu_ns) OVER w AS dcpu, time_ns - LAG(time_ns) OVER w AS dt"
+		    "  FROM samples WHERE unit=?1"
+		    "  WINDOW w AS (PARTITION BY pid, start_boot_ns ORDER BY time_ns))"
+		    " SELECT (SELECT MAX(busy) FROM (SELECT SUM(dcpu * 1.0 / dt) AS busy FROM d"
+		    "   WHERE dt > 0 GROUP BY time_ns)) AS peak_cores,"
+		    "  (SELECT MAX(rss) FROM (SELECT SUM(rss_kb) AS rss FROM d GROUP BY time_ns))"
+		    "   AS peak_sampled_rss_kb,"
+		    "  (SELECT COUNT(DISTINCT time_ns) FROM d) AS sample_rounds",
+		    &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, unit);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		struct json_object *extra = store_row_to_json(st);
 
-                json_object_object_foreach(extra, key, val)
-                        json_object_object_add(o, key, json_object_get(val));
-                json_object_put(extra);
-        }
-        sqlite3_finalize(st);
-        return 0;
+		json_object_object_foreach(extra, key, val)
+			json_object_object_add(o, key, json_object_get(val));
+		json_object_put(extra);
+	}
+	sqlite3_finalize(st);
+	return 0;
 }
 
 void store_totals_begin(struct totals_steps *t, uint64_t unit)
 {
-        *t = (struct totals_steps){ .unit = unit };
+	*t = (struct totals_steps){ .unit = unit };
 }
 
 void store_totals_end(struct totals_steps *t)
 {
-        json_object_put(t->acc);
-        t->acc = NULL;
+	json_object_put(t->acc);
+	t->acc = NULL;
 }
 
 int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsigned rows,
-                      struct json_object **out)
+		      struct json_object **out)
 {
-        char sql[2560];
-        sqlite3_stmt *st;
-        sqlite3_int64 upto = INT64_MAX;
-        struct json_object *part;
-        int rc, last = 1;
+	char sql[2560];
+	sqlite3_stmt *st;
+	sqlite3_int64 upto = INT64_MAX;
+	struct json_object *part;
+	int rc, last = 1;
 
-        if (!t->acc && !(t->acc = json_object_new_object()))
-                return -ENOMEM;
-        /* the step's processes: up to rows of them, by rowid (the unit's index holds it) */
-        if (rows != UINT_MAX) {
-                if (prepare_on(s, db, "SELECT rowid FROM processes WHERE unit=?1 AND rowid>?2"
-                               " ORDER BY rowid LIMIT 1 OFFSET ?3", &st))
-                        return -EIO;
-                sqlite3_bind_int64(st, 1, (sqlite3_int64)t->unit);
-                sqlite3_bind_int64(st, 2, t->after);
-                sqlite3_bind_int64(st, 3, (sqlite3_int64)rows - 1);
-                rc = sqlite3_step(st);
-                if (rc == SQLITE_ROW) {
-                        upto = sqlite3_column_int64(st, 0);
-                        last = 0;
-                }
-                sqlite3_finalize(st);
-                if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-                        return fail_on(s, db, "totals");
-        }
-        /* named: the expressions before it name flags (:oom_killed) */
-        snprintf(sql, sizeof(sql), "SELECT %s FROM processes WHERE unit=:unit AND rowid>:after"
-                 " AND rowid<=:upto", s->totals_columns);
-        if (prepare_on(s, db, sql, &st))
-                return -EIO;
-        store_bind_flags(st);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"), (sqlite3_int64)t->unit);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":after"), t->after);
-        sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":upto"), upto);
-        rc = sqlite3_step(st);
-        part = rc == SQLITE_ROW ? store_row_to_json(st) : NULL;
-        sqlite3_finalize(st);
-        if (rc != SQLITE_ROW)
-                return fail_on(s, db, "totals");
-        if (!part)
-                return -ENOMEM;
-        combine_into(t->acc, part);
-        json_object_put(part);
-        t->after = upto;
-        if (!last)
-                return 1;
-        if (sample_totals(s, db, t->unit, t->acc))
-                return -EIO;
-        *out = t->acc;
-        t->acc = NULL;
-        return 0;
+	if (!t->acc && !(t->acc = json_object_new_object()))
+		return -ENOMEM;
+	/* the step's processes: up to rows of them, by rowid (the unit's index holds it) */
+	if (rows != UINT_MAX) {
+		if (prepare_on(s, db,
+			       "SELECT rowid FROM processes WHERE unit=?1 AND rowid>?2"
+			       " ORDER BY rowid LIMIT 1 OFFSET ?3",
+			       &st))
+			return -EIO;
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)t->unit);
+		sqlite3_bind_int64(st, 2, t->after);
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)rows - 1);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			upto = sqlite3_column_int64(st, 0);
+			last = 0;
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return fail_on(s, db, "totals");
+	}
+	/* named: the expressions before it name flags (:oom_killed) */
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s FROM processes WHERE unit=:unit AND rowid>:after"
+		 " AND rowid<=:upto",
+		 s->totals_columns);
+	if (prepare_on(s, db, sql, &st))
+		return -EIO;
+	store_bind_flags(st);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"), (sqlite3_int64)t->unit);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":after"), t->after);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":upto"), upto);
+	rc = sqlite3_step(st);
+	part = rc == SQLITE_ROW ? store_row_to_json(st) : NULL;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return fail_on(s, db, "totals");
+	if (!part)
+		return -ENOMEM;
+	combine_into(t->acc, part);
+	json_object_put(part);
+	t->after = upto;
+	if (!last)
+		return 1;
+	if (sample_totals(s, db, t->unit, t->acc))
+		return -EIO;
+	*out = t->acc;
+	t->acc = NULL;
+	return 0;
 }
 
 int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out)
 {
-        struct totals_steps t;
-        int r;
+	struct totals_steps t;
+	int r;
 
-        store_totals_begin(&t, unit);
-        r = store_totals_step(s, db, &t, UINT_MAX, out);
-        store_totals_end(&t);
-        return r;
+	store_totals_begin(&t, unit);
+	r = store_totals_step(s, db, &t, UINT_MAX, out);
+	store_totals_end(&t);
+	return r;
 }
 
 int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
 {
-        return store_query_totals(s, s->db, unit, out);
+	return store_query_totals(s, s->db, unit, out);
 }

@@ -13,60 +13,60 @@
 enum unit_state { UNIT_RUNNING, UNIT_COMPLETED, UNIT_FAILED, UNIT_CANCELLED, UNIT_LOST };
 
 struct unit {
-        struct unit *next;
-        uint64_t id;
-        char name[UNIT_NAME_MAX];
-        char kind[8];            /* "local" or "slurm" */
-        uint32_t uid, gid;
-        uint32_t root_pid;       /* the process registered first */
-        uint64_t root_start_ns;  /* its start, CLOCK_BOOTTIME ns */
-        uint64_t cgroup_id;
-        char cgroup_path[256];
-        /* Slurm context, zero/empty outside Slurm */
-        char cluster[64];
-        uint64_t job_id;
-        uint64_t array_job_id;   /* job arrays: the array's id and this task's index, else 0/-1 */
-        int64_t array_task_id;
-        uint32_t step_id;
-        int32_t task_id;
-        char job_name[UNIT_NAME_MAX];
-        uint32_t alloc_cpus;
-        char alloc_cores[64];      /* the step's cores as Slurm lists them, "0-3,8" */
-        uint64_t alloc_mem_mb;
-        /* workflow context, when known */
-        char pipeline[UNIT_NAME_MAX], run[UNIT_NAME_MAX], step_name[UNIT_NAME_MAX];
-        char traceparent[56];      /* W3C trace context of the job, when known */
-        char engine[16];           /* workflow engine recognised: snakemake, nextflow, custom */
-        char wf_job[64];           /* the engine's own job id (Snakemake) */
-        char wildcards[256];       /* Snakemake wildcards "sample=A,unit=1" */
-        char tag[128];             /* Nextflow task tag */
-        char task_hash[64];        /* Nextflow task hash "3f/0a4e…" */
-        int64_t start_ns, end_ns;  /* unix ns; end 0 while running */
-        enum unit_state state;
-        int32_t exit_status;       /* wait status, -1 unknown */
-        uint64_t lost_events;      /* its events the kernel side could not record */
-        uint64_t cgroup_cpu_ns;    /* the step cgroup's own counters at the unit's end, 0 unknown */
-        uint64_t cgroup_mem_peak_kb;
-        int64_t down_start_ns, down_end_ns; /* unix ns: tracerd was away while it ran, 0 never */
-        uint64_t idle_ns;          /* time in idle windows (activity.h), known at its end */
-        char idle_windows[256];    /* the longest of them, "START-END,..." unix ns */
-        uint64_t mem_pressure_us;  /* time some of its tasks stalled on memory (PSI "some") */
-        uint64_t stalls;           /* its processes that stalled (stalls.h) */
-        uint64_t stall_pid;        /* the longest stall: whose, when, how long, in what */
-        char stall_tool[64];
-        int64_t stall_start_ns;    /* unix ns */
-        uint64_t stall_ns;
-        char stall_reason[48];
-        char mem_pressure_scope[8]; /* "step": its cgroup's own; "node": the node's, v1 or none */
-        /* in memory only */
-        uint64_t unstored;         /* its processes the store could not write (disk full) */
-        int dirty;                 /* its record waits for the store to take it again */
-        int dropped;               /* done with: freed by the loop (agent_reap) */
-        uint32_t live;             /* live processes in the table */
-        int64_t idle_since_ns;     /* unix ns: since when it has had no live process */
-        uint64_t finished;         /* processes stored since the daemon started */
-        struct activity activity;
-        uint64_t mem_pressure_at_start_us;
+	struct unit *next;
+	uint64_t id;
+	char name[UNIT_NAME_MAX];
+	char kind[8]; /* "local" or "slurm" */
+	uint32_t uid, gid;
+	uint32_t root_pid;	/* the process registered first */
+	uint64_t root_start_ns; /* its start, CLOCK_BOOTTIME ns */
+	uint64_t cgroup_id;
+	char cgroup_path[256];
+	/* Slurm context, zero/empty outside Slurm */
+	char cluster[64];
+	uint64_t job_id;
+	uint64_t array_job_id; /* job arrays: the array's id and this task's index, else 0/-1 */
+	int64_t array_task_id;
+	uint32_t step_id;
+	int32_t task_id;
+	char job_name[UNIT_NAME_MAX];
+	uint32_t alloc_cpus;
+	char alloc_cores[64]; /* the step's cores as Slurm lists them, "0-3,8" */
+	uint64_t alloc_mem_mb;
+	/* workflow context, when known */
+	char pipeline[UNIT_NAME_MAX], run[UNIT_NAME_MAX], step_name[UNIT_NAME_MAX];
+	char traceparent[56];	  /* W3C trace context of the job, when known */
+	char engine[16];	  /* workflow engine recognised: snakemake, nextflow, custom */
+	char wf_job[64];	  /* the engine's own job id (Snakemake) */
+	char wildcards[256];	  /* Snakemake wildcards "sample=A,unit=1" */
+	char tag[128];		  /* Nextflow task tag */
+	char task_hash[64];	  /* Nextflow task hash "3f/0a4e…" */
+	int64_t start_ns, end_ns; /* unix ns; end 0 while running */
+	enum unit_state state;
+	int32_t exit_status;	/* wait status, -1 unknown */
+	uint64_t lost_events;	/* its events the kernel side could not record */
+	uint64_t cgroup_cpu_ns; /* the step cgroup's own counters at the unit's end, 0 unknown */
+	uint64_t cgroup_mem_peak_kb;
+	int64_t down_start_ns, down_end_ns; /* unix ns: tracerd was away while it ran, 0 never */
+	uint64_t idle_ns;	  /* time in idle windows (activity.h), known at its end */
+	char idle_windows[256];	  /* the longest of them, "START-END,..." unix ns */
+	uint64_t mem_pressure_us; /* time some of its tasks stalled on memory (PSI "some") */
+	uint64_t stalls;	  /* its processes that stalled (stalls.h) */
+	uint64_t stall_pid;	  /* the longest stall: whose, when, how long, in what */
+	char stall_tool[64];
+	int64_t stall_start_ns; /* unix ns */
+	uint64_t stall_ns;
+	char stall_reason[48];
+	char mem_pressure_scope[8]; /* "step": its cgroup's own; "node": the node's, v1 or none */
+	/* in memory only */
+	uint64_t unstored;     /* its processes the store could not write (disk full) */
+	int dirty;	       /* its record waits for the store to take it again */
+	int dropped;	       /* done with: freed by the loop (agent_reap) */
+	uint32_t live;	       /* live processes in the table */
+	int64_t idle_since_ns; /* unix ns: since when it has had no live process */
+	uint64_t finished;     /* processes stored since the daemon started */
+	struct activity activity;
+	uint64_t mem_pressure_at_start_us;
 };
 
 const char *unit_state_name(enum unit_state s);

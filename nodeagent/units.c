@@ -15,266 +15,267 @@
 
 struct unit *units_find(struct agent *a, uint64_t id)
 {
-        struct unit *u;
+	struct unit *u;
 
-        for (u = a->units; u; u = u->next)
-                if (u->id == id && !u->dropped)
-                        return u;
-        return NULL;
+	for (u = a->units; u; u = u->next)
+		if (u->id == id && !u->dropped)
+			return u;
+	return NULL;
 }
 
 /* Create a running unit, keep it in memory; the caller stores it once it is filled in. */
 struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid)
 {
-        struct unit *u = calloc(1, sizeof(*u));
+	struct unit *u = calloc(1, sizeof(*u));
 
-        if (!u)
-                return NULL;
-        u->id = a->next_unit_id++;
-        snprintf(u->kind, sizeof(u->kind), "%s", kind);
-        if (name && *name)
-                snprintf(u->name, sizeof(u->name), "%s", name);
-        else
-                snprintf(u->name, sizeof(u->name), "run-%" PRIu64, u->id);
-        u->uid = uid;
-        u->gid = gid;
-        u->task_id = -1;
-        u->array_task_id = -1;
-        u->step_id = STEP_NONE;
-        u->exit_status = -1;
-        u->start_ns = clock_unix_ns();
-        u->idle_since_ns = u->start_ns;
-        u->state = UNIT_RUNNING;
-        cgroup_node_memory_pressure(&u->mem_pressure_at_start_us);
-        u->next = a->units;
-        a->units = u;
-        return u;
+	if (!u)
+		return NULL;
+	u->id = a->next_unit_id++;
+	snprintf(u->kind, sizeof(u->kind), "%s", kind);
+	if (name && *name)
+		snprintf(u->name, sizeof(u->name), "%s", name);
+	else
+		snprintf(u->name, sizeof(u->name), "run-%" PRIu64, u->id);
+	u->uid = uid;
+	u->gid = gid;
+	u->task_id = -1;
+	u->array_task_id = -1;
+	u->step_id = STEP_NONE;
+	u->exit_status = -1;
+	u->start_ns = clock_unix_ns();
+	u->idle_since_ns = u->start_ns;
+	u->state = UNIT_RUNNING;
+	cgroup_node_memory_pressure(&u->mem_pressure_at_start_us);
+	u->next = a->units;
+	a->units = u;
+	return u;
 }
 
 struct unit *units_adopt(struct agent *a, const struct unit *stored)
 {
-        struct unit *u = malloc(sizeof(*u));
+	struct unit *u = malloc(sizeof(*u));
 
-        if (!u)
-                return NULL;
-        *u = *stored;
-        u->next = a->units;
-        a->units = u;
-        u->live = 0;
-        return u;
+	if (!u)
+		return NULL;
+	*u = *stored;
+	u->next = a->units;
+	a->units = u;
+	u->live = 0;
+	return u;
 }
 
 /* A process forked inside one unit and registered as the root of another (tracerctl run
  * inside a job): its table entry, made at fork under the parent's unit, moves with it. */
 void units_move_proc(struct agent *a, struct proc *p, uint64_t to)
 {
-        struct unit *from, *u;
+	struct unit *from, *u;
 
-        if (p->unit == to)
-                return;
-        from = units_find(a, p->unit);
-        if (from && from->live)
-                from->live--;
-        p->unit = to;
-        if ((u = units_find(a, to)))
-                u->live++;
+	if (p->unit == to)
+		return;
+	from = units_find(a, p->unit);
+	if (from && from->live)
+		from->live--;
+	p->unit = to;
+	if ((u = units_find(a, to)))
+		u->live++;
 }
 
 /* Seed the tracked set with pid; its descendants follow in the kernel. */
 int units_track_pid(struct agent *a, struct unit *u, pid_t pid)
 {
-        struct procfs_stat st, again;
-        int err = procfs_read_stat(pid, &st);
-        struct proc *p;
+	struct procfs_stat st, again;
+	int err = procfs_read_stat(pid, &st);
+	struct proc *p;
 
-        if (err)
-                return err;
-        if (st.state == 'Z' || st.state == 'X')
-                return -ESRCH; /* its exit is past: the entry could only go to a later process */
-        err = collector_track_pid(a->collector, pid, st.start_ticks, u->id);
-        if (err)
-                return err;
-        /* it may have ended between the read and the insert */
-        if (procfs_read_stat(pid, &again) < 0 || again.start_ticks != st.start_ticks ||
-            again.state == 'Z' || again.state == 'X') {
-                collector_untrack_pid(a->collector, pid);
-                return -ESRCH;
-        }
-        u->root_pid = pid;
-        u->root_start_ns = st.start_ticks * a->tick_ns;
-        /* its fork may still be in the ring buffer: drain it first */
-        collector_drain(a->collector);
-        if ((p = proctable_find_pid(&a->procs, pid)) && p->start_ns / a->tick_ns == st.start_ticks)
-                units_move_proc(a, p, u->id);
-        return 0;
+	if (err)
+		return err;
+	if (st.state == 'Z' || st.state == 'X')
+		return -ESRCH; /* its exit is past: the entry could only go to a later process */
+	err = collector_track_pid(a->collector, pid, st.start_ticks, u->id);
+	if (err)
+		return err;
+	/* it may have ended between the read and the insert */
+	if (procfs_read_stat(pid, &again) < 0 || again.start_ticks != st.start_ticks ||
+	    again.state == 'Z' || again.state == 'X') {
+		collector_untrack_pid(a->collector, pid);
+		return -ESRCH;
+	}
+	u->root_pid = pid;
+	u->root_start_ns = st.start_ticks * a->tick_ns;
+	/* its fork may still be in the ring buffer: drain it first */
+	collector_drain(a->collector);
+	if ((p = proctable_find_pid(&a->procs, pid)) && p->start_ns / a->tick_ns == st.start_ticks)
+		units_move_proc(a, p, u->id);
+	return 0;
 }
 
 int units_track(struct agent *a, struct unit *u, pid_t pid)
 {
-        int r = pid ? units_track_pid(a, u, pid) : 0;
+	int r = pid ? units_track_pid(a, u, pid) : 0;
 
-        if (!r && u->cgroup_id)
-                r = collector_track_cgroup(a->collector, u->cgroup_id, u->id);
-        if (r && pid)
-                collector_untrack_pid(a->collector, pid);
-        return r;
+	if (!r && u->cgroup_id)
+		r = collector_track_cgroup(a->collector, u->cgroup_id, u->id);
+	if (r && pid)
+		collector_untrack_pid(a->collector, pid);
+	return r;
 }
 
 unsigned units_job_live(const struct agent *a, uint64_t job_id)
 {
-        const struct unit *u;
-        unsigned live = 0;
+	const struct unit *u;
+	unsigned live = 0;
 
-        for (u = a->units; u; u = u->next)
-                if (u->job_id == job_id && u->state == UNIT_RUNNING)
-                        live += u->live;
-        return live;
+	for (u = a->units; u; u = u->next)
+		if (u->job_id == job_id && u->state == UNIT_RUNNING)
+			live += u->live;
+	return live;
 }
 
 unsigned units_running(const struct agent *a)
 {
-        const struct unit *u;
-        unsigned running = 0;
+	const struct unit *u;
+	unsigned running = 0;
 
-        for (u = a->units; u; u = u->next)
-                running += u->state == UNIT_RUNNING && !u->dropped;
-        return running;
+	for (u = a->units; u; u = u->next)
+		running += u->state == UNIT_RUNNING && !u->dropped;
+	return running;
 }
 
 /* The next unit is read before fn runs: fn may drop the one it has (not free it: see
  * units_reap), and a unit fn adds goes to the list's head, where the walk has been. */
 int units_foreach(struct agent *a, units_fn fn, void *ctx)
 {
-        struct unit *u, *next;
-        int r;
+	struct unit *u, *next;
+	int r;
 
-        for (u = a->units; u; u = next) {
-                next = u->next;
-                if (!u->dropped && (r = fn(u, ctx)))
-                        return r;
-        }
-        return 0;
+	for (u = a->units; u; u = next) {
+		next = u->next;
+		if (!u->dropped && (r = fn(u, ctx)))
+			return r;
+	}
+	return 0;
 }
 
 int units_of_job(struct agent *a, uint64_t job_id, units_fn fn, void *ctx)
 {
-        struct unit *u, *next;
-        int r;
+	struct unit *u, *next;
+	int r;
 
-        for (u = a->units; u; u = next) {
-                next = u->next;
-                if (!u->dropped && u->job_id == job_id && (r = fn(u, ctx)))
-                        return r;
-        }
-        return 0;
+	for (u = a->units; u; u = next) {
+		next = u->next;
+		if (!u->dropped && u->job_id == job_id && (r = fn(u, ctx)))
+			return r;
+	}
+	return 0;
 }
 
 /* Idle windows and memory pressure over the unit's life, at its end (a step's last task
  * rereads its step's pressure, as its counters). */
 static void end_activity(struct agent *a, struct unit *u)
 {
-        uint64_t us = 0;
+	uint64_t us = 0;
 
-        activity_end(&u->activity, clock_boot_ns(), units_idle_min_ns(a));
-        u->idle_ns = u->activity.idle_ns;
-        activity_windows_text(&u->activity, a->offset_ns, u->idle_windows, sizeof(u->idle_windows));
-        if (u->idle_ns)
-                log_debug("unit %llu: idle %.1f s in windows %s", (unsigned long long)u->id,
-                          u->idle_ns / 1e9, u->idle_windows);
-        if (cgroup_step_memory_pressure(u->cgroup_path, &us) == 0) {
-                u->mem_pressure_us = us;
-                snprintf(u->mem_pressure_scope, sizeof(u->mem_pressure_scope), "step");
-        } else if (cgroup_node_memory_pressure(&us) == 0) {
-                u->mem_pressure_us = us > u->mem_pressure_at_start_us ? us - u->mem_pressure_at_start_us : 0;
-                snprintf(u->mem_pressure_scope, sizeof(u->mem_pressure_scope), "node");
-        }
+	activity_end(&u->activity, clock_boot_ns(), units_idle_min_ns(a));
+	u->idle_ns = u->activity.idle_ns;
+	activity_windows_text(&u->activity, a->offset_ns, u->idle_windows, sizeof(u->idle_windows));
+	if (u->idle_ns)
+		log_debug("unit %llu: idle %.1f s in windows %s", (unsigned long long)u->id,
+			  u->idle_ns / 1e9, u->idle_windows);
+	if (cgroup_step_memory_pressure(u->cgroup_path, &us) == 0) {
+		u->mem_pressure_us = us;
+		snprintf(u->mem_pressure_scope, sizeof(u->mem_pressure_scope), "step");
+	} else if (cgroup_node_memory_pressure(&us) == 0) {
+		u->mem_pressure_us =
+			us > u->mem_pressure_at_start_us ? us - u->mem_pressure_at_start_us : 0;
+		snprintf(u->mem_pressure_scope, sizeof(u->mem_pressure_scope), "node");
+	}
 }
 
 int units_end(struct agent *a, struct unit *u, int status, enum unit_state state)
 {
-        struct cgroup_counters cg;
+	struct cgroup_counters cg;
 
-        if (u->state == UNIT_RUNNING) {
-                u->end_ns = clock_unix_ns();
-                u->state = state;
-                u->exit_status = status;
-                u->lost_events = collector_unit_lost(a->collector, u->id) + u->unstored;
-                if (u->cgroup_id)
-                        collector_untrack_cgroup(a->collector, u->cgroup_id);
-        }
-        /* the step's own counters, while its cgroup still exists: each task's end rereads
-         * them, so the last task of a step leaves the step's totals */
-        if (u->cgroup_path[0] && cgroup_step_counters(u->cgroup_path, &cg) == 0) {
-                u->cgroup_cpu_ns = cg.cpu_ns;
-                u->cgroup_mem_peak_kb = cg.mem_peak_kb;
-        }
-        end_activity(a, u);
-        units_save(a, u);
-        return 0;
+	if (u->state == UNIT_RUNNING) {
+		u->end_ns = clock_unix_ns();
+		u->state = state;
+		u->exit_status = status;
+		u->lost_events = collector_unit_lost(a->collector, u->id) + u->unstored;
+		if (u->cgroup_id)
+			collector_untrack_cgroup(a->collector, u->cgroup_id);
+	}
+	/* the step's own counters, while its cgroup still exists: each task's end rereads
+	 * them, so the last task of a step leaves the step's totals */
+	if (u->cgroup_path[0] && cgroup_step_counters(u->cgroup_path, &cg) == 0) {
+		u->cgroup_cpu_ns = cg.cpu_ns;
+		u->cgroup_mem_peak_kb = cg.mem_peak_kb;
+	}
+	end_activity(a, u);
+	units_save(a, u);
+	return 0;
 }
 
 void units_save(struct agent *a, struct unit *u)
 {
-        u->dirty = store_put_unit(a->store, u) || store_commit(a->store);
+	u->dirty = store_put_unit(a->store, u) || store_commit(a->store);
 }
 
 void units_flush(struct agent *a)
 {
-        struct unit *u, *next;
+	struct unit *u, *next;
 
-        for (u = a->units; u; u = next) {
-                next = u->next;
-                if (!u->dirty)
-                        continue;
-                if (store_put_unit(a->store, u) || store_commit(a->store))
-                        return; /* still failing: the next tick tries again */
-                u->dirty = 0;
-                if (u->state != UNIT_RUNNING && !u->live)
-                        units_drop(a, u);
-        }
+	for (u = a->units; u; u = next) {
+		next = u->next;
+		if (!u->dirty)
+			continue;
+		if (store_put_unit(a->store, u) || store_commit(a->store))
+			return; /* still failing: the next tick tries again */
+		u->dirty = 0;
+		if (u->state != UNIT_RUNNING && !u->live)
+			units_drop(a, u);
+	}
 }
 
 void units_drop(struct agent *a, struct unit *u)
 {
-        if (u->dirty)
-                return; /* kept until its record is written: units_flush drops it */
-        /* freed by units_reap, from the loop: a request handler walking the list, or a drain
-         * under one, never finds a unit freed under it */
-        u->dropped = 1;
-        a->ndropped++;
+	if (u->dirty)
+		return; /* kept until its record is written: units_flush drops it */
+	/* freed by units_reap, from the loop: a request handler walking the list, or a drain
+	 * under one, never finds a unit freed under it */
+	u->dropped = 1;
+	a->ndropped++;
 }
 
 void units_reap(struct agent *a)
 {
-        struct unit **pp, *u;
+	struct unit **pp, *u;
 
-        if (!a->ndropped)
-                return;
-        for (pp = &a->units; (u = *pp);) {
-                if (u->dropped) {
-                        *pp = u->next;
-                        free(u);
-                } else {
-                        pp = &u->next;
-                }
-        }
-        a->ndropped = 0;
+	if (!a->ndropped)
+		return;
+	for (pp = &a->units; (u = *pp);) {
+		if (u->dropped) {
+			*pp = u->next;
+			free(u);
+		} else {
+			pp = &u->next;
+		}
+	}
+	a->ndropped = 0;
 }
 
 void units_free(struct agent *a)
 {
-        struct unit *u, *next;
+	struct unit *u, *next;
 
-        for (u = a->units; u; u = next) {
-                next = u->next;
-                free(u);
-        }
-        a->units = NULL;
-        a->ndropped = 0;
+	for (u = a->units; u; u = next) {
+		next = u->next;
+		free(u);
+	}
+	a->units = NULL;
+	a->ndropped = 0;
 }
 
 /* The shortest idle window of a unit worth reporting: StallAfter (5 min when stalls are off). */
 uint64_t units_idle_min_ns(const struct agent *a)
 {
-        return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : 5 * 60 * 1000) * 1000000;
+	return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : 5 * 60 * 1000) * 1000000;
 }

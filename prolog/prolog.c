@@ -18,51 +18,54 @@
 
 static int env_u64(const char *name, long long *out)
 {
-        const char *v = getenv(name);
-        char *end;
+	const char *v = getenv(name);
+	char *end;
 
-        if (!v || !*v)
-                return -ENOENT;
-        *out = strtoll(v, &end, 10);
-        return *end || *out < 0 ? -EINVAL : 0;
+	if (!v || !*v)
+		return -ENOENT;
+	*out = strtoll(v, &end, 10);
+	return *end || *out < 0 ? -EINVAL : 0;
 }
 
 int main(int argc, char **argv)
 {
-        const char *prog = basename(argv[0]);
-        int epilog = strstr(prog, "epilog") != NULL;
-        struct client_target target = { .config = getenv("TRACER_CONF"), .node = getenv("SLURMD_NODENAME") };
-        struct json_object *req, *reply = NULL;
-        long long job, uid;
-        char sock[4096], why[8192];
-        const char *v;
+	const char *prog = basename(argv[0]);
+	int epilog = strstr(prog, "epilog") != NULL;
+	struct client_target target = { .config = getenv("TRACER_CONF"),
+					.node = getenv("SLURMD_NODENAME") };
+	struct json_object *req, *reply = NULL;
+	long long job, uid;
+	char sock[4096], why[8192];
+	const char *v;
 
-        (void)argc;
-        openlog(epilog ? "tracer-epilog" : "tracer-prolog", LOG_PID, LOG_DAEMON);
-        if (env_u64("SLURM_JOB_ID", &job) < 0 || env_u64("SLURM_JOB_UID", &uid) < 0) {
-                syslog(LOG_ERR, "SLURM_JOB_ID or SLURM_JOB_UID missing or malformed: not run by Slurm?");
-                fprintf(stderr, "%s: SLURM_JOB_ID or SLURM_JOB_UID missing or malformed\n", prog);
-                return 0;
-        }
-        if (client_socket_path(&target, sock, sizeof(sock)) < 0) {
-                syslog(LOG_ERR, "job %lld: no tracerd socket path (bad tracer.conf?)", job);
-                return 0;
-        }
-        req = client_new_request(epilog ? "job_end" : "job_begin");
-        json_object_object_add(req, "job_id", json_object_new_int64(job));
-        if (!epilog) {
-                json_object_object_add(req, "uid", json_object_new_int64(uid));
-                if ((v = getenv("SLURM_CLUSTER_NAME")) && *v && strlen(v) < 64)
-                        json_object_object_add(req, "cluster", json_object_new_string(v));
-                if ((v = getenv("SLURM_JOB_NAME")) && *v && strlen(v) < 128)
-                        json_object_object_add(req, "job_name", json_object_new_string(v));
-        }
-        /* root talks only to a tracerd no other user could have put in its place */
-        if (client_request_root(prog, sock, req, epilog ? EPILOG_TIMEOUT_MS : PROLOG_TIMEOUT_MS, &reply, why,
-                                sizeof(why)) < 0)
-                syslog(LOG_WARNING, "job %lld: tracerd at %s did not take the %s: %s; job goes on untraced",
-                       job, sock, epilog ? "job end" : "job start", why);
-        json_object_put(reply);
-        json_object_put(req);
-        return 0;
+	(void)argc;
+	openlog(epilog ? "tracer-epilog" : "tracer-prolog", LOG_PID, LOG_DAEMON);
+	if (env_u64("SLURM_JOB_ID", &job) < 0 || env_u64("SLURM_JOB_UID", &uid) < 0) {
+		syslog(LOG_ERR,
+		       "SLURM_JOB_ID or SLURM_JOB_UID missing or malformed: not run by Slurm?");
+		fprintf(stderr, "%s: SLURM_JOB_ID or SLURM_JOB_UID missing or malformed\n", prog);
+		return 0;
+	}
+	if (client_socket_path(&target, sock, sizeof(sock)) < 0) {
+		syslog(LOG_ERR, "job %lld: no tracerd socket path (bad tracer.conf?)", job);
+		return 0;
+	}
+	req = client_new_request(epilog ? "job_end" : "job_begin");
+	json_object_object_add(req, "job_id", json_object_new_int64(job));
+	if (!epilog) {
+		json_object_object_add(req, "uid", json_object_new_int64(uid));
+		if ((v = getenv("SLURM_CLUSTER_NAME")) && *v && strlen(v) < 64)
+			json_object_object_add(req, "cluster", json_object_new_string(v));
+		if ((v = getenv("SLURM_JOB_NAME")) && *v && strlen(v) < 128)
+			json_object_object_add(req, "job_name", json_object_new_string(v));
+	}
+	/* root talks only to a tracerd no other user could have put in its place */
+	if (client_request_root(prog, sock, req, epilog ? EPILOG_TIMEOUT_MS : PROLOG_TIMEOUT_MS,
+				&reply, why, sizeof(why)) < 0)
+		syslog(LOG_WARNING,
+		       "job %lld: tracerd at %s did not take the %s: %s; job goes on untraced", job,
+		       sock, epilog ? "job end" : "job start", why);
+	json_object_put(reply);
+	json_object_put(req);
+	return 0;
 }

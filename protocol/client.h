@@ -6,8 +6,8 @@
 #include <json-c/json.h>
 
 struct client_target {
-        const char *config;  /* -c, else $TRACER_CONF, else the default */
-        const char *node;    /* -N, else NodeName, else the short host name */
+	const char *config; /* -c, else $TRACER_CONF, else the default */
+	const char *node;   /* -N, else NodeName, else the short host name */
 };
 
 /* Load the target's tracer.conf (errors printed). */
@@ -16,24 +16,25 @@ int client_config(const struct client_target *t, struct tracer_config *cfg);
 /* Resolve the socket path of the target's tracerd. Errors are printed to stderr. */
 int client_socket_path(const struct client_target *t, char *out, size_t len);
 /* Connect, send req, read the reply (timeout_ms < 0: wait). Returns 0 and *reply when the
- * daemon answered ok; otherwise prints "PROG: message" to stderr (nothing when prog is NULL) and returns -errno (-EREMOTEIO
- * when the daemon answered with an error, -EBUSY when it had no connection slot free). */
+ * daemon answered ok; otherwise prints "PROG: message" to stderr (nothing when prog is NULL) and
+ * returns -errno (-EREMOTEIO when the daemon answered with an error, -EBUSY when it had no
+ * connection slot free). */
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
-                   struct json_object **reply);
+		   struct json_object **reply);
 /* The same for root's own clients (tracer-prolog, tracer-epilog): only with a tracerd that
  * trust_call() accepts (a root-owned socket directory no one else can write, a root server, a
  * reply of at most TRACER_ROOT_REPLY_MAX); why a request failed is also put in why[whylen]. */
 int client_request_root(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
-                        struct json_object **reply, char *why, size_t whylen);
+			struct json_object **reply, char *why, size_t whylen);
 /* The same with node's tracerd over TCP at host:port, the request carried in a MUNGE
  * credential (munge_socket: NULL or empty for libmunge's default). */
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
-                       const char *munge_socket, struct json_object *req, int timeout_ms,
-                       struct json_object **reply);
+		       const char *munge_socket, struct json_object *req, int timeout_ms,
+		       struct json_object **reply);
 /* The same; a refusal's message also into why (when not NULL). */
 int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,
-                           const char *munge_socket, struct json_object *req, int timeout_ms,
-                           struct json_object **reply, char *why, size_t whylen);
+			   const char *munge_socket, struct json_object *req, int timeout_ms,
+			   struct json_object **reply, char *why, size_t whylen);
 /* A request object with "v" and "op" set. */
 struct json_object *client_new_request(const char *op);
 

@@ -7,17 +7,17 @@
 #include <json-c/json.h>
 
 #define TRACER_PROTO_VERSION 1
-#define TRACER_MSG_MAX (64 * 1024) /* longest accepted request line, newline excluded */
+#define TRACER_MSG_MAX (64 * 1024)    /* longest accepted request line, newline excluded */
 #define TRACER_REPLY_MAX (512u << 20) /* longest reply a client accepts: reports can be big */
 
 /* Incremental line framer for one connection. */
 struct line_reader {
-        char *buf;
-        size_t len, cap;
-        int overflow; /* a line longer than max was seen: the connection must close */
-        size_t start; /* first byte not yet returned by line_reader_next (private) */
-        size_t tail;  /* start of the unterminated last line; buf[tail..len) has no '\n' (private) */
-        size_t max;   /* longest line accepted; 0 = TRACER_MSG_MAX */
+	char *buf;
+	size_t len, cap;
+	int overflow; /* a line longer than max was seen: the connection must close */
+	size_t start; /* first byte not yet returned by line_reader_next (private) */
+	size_t tail; /* start of the unterminated last line; buf[tail..len) has no '\n' (private) */
+	size_t max;  /* longest line accepted; 0 = TRACER_MSG_MAX */
 };
 
 void line_reader_init(struct line_reader *r);
@@ -28,12 +28,12 @@ int line_reader_feed(struct line_reader *r, const char *data, size_t n);
 /* Is a complete line waiting for line_reader_next? */
 static inline int line_reader_has_line(const struct line_reader *r)
 {
-        return r->start < r->tail;
+	return r->start < r->tail;
 }
 /* Bytes of an unterminated line held so far. */
 static inline size_t line_reader_partial(const struct line_reader *r)
 {
-        return r->len - r->tail;
+	return r->len - r->tail;
 }
 /* Take the next complete line (without '\n', NUL-terminated, caller frees). Returns 1 and sets
  * *line and *len, 0 when no complete line is pending, negative errno on error. */
@@ -43,25 +43,25 @@ int line_reader_next(struct line_reader *r, char **line, size_t *len);
  * non-empty string "op" of at most 32 chars made of [a-z_]. Returns 0 and *out (caller puts), or
  * -EINVAL/-EPROTO with a message in err. Embedded NUL bytes are an error. */
 int proto_parse_request(const char *line, size_t len, struct json_object **out, char *err,
-                        size_t errlen);
+			size_t errlen);
 
 /* ---- tracerd's side (protocol_server.c): a request's fields, and the replies */
 
 /* Typed field access with validation; each returns 0, -ENOENT when absent (and not required
  * elsewhere), or -EINVAL when present with the wrong type/range, with a message in err. */
 int proto_get_string(struct json_object *o, const char *key, size_t maxlen, const char **out,
-                     char *err, size_t errlen);
-int proto_get_int64(struct json_object *o, const char *key, int64_t min, int64_t max,
-                    int64_t *out, char *err, size_t errlen);
+		     char *err, size_t errlen);
+int proto_get_int64(struct json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
+		    char *err, size_t errlen);
 
 /* Optional fields: absent gives 0 and leaves the output alone (NULL for strings); present but
  * wrong is -EINVAL with a message. proto_copy_string copies into dst[len]. */
 int proto_opt_string(struct json_object *o, const char *key, size_t maxlen, const char **out,
-                     char *err, size_t errlen);
+		     char *err, size_t errlen);
 int proto_copy_string(struct json_object *o, const char *key, char *dst, size_t len, char *err,
-                      size_t errlen);
+		      size_t errlen);
 int proto_opt_int64(struct json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
-                    char *err, size_t errlen);
+		    char *err, size_t errlen);
 
 /* Replies: {"v":1,"ok":true,...} / {"v":1,"ok":false,"error":"..."}. */
 struct json_object *proto_reply_ok(void);
@@ -69,7 +69,8 @@ struct json_object *proto_reply_error(const char *fmt, ...) __attribute__((forma
 
 /* ---- both sides (protocol.c) */
 
-/* Serialise o as one line (plain JSON, no spaces) followed by '\n'; caller frees. NULL on ENOMEM. */
+/* Serialise o as one line (plain JSON, no spaces) followed by '\n'; caller frees. NULL on ENOMEM.
+ */
 char *proto_serialize(struct json_object *o, size_t *len);
 
 /* Add argv[0..argc) to request req as the array "argv", as much of it as keeps req within
@@ -79,9 +80,11 @@ char *proto_serialize(struct json_object *o, size_t *len);
 int proto_add_argv(struct json_object *req, char *const *argv, int argc);
 
 /* Parse one reply line: a JSON object with "v" == TRACER_PROTO_VERSION, up to TRACER_REPLY_MAX. */
-int proto_parse_reply(const char *line, size_t len, struct json_object **out, char *err, size_t errlen);
+int proto_parse_reply(const char *line, size_t len, struct json_object **out, char *err,
+		      size_t errlen);
 /* Format an error message into err (NULL or 0 length: nothing). */
-void proto_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void proto_errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Client side: connect to a unix socket path (blocking connect, or non-blocking with timeout
  * when timeout_ms >= 0), send a request and read one reply line. */
@@ -89,9 +92,9 @@ int proto_connect(const char *path, int timeout_ms);
 /* The same over TCP to host:port (a name or an address). */
 int proto_connect_tcp(const char *host, unsigned port, int timeout_ms);
 int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
-               char *err, size_t errlen);
+	       char *err, size_t errlen);
 /* The same, reading a reply line of at most max bytes: past it, -EPROTO with a message. */
 int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
-                   struct json_object **reply, char *err, size_t errlen);
+		   struct json_object **reply, char *err, size_t errlen);
 
 #endif

@@ -18,265 +18,265 @@
 
 static int64_t now_ms(void)
 {
-        struct timespec ts;
+	struct timespec ts;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Milliseconds left until deadline for poll(): -1 = forever, 0 = expired. */
 static int remaining(int64_t deadline)
 {
-        int64_t left;
+	int64_t left;
 
-        if (deadline < 0)
-                return -1;
-        left = deadline - now_ms();
-        if (left <= 0)
-                return 0;
-        return left > INT32_MAX ? INT32_MAX : (int)left;
+	if (deadline < 0)
+		return -1;
+	left = deadline - now_ms();
+	if (left <= 0)
+		return 0;
+	return left > INT32_MAX ? INT32_MAX : (int)left;
 }
 
 /* Wait for events on fd until deadline: 0 when ready, -ETIMEDOUT, or -errno. */
 static int wait_fd(int fd, short events, int64_t deadline)
 {
-        for (;;) {
-                struct pollfd pfd = { .fd = fd, .events = events };
-                int left = remaining(deadline);
-                int n;
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = events };
+		int left = remaining(deadline);
+		int n;
 
-                if (left == 0)
-                        return -ETIMEDOUT;
-                n = poll(&pfd, 1, left);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n > 0)
-                        return 0; /* ready, or HUP/ERR: the next call reports which */
-        }
+		if (left == 0)
+			return -ETIMEDOUT;
+		n = poll(&pfd, 1, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n > 0)
+			return 0; /* ready, or HUP/ERR: the next call reports which */
+	}
 }
 
 static int set_nonblock(int fd, bool on)
 {
-        int fl = fcntl(fd, F_GETFL);
+	int fl = fcntl(fd, F_GETFL);
 
-        if (fl < 0)
-                return -errno;
-        fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
-        return fcntl(fd, F_SETFL, fl) < 0 ? -errno : 0;
+	if (fl < 0)
+		return -errno;
+	fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
+	return fcntl(fd, F_SETFL, fl) < 0 ? -errno : 0;
 }
 
 /* Connect a new socket of this family to sa, within the deadline when timeout_ms >= 0. */
 static int connect_to(int family, const struct sockaddr *sa, socklen_t salen, int timeout_ms)
 {
-        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
-        int fd, ret;
+	int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+	int fd, ret;
 
-        /* With a timeout, never block: the SPANK plugin must not stall a job on a hung daemon. */
-        fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | (timeout_ms >= 0 ? SOCK_NONBLOCK : 0), 0);
-        if (fd < 0)
-                return -errno;
-        for (;;) {
-                if (connect(fd, sa, salen) == 0)
-                        break;
-                ret = -errno;
-                if (ret == -EINTR && timeout_ms < 0)
-                        continue;
-                if (ret == -EINPROGRESS) {
-                        int soerr = 0;
-                        socklen_t sl = sizeof(soerr);
+	/* With a timeout, never block: the SPANK plugin must not stall a job on a hung daemon. */
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | (timeout_ms >= 0 ? SOCK_NONBLOCK : 0), 0);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (connect(fd, sa, salen) == 0)
+			break;
+		ret = -errno;
+		if (ret == -EINTR && timeout_ms < 0)
+			continue;
+		if (ret == -EINPROGRESS) {
+			int soerr = 0;
+			socklen_t sl = sizeof(soerr);
 
-                        if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
-                                goto fail;
-                        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0) {
-                                ret = -errno;
-                                goto fail;
-                        }
-                        if (soerr) {
-                                ret = -soerr;
-                                goto fail;
-                        }
-                        break;
-                }
-                if (ret == -EAGAIN && timeout_ms >= 0 && family == AF_UNIX) {
-                        /* AF_UNIX says EAGAIN when the listen backlog is full; it cannot be
-                         * polled, so retry briefly until the deadline. */
-                        int left = remaining(deadline);
-                        if (left == 0) {
-                                ret = -ETIMEDOUT;
-                                goto fail;
-                        }
-                        usleep((useconds_t)(left < 10 ? left : 10) * 1000);
-                        continue;
-                }
-                goto fail;
-        }
-        if (timeout_ms >= 0 && (ret = set_nonblock(fd, false)) < 0)
-                goto fail;
-        return fd;
+			if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
+				goto fail;
+			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0) {
+				ret = -errno;
+				goto fail;
+			}
+			if (soerr) {
+				ret = -soerr;
+				goto fail;
+			}
+			break;
+		}
+		if (ret == -EAGAIN && timeout_ms >= 0 && family == AF_UNIX) {
+			/* AF_UNIX says EAGAIN when the listen backlog is full; it cannot be
+			 * polled, so retry briefly until the deadline. */
+			int left = remaining(deadline);
+			if (left == 0) {
+				ret = -ETIMEDOUT;
+				goto fail;
+			}
+			usleep((useconds_t)(left < 10 ? left : 10) * 1000);
+			continue;
+		}
+		goto fail;
+	}
+	if (timeout_ms >= 0 && (ret = set_nonblock(fd, false)) < 0)
+		goto fail;
+	return fd;
 fail:
-        close(fd);
-        return ret;
+	close(fd);
+	return ret;
 }
 
 int proto_connect(const char *path, int timeout_ms)
 {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
-        if (!path || !path[0])
-                return -EINVAL;
-        if (strlen(path) >= sizeof(sa.sun_path))
-                return -ENAMETOOLONG;
-        memcpy(sa.sun_path, path, strlen(path) + 1);
-        return connect_to(AF_UNIX, (struct sockaddr *)&sa, sizeof(sa), timeout_ms);
+	if (!path || !path[0])
+		return -EINVAL;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	return connect_to(AF_UNIX, (struct sockaddr *)&sa, sizeof(sa), timeout_ms);
 }
 
 int proto_connect_tcp(const char *host, unsigned port, int timeout_ms)
 {
-        struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-        char service[16];
-        int fd = -EHOSTUNREACH;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	char service[16];
+	int fd = -EHOSTUNREACH;
 
-        if (!host || !*host || !port || port > 65535)
-                return -EINVAL;
-        snprintf(service, sizeof(service), "%u", port);
-        if (getaddrinfo(host, service, &hints, &res) != 0)
-                return -EHOSTUNREACH;
-        for (ai = res; ai; ai = ai->ai_next) {
-                fd = connect_to(ai->ai_family, ai->ai_addr, ai->ai_addrlen, timeout_ms);
-                if (fd >= 0)
-                        break;
-        }
-        freeaddrinfo(res);
-        return fd;
+	if (!host || !*host || !port || port > 65535)
+		return -EINVAL;
+	snprintf(service, sizeof(service), "%u", port);
+	if (getaddrinfo(host, service, &hints, &res) != 0)
+		return -EHOSTUNREACH;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = connect_to(ai->ai_family, ai->ai_addr, ai->ai_addrlen, timeout_ms);
+		if (fd >= 0)
+			break;
+	}
+	freeaddrinfo(res);
+	return fd;
 }
 
 static int send_all(int fd, const char *p, size_t n, int64_t deadline)
 {
-        while (n) {
-                ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-                int ret;
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		int ret;
 
-                if (w < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno != EAGAIN && errno != EWOULDBLOCK)
-                                return (errno == EPIPE || errno == ECONNRESET) ? -ECONNRESET : -errno;
-                        if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
-                                return ret;
-                        continue;
-                }
-                p += w;
-                n -= (size_t)w;
-        }
-        return 0;
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return (errno == EPIPE || errno == ECONNRESET) ? -ECONNRESET
+									       : -errno;
+			if ((ret = wait_fd(fd, POLLOUT, deadline)) < 0)
+				return ret;
+			continue;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
 /* recv without waiting: the bytes received, 0 when there are none yet (try again), or -errno
  * (-ECONNRESET also when the peer has closed). */
 static ssize_t recv_now(int fd, char *buf, size_t len, int flags)
 {
-        ssize_t n = recv(fd, buf, len, flags | MSG_DONTWAIT);
+	ssize_t n = recv(fd, buf, len, flags | MSG_DONTWAIT);
 
-        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
-                return 0;
-        if (n < 0)
-                return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
-        return n ? n : -ECONNRESET;
+	if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n < 0)
+		return errno == ECONNRESET || errno == EPIPE ? -ECONNRESET : -errno;
+	return n ? n : -ECONNRESET;
 }
 
 /* Read exactly one line: peek first so that bytes after the '\n' stay in the socket for the
  * next call on this connection. */
 static int recv_line(int fd, struct line_reader *lr, int64_t deadline, char **line, size_t *len)
 {
-        char buf[4096];
+	char buf[4096];
 
-        for (;;) {
-                ssize_t n;
-                const char *nl;
-                size_t take;
-                int ret = line_reader_next(lr, line, len);
+	for (;;) {
+		ssize_t n;
+		const char *nl;
+		size_t take;
+		int ret = line_reader_next(lr, line, len);
 
-                if (ret != 0)
-                        return ret;
-                if ((ret = wait_fd(fd, POLLIN, deadline)) < 0)
-                        return ret;
-                if ((n = recv_now(fd, buf, sizeof(buf), MSG_PEEK)) <= 0) {
-                        if (n == 0)
-                                continue;
-                        return (int)n;
-                }
-                nl = memchr(buf, '\n', (size_t)n);
-                take = nl ? (size_t)(nl - buf) + 1 : (size_t)n;
-                if ((n = recv_now(fd, buf, take, 0)) <= 0) {
-                        if (n == 0)
-                                continue;
-                        return (int)n;
-                }
-                if ((ret = line_reader_feed(lr, buf, (size_t)n)) < 0)
-                        return ret;
-        }
+		if (ret != 0)
+			return ret;
+		if ((ret = wait_fd(fd, POLLIN, deadline)) < 0)
+			return ret;
+		if ((n = recv_now(fd, buf, sizeof(buf), MSG_PEEK)) <= 0) {
+			if (n == 0)
+				continue;
+			return (int)n;
+		}
+		nl = memchr(buf, '\n', (size_t)n);
+		take = nl ? (size_t)(nl - buf) + 1 : (size_t)n;
+		if ((n = recv_now(fd, buf, take, 0)) <= 0) {
+			if (n == 0)
+				continue;
+			return (int)n;
+		}
+		if ((ret = line_reader_feed(lr, buf, (size_t)n)) < 0)
+			return ret;
+	}
 }
 
 int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
-               char *err, size_t errlen)
+	       char *err, size_t errlen)
 {
-        return proto_call_max(fd, req, timeout_ms, TRACER_REPLY_MAX, reply, err, errlen);
+	return proto_call_max(fd, req, timeout_ms, TRACER_REPLY_MAX, reply, err, errlen);
 }
 
 int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
-                   struct json_object **reply, char *err, size_t errlen)
+		   struct json_object **reply, char *err, size_t errlen)
 {
-        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
-        struct line_reader lr;
-        char *msg, *line = NULL;
-        size_t mlen, llen = 0;
-        int ret;
+	int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+	struct line_reader lr;
+	char *msg, *line = NULL;
+	size_t mlen, llen = 0;
+	int ret;
 
-        if (fd < 0 || !req || !reply) {
-                proto_errf(err, errlen, "invalid argument");
-                return -EINVAL;
-        }
-        msg = proto_serialize(req, &mlen);
-        if (!msg) {
-                proto_errf(err, errlen, "out of memory");
-                return -ENOMEM;
-        }
-        ret = send_all(fd, msg, mlen, deadline);
-        free(msg);
-        if (ret < 0) {
-                if (ret == -ETIMEDOUT)
-                        proto_errf(err, errlen, "timed out sending request");
-                else if (ret == -ECONNRESET)
-                        proto_errf(err, errlen, "connection closed while sending request");
-                else
-                        proto_errf(err, errlen, "sending request: %s", strerror(-ret));
-                return ret;
-        }
+	if (fd < 0 || !req || !reply) {
+		proto_errf(err, errlen, "invalid argument");
+		return -EINVAL;
+	}
+	msg = proto_serialize(req, &mlen);
+	if (!msg) {
+		proto_errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = send_all(fd, msg, mlen, deadline);
+	free(msg);
+	if (ret < 0) {
+		if (ret == -ETIMEDOUT)
+			proto_errf(err, errlen, "timed out sending request");
+		else if (ret == -ECONNRESET)
+			proto_errf(err, errlen, "connection closed while sending request");
+		else
+			proto_errf(err, errlen, "sending request: %s", strerror(-ret));
+		return ret;
+	}
 
-        line_reader_init(&lr);
-        /* line_reader_feed refuses a line past max before storing it: memory stays bounded */
-        lr.max = max && max < TRACER_REPLY_MAX ? max : TRACER_REPLY_MAX;
-        max = lr.max;
-        ret = recv_line(fd, &lr, deadline, &line, &llen);
-        line_reader_free(&lr);
-        if (ret < 0) {
-                if (ret == -EMSGSIZE) {
-                        proto_errf(err, errlen, "reply longer than %zu bytes", max);
-                        ret = -EPROTO;
-                } else if (ret == -ETIMEDOUT) {
-                        proto_errf(err, errlen, "no reply within %d ms", timeout_ms);
-                } else if (ret == -ECONNRESET) {
-                        proto_errf(err, errlen, "connection closed before a reply");
-                } else {
-                        proto_errf(err, errlen, "reading reply: %s", strerror(-ret));
-                }
-                return ret;
-        }
+	line_reader_init(&lr);
+	/* line_reader_feed refuses a line past max before storing it: memory stays bounded */
+	lr.max = max && max < TRACER_REPLY_MAX ? max : TRACER_REPLY_MAX;
+	max = lr.max;
+	ret = recv_line(fd, &lr, deadline, &line, &llen);
+	line_reader_free(&lr);
+	if (ret < 0) {
+		if (ret == -EMSGSIZE) {
+			proto_errf(err, errlen, "reply longer than %zu bytes", max);
+			ret = -EPROTO;
+		} else if (ret == -ETIMEDOUT) {
+			proto_errf(err, errlen, "no reply within %d ms", timeout_ms);
+		} else if (ret == -ECONNRESET) {
+			proto_errf(err, errlen, "connection closed before a reply");
+		} else {
+			proto_errf(err, errlen, "reading reply: %s", strerror(-ret));
+		}
+		return ret;
+	}
 
-        ret = proto_parse_reply(line, llen, reply, err, errlen);
-        free(line);
-        return ret;
+	ret = proto_parse_reply(line, llen, reply, err, errlen);
+	free(line);
+	return ret;
 }
-

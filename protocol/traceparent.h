@@ -12,7 +12,7 @@
 int traceparent_valid(const char *s);
 /* Derive "00-<trace>-<span>-01": the trace id from (cluster, job), the span id from the step. */
 void traceparent_derive(const char *cluster, uint64_t job_id, uint32_t step_id,
-                        char out[TRACEPARENT_LEN + 1]);
+			char out[TRACEPARENT_LEN + 1]);
 /* Copy the 32-hex trace id out of a valid traceparent. */
 void traceparent_trace_id(const char *traceparent, char out[33]);
 

@@ -27,7 +27,7 @@ int trust_connect(const char *path, int timeout_ms, char *err, size_t errlen);
 
 /* One exchange with a trusted tracerd, reading a reply of at most TRACER_ROOT_REPLY_MAX bytes,
  * all within timeout_ms. Returns 0 and *reply (caller puts), or a negative errno with err. */
-int trust_call(const char *path, struct json_object *req, int timeout_ms, struct json_object **reply,
-               char *err, size_t errlen);
+int trust_call(const char *path, struct json_object *req, int timeout_ms,
+	       struct json_object **reply, char *err, size_t errlen);
 
 #endif

@@ -34,115 +34,121 @@ SPANK_PLUGIN(tracer, 1);
 enum { OPT_PIPELINE = 1, OPT_RUN, OPT_STEP, OPT_TRACER };
 
 static struct {
-        int off;
-        char pipeline[NAME_MAX_LEN + 1], run[NAME_MAX_LEN + 1], step[NAME_MAX_LEN + 1];
-        char conf[PATH_MAX];
-        char socket[PATH_MAX]; /* socket= plugin argument, else from the config */
-        int cfg_read;          /* 1 cfg holds tracer.conf, -1 it could not be read, 0 not yet */
-        struct tracer_config cfg;
-        int timeout_ms;
-        int failed;     /* an exchange of this step failed: the step's others are skipped */
-        int ntasks;
-        struct { uint32_t task; pid_t pid; int64_t unit; } tasks[MAX_TASKS];
+	int off;
+	char pipeline[NAME_MAX_LEN + 1], run[NAME_MAX_LEN + 1], step[NAME_MAX_LEN + 1];
+	char conf[PATH_MAX];
+	char socket[PATH_MAX]; /* socket= plugin argument, else from the config */
+	int cfg_read;	       /* 1 cfg holds tracer.conf, -1 it could not be read, 0 not yet */
+	struct tracer_config cfg;
+	int timeout_ms;
+	int failed; /* an exchange of this step failed: the step's others are skipped */
+	int ntasks;
+	struct {
+		uint32_t task;
+		pid_t pid;
+		int64_t unit;
+	} tasks[MAX_TASKS];
 } st = { .timeout_ms = 100 };
 
 static int opt_cb(int val, const char *arg, int remote);
 
 static struct spank_option options[] = {
-        { "tracer-pipeline", "NAME", "tracer: the pipeline this job belongs to", 1, OPT_PIPELINE, opt_cb },
-        { "tracer-run", "ID", "tracer: the pipeline run this job belongs to", 1, OPT_RUN, opt_cb },
-        { "tracer-step", "NAME", "tracer: the workflow step this job runs", 1, OPT_STEP, opt_cb },
-        { "tracer", "on|off", "tracer: --tracer=off leaves this job untraced", 1, OPT_TRACER, opt_cb },
-        SPANK_OPTIONS_TABLE_END
+	{ "tracer-pipeline", "NAME", "tracer: the pipeline this job belongs to", 1, OPT_PIPELINE,
+	  opt_cb },
+	{ "tracer-run", "ID", "tracer: the pipeline run this job belongs to", 1, OPT_RUN, opt_cb },
+	{ "tracer-step", "NAME", "tracer: the workflow step this job runs", 1, OPT_STEP, opt_cb },
+	{ "tracer", "on|off", "tracer: --tracer=off leaves this job untraced", 1, OPT_TRACER,
+	  opt_cb },
+	SPANK_OPTIONS_TABLE_END
 };
 
 /* A value for a name option: printable, no control characters, bounded. */
 static int copy_name(char *dst, const char *src)
 {
-        size_t i, n = src ? strlen(src) : 0;
+	size_t i, n = src ? strlen(src) : 0;
 
-        if (n == 0 || n > NAME_MAX_LEN)
-                return -1;
-        for (i = 0; i < n; i++)
-                if ((unsigned char)src[i] < 0x20 || src[i] == 0x7f)
-                        return -1;
-        memcpy(dst, src, n + 1);
-        return 0;
+	if (n == 0 || n > NAME_MAX_LEN)
+		return -1;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)src[i] < 0x20 || src[i] == 0x7f)
+			return -1;
+	memcpy(dst, src, n + 1);
+	return 0;
 }
 
 static int opt_cb(int val, const char *arg, int remote)
 {
-        char *dst = val == OPT_PIPELINE ? st.pipeline : val == OPT_RUN ? st.run : st.step;
+	char *dst = val == OPT_PIPELINE ? st.pipeline : val == OPT_RUN ? st.run : st.step;
 
-        (void)remote;
-        if (val == OPT_TRACER) {
-                if (arg && strcmp(arg, "off") == 0)
-                        st.off = 1;
-                else if (arg && strcmp(arg, "on") == 0)
-                        st.off = 0;
-                else {
-                        slurm_error("tracer: --tracer takes on or off, not '%s'", arg ? arg : "");
-                        return ESPANK_BAD_ARG;
-                }
-                return ESPANK_SUCCESS;
-        }
-        if (copy_name(dst, arg) < 0) {
-                slurm_error("tracer: option value must be 1-%d printable characters", NAME_MAX_LEN);
-                return ESPANK_BAD_ARG;
-        }
-        return ESPANK_SUCCESS;
+	(void)remote;
+	if (val == OPT_TRACER) {
+		if (arg && strcmp(arg, "off") == 0)
+			st.off = 1;
+		else if (arg && strcmp(arg, "on") == 0)
+			st.off = 0;
+		else {
+			slurm_error("tracer: --tracer takes on or off, not '%s'", arg ? arg : "");
+			return ESPANK_BAD_ARG;
+		}
+		return ESPANK_SUCCESS;
+	}
+	if (copy_name(dst, arg) < 0) {
+		slurm_error("tracer: option value must be 1-%d printable characters", NAME_MAX_LEN);
+		return ESPANK_BAD_ARG;
+	}
+	return ESPANK_SUCCESS;
 }
 
 /* plugstack.conf arguments: conf=FILE socket=PATH timeout_ms=N */
 static void parse_args(int ac, char **av)
 {
-        int i;
+	int i;
 
-        snprintf(st.conf, sizeof(st.conf), "%s", TRACER_CONF_DEFAULT);
-        for (i = 0; i < ac; i++) {
-                if (strncmp(av[i], "conf=", 5) == 0)
-                        snprintf(st.conf, sizeof(st.conf), "%s", av[i] + 5);
-                else if (strncmp(av[i], "socket=", 7) == 0)
-                        snprintf(st.socket, sizeof(st.socket), "%s", av[i] + 7);
-                else if (strncmp(av[i], "timeout_ms=", 11) == 0)
-                        st.timeout_ms = atoi(av[i] + 11) > 0 ? atoi(av[i] + 11) : 100;
-                else
-                        slurm_error("tracer: unknown plugin argument '%s' ignored", av[i]);
-        }
+	snprintf(st.conf, sizeof(st.conf), "%s", TRACER_CONF_DEFAULT);
+	for (i = 0; i < ac; i++) {
+		if (strncmp(av[i], "conf=", 5) == 0)
+			snprintf(st.conf, sizeof(st.conf), "%s", av[i] + 5);
+		else if (strncmp(av[i], "socket=", 7) == 0)
+			snprintf(st.socket, sizeof(st.socket), "%s", av[i] + 7);
+		else if (strncmp(av[i], "timeout_ms=", 11) == 0)
+			st.timeout_ms = atoi(av[i] + 11) > 0 ? atoi(av[i] + 11) : 100;
+		else
+			slurm_error("tracer: unknown plugin argument '%s' ignored", av[i]);
+	}
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-        int i;
+	int i;
 
-        parse_args(ac, av);
-        for (i = 0; options[i].name; i++)
-                spank_option_register(sp, &options[i]);
-        return ESPANK_SUCCESS;
+	parse_args(ac, av);
+	for (i = 0; options[i].name; i++)
+		spank_option_register(sp, &options[i]);
+	return ESPANK_SUCCESS;
 }
 
 /* ---- helpers for the remote (slurmstepd) side */
 
 static void job_env(spank_t sp, const char *name, char *buf, size_t len)
 {
-        if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS)
-                buf[0] = 0;
+	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS)
+		buf[0] = 0;
 }
 
 /* Options given on the command line win over TRACER_* variables of the job's environment. */
 static void env_defaults(spank_t sp)
 {
-        char v[NAME_MAX_LEN + 2];
+	char v[NAME_MAX_LEN + 2];
 
-        job_env(sp, "SLURM_SPANK__SLURM_SPANK_OPTION_tracer_tracer", v, sizeof(v));
-        if (strcmp(v, "off") == 0)
-                st.off = 1;
-        if (!st.pipeline[0] && (job_env(sp, "TRACER_PIPELINE_NAME", v, sizeof(v)), v[0]))
-                copy_name(st.pipeline, v);
-        if (!st.run[0] && (job_env(sp, "TRACER_RUN_NAME", v, sizeof(v)), v[0]))
-                copy_name(st.run, v);
-        if (!st.step[0] && (job_env(sp, "TRACER_STEP_NAME", v, sizeof(v)), v[0]))
-                copy_name(st.step, v);
+	job_env(sp, "SLURM_SPANK__SLURM_SPANK_OPTION_tracer_tracer", v, sizeof(v));
+	if (strcmp(v, "off") == 0)
+		st.off = 1;
+	if (!st.pipeline[0] && (job_env(sp, "TRACER_PIPELINE_NAME", v, sizeof(v)), v[0]))
+		copy_name(st.pipeline, v);
+	if (!st.run[0] && (job_env(sp, "TRACER_RUN_NAME", v, sizeof(v)), v[0]))
+		copy_name(st.run, v);
+	if (!st.step[0] && (job_env(sp, "TRACER_STEP_NAME", v, sizeof(v)), v[0]))
+		copy_name(st.step, v);
 }
 
 /* libslurm's hostlist, looked up at run time: present in slurmstepd, not linked by us */
@@ -153,73 +159,78 @@ typedef void (*hostlist_destroy_fn)(void *);
 /* The name of node number `nodeid` of a step, from the step's (or job's) node list. */
 static int node_from_list(spank_t sp, char *out, size_t len)
 {
-        hostlist_create_fn create = (hostlist_create_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_create");
-        hostlist_shift_fn shift = (hostlist_shift_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_shift");
-        hostlist_destroy_fn destroy = (hostlist_destroy_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_destroy");
-        char list[4096], *host = NULL;
-        uint32_t nodeid = 0, i;
-        void *hl;
+	hostlist_create_fn create =
+		(hostlist_create_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_create");
+	hostlist_shift_fn shift = (hostlist_shift_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_shift");
+	hostlist_destroy_fn destroy =
+		(hostlist_destroy_fn)dlsym(RTLD_DEFAULT, "slurm_hostlist_destroy");
+	char list[4096], *host = NULL;
+	uint32_t nodeid = 0, i;
+	void *hl;
 
-        if (!create || !shift || !destroy || spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS)
-                return -1;
-        job_env(sp, "SLURM_STEP_NODELIST", list, sizeof(list));
-        if (!list[0])
-                job_env(sp, "SLURM_JOB_NODELIST", list, sizeof(list));
-        if (!list[0] || !(hl = create(list)))
-                return -1;
-        for (i = 0; i <= nodeid; i++) {
-                free(host);
-                host = shift(hl);
-                if (!host)
-                        break;
-        }
-        destroy(hl);
-        if (!host)
-                return -1;
-        snprintf(out, len, "%s", host);
-        free(host);
-        return 0;
+	if (!create || !shift || !destroy ||
+	    spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS)
+		return -1;
+	job_env(sp, "SLURM_STEP_NODELIST", list, sizeof(list));
+	if (!list[0])
+		job_env(sp, "SLURM_JOB_NODELIST", list, sizeof(list));
+	if (!list[0] || !(hl = create(list)))
+		return -1;
+	for (i = 0; i <= nodeid; i++) {
+		free(host);
+		host = shift(hl);
+		if (!host)
+			break;
+	}
+	destroy(hl);
+	if (!host)
+		return -1;
+	snprintf(out, len, "%s", host);
+	free(host);
+	return 0;
 }
 
 /* cgroup v1 trees of Slurm carry the node name: /slurm_<node>/uid_U/job_J/... */
 static int node_from_cgroup(pid_t pid, char *out, size_t len)
 {
-        char file[64], line[1024], *p, *end;
-        FILE *f;
-        int r = -1;
+	char file[64], line[1024], *p, *end;
+	FILE *f;
+	int r = -1;
 
-        snprintf(file, sizeof(file), "/proc/%d/cgroup", pid);
-        f = fopen(file, "re");
-        if (!f)
-                return -1;
-        while (r < 0 && fgets(line, sizeof(line), f)) {
-                p = strstr(line, "/slurm_");
-                if (!p)
-                        continue;
-                p += 7;
-                end = strchr(p, '/');
-                if (end && (size_t)(end - p) < len) {
-                        snprintf(out, len, "%.*s", (int)(end - p), p);
-                        r = 0;
-                }
-        }
-        fclose(f);
-        return r;
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", pid);
+	f = fopen(file, "re");
+	if (!f)
+		return -1;
+	while (r < 0 && fgets(line, sizeof(line), f)) {
+		p = strstr(line, "/slurm_");
+		if (!p)
+			continue;
+		p += 7;
+		end = strchr(p, '/');
+		if (end && (size_t)(end - p) < len) {
+			snprintf(out, len, "%.*s", (int)(end - p), p);
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
 }
 
 /* tracer.conf, read once per slurmstepd (a step's every task and task end asks for it) and
  * only when needed: socket= makes it unnecessary. A file that cannot be read is said once. */
 static const struct tracer_config *config(void)
 {
-        char err[256];
+	char err[256];
 
-        if (!st.cfg_read) {
-                st.cfg_read = config_load(st.conf, strcmp(st.conf, TRACER_CONF_DEFAULT) == 0, &st.cfg,
-                                          err, sizeof(err)) == 0 ? 1 : -1;
-                if (st.cfg_read < 0)
-                        slurm_error("tracer: %s", err);
-        }
-        return st.cfg_read > 0 ? &st.cfg : NULL;
+	if (!st.cfg_read) {
+		st.cfg_read = config_load(st.conf, strcmp(st.conf, TRACER_CONF_DEFAULT) == 0,
+					  &st.cfg, err, sizeof(err)) == 0
+				      ? 1
+				      : -1;
+		if (st.cfg_read < 0)
+			slurm_error("tracer: %s", err);
+	}
+	return st.cfg_read > 0 ? &st.cfg : NULL;
 }
 
 /* This node's tracerd: socket= wins; else SocketDir from the config and the node name, which
@@ -227,73 +238,74 @@ static const struct tracer_config *config(void)
  * Slurm's cgroup path, else NodeName or the host name. */
 static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
 {
-        const struct tracer_config *cfg;
-        char node[64] = "";
+	const struct tracer_config *cfg;
+	char node[64] = "";
 
-        if (st.socket[0]) {
-                snprintf(out, len, "%s", st.socket);
-                return 0;
-        }
-        if (!(cfg = config()))
-                return -1;
-        if (node_from_list(sp, node, sizeof(node)) < 0 && node_from_cgroup(pid, node, sizeof(node)) < 0) {
-                if (cfg->node_name[0])
-                        snprintf(node, sizeof(node), "%s", cfg->node_name);
-                else if (config_default_node(node, sizeof(node)) < 0)
-                        return -1;
-        }
-        return config_socket_path(cfg, node, out, len);
+	if (st.socket[0]) {
+		snprintf(out, len, "%s", st.socket);
+		return 0;
+	}
+	if (!(cfg = config()))
+		return -1;
+	if (node_from_list(sp, node, sizeof(node)) < 0 &&
+	    node_from_cgroup(pid, node, sizeof(node)) < 0) {
+		if (cfg->node_name[0])
+			snprintf(node, sizeof(node), "%s", cfg->node_name);
+		else if (config_default_node(node, sizeof(node)) < 0)
+			return -1;
+	}
+	return config_socket_path(cfg, node, out, len);
 }
 
 /* cgroup of a task: the v1 memory controller's path (where Slurm keeps its limits and peak)
  * or the v2 path, and on v2 the cgroup id (the directory's inode). */
 static void task_cgroup(pid_t pid, char *path, size_t len, uint64_t *id)
 {
-        char file[64], line[1024], dir[PATH_MAX];
-        struct stat sb;
-        FILE *f;
+	char file[64], line[1024], dir[PATH_MAX];
+	struct stat sb;
+	FILE *f;
 
-        *id = 0;
-        path[0] = 0;
-        snprintf(file, sizeof(file), "/proc/%d/cgroup", pid);
-        f = fopen(file, "re");
-        if (!f)
-                return;
-        while (fgets(line, sizeof(line), f)) {
-                char *p = strchr(line, ':'), *q = p ? strchr(p + 1, ':') : NULL;
+	*id = 0;
+	path[0] = 0;
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", pid);
+	f = fopen(file, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ':'), *q = p ? strchr(p + 1, ':') : NULL;
 
-                if (!q)
-                        continue;
-                q[strcspn(q, "\n")] = 0;
-                if (strncmp(p, ":memory:", 8) == 0) {
-                        snprintf(path, len, "/sys/fs/cgroup/memory%s", q + 1);
-                } else if (strncmp(line, "0::", 3) == 0 && strstr(q + 1, "job_")) {
-                        /* pure v2 mounts at /sys/fs/cgroup, hybrid at .../unified */
-                        snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", q + 1);
-                        if (stat(dir, &sb) < 0)
-                                snprintf(dir, sizeof(dir), "/sys/fs/cgroup/unified%s", q + 1);
-                        if (stat(dir, &sb) == 0) {
-                                *id = sb.st_ino;
-                                if (!path[0])
-                                        snprintf(path, len, "%s", dir);
-                        }
-                }
-        }
-        fclose(f);
+		if (!q)
+			continue;
+		q[strcspn(q, "\n")] = 0;
+		if (strncmp(p, ":memory:", 8) == 0) {
+			snprintf(path, len, "/sys/fs/cgroup/memory%s", q + 1);
+		} else if (strncmp(line, "0::", 3) == 0 && strstr(q + 1, "job_")) {
+			/* pure v2 mounts at /sys/fs/cgroup, hybrid at .../unified */
+			snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s", q + 1);
+			if (stat(dir, &sb) < 0)
+				snprintf(dir, sizeof(dir), "/sys/fs/cgroup/unified%s", q + 1);
+			if (stat(dir, &sb) == 0) {
+				*id = sb.st_ino;
+				if (!path[0])
+					snprintf(path, len, "%s", dir);
+			}
+		}
+	}
+	fclose(f);
 }
 
 /* cgroup v2: leave the trace context on the step's cgroup too, for tools that start from a
  * cgroup (user.* xattrs on cgroupfs: kernel >= 5.7; failure is harmless) */
 static void cgroup_xattrs(const char *task_dir, const char *traceparent)
 {
-        char step[PATH_MAX], id[33];
+	char step[PATH_MAX], id[33];
 
-        if (cgroup_step_dir(task_dir, step, sizeof(step)) < 0)
-                return;
-        traceparent_trace_id(traceparent, id);
-        if (setxattr(step, "user.tracer.traceparent", traceparent, strlen(traceparent), 0) < 0 ||
-            setxattr(step, "user.tracer.trace_id", id, strlen(id), 0) < 0)
-                slurm_debug("tracer: no trace xattrs on %s: %m", step);
+	if (cgroup_step_dir(task_dir, step, sizeof(step)) < 0)
+		return;
+	traceparent_trace_id(traceparent, id);
+	if (setxattr(step, "user.tracer.traceparent", traceparent, strlen(traceparent), 0) < 0 ||
+	    setxattr(step, "user.tracer.trace_id", id, strlen(id), 0) < 0)
+		slurm_debug("tracer: no trace xattrs on %s: %m", step);
 }
 
 /* One bounded exchange, only with a tracerd that trust_call accepts (its socket where only root
@@ -302,27 +314,29 @@ static void cgroup_xattrs(const char *task_dir, const char *traceparent)
  * or not trusted costs a step timeout_ms in all, however many tasks it starts. */
 static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct json_object **reply)
 {
-        char path[PATH_MAX], err[2 * PATH_MAX + 128] = "";
-        int r;
+	char path[PATH_MAX], err[2 * PATH_MAX + 128] = "";
+	int r;
 
-        *reply = NULL;
-        if (st.failed)
-                return -1;
-        if (socket_path(sp, pid, path, sizeof(path)) < 0)
-                return -1;
-        r = trust_call(path, req, st.timeout_ms, reply, err, sizeof(err));
-        if (r == -EPERM && !st.failed++)
-                slurm_info("tracer: job runs untraced: %s", err); /* says which path and why */
-        else if (r < 0 && !st.failed++)
-                slurm_info("tracer: tracerd not reachable, job runs untraced: %s (see tracerd's log on "
-                           "this node)", err);
-        return r;
+	*reply = NULL;
+	if (st.failed)
+		return -1;
+	if (socket_path(sp, pid, path, sizeof(path)) < 0)
+		return -1;
+	r = trust_call(path, req, st.timeout_ms, reply, err, sizeof(err));
+	if (r == -EPERM && !st.failed++)
+		slurm_info("tracer: job runs untraced: %s", err); /* says which path and why */
+	else if (r < 0 && !st.failed++)
+		slurm_info("tracer: tracerd not reachable, job runs untraced: %s (see tracerd's "
+			   "log on "
+			   "this node)",
+			   err);
+	return r;
 }
 
 static void add_str(struct json_object *o, const char *key, const char *v)
 {
-        if (v && *v)
-                json_object_object_add(o, key, json_object_new_string(v));
+	if (v && *v)
+		json_object_object_add(o, key, json_object_new_string(v));
 }
 
 /* The step's working directory and command line (for a batch step: the script, which tracerd
@@ -330,147 +344,148 @@ static void add_str(struct json_object *o, const char *key, const char *v)
  * and is cut, and marked so, rather than the step left untraced. */
 static void add_job_argv(spank_t sp, struct json_object *req)
 {
-        char **argv = NULL, cwd[PATH_MAX];
-        int argc = 0, r;
+	char **argv = NULL, cwd[PATH_MAX];
+	int argc = 0, r;
 
-        job_env(sp, "PWD", cwd, sizeof(cwd));
-        if (!cwd[0])
-                job_env(sp, "SLURM_SUBMIT_DIR", cwd, sizeof(cwd));
-        add_str(req, "cwd", cwd);
-        if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv &&
-            (r = proto_add_argv(req, argv, argc)) < 0)
-                slurm_debug("tracer: step registered without its arguments: %s", strerror(-r));
+	job_env(sp, "PWD", cwd, sizeof(cwd));
+	if (!cwd[0])
+		job_env(sp, "SLURM_SUBMIT_DIR", cwd, sizeof(cwd));
+	add_str(req, "cwd", cwd);
+	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 && argv &&
+	    (r = proto_add_argv(req, argv, argc)) < 0)
+		slurm_debug("tracer: step registered without its arguments: %s", strerror(-r));
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
-        char cluster[64], tp[TRACEPARENT_LEN + 8], id[33];
-        uint32_t job = 0, step = 0;
+	char cluster[64], tp[TRACEPARENT_LEN + 8], id[33];
+	uint32_t job = 0, step = 0;
 
-        (void)ac;
-        (void)av;
-        if (spank_context() != S_CTX_REMOTE)
-                return ESPANK_SUCCESS;
-        env_defaults(sp);
-        if (st.off)
-                return ESPANK_SUCCESS;
-        /* engines and tools pass TRACEPARENT on: keep a valid one, else derive it from the job */
-        job_env(sp, "TRACEPARENT", tp, sizeof(tp));
-        if (!traceparent_valid(tp)) {
-                job_env(sp, "SLURM_CLUSTER_NAME", cluster, sizeof(cluster));
-                spank_get_item(sp, S_JOB_ID, &job);
-                spank_get_item(sp, S_JOB_STEPID, &step);
-                traceparent_derive(cluster, job, step, tp);
-                spank_setenv(sp, "TRACEPARENT", tp, 1);
-        }
-        traceparent_trace_id(tp, id);
-        spank_setenv(sp, "TRACER_TRACE_ID", id, 1);
-        return ESPANK_SUCCESS;
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE)
+		return ESPANK_SUCCESS;
+	env_defaults(sp);
+	if (st.off)
+		return ESPANK_SUCCESS;
+	/* engines and tools pass TRACEPARENT on: keep a valid one, else derive it from the job */
+	job_env(sp, "TRACEPARENT", tp, sizeof(tp));
+	if (!traceparent_valid(tp)) {
+		job_env(sp, "SLURM_CLUSTER_NAME", cluster, sizeof(cluster));
+		spank_get_item(sp, S_JOB_ID, &job);
+		spank_get_item(sp, S_JOB_STEPID, &step);
+		traceparent_derive(cluster, job, step, tp);
+		spank_setenv(sp, "TRACEPARENT", tp, 1);
+	}
+	traceparent_trace_id(tp, id);
+	spank_setenv(sp, "TRACER_TRACE_ID", id, 1);
+	return ESPANK_SUCCESS;
 }
 
 int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 {
-        struct json_object *req, *reply = NULL, *u, *idv;
-        uint32_t job = 0, step = 0, task = 0, array_job = 0, array_task = 0;
-        uint16_t cpus = 0;
-        uint64_t mem = 0, cgid = 0;
-        uid_t uid = 0;
-        gid_t gid = 0;
-        pid_t pid = 0;
-        char cluster[64], job_name[NAME_MAX_LEN + 1], tp[TRACEPARENT_LEN + 8], cg[PATH_MAX];
-        char name[64], label[16], *cores = NULL;
+	struct json_object *req, *reply = NULL, *u, *idv;
+	uint32_t job = 0, step = 0, task = 0, array_job = 0, array_task = 0;
+	uint16_t cpus = 0;
+	uint64_t mem = 0, cgid = 0;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	pid_t pid = 0;
+	char cluster[64], job_name[NAME_MAX_LEN + 1], tp[TRACEPARENT_LEN + 8], cg[PATH_MAX];
+	char name[64], label[16], *cores = NULL;
 
-        (void)ac;
-        (void)av;
-        if (spank_context() != S_CTX_REMOTE || st.off)
-                return ESPANK_SUCCESS;
-        if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS ||
-            spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
-            spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
-                return ESPANK_SUCCESS;
-        spank_get_item(sp, S_TASK_GLOBAL_ID, &task);
-        spank_get_item(sp, S_JOB_UID, &uid);
-        spank_get_item(sp, S_JOB_GID, &gid);
-        spank_get_item(sp, S_JOB_NCPUS, &cpus);
-        if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mem) != ESPANK_SUCCESS || !mem)
-                spank_get_item(sp, S_JOB_ALLOC_MEM, &mem);
-        if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS)
-                cores = NULL;
-        spank_get_item(sp, S_JOB_ARRAY_ID, &array_job);
-        spank_get_item(sp, S_JOB_ARRAY_TASK_ID, &array_task);
-        job_env(sp, "SLURM_CLUSTER_NAME", cluster, sizeof(cluster));
-        job_env(sp, "SLURM_JOB_NAME", job_name, sizeof(job_name));
-        job_env(sp, "TRACEPARENT", tp, sizeof(tp));
-        task_cgroup(pid, cg, sizeof(cg), &cgid);
-        snprintf(name, sizeof(name), "%u.%s", job, slurm_step_name(step, label, sizeof(label)));
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE || st.off)
+		return ESPANK_SUCCESS;
+	if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
+		return ESPANK_SUCCESS;
+	spank_get_item(sp, S_TASK_GLOBAL_ID, &task);
+	spank_get_item(sp, S_JOB_UID, &uid);
+	spank_get_item(sp, S_JOB_GID, &gid);
+	spank_get_item(sp, S_JOB_NCPUS, &cpus);
+	if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mem) != ESPANK_SUCCESS || !mem)
+		spank_get_item(sp, S_JOB_ALLOC_MEM, &mem);
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS)
+		cores = NULL;
+	spank_get_item(sp, S_JOB_ARRAY_ID, &array_job);
+	spank_get_item(sp, S_JOB_ARRAY_TASK_ID, &array_task);
+	job_env(sp, "SLURM_CLUSTER_NAME", cluster, sizeof(cluster));
+	job_env(sp, "SLURM_JOB_NAME", job_name, sizeof(job_name));
+	job_env(sp, "TRACEPARENT", tp, sizeof(tp));
+	task_cgroup(pid, cg, sizeof(cg), &cgid);
+	snprintf(name, sizeof(name), "%u.%s", job, slurm_step_name(step, label, sizeof(label)));
 
-        req = json_object_new_object();
-        json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));
-        json_object_object_add(req, "op", json_object_new_string("register"));
-        json_object_object_add(req, "name", json_object_new_string(name));
-        json_object_object_add(req, "pid", json_object_new_int(pid));
-        json_object_object_add(req, "uid", json_object_new_int64(uid));
-        json_object_object_add(req, "gid", json_object_new_int64(gid));
-        json_object_object_add(req, "job_id", json_object_new_int64(job));
-        json_object_object_add(req, "step_id", json_object_new_int64(step));
-        json_object_object_add(req, "task_id", json_object_new_int64(task));
-        if (array_job) {
-                json_object_object_add(req, "array_job_id", json_object_new_int64(array_job));
-                json_object_object_add(req, "array_task_id", json_object_new_int64(array_task));
-        }
-        json_object_object_add(req, "alloc_cpus", json_object_new_int64(cpus));
-        json_object_object_add(req, "alloc_mem_mb", json_object_new_int64(mem));
-        if (cgid)
-                json_object_object_add(req, "cgroup_id", json_object_new_int64(cgid));
-        add_str(req, "cgroup_path", cg);
-        if (cores && strlen(cores) < 64)
-                add_str(req, "alloc_cores", cores);
-        add_str(req, "cluster", cluster);
-        add_str(req, "job_name", job_name);
-        add_str(req, "pipeline", st.pipeline);
-        add_str(req, "run", st.run);
-        add_str(req, "step", st.step);
-        if (traceparent_valid(tp)) {
-                add_str(req, "traceparent", tp);
-                if (cgid)
-                        cgroup_xattrs(cg, tp);
-        }
-        add_job_argv(sp, req);
+	req = json_object_new_object();
+	json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));
+	json_object_object_add(req, "op", json_object_new_string("register"));
+	json_object_object_add(req, "name", json_object_new_string(name));
+	json_object_object_add(req, "pid", json_object_new_int(pid));
+	json_object_object_add(req, "uid", json_object_new_int64(uid));
+	json_object_object_add(req, "gid", json_object_new_int64(gid));
+	json_object_object_add(req, "job_id", json_object_new_int64(job));
+	json_object_object_add(req, "step_id", json_object_new_int64(step));
+	json_object_object_add(req, "task_id", json_object_new_int64(task));
+	if (array_job) {
+		json_object_object_add(req, "array_job_id", json_object_new_int64(array_job));
+		json_object_object_add(req, "array_task_id", json_object_new_int64(array_task));
+	}
+	json_object_object_add(req, "alloc_cpus", json_object_new_int64(cpus));
+	json_object_object_add(req, "alloc_mem_mb", json_object_new_int64(mem));
+	if (cgid)
+		json_object_object_add(req, "cgroup_id", json_object_new_int64(cgid));
+	add_str(req, "cgroup_path", cg);
+	if (cores && strlen(cores) < 64)
+		add_str(req, "alloc_cores", cores);
+	add_str(req, "cluster", cluster);
+	add_str(req, "job_name", job_name);
+	add_str(req, "pipeline", st.pipeline);
+	add_str(req, "run", st.run);
+	add_str(req, "step", st.step);
+	if (traceparent_valid(tp)) {
+		add_str(req, "traceparent", tp);
+		if (cgid)
+			cgroup_xattrs(cg, tp);
+	}
+	add_job_argv(sp, req);
 
-        if (call_tracerd(sp, pid, req, &reply) == 0 && json_object_object_get_ex(reply, "unit", &u) &&
-            json_object_object_get_ex(u, "id", &idv) && st.ntasks < MAX_TASKS) {
-                st.tasks[st.ntasks].task = task;
-                st.tasks[st.ntasks].pid = pid;
-                st.tasks[st.ntasks++].unit = json_object_get_int64(idv);
-        }
-        json_object_put(reply);
-        json_object_put(req);
-        return ESPANK_SUCCESS;
+	if (call_tracerd(sp, pid, req, &reply) == 0 &&
+	    json_object_object_get_ex(reply, "unit", &u) &&
+	    json_object_object_get_ex(u, "id", &idv) && st.ntasks < MAX_TASKS) {
+		st.tasks[st.ntasks].task = task;
+		st.tasks[st.ntasks].pid = pid;
+		st.tasks[st.ntasks++].unit = json_object_get_int64(idv);
+	}
+	json_object_put(reply);
+	json_object_put(req);
+	return ESPANK_SUCCESS;
 }
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
-        struct json_object *req, *reply = NULL;
-        uint32_t task = 0;
-        int status = -1, i;
+	struct json_object *req, *reply = NULL;
+	uint32_t task = 0;
+	int status = -1, i;
 
-        (void)ac;
-        (void)av;
-        if (spank_context() != S_CTX_REMOTE || st.off)
-                return ESPANK_SUCCESS;
-        spank_get_item(sp, S_TASK_GLOBAL_ID, &task);
-        spank_get_item(sp, S_TASK_EXIT_STATUS, &status);
-        for (i = 0; i < st.ntasks && st.tasks[i].task != task; i++)
-                ;
-        if (i == st.ntasks)
-                return ESPANK_SUCCESS;
-        req = json_object_new_object();
-        json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));
-        json_object_object_add(req, "op", json_object_new_string("unregister"));
-        json_object_object_add(req, "unit", json_object_new_int64(st.tasks[i].unit));
-        json_object_object_add(req, "status", json_object_new_int(status));
-        call_tracerd(sp, st.tasks[i].pid, req, &reply);
-        json_object_put(reply);
-        json_object_put(req);
-        return ESPANK_SUCCESS;
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE || st.off)
+		return ESPANK_SUCCESS;
+	spank_get_item(sp, S_TASK_GLOBAL_ID, &task);
+	spank_get_item(sp, S_TASK_EXIT_STATUS, &status);
+	for (i = 0; i < st.ntasks && st.tasks[i].task != task; i++)
+		;
+	if (i == st.ntasks)
+		return ESPANK_SUCCESS;
+	req = json_object_new_object();
+	json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));
+	json_object_object_add(req, "op", json_object_new_string("unregister"));
+	json_object_object_add(req, "unit", json_object_new_int64(st.tasks[i].unit));
+	json_object_object_add(req, "status", json_object_new_int(status));
+	call_tracerd(sp, st.tasks[i].pid, req, &reply);
+	json_object_put(reply);
+	json_object_put(req);
+	return ESPANK_SUCCESS;
 }

@@ -8,28 +8,28 @@
  * (prefix) starts with it; n otherwise. */
 static size_t strip_last(const char *p, size_t n, const char *name, int prefix)
 {
-        size_t i = n, l = strlen(name);
+	size_t i = n, l = strlen(name);
 
-        while (i > 0 && p[i - 1] != '/')
-                i--;
-        if (i == 0)
-                return n;
-        if (prefix ? strncmp(p + i, name, l) == 0 : n - i == l && strncmp(p + i, name, l) == 0)
-                return i - 1;
-        return n;
+	while (i > 0 && p[i - 1] != '/')
+		i--;
+	if (i == 0)
+		return n;
+	if (prefix ? strncmp(p + i, name, l) == 0 : n - i == l && strncmp(p + i, name, l) == 0)
+		return i - 1;
+	return n;
 }
 
 int cgroup_step_dir(const char *task_dir, char *out, size_t len)
 {
-        size_t n;
+	size_t n;
 
-        if (!task_dir || !strchr(task_dir, '/'))
-                return -EINVAL;
-        n = strip_last(task_dir, strlen(task_dir), "task_", 1);
-        n = strip_last(task_dir, n, "user", 0);
-        if (n >= len)
-                return -ENAMETOOLONG;
-        memcpy(out, task_dir, n);
-        out[n] = 0;
-        return 0;
+	if (!task_dir || !strchr(task_dir, '/'))
+		return -EINVAL;
+	n = strip_last(task_dir, strlen(task_dir), "task_", 1);
+	n = strip_last(task_dir, n, "user", 0);
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(out, task_dir, n);
+	out[n] = 0;
+	return 0;
 }

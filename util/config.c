@@ -14,8 +14,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define CONF_LINE_MAX 4096           /* longest accepted line, newline excluded */
-#define CONF_FILE_MAX (1024 * 1024)  /* a config larger than this is a mistake, not a config */
+#define CONF_LINE_MAX 4096	    /* longest accepted line, newline excluded */
+#define CONF_FILE_MAX (1024 * 1024) /* a config larger than this is a mistake, not a config */
 
 #define SAMPLE_MIN_MS 100u
 #define SAMPLE_MAX_MS (24u * 3600u * 1000u)
@@ -34,27 +34,27 @@
 
 void config_defaults(struct tracer_config *cfg)
 {
-        memset(cfg, 0, sizeof(*cfg));
-        /* node_name stays empty: resolved to the short host name when used, so that one file
-         * can serve every node. */
-        snprintf(cfg->socket_dir, sizeof(cfg->socket_dir), "%s", "/run/tracer");
-        snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", "/var/lib/tracer");
-        snprintf(cfg->slurm_user, sizeof(cfg->slurm_user), "%s", "slurm");
-        cfg->sample_interval_ms = 10 * 1000;
-        cfg->stall_after_ms = 5 * 60 * 1000;
-        cfg->commit_interval_ms = 1000;
-        cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
-        cfg->max_clients = 64;
-        cfg->max_clients_per_user = 8;
-        cfg->reserved_clients = 4;
-        cfg->client_idle_ms = 60 * 1000;
-        cfg->client_line_ms = 10 * 1000;
-        cfg->client_buffer_bytes = 1024 * 1024;
-        snprintf(cfg->tool_rules, sizeof(cfg->tool_rules), "%s", TRACER_TOOL_RULES_DEFAULT);
-        snprintf(cfg->slurmd_spool_dir, sizeof(cfg->slurmd_spool_dir), "%s", "/var/spool/slurmd");
-        cfg->log_level = LOG_LEVEL_INFO;
-        cfg->store_retention_ms = 180ull * 24 * 3600 * 1000;
-        cfg->store_max_bytes = 4ull << 30;
+	memset(cfg, 0, sizeof(*cfg));
+	/* node_name stays empty: resolved to the short host name when used, so that one file
+	 * can serve every node. */
+	snprintf(cfg->socket_dir, sizeof(cfg->socket_dir), "%s", "/run/tracer");
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", "/var/lib/tracer");
+	snprintf(cfg->slurm_user, sizeof(cfg->slurm_user), "%s", "slurm");
+	cfg->sample_interval_ms = 10 * 1000;
+	cfg->stall_after_ms = 5 * 60 * 1000;
+	cfg->commit_interval_ms = 1000;
+	cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
+	cfg->max_clients = 64;
+	cfg->max_clients_per_user = 8;
+	cfg->reserved_clients = 4;
+	cfg->client_idle_ms = 60 * 1000;
+	cfg->client_line_ms = 10 * 1000;
+	cfg->client_buffer_bytes = 1024 * 1024;
+	snprintf(cfg->tool_rules, sizeof(cfg->tool_rules), "%s", TRACER_TOOL_RULES_DEFAULT);
+	snprintf(cfg->slurmd_spool_dir, sizeof(cfg->slurmd_spool_dir), "%s", "/var/spool/slurmd");
+	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->store_retention_ms = 180ull * 24 * 3600 * 1000;
+	cfg->store_max_bytes = 4ull << 30;
 }
 
 /* ---- value parsers: each returns NULL on success or a reason for the error message */
@@ -62,542 +62,561 @@ void config_defaults(struct tracer_config *cfg)
 /* Unsigned decimal with overflow check; *end is set past the digits. */
 static const char *parse_u64(const char *s, uint64_t *out, const char **end)
 {
-        uint64_t v = 0;
-        const char *p = s;
+	uint64_t v = 0;
+	const char *p = s;
 
-        if (!isdigit((unsigned char)*p))
-                return "expected a number";
-        for (; isdigit((unsigned char)*p); p++) {
-                unsigned d = (unsigned)(*p - '0');
-                if (v > (UINT64_MAX - d) / 10)
-                        return "number too large";
-                v = v * 10 + d;
-        }
-        *out = v;
-        *end = p;
-        return NULL;
+	if (!isdigit((unsigned char)*p))
+		return "expected a number";
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return "number too large";
+		v = v * 10 + d;
+	}
+	*out = v;
+	*end = p;
+	return NULL;
 }
 
 /* "N", "Ns", "Nms", "Nm", "Nh", "Nd" (bare = seconds) into milliseconds. */
 static const char *parse_duration(const char *s, uint64_t *ms)
 {
-        uint64_t v, mult;
-        const char *suf, *why = parse_u64(s, &v, &suf);
+	uint64_t v, mult;
+	const char *suf, *why = parse_u64(s, &v, &suf);
 
-        if (why)
-                return "expected a duration like 500ms, 10s or 5m";
-        if (!*suf || !strcasecmp(suf, "s"))
-                mult = 1000;
-        else if (!strcasecmp(suf, "ms"))
-                mult = 1;
-        else if (!strcasecmp(suf, "m"))
-                mult = 60 * 1000;
-        else if (!strcasecmp(suf, "h"))
-                mult = 3600 * 1000;
-        else if (!strcasecmp(suf, "d"))
-                mult = 24ull * 3600 * 1000;
-        else
-                return "unknown duration unit (use ms, s, m, h or d)";
-        if (v > UINT64_MAX / mult)
-                return "duration too large";
-        *ms = v * mult;
-        return NULL;
+	if (why)
+		return "expected a duration like 500ms, 10s or 5m";
+	if (!*suf || !strcasecmp(suf, "s"))
+		mult = 1000;
+	else if (!strcasecmp(suf, "ms"))
+		mult = 1;
+	else if (!strcasecmp(suf, "m"))
+		mult = 60 * 1000;
+	else if (!strcasecmp(suf, "h"))
+		mult = 3600 * 1000;
+	else if (!strcasecmp(suf, "d"))
+		mult = 24ull * 3600 * 1000;
+	else
+		return "unknown duration unit (use ms, s, m, h or d)";
+	if (v > UINT64_MAX / mult)
+		return "duration too large";
+	*ms = v * mult;
+	return NULL;
 }
 
 /* "N", "NK", "NM", "NG" (binary multiples, bare = bytes). */
 static const char *parse_size(const char *s, uint64_t *bytes)
 {
-        uint64_t v, mult;
-        const char *suf, *why = parse_u64(s, &v, &suf);
+	uint64_t v, mult;
+	const char *suf, *why = parse_u64(s, &v, &suf);
 
-        if (why)
-                return "expected a size like 64K, 16M or 1G";
-        if (!*suf)
-                mult = 1;
-        else if (!strcasecmp(suf, "k"))
-                mult = 1ull << 10;
-        else if (!strcasecmp(suf, "m"))
-                mult = 1ull << 20;
-        else if (!strcasecmp(suf, "g"))
-                mult = 1ull << 30;
-        else
-                return "unknown size unit (use K, M or G)";
-        if (v > UINT64_MAX / mult)
-                return "size too large";
-        *bytes = v * mult;
-        return NULL;
+	if (why)
+		return "expected a size like 64K, 16M or 1G";
+	if (!*suf)
+		mult = 1;
+	else if (!strcasecmp(suf, "k"))
+		mult = 1ull << 10;
+	else if (!strcasecmp(suf, "m"))
+		mult = 1ull << 20;
+	else if (!strcasecmp(suf, "g"))
+		mult = 1ull << 30;
+	else
+		return "unknown size unit (use K, M or G)";
+	if (v > UINT64_MAX / mult)
+		return "size too large";
+	*bytes = v * mult;
+	return NULL;
 }
 
 /* Node and user names end up in file and socket names: keep them to a safe alphabet. */
 static const char *check_name(const char *s, size_t cap)
 {
-        size_t n = strlen(s);
+	size_t n = strlen(s);
 
-        if (n == 0 || n >= cap)
-                return n ? "too long (at most 63 characters)" : "empty name";
-        for (size_t i = 0; i < n; i++) {
-                unsigned char c = (unsigned char)s[i];
-                if (!isalnum(c) && c != '.' && c != '_' && c != '-')
-                        return "only letters, digits, '.', '_' and '-' are allowed";
-        }
-        if (!strcmp(s, ".") || !strcmp(s, ".."))
-                return "not a usable name";
-        return NULL;
+	if (n == 0 || n >= cap)
+		return n ? "too long (at most 63 characters)" : "empty name";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (!isalnum(c) && c != '.' && c != '_' && c != '-')
+			return "only letters, digits, '.', '_' and '-' are allowed";
+	}
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return "not a usable name";
+	return NULL;
 }
 
 /* "NODE:PORT,...": each node a valid name, once; each port 1-65535 */
 static const char *check_node_ports(const char *v, size_t cap)
 {
-        char name[64];
+	char name[64];
 
-        if (strlen(v) >= cap)
-                return "too long";
-        for (const char *p = v; *p;) {
-                size_t len = strcspn(p, ":,");
-                const char *end;
-                uint64_t port;
+	if (strlen(v) >= cap)
+		return "too long";
+	for (const char *p = v; *p;) {
+		size_t len = strcspn(p, ":,");
+		const char *end;
+		uint64_t port;
 
-                if (p[len] != ':' || !len || len >= sizeof(name))
-                        return "expected NODE:PORT[,NODE:PORT...]";
-                memcpy(name, p, len);
-                name[len] = 0;
-                if (check_name(name, sizeof(name)))
-                        return "a node name has letters, digits, '.', '_' and '-' only";
-                if (parse_u64(p + len + 1, &port, &end) || (*end && *end != ',') || !port || port > 65535)
-                        return "each port must be a number from 1 to 65535";
-                for (const char *q = v; q < p; q += strcspn(q, ",") + 1)
-                        if (strncmp(q, name, len) == 0 && q[len] == ':')
-                                return "a node is named twice";
-                p = *end ? end + 1 : end;
-                if (*end && !*p)
-                        return "expected NODE:PORT after ','";
-        }
-        return NULL;
+		if (p[len] != ':' || !len || len >= sizeof(name))
+			return "expected NODE:PORT[,NODE:PORT...]";
+		memcpy(name, p, len);
+		name[len] = 0;
+		if (check_name(name, sizeof(name)))
+			return "a node name has letters, digits, '.', '_' and '-' only";
+		if (parse_u64(p + len + 1, &port, &end) || (*end && *end != ',') || !port ||
+		    port > 65535)
+			return "each port must be a number from 1 to 65535";
+		for (const char *q = v; q < p; q += strcspn(q, ",") + 1)
+			if (strncmp(q, name, len) == 0 && q[len] == ':')
+				return "a node is named twice";
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return "expected NODE:PORT after ','";
+	}
+	return NULL;
 }
 
 uint32_t config_listen_port(const struct tracer_config *cfg, const char *node)
 {
-        size_t nl = node ? strlen(node) : 0;
+	size_t nl = node ? strlen(node) : 0;
 
-        for (const char *p = cfg->node_ports; nl && *p; p += strcspn(p, ","), p += *p == ',') {
-                if (strncmp(p, node, nl) == 0 && p[nl] == ':')
-                        return (uint32_t)strtoul(p + nl + 1, NULL, 10);
-        }
-        return cfg->listen_port;
+	for (const char *p = cfg->node_ports; nl && *p; p += strcspn(p, ","), p += *p == ',') {
+		if (strncmp(p, node, nl) == 0 && p[nl] == ':')
+			return (uint32_t)strtoul(p + nl + 1, NULL, 10);
+	}
+	return cfg->listen_port;
 }
 
 /* ---- keys */
 
-enum key_type { K_NAME, K_PATH, K_SAMPLE, K_COMMIT, K_RING, K_CLIENTS, K_RESERVED, K_TIMEOUT,
-                K_CLIENT_BUF, K_LOGLEVEL, K_PORT, K_RETENTION, K_STORESIZE, K_NODEPORTS, K_STALL };
-
-struct key_def {
-        const char *name;
-        enum key_type type;
-        size_t off, size;
+enum key_type {
+	K_NAME,
+	K_PATH,
+	K_SAMPLE,
+	K_COMMIT,
+	K_RING,
+	K_CLIENTS,
+	K_RESERVED,
+	K_TIMEOUT,
+	K_CLIENT_BUF,
+	K_LOGLEVEL,
+	K_PORT,
+	K_RETENTION,
+	K_STORESIZE,
+	K_NODEPORTS,
+	K_STALL
 };
 
-#define KEY(n, t, f) { n, t, offsetof(struct tracer_config, f), sizeof(((struct tracer_config *)0)->f) }
+struct key_def {
+	const char *name;
+	enum key_type type;
+	size_t off, size;
+};
+
+#define KEY(n, t, f)                                                                            \
+	{                                                                                       \
+		n, t, offsetof(struct tracer_config, f), sizeof(((struct tracer_config *)0)->f) \
+	}
 static const struct key_def keys[] = {
-        KEY("NodeName", K_NAME, node_name),
-        KEY("SocketDir", K_PATH, socket_dir),
-        KEY("StateDir", K_PATH, state_dir),
-        KEY("SlurmUser", K_NAME, slurm_user),
-        KEY("SampleInterval", K_SAMPLE, sample_interval_ms),
-        KEY("StallAfter", K_STALL, stall_after_ms),
-        KEY("CommitInterval", K_COMMIT, commit_interval_ms),
-        KEY("RingBufferSize", K_RING, ring_buffer_bytes),
-        KEY("MaxClients", K_CLIENTS, max_clients),
-        KEY("MaxClientsPerUser", K_CLIENTS, max_clients_per_user),
-        KEY("ReservedClients", K_RESERVED, reserved_clients),
-        KEY("ClientIdleTimeout", K_TIMEOUT, client_idle_ms),
-        KEY("ClientRequestTimeout", K_TIMEOUT, client_line_ms),
-        KEY("ClientBufferSize", K_CLIENT_BUF, client_buffer_bytes),
-        KEY("LogLevel", K_LOGLEVEL, log_level),
-        KEY("ListenPort", K_PORT, listen_port),
-        KEY("NodePorts", K_NODEPORTS, node_ports),
-        KEY("MungeSocket", K_PATH, munge_socket),
-        KEY("ToolRules", K_PATH, tool_rules),
-        KEY("BtfPath", K_PATH, btf_path),
-        KEY("StoreRetention", K_RETENTION, store_retention_ms),
-        KEY("StoreMaxSize", K_STORESIZE, store_max_bytes),
-        KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
+	KEY("NodeName", K_NAME, node_name),
+	KEY("SocketDir", K_PATH, socket_dir),
+	KEY("StateDir", K_PATH, state_dir),
+	KEY("SlurmUser", K_NAME, slurm_user),
+	KEY("SampleInterval", K_SAMPLE, sample_interval_ms),
+	KEY("StallAfter", K_STALL, stall_after_ms),
+	KEY("CommitInterval", K_COMMIT, commit_interval_ms),
+	KEY("RingBufferSize", K_RING, ring_buffer_bytes),
+	KEY("MaxClients", K_CLIENTS, max_clients),
+	KEY("MaxClientsPerUser", K_CLIENTS, max_clients_per_user),
+	KEY("ReservedClients", K_RESERVED, reserved_clients),
+	KEY("ClientIdleTimeout", K_TIMEOUT, client_idle_ms),
+	KEY("ClientRequestTimeout", K_TIMEOUT, client_line_ms),
+	KEY("ClientBufferSize", K_CLIENT_BUF, client_buffer_bytes),
+	KEY("LogLevel", K_LOGLEVEL, log_level),
+	KEY("ListenPort", K_PORT, listen_port),
+	KEY("NodePorts", K_NODEPORTS, node_ports),
+	KEY("MungeSocket", K_PATH, munge_socket),
+	KEY("ToolRules", K_PATH, tool_rules),
+	KEY("BtfPath", K_PATH, btf_path),
+	KEY("StoreRetention", K_RETENTION, store_retention_ms),
+	KEY("StoreMaxSize", K_STORESIZE, store_max_bytes),
+	KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
 const char *config_key_name(size_t i)
 {
-        return i < NKEYS ? keys[i].name : NULL;
+	return i < NKEYS ? keys[i].name : NULL;
 }
 
 /* Apply one value to cfg; returns NULL or why the value is refused. */
 static const char *set_value(struct tracer_config *cfg, const struct key_def *k, const char *v)
 {
-        char *field = (char *)cfg + k->off;
-        uint64_t n;
-        const char *why;
+	char *field = (char *)cfg + k->off;
+	uint64_t n;
+	const char *why;
 
-        switch (k->type) {
-        case K_NAME:
-                if ((why = check_name(v, k->size)))
-                        return why;
-                memcpy(field, v, strlen(v) + 1);
-                return NULL;
-        case K_PATH: {
-                size_t len = strlen(v);
-                if (v[0] != '/')
-                        return "must be an absolute path";
-                /* Trailing slashes would double up when file names are appended. */
-                while (len > 1 && v[len - 1] == '/')
-                        len--;
-                if (len >= k->size)
-                        return "path too long";
-                memcpy(field, v, len);
-                field[len] = '\0';
-                return NULL;
-        }
-        case K_SAMPLE:
-                if ((why = parse_duration(v, &n)))
-                        return why;
-                if (n != 0 && (n < SAMPLE_MIN_MS || n > SAMPLE_MAX_MS))
-                        return "must be 0 (off) or between 100ms and 24h";
-                cfg->sample_interval_ms = (uint32_t)n;
-                return NULL;
-        case K_COMMIT:
-                if ((why = parse_duration(v, &n)))
-                        return why;
-                if (n < COMMIT_MIN_MS || n > COMMIT_MAX_MS)
-                        return "must be between 10ms and 60s";
-                cfg->commit_interval_ms = (uint32_t)n;
-                return NULL;
-        case K_RING:
-                if ((why = parse_size(v, &n)))
-                        return why;
-                if (n < RING_MIN || n > RING_MAX || (n & (n - 1)))
-                        return "must be a power of two between 64K and 1G";
-                cfg->ring_buffer_bytes = n;
-                return NULL;
-        case K_CLIENTS: {
-                const char *end;
-                if (parse_u64(v, &n, &end) || *end)
-                        return "expected a number";
-                if (n < CLIENTS_MIN || n > CLIENTS_MAX)
-                        return "must be between 1 and 4096";
-                *(uint32_t *)field = (uint32_t)n;
-                return NULL;
-        }
-        case K_RESERVED: {
-                const char *end;
-                if (parse_u64(v, &n, &end) || *end)
-                        return "expected a number";
-                if (n > CLIENTS_MAX)
-                        return "must be between 0 and 4096";
-                cfg->reserved_clients = (uint32_t)n;
-                return NULL;
-        }
-        case K_STALL:
-                if ((why = parse_duration(v, &n)))
-                        return why;
-                if (n != 0 && (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS))
-                        return "must be 0 (off) or between 1s and 24h";
-                cfg->stall_after_ms = (uint32_t)n;
-                return NULL;
-        case K_TIMEOUT:
-                if ((why = parse_duration(v, &n)))
-                        return why;
-                if (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS)
-                        return "must be between 1s and 24h";
-                *(uint32_t *)field = (uint32_t)n;
-                return NULL;
-        case K_CLIENT_BUF:
-                if ((why = parse_size(v, &n)))
-                        return why;
-                if (n < CLIENT_BUF_MIN || n > CLIENT_BUF_MAX)
-                        return "must be between 64K and 1G";
-                cfg->client_buffer_bytes = n;
-                return NULL;
-        case K_PORT: {
-                const char *end;
-                if (parse_u64(v, &n, &end) || *end)
-                        return "expected a number";
-                if (n > 65535)
-                        return "must be 0 (off) or a TCP port up to 65535";
-                cfg->listen_port = (uint32_t)n;
-                return NULL;
-        }
-        case K_RETENTION:
-                if ((why = parse_duration(v, &n)))
-                        return why;
-                if (n != 0 && n < RETENTION_MIN_MS)
-                        return "must be 0 (keep for ever) or at least 1m";
-                cfg->store_retention_ms = n;
-                return NULL;
-        case K_STORESIZE:
-                if ((why = parse_size(v, &n)))
-                        return why;
-                if (n != 0 && n < STORESIZE_MIN)
-                        return "must be 0 (no limit) or at least 1M";
-                cfg->store_max_bytes = n;
-                return NULL;
-        case K_NODEPORTS:
-                if ((why = check_node_ports(v, k->size)))
-                        return why;
-                memcpy(field, v, strlen(v) + 1);
-                return NULL;
-        case K_LOGLEVEL:
-                if (!strcasecmp(v, "error"))
-                        cfg->log_level = LOG_LEVEL_ERROR;
-                else if (!strcasecmp(v, "warning") || !strcasecmp(v, "warn"))
-                        cfg->log_level = LOG_LEVEL_WARNING;
-                else if (!strcasecmp(v, "info"))
-                        cfg->log_level = LOG_LEVEL_INFO;
-                else if (!strcasecmp(v, "debug"))
-                        cfg->log_level = LOG_LEVEL_DEBUG;
-                else
-                        return "must be error, warning, info or debug";
-                return NULL;
-        }
-        return "internal error";
+	switch (k->type) {
+	case K_NAME:
+		if ((why = check_name(v, k->size)))
+			return why;
+		memcpy(field, v, strlen(v) + 1);
+		return NULL;
+	case K_PATH: {
+		size_t len = strlen(v);
+		if (v[0] != '/')
+			return "must be an absolute path";
+		/* Trailing slashes would double up when file names are appended. */
+		while (len > 1 && v[len - 1] == '/')
+			len--;
+		if (len >= k->size)
+			return "path too long";
+		memcpy(field, v, len);
+		field[len] = '\0';
+		return NULL;
+	}
+	case K_SAMPLE:
+		if ((why = parse_duration(v, &n)))
+			return why;
+		if (n != 0 && (n < SAMPLE_MIN_MS || n > SAMPLE_MAX_MS))
+			return "must be 0 (off) or between 100ms and 24h";
+		cfg->sample_interval_ms = (uint32_t)n;
+		return NULL;
+	case K_COMMIT:
+		if ((why = parse_duration(v, &n)))
+			return why;
+		if (n < COMMIT_MIN_MS || n > COMMIT_MAX_MS)
+			return "must be between 10ms and 60s";
+		cfg->commit_interval_ms = (uint32_t)n;
+		return NULL;
+	case K_RING:
+		if ((why = parse_size(v, &n)))
+			return why;
+		if (n < RING_MIN || n > RING_MAX || (n & (n - 1)))
+			return "must be a power of two between 64K and 1G";
+		cfg->ring_buffer_bytes = n;
+		return NULL;
+	case K_CLIENTS: {
+		const char *end;
+		if (parse_u64(v, &n, &end) || *end)
+			return "expected a number";
+		if (n < CLIENTS_MIN || n > CLIENTS_MAX)
+			return "must be between 1 and 4096";
+		*(uint32_t *)field = (uint32_t)n;
+		return NULL;
+	}
+	case K_RESERVED: {
+		const char *end;
+		if (parse_u64(v, &n, &end) || *end)
+			return "expected a number";
+		if (n > CLIENTS_MAX)
+			return "must be between 0 and 4096";
+		cfg->reserved_clients = (uint32_t)n;
+		return NULL;
+	}
+	case K_STALL:
+		if ((why = parse_duration(v, &n)))
+			return why;
+		if (n != 0 && (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS))
+			return "must be 0 (off) or between 1s and 24h";
+		cfg->stall_after_ms = (uint32_t)n;
+		return NULL;
+	case K_TIMEOUT:
+		if ((why = parse_duration(v, &n)))
+			return why;
+		if (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS)
+			return "must be between 1s and 24h";
+		*(uint32_t *)field = (uint32_t)n;
+		return NULL;
+	case K_CLIENT_BUF:
+		if ((why = parse_size(v, &n)))
+			return why;
+		if (n < CLIENT_BUF_MIN || n > CLIENT_BUF_MAX)
+			return "must be between 64K and 1G";
+		cfg->client_buffer_bytes = n;
+		return NULL;
+	case K_PORT: {
+		const char *end;
+		if (parse_u64(v, &n, &end) || *end)
+			return "expected a number";
+		if (n > 65535)
+			return "must be 0 (off) or a TCP port up to 65535";
+		cfg->listen_port = (uint32_t)n;
+		return NULL;
+	}
+	case K_RETENTION:
+		if ((why = parse_duration(v, &n)))
+			return why;
+		if (n != 0 && n < RETENTION_MIN_MS)
+			return "must be 0 (keep for ever) or at least 1m";
+		cfg->store_retention_ms = n;
+		return NULL;
+	case K_STORESIZE:
+		if ((why = parse_size(v, &n)))
+			return why;
+		if (n != 0 && n < STORESIZE_MIN)
+			return "must be 0 (no limit) or at least 1M";
+		cfg->store_max_bytes = n;
+		return NULL;
+	case K_NODEPORTS:
+		if ((why = check_node_ports(v, k->size)))
+			return why;
+		memcpy(field, v, strlen(v) + 1);
+		return NULL;
+	case K_LOGLEVEL:
+		if (!strcasecmp(v, "error"))
+			cfg->log_level = LOG_LEVEL_ERROR;
+		else if (!strcasecmp(v, "warning") || !strcasecmp(v, "warn"))
+			cfg->log_level = LOG_LEVEL_WARNING;
+		else if (!strcasecmp(v, "info"))
+			cfg->log_level = LOG_LEVEL_INFO;
+		else if (!strcasecmp(v, "debug"))
+			cfg->log_level = LOG_LEVEL_DEBUG;
+		else
+			return "must be error, warning, info or debug";
+		return NULL;
+	}
+	return "internal error";
 }
 
 /* ---- error reporting */
 
-static void set_err(char *err, size_t errlen, const char *name, unsigned line, const char *fmt,
-                    ...) __attribute__((format(printf, 5, 6)));
-static void set_err(char *err, size_t errlen, const char *name, unsigned line, const char *fmt,
-                    ...)
+static void set_err(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void set_err(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...)
 {
-        va_list ap;
-        int n;
+	va_list ap;
+	int n;
 
-        if (!err || !errlen)
-                return;
-        n = snprintf(err, errlen, "%s:%u: ", name, line);
-        if (n < 0 || (size_t)n >= errlen)
-                return;
-        va_start(ap, fmt);
-        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-        va_end(ap);
+	if (!err || !errlen)
+		return;
+	n = snprintf(err, errlen, "%s:%u: ", name, line);
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
 }
 
 /* Quote user text for an error message: bounded, control bytes shown as '?', so a hostile
  * file cannot inject lines or terminal escapes into logs. */
 static void show(char *dst, size_t cap, const char *s, size_t n)
 {
-        size_t keep = n < cap - 1 ? n : cap - 4, i; /* room for "..." when truncating */
+	size_t keep = n < cap - 1 ? n : cap - 4, i; /* room for "..." when truncating */
 
-        for (i = 0; i < keep; i++) {
-                unsigned char c = (unsigned char)s[i];
-                dst[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-        }
-        if (keep < n)
-                memcpy(dst + i, "...", 3), i += 3;
-        dst[i] = '\0';
+	for (i = 0; i < keep; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dst[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	if (keep < n)
+		memcpy(dst + i, "...", 3), i += 3;
+	dst[i] = '\0';
 }
 
 static bool is_blank(char c)
 {
-        return c == ' ' || c == '\t';
+	return c == ' ' || c == '\t';
 }
 
 /* ---- the parser */
 
 int config_parse(const char *text, size_t len, const char *name, struct tracer_config *cfg,
-                 char *err, size_t errlen)
+		 char *err, size_t errlen)
 {
-        struct tracer_config tmp;
-        unsigned seen[NKEYS] = { 0 }; /* line where each key was set, 0 = not yet */
-        char value[CONF_LINE_MAX + 1], shown[80];
-        size_t pos = 0;
-        unsigned lineno = 0;
+	struct tracer_config tmp;
+	unsigned seen[NKEYS] = { 0 }; /* line where each key was set, 0 = not yet */
+	char value[CONF_LINE_MAX + 1], shown[80];
+	size_t pos = 0;
+	unsigned lineno = 0;
 
-        if (!name)
-                name = "(config)";
-        if (!text && len)
-                return -EINVAL;
-        config_defaults(&tmp);
+	if (!name)
+		name = "(config)";
+	if (!text && len)
+		return -EINVAL;
+	config_defaults(&tmp);
 
-        /* A UTF-8 byte-order mark from some editors is not part of the first key. */
-        if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
-                pos = 3;
+	/* A UTF-8 byte-order mark from some editors is not part of the first key. */
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+		pos = 3;
 
-        while (pos < len) {
-                const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-                size_t n = nl ? (size_t)(nl - line) : len - pos;
-                size_t i = 0, kstart, klen, vlen;
-                const struct key_def *k = NULL;
-                const char *why;
+	while (pos < len) {
+		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos;
+		size_t i = 0, kstart, klen, vlen;
+		const struct key_def *k = NULL;
+		const char *why;
 
-                lineno++;
-                pos += n + (nl ? 1 : 0);
-                if (n && line[n - 1] == '\r') /* CRLF files */
-                        n--;
-                if (n > CONF_LINE_MAX) {
-                        set_err(err, errlen, name, lineno, "line too long (more than %d bytes)",
-                                CONF_LINE_MAX);
-                        return -EINVAL;
-                }
-                if (memchr(line, '\0', n)) {
-                        set_err(err, errlen, name, lineno, "NUL byte in text");
-                        return -EINVAL;
-                }
+		lineno++;
+		pos += n + (nl ? 1 : 0);
+		if (n && line[n - 1] == '\r') /* CRLF files */
+			n--;
+		if (n > CONF_LINE_MAX) {
+			set_err(err, errlen, name, lineno, "line too long (more than %d bytes)",
+				CONF_LINE_MAX);
+			return -EINVAL;
+		}
+		if (memchr(line, '\0', n)) {
+			set_err(err, errlen, name, lineno, "NUL byte in text");
+			return -EINVAL;
+		}
 
-                while (i < n && is_blank(line[i]))
-                        i++;
-                if (i == n || line[i] == '#')
-                        continue;
+		while (i < n && is_blank(line[i]))
+			i++;
+		if (i == n || line[i] == '#')
+			continue;
 
-                /* Key: everything up to blank or '='. */
-                kstart = i;
-                while (i < n && !is_blank(line[i]) && line[i] != '=')
-                        i++;
-                klen = i - kstart;
-                show(shown, sizeof(shown), line + kstart, klen);
-                if (klen == 0) {
-                        set_err(err, errlen, name, lineno, "missing key before '='");
-                        return -EINVAL;
-                }
-                while (i < n && is_blank(line[i]))
-                        i++;
-                if (i == n || line[i] != '=') {
-                        set_err(err, errlen, name, lineno, "missing '=' after '%s'", shown);
-                        return -EINVAL;
-                }
-                i++;
-                for (size_t j = 0; j < NKEYS; j++)
-                        if (strlen(keys[j].name) == klen &&
-                            !strncasecmp(keys[j].name, line + kstart, klen))
-                                k = &keys[j];
-                if (!k) {
-                        set_err(err, errlen, name, lineno, "unknown key '%s'", shown);
-                        return -EINVAL;
-                }
-                if (seen[k - keys]) {
-                        set_err(err, errlen, name, lineno, "duplicate key %s (first set on line %u)",
-                                k->name, seen[k - keys]);
-                        return -EINVAL;
-                }
-                seen[k - keys] = lineno;
+		/* Key: everything up to blank or '='. */
+		kstart = i;
+		while (i < n && !is_blank(line[i]) && line[i] != '=')
+			i++;
+		klen = i - kstart;
+		show(shown, sizeof(shown), line + kstart, klen);
+		if (klen == 0) {
+			set_err(err, errlen, name, lineno, "missing key before '='");
+			return -EINVAL;
+		}
+		while (i < n && is_blank(line[i]))
+			i++;
+		if (i == n || line[i] != '=') {
+			set_err(err, errlen, name, lineno, "missing '=' after '%s'", shown);
+			return -EINVAL;
+		}
+		i++;
+		for (size_t j = 0; j < NKEYS; j++)
+			if (strlen(keys[j].name) == klen &&
+			    !strncasecmp(keys[j].name, line + kstart, klen))
+				k = &keys[j];
+		if (!k) {
+			set_err(err, errlen, name, lineno, "unknown key '%s'", shown);
+			return -EINVAL;
+		}
+		if (seen[k - keys]) {
+			set_err(err, errlen, name, lineno,
+				"duplicate key %s (first set on line %u)", k->name, seen[k - keys]);
+			return -EINVAL;
+		}
+		seen[k - keys] = lineno;
 
-                /* Value: quoted (may hold '#' and blanks) or bare up to a comment. */
-                while (i < n && is_blank(line[i]))
-                        i++;
-                if (i < n && line[i] == '"') {
-                        const char *q = memchr(line + i + 1, '"', n - i - 1);
-                        if (!q) {
-                                set_err(err, errlen, name, lineno, "%s: bad value: missing closing '\"'",
-                                        k->name);
-                                return -EINVAL;
-                        }
-                        vlen = (size_t)(q - (line + i + 1));
-                        memcpy(value, line + i + 1, vlen);
-                        i = (size_t)(q - line) + 1;
-                        while (i < n && is_blank(line[i]))
-                                i++;
-                        if (i < n && line[i] != '#') {
-                                set_err(err, errlen, name, lineno,
-                                        "%s: bad value: unexpected text after closing '\"'", k->name);
-                                return -EINVAL;
-                        }
-                } else {
-                        size_t vs = i;
-                        while (i < n && line[i] != '#')
-                                i++;
-                        while (i > vs && is_blank(line[i - 1]))
-                                i--;
-                        vlen = i - vs;
-                        memcpy(value, line + vs, vlen);
-                }
-                value[vlen] = '\0';
-                show(shown, sizeof(shown), value, vlen);
-                if (vlen == 0) {
-                        set_err(err, errlen, name, lineno, "%s: bad value: empty", k->name);
-                        return -EINVAL;
-                }
-                for (size_t j = 0; j < vlen; j++) {
-                        unsigned char c = (unsigned char)value[j];
-                        if (c < 0x20 || c == 0x7f) {
-                                set_err(err, errlen, name, lineno,
-                                        "%s: bad value \"%s\": control character", k->name, shown);
-                                return -EINVAL;
-                        }
-                }
-                if ((why = set_value(&tmp, k, value))) {
-                        set_err(err, errlen, name, lineno, "%s: bad value \"%s\": %s", k->name,
-                                shown, why);
-                        return -EINVAL;
-                }
-        }
+		/* Value: quoted (may hold '#' and blanks) or bare up to a comment. */
+		while (i < n && is_blank(line[i]))
+			i++;
+		if (i < n && line[i] == '"') {
+			const char *q = memchr(line + i + 1, '"', n - i - 1);
+			if (!q) {
+				set_err(err, errlen, name, lineno,
+					"%s: bad value: missing closing '\"'", k->name);
+				return -EINVAL;
+			}
+			vlen = (size_t)(q - (line + i + 1));
+			memcpy(value, line + i + 1, vlen);
+			i = (size_t)(q - line) + 1;
+			while (i < n && is_blank(line[i]))
+				i++;
+			if (i < n && line[i] != '#') {
+				set_err(err, errlen, name, lineno,
+					"%s: bad value: unexpected text after closing '\"'",
+					k->name);
+				return -EINVAL;
+			}
+		} else {
+			size_t vs = i;
+			while (i < n && line[i] != '#')
+				i++;
+			while (i > vs && is_blank(line[i - 1]))
+				i--;
+			vlen = i - vs;
+			memcpy(value, line + vs, vlen);
+		}
+		value[vlen] = '\0';
+		show(shown, sizeof(shown), value, vlen);
+		if (vlen == 0) {
+			set_err(err, errlen, name, lineno, "%s: bad value: empty", k->name);
+			return -EINVAL;
+		}
+		for (size_t j = 0; j < vlen; j++) {
+			unsigned char c = (unsigned char)value[j];
+			if (c < 0x20 || c == 0x7f) {
+				set_err(err, errlen, name, lineno,
+					"%s: bad value \"%s\": control character", k->name, shown);
+				return -EINVAL;
+			}
+		}
+		if ((why = set_value(&tmp, k, value))) {
+			set_err(err, errlen, name, lineno, "%s: bad value \"%s\": %s", k->name,
+				shown, why);
+			return -EINVAL;
+		}
+	}
 
-        *cfg = tmp;
-        return 0;
+	*cfg = tmp;
+	return 0;
 }
 
 int config_load(const char *path, int path_is_default, struct tracer_config *cfg, char *err,
-                size_t errlen)
+		size_t errlen)
 {
-        char *buf;
-        size_t len;
-        int ret;
+	char *buf;
+	size_t len;
+	int ret;
 
-        if (!path)
-                path = TRACER_CONF_DEFAULT;
-        ret = readfile(path, CONF_FILE_MAX, 0, &buf, &len, err, errlen);
-        if (ret == -ENOENT && path_is_default) {
-                /* No file installed yet: run on defaults. */
-                config_defaults(cfg);
-                return 0;
-        }
-        if (ret < 0)
-                return ret;
-        ret = config_parse(buf, len, path, cfg, err, errlen);
-        free(buf);
-        return ret;
+	if (!path)
+		path = TRACER_CONF_DEFAULT;
+	ret = readfile(path, CONF_FILE_MAX, 0, &buf, &len, err, errlen);
+	if (ret == -ENOENT && path_is_default) {
+		/* No file installed yet: run on defaults. */
+		config_defaults(cfg);
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	ret = config_parse(buf, len, path, cfg, err, errlen);
+	free(buf);
+	return ret;
 }
 
 int config_default_node(char *out, size_t outlen)
 {
-        char host[256];
-        char *dot;
+	char host[256];
+	char *dot;
 
-        if (!out || !outlen)
-                return -EINVAL;
-        if (gethostname(host, sizeof(host)) < 0)
-                return -errno;
-        host[sizeof(host) - 1] = '\0'; /* gethostname may not terminate on truncation */
-        if ((dot = strchr(host, '.')))
-                *dot = '\0';
-        if (!host[0])
-                return -EINVAL;
-        if (strlen(host) >= outlen)
-                return -ENAMETOOLONG;
-        memcpy(out, host, strlen(host) + 1);
-        return 0;
+	if (!out || !outlen)
+		return -EINVAL;
+	if (gethostname(host, sizeof(host)) < 0)
+		return -errno;
+	host[sizeof(host) - 1] = '\0'; /* gethostname may not terminate on truncation */
+	if ((dot = strchr(host, '.')))
+		*dot = '\0';
+	if (!host[0])
+		return -EINVAL;
+	if (strlen(host) >= outlen)
+		return -ENAMETOOLONG;
+	memcpy(out, host, strlen(host) + 1);
+	return 0;
 }
 
 int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen)
 {
-        char def[64];
-        struct sockaddr_un sun;
-        int n, ret;
+	char def[64];
+	struct sockaddr_un sun;
+	int n, ret;
 
-        if (!cfg || !out || !outlen)
-                return -EINVAL;
-        if (!node || !node[0])
-                node = cfg->node_name;
-        if (!node[0]) {
-                if ((ret = config_default_node(def, sizeof(def))) < 0)
-                        return ret;
-                node = def;
-        }
-        /* The node name becomes part of a file name: no '/' or other surprises. */
-        if (check_name(node, sizeof(def)))
-                return -EINVAL;
-        n = snprintf(NULL, 0, "%s/tracerd-%s.sock", cfg->socket_dir, node);
-        /* A path that cannot be bound is useless even if the caller's buffer is larger. */
-        if (n < 0 || (size_t)n >= outlen || (size_t)n >= sizeof(sun.sun_path))
-                return -ENAMETOOLONG;
-        snprintf(out, outlen, "%s/tracerd-%s.sock", cfg->socket_dir, node);
-        return 0;
+	if (!cfg || !out || !outlen)
+		return -EINVAL;
+	if (!node || !node[0])
+		node = cfg->node_name;
+	if (!node[0]) {
+		if ((ret = config_default_node(def, sizeof(def))) < 0)
+			return ret;
+		node = def;
+	}
+	/* The node name becomes part of a file name: no '/' or other surprises. */
+	if (check_name(node, sizeof(def)))
+		return -EINVAL;
+	n = snprintf(NULL, 0, "%s/tracerd-%s.sock", cfg->socket_dir, node);
+	/* A path that cannot be bound is useless even if the caller's buffer is larger. */
+	if (n < 0 || (size_t)n >= outlen || (size_t)n >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	snprintf(out, outlen, "%s/tracerd-%s.sock", cfg->socket_dir, node);
+	return 0;
 }

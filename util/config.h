@@ -13,29 +13,38 @@
 enum tracer_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
 struct tracer_config {
-        char node_name[64];          /* NodeName: default empty = short hostname, -N overrides */
-        char socket_dir[PATH_MAX];   /* SocketDir: /run/tracer */
-        char state_dir[PATH_MAX];    /* StateDir: /var/lib/tracer */
-        char slurm_user[64];         /* SlurmUser: may register jobs besides root (default "slurm") */
-        uint32_t sample_interval_ms; /* SampleInterval: live sampling period; 0 disables (default 10s) */
-        uint32_t stall_after_ms;     /* StallAfter: no CPU, I/O or network this long = stalled; 0 off (5min) */
-        uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
-        uint64_t ring_buffer_bytes;  /* RingBufferSize: kernel→daemon ring, power of two (default 4M) */
-        uint32_t max_clients;        /* MaxClients: concurrent control connections (default 64) */
-        uint32_t max_clients_per_user; /* MaxClientsPerUser: connections of one uid (default 8) */
-        uint32_t reserved_clients;   /* ReservedClients: slots only root and SlurmUser get (default 4) */
-        uint32_t client_idle_ms;     /* ClientIdleTimeout: a silent local client is let go (default 60s) */
-        uint32_t client_line_ms;     /* ClientRequestTimeout: a request line must be whole by then (default 10s) */
-        uint64_t client_buffer_bytes; /* ClientBufferSize: pending reply bytes per client (default 1M) */
-        uint32_t listen_port;        /* ListenPort: TCP port for other nodes' queries, 0 = off */
-        char node_ports[1024];       /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
-        char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
-        char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
-        char btf_path[PATH_MAX];     /* BtfPath: kernel BTF for kernels without /sys/kernel/btf */
-        uint64_t store_retention_ms; /* StoreRetention: finished units kept this long; 0 = for ever */
-        uint64_t store_max_bytes;    /* StoreMaxSize: store pages in use; 0 = no limit */
-        char slurmd_spool_dir[PATH_MAX]; /* SlurmdSpoolDir: where batch scripts may be read, %n = node */
-        enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
+	char node_name[64];	   /* NodeName: default empty = short hostname, -N overrides */
+	char socket_dir[PATH_MAX]; /* SocketDir: /run/tracer */
+	char state_dir[PATH_MAX];  /* StateDir: /var/lib/tracer */
+	char slurm_user[64];	   /* SlurmUser: may register jobs besides root (default "slurm") */
+	uint32_t sample_interval_ms; /* SampleInterval: live sampling period; 0 disables (default
+					10s) */
+	uint32_t stall_after_ms; /* StallAfter: no CPU, I/O or network this long = stalled; 0 off
+				    (5min) */
+	uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
+	uint64_t ring_buffer_bytes; /* RingBufferSize: kernel→daemon ring, power of two (default 4M)
+				     */
+	uint32_t max_clients;	    /* MaxClients: concurrent control connections (default 64) */
+	uint32_t max_clients_per_user; /* MaxClientsPerUser: connections of one uid (default 8) */
+	uint32_t reserved_clients; /* ReservedClients: slots only root and SlurmUser get (default 4)
+				    */
+	uint32_t client_idle_ms; /* ClientIdleTimeout: a silent local client is let go (default 60s)
+				  */
+	uint32_t client_line_ms; /* ClientRequestTimeout: a request line must be whole by then
+				    (default 10s) */
+	uint64_t client_buffer_bytes; /* ClientBufferSize: pending reply bytes per client (default
+					 1M) */
+	uint32_t listen_port;	      /* ListenPort: TCP port for other nodes' queries, 0 = off */
+	char node_ports[1024]; /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
+	char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
+	char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
+	char btf_path[PATH_MAX];     /* BtfPath: kernel BTF for kernels without /sys/kernel/btf */
+	uint64_t store_retention_ms; /* StoreRetention: finished units kept this long; 0 = for ever
+				      */
+	uint64_t store_max_bytes;    /* StoreMaxSize: store pages in use; 0 = no limit */
+	char slurmd_spool_dir[PATH_MAX]; /* SlurmdSpoolDir: where batch scripts may be read, %n =
+					    node */
+	enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
 };
 
 /* Fill *cfg with defaults. */
@@ -45,12 +54,12 @@ void config_defaults(struct tracer_config *cfg);
  * text's settings. On error returns -EINVAL, leaves *cfg untouched and writes
  * "NAME:LINE: message" into err. */
 int config_parse(const char *text, size_t len, const char *name, struct tracer_config *cfg,
-                 char *err, size_t errlen);
+		 char *err, size_t errlen);
 
 /* Read and parse a file. A missing file at the default path is not an error (defaults);
  * any other read error is (-errno, message in err). */
 int config_load(const char *path, int path_is_default, struct tracer_config *cfg, char *err,
-                size_t errlen);
+		size_t errlen);
 
 /* The control socket path for this config and node: SocketDir/tracerd-NODE.sock. */
 int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen);

@@ -15,6 +15,6 @@
  * than max (unless READFILE_PREFIX), -ENOMEM; err (may be NULL) then says "PATH: what".
  * *out and *len are untouched on failure. */
 int readfile(const char *path, size_t max, unsigned flags, char **out, size_t *len, char *err,
-             size_t errlen);
+	     size_t errlen);
 
 #endif

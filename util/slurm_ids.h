@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #define STEP_INTERACTIVE 0xfffffffau /* salloc's interactive step */
-#define STEP_BATCH 0xfffffffbu       /* the batch script */
-#define STEP_EXTERN 0xfffffffcu      /* processes adopted into the job (pam_slurm_adopt, ssh) */
+#define STEP_BATCH 0xfffffffbu	     /* the batch script */
+#define STEP_EXTERN 0xfffffffcu	     /* processes adopted into the job (pam_slurm_adopt, ssh) */
 #define STEP_PENDING 0xfffffffdu     /* a step not started yet */
 /* Not a step: a job's allocation as the prolog registers it, or a run outside Slurm. */
 #define STEP_NONE 0xffffffffu

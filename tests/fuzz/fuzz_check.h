@@ -9,13 +9,13 @@
  * characters (field_set's promise). */
 static inline void fuzz_check_field(const char *s, size_t size)
 {
-        const char *end = memchr(s, 0, size);
+	const char *end = memchr(s, 0, size);
 
-        if (!end)
-                abort();
-        for (; s < end; s++)
-                if ((unsigned char)*s < 0x20 || *s == 0x7f)
-                        abort();
+	if (!end)
+		abort();
+	for (; s < end; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			abort();
 }
 
 #endif

@@ -29,608 +29,617 @@ static char dir[64];
 
 static struct unit *add_unit(struct agent *a, uint64_t id, enum unit_state state)
 {
-        struct unit t = { .id = id, .state = state, .exit_status = -1 }, *u;
+	struct unit t = { .id = id, .state = state, .exit_status = -1 }, *u;
 
-        snprintf(t.name, sizeof(t.name), "unit-%llu", (unsigned long long)id);
-        snprintf(t.kind, sizeof(t.kind), "local");
-        u = units_adopt(a, &t);
-        assert_non_null(u);
-        return u;
+	snprintf(t.name, sizeof(t.name), "unit-%llu", (unsigned long long)id);
+	snprintf(t.kind, sizeof(t.kind), "local");
+	u = units_adopt(a, &t);
+	assert_non_null(u);
+	return u;
 }
 
 static int setup(void **state)
 {
-        struct agent *a = malloc(sizeof(*a));
-        char path[128];
+	struct agent *a = malloc(sizeof(*a));
+	char path[128];
 
-        if (!a)
-                return -1;
-        memset(a, 0, sizeof(*a));
-        snprintf(dir, sizeof(dir), "/tmp/test_agent_events.XXXXXX");
-        if (!mkdtemp(dir))
-                return -1;
-        snprintf(path, sizeof(path), "%s/node", dir);
-        snprintf(a->boot_id, sizeof(a->boot_id), BOOT);
-        snprintf(a->node, sizeof(a->node), "node");
-        a->tick_ns = TICK;
-        a->offset_ns = OFFSET;
-        a->slurm_uid = (uid_t)-1;
-        if (proctable_init(&a->procs, a->tick_ns) || store_open(&a->store, path, a->boot_id))
-                return -1;
-        add_unit(a, 1, UNIT_RUNNING);
-        *state = a;
-        return 0;
+	if (!a)
+		return -1;
+	memset(a, 0, sizeof(*a));
+	snprintf(dir, sizeof(dir), "/tmp/test_agent_events.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/node", dir);
+	snprintf(a->boot_id, sizeof(a->boot_id), BOOT);
+	snprintf(a->node, sizeof(a->node), "node");
+	a->tick_ns = TICK;
+	a->offset_ns = OFFSET;
+	a->slurm_uid = (uid_t)-1;
+	if (proctable_init(&a->procs, a->tick_ns) || store_open(&a->store, path, a->boot_id))
+		return -1;
+	add_unit(a, 1, UNIT_RUNNING);
+	*state = a;
+	return 0;
 }
 
 static int teardown(void **state)
 {
-        struct agent *a = *state;
+	struct agent *a = *state;
 
-        store_close(a->store);
-        proctable_free(&a->procs);
-        units_free(a);
-        free(a);
-        return tl_rmtree(dir);
+	store_close(a->store);
+	proctable_free(&a->procs);
+	units_free(a);
+	free(a);
+	return tl_rmtree(dir);
 }
 
 /* ---- events, each handed over in a heap buffer of exactly its size */
 
 static void deliver(struct agent *a, const void *ev, size_t size)
 {
-        void *copy = malloc(size ? size : 1);
+	void *copy = malloc(size ? size : 1);
 
-        assert_non_null(copy);
-        memcpy(copy, ev, size);
-        assert_int_equal(agent_on_event(a, copy, size), 0); /* never stops the loop */
-        free(copy);
+	assert_non_null(copy);
+	memcpy(copy, ev, size);
+	assert_int_equal(agent_on_event(a, copy, size), 0); /* never stops the loop */
+	free(copy);
 }
 
 static struct event_header hdr(uint32_t type, uint32_t pid, uint64_t start, uint64_t unit,
-                               uint64_t time)
+			       uint64_t time)
 {
-        struct event_header h = { .type = type, .pid = pid, .start_ns = start, .unit = unit,
-                                  .time_ns = time };
-        return h;
+	struct event_header h = {
+		.type = type, .pid = pid, .start_ns = start, .unit = unit, .time_ns = time
+	};
+	return h;
 }
 
 static void fork_ev(struct agent *a, uint32_t pid, uint64_t start, uint64_t unit, uint32_t ppid,
-                    uint64_t parent_start)
+		    uint64_t parent_start)
 {
-        struct fork_event e;
+	struct fork_event e;
 
-        memset(&e, 0, sizeof(e));
-        e.h = hdr(EVENT_FORK, pid, start, unit, start);
-        e.ppid = ppid;
-        e.uid = 1000;
-        e.parent_start_ns = parent_start;
-        deliver(a, &e, sizeof(e));
+	memset(&e, 0, sizeof(e));
+	e.h = hdr(EVENT_FORK, pid, start, unit, start);
+	e.ppid = ppid;
+	e.uid = 1000;
+	e.parent_start_ns = parent_start;
+	deliver(a, &e, sizeof(e));
 }
 
 /* argv: argv_len bytes, NUL-separated. */
 static struct exec_event *mk_exec(uint32_t pid, uint64_t start, uint64_t unit, uint32_t ppid,
-                                  const char *path, const char *argv, uint32_t argv_len)
+				  const char *path, const char *argv, uint32_t argv_len)
 {
-        struct exec_event *e = calloc(1, sizeof(*e));
-        const char *base;
+	struct exec_event *e = calloc(1, sizeof(*e));
+	const char *base;
 
-        assert_non_null(e);
-        e->h = hdr(EVENT_EXEC, pid, start, unit, start + SEC / 100);
-        e->ppid = ppid;
-        e->uid = 1000;
-        e->gid = 1001;
-        e->cgroup_id = 4242;
-        base = strrchr(path, '/');
-        snprintf(e->comm, sizeof(e->comm), "%s", base ? base + 1 : path);
-        snprintf(e->path, sizeof(e->path), "%s", path);
-        e->argv_len = argv_len;
-        memcpy(e->argv, argv, argv_len);
-        return e;
+	assert_non_null(e);
+	e->h = hdr(EVENT_EXEC, pid, start, unit, start + SEC / 100);
+	e->ppid = ppid;
+	e->uid = 1000;
+	e->gid = 1001;
+	e->cgroup_id = 4242;
+	base = strrchr(path, '/');
+	snprintf(e->comm, sizeof(e->comm), "%s", base ? base + 1 : path);
+	snprintf(e->path, sizeof(e->path), "%s", path);
+	e->argv_len = argv_len;
+	memcpy(e->argv, argv, argv_len);
+	return e;
 }
 
 static void exec_ev(struct agent *a, uint32_t pid, uint64_t start, uint64_t unit, uint32_t ppid,
-                    const char *path, const char *argv, uint32_t argv_len)
+		    const char *path, const char *argv, uint32_t argv_len)
 {
-        struct exec_event *e = mk_exec(pid, start, unit, ppid, path, argv, argv_len);
+	struct exec_event *e = mk_exec(pid, start, unit, ppid, path, argv, argv_len);
 
-        /* only the used part of argv travels */
-        deliver(a, e, offsetof(struct exec_event, argv) + argv_len);
-        free(e);
+	/* only the used part of argv travels */
+	deliver(a, e, offsetof(struct exec_event, argv) + argv_len);
+	free(e);
 }
 
 #define EXEC(a, pid, start, unit, ppid, path, argv) \
-        exec_ev(a, pid, start, unit, ppid, path, argv, sizeof(argv) - 1)
+	exec_ev(a, pid, start, unit, ppid, path, argv, sizeof(argv) - 1)
 
 static struct exit_event mk_exit(uint32_t pid, uint64_t start, uint64_t unit, int32_t status)
 {
-        struct exit_event e;
+	struct exit_event e;
 
-        memset(&e, 0, sizeof(e));
-        e.h = hdr(EVENT_EXIT, pid, start, unit, start + 3 * SEC);
-        e.ppid = 1;
-        e.status = status;
-        e.utime_ns = 3;
-        e.stime_ns = 1;
-        e.runtime_ns = 2 * SEC;
-        e.peak_rss_kb = 1024;
-        e.read_bytes = 4096;
-        e.write_bytes = 8192;
-        e.threads = 1;
-        snprintf(e.comm, sizeof(e.comm), "exitcomm");
-        return e;
+	memset(&e, 0, sizeof(e));
+	e.h = hdr(EVENT_EXIT, pid, start, unit, start + 3 * SEC);
+	e.ppid = 1;
+	e.status = status;
+	e.utime_ns = 3;
+	e.stime_ns = 1;
+	e.runtime_ns = 2 * SEC;
+	e.peak_rss_kb = 1024;
+	e.read_bytes = 4096;
+	e.write_bytes = 8192;
+	e.threads = 1;
+	snprintf(e.comm, sizeof(e.comm), "exitcomm");
+	return e;
 }
 
 static void exit_ev(struct agent *a, uint32_t pid, uint64_t start, uint64_t unit, int32_t status)
 {
-        struct exit_event e = mk_exit(pid, start, unit, status);
+	struct exit_event e = mk_exit(pid, start, unit, status);
 
-        deliver(a, &e, sizeof(e));
+	deliver(a, &e, sizeof(e));
 }
 
 static void oom_ev(struct agent *a, uint32_t victim, uint64_t unit)
 {
-        struct oom_event e;
+	struct oom_event e;
 
-        memset(&e, 0, sizeof(e));
-        e.h = hdr(EVENT_OOM, 0, 0, unit, 99 * SEC);
-        e.victim_tid = victim;
-        e.anon_rss_kb = 1 << 20;
-        deliver(a, &e, sizeof(e));
+	memset(&e, 0, sizeof(e));
+	e.h = hdr(EVENT_OOM, 0, 0, unit, 99 * SEC);
+	e.victim_tid = victim;
+	e.anon_rss_kb = 1 << 20;
+	deliver(a, &e, sizeof(e));
 }
 
 /* ---- reading back */
 
 static json_object *processes(struct agent *a, uint64_t unit)
 {
-        json_object *rows = NULL;
+	json_object *rows = NULL;
 
-        assert_int_equal(store_unit_processes(a->store, unit, &rows), 0);
-        assert_non_null(rows);
-        return rows;
+	assert_int_equal(store_unit_processes(a->store, unit, &rows), 0);
+	assert_non_null(rows);
+	return rows;
 }
 
 /* argv of a stored row as "a|b|c" */
 static const char *argv_str(json_object *row, char *buf, size_t len)
 {
-        json_object *arr = key(row, "argv");
-        size_t i, at = 0;
+	json_object *arr = key(row, "argv");
+	size_t i, at = 0;
 
-        buf[0] = 0;
-        for (i = 0; i < json_object_array_length(arr); i++)
-                at += snprintf(buf + at, len - at, "%s%s", i ? "|" : "",
-                               json_object_get_string(json_object_array_get_idx(arr, i)));
-        return buf;
+	buf[0] = 0;
+	for (i = 0; i < json_object_array_length(arr); i++)
+		at += snprintf(buf + at, len - at, "%s%s", i ? "|" : "",
+			       json_object_get_string(json_object_array_get_idx(arr, i)));
+	return buf;
 }
 
 /* ---- tests */
 
 static void test_fork_exec_exit(void **state)
 {
-        struct agent *a = *state;
-        struct unit *u = units_find(a, 1);
-        uint64_t start = 100 * SEC + 12345;
-        json_object *rows, *r;
-        struct proc *p;
-        char buf[256];
+	struct agent *a = *state;
+	struct unit *u = units_find(a, 1);
+	uint64_t start = 100 * SEC + 12345;
+	json_object *rows, *r;
+	struct proc *p;
+	char buf[256];
 
-        fork_ev(a, 200, start, 1, 100, 50 * SEC);
-        assert_int_equal(u->live, 1);
-        p = proctable_find(&a->procs, 200, start);
-        assert_non_null(p);
-        assert_int_equal(p->ppid, 100);
-        assert_int_equal(p->uid, 1000);
-        assert_int_equal(p->unit, 1);
+	fork_ev(a, 200, start, 1, 100, 50 * SEC);
+	assert_int_equal(u->live, 1);
+	p = proctable_find(&a->procs, 200, start);
+	assert_non_null(p);
+	assert_int_equal(p->ppid, 100);
+	assert_int_equal(p->uid, 1000);
+	assert_int_equal(p->unit, 1);
 
-        EXEC(a, 200, start, 1, 100, "/usr/bin/curl", "curl\0--token=abc\0-u\0https://me:pw@x/y");
-        assert_ptr_equal(proctable_find(&a->procs, 200, start), p); /* the same process */
-        assert_int_equal(a->procs.count, 1);
-        assert_int_equal(u->live, 1);
-        assert_true(p->flags & PROC_EXECED);
-        assert_string_equal(p->exe, "/usr/bin/curl");
-        assert_string_equal(p->comm, "curl");
-        /* never the secrets, not even in memory */
-        assert_null(memmem(p->argv, p->argv_len, "abc", 3));
-        assert_null(memmem(p->argv, p->argv_len, "pw", 2));
+	EXEC(a, 200, start, 1, 100, "/usr/bin/curl", "curl\0--token=abc\0-u\0https://me:pw@x/y");
+	assert_ptr_equal(proctable_find(&a->procs, 200, start), p); /* the same process */
+	assert_int_equal(a->procs.count, 1);
+	assert_int_equal(u->live, 1);
+	assert_true(p->flags & PROC_EXECED);
+	assert_string_equal(p->exe, "/usr/bin/curl");
+	assert_string_equal(p->comm, "curl");
+	/* never the secrets, not even in memory */
+	assert_null(memmem(p->argv, p->argv_len, "abc", 3));
+	assert_null(memmem(p->argv, p->argv_len, "pw", 2));
 
-        exit_ev(a, 200, start, 1, 0);
-        assert_null(proctable_find(&a->procs, 200, start));
-        assert_int_equal(a->procs.count, 0);
-        assert_int_equal(u->live, 0);
-        assert_int_equal(u->finished, 1);
-        assert_int_equal(a->stored, 1);
-        assert_int_equal(a->events[STAT_FORK], 1);
-        assert_int_equal(a->events[STAT_EXEC], 1);
-        assert_int_equal(a->events[STAT_EXIT], 1);
-        assert_int_equal(a->bad_events, 0);
+	exit_ev(a, 200, start, 1, 0);
+	assert_null(proctable_find(&a->procs, 200, start));
+	assert_int_equal(a->procs.count, 0);
+	assert_int_equal(u->live, 0);
+	assert_int_equal(u->finished, 1);
+	assert_int_equal(a->stored, 1);
+	assert_int_equal(a->events[STAT_FORK], 1);
+	assert_int_equal(a->events[STAT_EXEC], 1);
+	assert_int_equal(a->events[STAT_EXIT], 1);
+	assert_int_equal(a->bad_events, 0);
 
-        rows = processes(a, 1);
-        assert_int_equal(json_object_array_length(rows), 1);
-        r = json_object_array_get_idx(rows, 0);
-        assert_int_equal(geti(r, "pid"), 200);
-        assert_int_equal(geti(r, "ppid"), 100);
-        assert_int_equal(geti(r, "uid"), 1000);
-        assert_int_equal(geti(r, "start_ns"), OFFSET + (int64_t)start);
-        assert_int_equal(geti(r, "exec_ns"), OFFSET + (int64_t)(start + SEC / 100));
-        assert_int_equal(geti(r, "end_ns"), OFFSET + (int64_t)(start + 3 * SEC));
-        assert_string_equal(json_object_get_string(key(r, "exe")), "/usr/bin/curl");
-        assert_string_equal(json_object_get_string(key(r, "comm")), "curl");
-        assert_string_equal(argv_str(r, buf, sizeof(buf)), "curl|--token=***|-u|https://me:***@x/y");
-        assert_int_equal(geti(r, "cpu_ns"), 2 * SEC);
-        assert_int_equal(geti(r, "user_ns"), 3 * SEC / 2);
-        assert_int_equal(geti(r, "maxrss_kb"), 1024);
-        assert_int_equal(geti(r, "read_bytes"), 4096);
-        assert_int_equal(geti(r, "write_bytes"), 8192);
-        assert_int_equal(geti(r, "status"), 0);
-        assert_int_equal(geti(r, "flags"), PROC_EXECED | PROC_FINISHED);
-        json_object_put(rows);
+	rows = processes(a, 1);
+	assert_int_equal(json_object_array_length(rows), 1);
+	r = json_object_array_get_idx(rows, 0);
+	assert_int_equal(geti(r, "pid"), 200);
+	assert_int_equal(geti(r, "ppid"), 100);
+	assert_int_equal(geti(r, "uid"), 1000);
+	assert_int_equal(geti(r, "start_ns"), OFFSET + (int64_t)start);
+	assert_int_equal(geti(r, "exec_ns"), OFFSET + (int64_t)(start + SEC / 100));
+	assert_int_equal(geti(r, "end_ns"), OFFSET + (int64_t)(start + 3 * SEC));
+	assert_string_equal(json_object_get_string(key(r, "exe")), "/usr/bin/curl");
+	assert_string_equal(json_object_get_string(key(r, "comm")), "curl");
+	assert_string_equal(argv_str(r, buf, sizeof(buf)),
+			    "curl|--token=***|-u|https://me:***@x/y");
+	assert_int_equal(geti(r, "cpu_ns"), 2 * SEC);
+	assert_int_equal(geti(r, "user_ns"), 3 * SEC / 2);
+	assert_int_equal(geti(r, "maxrss_kb"), 1024);
+	assert_int_equal(geti(r, "read_bytes"), 4096);
+	assert_int_equal(geti(r, "write_bytes"), 8192);
+	assert_int_equal(geti(r, "status"), 0);
+	assert_int_equal(geti(r, "flags"), PROC_EXECED | PROC_FINISHED);
+	json_object_put(rows);
 }
 
 static void test_exec_twice_and_flags(void **state)
 {
-        struct agent *a = *state;
-        struct exec_event *e;
-        uint64_t start = 7 * SEC;
-        struct proc *p;
-        char big[EXEC_ARGV_MAX];
+	struct agent *a = *state;
+	struct exec_event *e;
+	uint64_t start = 7 * SEC;
+	struct proc *p;
+	char big[EXEC_ARGV_MAX];
 
-        /* a shell execs a wrapper that execs the tool: the last one counts, no leak */
-        EXEC(a, 300, start, 1, 1, "/bin/sh", "sh\0-c\0exec tool");
-        memset(big, 'x', sizeof(big));
-        e = mk_exec(300, start, 1, 1, "/opt/tool", big, sizeof(big));
-        e->flags = EXEC_ARGV_TRUNCATED;
-        deliver(a, e, sizeof(*e)); /* argv_len at the maximum */
-        free(e);
-        p = proctable_find(&a->procs, 300, start);
-        assert_non_null(p);
-        assert_string_equal(p->exe, "/opt/tool");
-        assert_int_equal(p->argv_len, EXEC_ARGV_MAX);
-        assert_true(p->flags & PROC_ARGV_TRUNCATED);
-        /* a later complete argv clears the mark */
-        EXEC(a, 300, start, 1, 1, "/opt/tool2", "tool2\0ok");
-        assert_false(p->flags & PROC_ARGV_TRUNCATED);
-        assert_int_equal(p->argv_len, 8);
-        assert_int_equal(a->procs.count, 1);
-        assert_int_equal(units_find(a, 1)->live, 1);
+	/* a shell execs a wrapper that execs the tool: the last one counts, no leak */
+	EXEC(a, 300, start, 1, 1, "/bin/sh", "sh\0-c\0exec tool");
+	memset(big, 'x', sizeof(big));
+	e = mk_exec(300, start, 1, 1, "/opt/tool", big, sizeof(big));
+	e->flags = EXEC_ARGV_TRUNCATED;
+	deliver(a, e, sizeof(*e)); /* argv_len at the maximum */
+	free(e);
+	p = proctable_find(&a->procs, 300, start);
+	assert_non_null(p);
+	assert_string_equal(p->exe, "/opt/tool");
+	assert_int_equal(p->argv_len, EXEC_ARGV_MAX);
+	assert_true(p->flags & PROC_ARGV_TRUNCATED);
+	/* a later complete argv clears the mark */
+	EXEC(a, 300, start, 1, 1, "/opt/tool2", "tool2\0ok");
+	assert_false(p->flags & PROC_ARGV_TRUNCATED);
+	assert_int_equal(p->argv_len, 8);
+	assert_int_equal(a->procs.count, 1);
+	assert_int_equal(units_find(a, 1)->live, 1);
 
-        /* comm and path without terminators from the kernel: cut, terminated */
-        e = mk_exec(300, start, 1, 1, "/x", "", 0);
-        memset(e->comm, 'c', sizeof(e->comm));
-        memset(e->path, 'p', sizeof(e->path));
-        deliver(a, e, offsetof(struct exec_event, argv));
-        free(e);
-        assert_int_equal(strlen(p->comm), TASK_COMM_LEN - 1);
-        assert_int_equal(strlen(p->exe), EXEC_PATH_MAX);
-        /* an empty argv is stored as none */
-        assert_int_equal(p->argv_len, 0);
-        exit_ev(a, 300, start, 1, 0);
-        {
-                json_object *rows = processes(a, 1);
+	/* comm and path without terminators from the kernel: cut, terminated */
+	e = mk_exec(300, start, 1, 1, "/x", "", 0);
+	memset(e->comm, 'c', sizeof(e->comm));
+	memset(e->path, 'p', sizeof(e->path));
+	deliver(a, e, offsetof(struct exec_event, argv));
+	free(e);
+	assert_int_equal(strlen(p->comm), TASK_COMM_LEN - 1);
+	assert_int_equal(strlen(p->exe), EXEC_PATH_MAX);
+	/* an empty argv is stored as none */
+	assert_int_equal(p->argv_len, 0);
+	exit_ev(a, 300, start, 1, 0);
+	{
+		json_object *rows = processes(a, 1);
 
-                assert_int_equal(json_object_array_length(rows), 1);
-                assert_false(has(json_object_array_get_idx(rows, 0), "argv"));
-                json_object_put(rows);
-        }
-        assert_int_equal(a->bad_events, 0);
+		assert_int_equal(json_object_array_length(rows), 1);
+		assert_false(has(json_object_array_get_idx(rows, 0), "argv"));
+		json_object_put(rows);
+	}
+	assert_int_equal(a->bad_events, 0);
 }
 
 static void test_bad_events(void **state)
 {
-        struct agent *a = *state;
-        size_t fixed = offsetof(struct exec_event, argv);
-        struct exec_event *e;
-        struct fork_event f;
-        struct exit_event x;
-        struct oom_event o;
-        struct event_header h;
-        uint64_t bad = 0;
+	struct agent *a = *state;
+	size_t fixed = offsetof(struct exec_event, argv);
+	struct exec_event *e;
+	struct fork_event f;
+	struct exit_event x;
+	struct oom_event o;
+	struct event_header h;
+	uint64_t bad = 0;
 
-        /* argv_len beyond the buffer */
-        e = mk_exec(400, SEC, 1, 1, "/bin/evil", "a", 1);
-        e->argv_len = EXEC_ARGV_MAX + 1;
-        deliver(a, e, sizeof(*e));
-        assert_int_equal(a->bad_events, ++bad);
-        e->argv_len = UINT32_MAX;
-        deliver(a, e, sizeof(*e));
-        assert_int_equal(a->bad_events, ++bad);
-        /* a record shorter than its argv_len says */
-        e->argv_len = 100;
-        deliver(a, e, fixed + 99);
-        assert_int_equal(a->bad_events, ++bad);
-        /* shorter than the fixed part */
-        e->argv_len = 0;
-        deliver(a, e, fixed - 1);
-        assert_int_equal(a->bad_events, ++bad);
-        deliver(a, e, sizeof(struct event_header));
-        assert_int_equal(a->bad_events, ++bad);
-        free(e);
+	/* argv_len beyond the buffer */
+	e = mk_exec(400, SEC, 1, 1, "/bin/evil", "a", 1);
+	e->argv_len = EXEC_ARGV_MAX + 1;
+	deliver(a, e, sizeof(*e));
+	assert_int_equal(a->bad_events, ++bad);
+	e->argv_len = UINT32_MAX;
+	deliver(a, e, sizeof(*e));
+	assert_int_equal(a->bad_events, ++bad);
+	/* a record shorter than its argv_len says */
+	e->argv_len = 100;
+	deliver(a, e, fixed + 99);
+	assert_int_equal(a->bad_events, ++bad);
+	/* shorter than the fixed part */
+	e->argv_len = 0;
+	deliver(a, e, fixed - 1);
+	assert_int_equal(a->bad_events, ++bad);
+	deliver(a, e, sizeof(struct event_header));
+	assert_int_equal(a->bad_events, ++bad);
+	free(e);
 
-        /* truncated fork, exit and OOM records */
-        memset(&f, 0, sizeof(f));
-        f.h = hdr(EVENT_FORK, 401, SEC, 1, SEC);
-        deliver(a, &f, sizeof(f) - 1);
-        assert_int_equal(a->bad_events, ++bad);
-        x = mk_exit(402, SEC, 1, 0);
-        deliver(a, &x, sizeof(x) - 1);
-        assert_int_equal(a->bad_events, ++bad);
-        memset(&o, 0, sizeof(o));
-        o.h = hdr(EVENT_OOM, 0, 0, 1, SEC);
-        deliver(a, &o, sizeof(o) - 1);
-        assert_int_equal(a->bad_events, ++bad);
+	/* truncated fork, exit and OOM records */
+	memset(&f, 0, sizeof(f));
+	f.h = hdr(EVENT_FORK, 401, SEC, 1, SEC);
+	deliver(a, &f, sizeof(f) - 1);
+	assert_int_equal(a->bad_events, ++bad);
+	x = mk_exit(402, SEC, 1, 0);
+	deliver(a, &x, sizeof(x) - 1);
+	assert_int_equal(a->bad_events, ++bad);
+	memset(&o, 0, sizeof(o));
+	o.h = hdr(EVENT_OOM, 0, 0, 1, SEC);
+	deliver(a, &o, sizeof(o) - 1);
+	assert_int_equal(a->bad_events, ++bad);
 
-        /* shorter than a header, or nothing at all */
-        h = hdr(EVENT_EXIT, 403, SEC, 1, SEC);
-        deliver(a, &h, sizeof(h) - 1);
-        assert_int_equal(a->bad_events, ++bad);
-        deliver(a, &h, 0);
-        assert_int_equal(a->bad_events, ++bad);
+	/* shorter than a header, or nothing at all */
+	h = hdr(EVENT_EXIT, 403, SEC, 1, SEC);
+	deliver(a, &h, sizeof(h) - 1);
+	assert_int_equal(a->bad_events, ++bad);
+	deliver(a, &h, 0);
+	assert_int_equal(a->bad_events, ++bad);
 
-        /* unknown types, even with a plausible size */
-        x = mk_exit(404, SEC, 1, 0);
-        x.h.type = 0;
-        deliver(a, &x, sizeof(x));
-        x.h.type = EVENT_OOM + 1;
-        deliver(a, &x, sizeof(x));
-        x.h.type = UINT32_MAX;
-        deliver(a, &x, sizeof(x));
-        bad += 3;
-        assert_int_equal(a->bad_events, bad);
+	/* unknown types, even with a plausible size */
+	x = mk_exit(404, SEC, 1, 0);
+	x.h.type = 0;
+	deliver(a, &x, sizeof(x));
+	x.h.type = EVENT_OOM + 1;
+	deliver(a, &x, sizeof(x));
+	x.h.type = UINT32_MAX;
+	deliver(a, &x, sizeof(x));
+	bad += 3;
+	assert_int_equal(a->bad_events, bad);
 
-        /* none of it left a trace */
-        assert_int_equal(a->procs.count, 0);
-        assert_int_equal(units_find(a, 1)->live, 0);
-        assert_int_equal(units_find(a, 1)->finished, 0);
-        assert_int_equal(a->stored, 0);
-        assert_int_equal(a->events[STAT_FORK] + a->events[STAT_EXEC] + a->events[STAT_EXIT] +
-                                 a->events[STAT_OOM],
-                         0);
-        {
-                json_object *rows = processes(a, 1);
+	/* none of it left a trace */
+	assert_int_equal(a->procs.count, 0);
+	assert_int_equal(units_find(a, 1)->live, 0);
+	assert_int_equal(units_find(a, 1)->finished, 0);
+	assert_int_equal(a->stored, 0);
+	assert_int_equal(a->events[STAT_FORK] + a->events[STAT_EXEC] + a->events[STAT_EXIT] +
+				 a->events[STAT_OOM],
+			 0);
+	{
+		json_object *rows = processes(a, 1);
 
-                assert_int_equal(json_object_array_length(rows), 0);
-                json_object_put(rows);
-        }
+		assert_int_equal(json_object_array_length(rows), 0);
+		json_object_put(rows);
+	}
 
-        /* and the path still works afterwards */
-        EXEC(a, 405, SEC, 1, 1, "/bin/true", "true");
-        exit_ev(a, 405, SEC, 1, 0);
-        assert_int_equal(a->stored, 1);
-        assert_int_equal(a->bad_events, bad);
+	/* and the path still works afterwards */
+	EXEC(a, 405, SEC, 1, 1, "/bin/true", "true");
+	exit_ev(a, 405, SEC, 1, 0);
+	assert_int_equal(a->stored, 1);
+	assert_int_equal(a->bad_events, bad);
 }
 
 static void test_exit_of_unseen_process(void **state)
 {
-        struct agent *a = *state;
-        struct exit_event x = mk_exit(500, 5 * SEC, 1, 1 << 8);
-        json_object *rows, *r;
+	struct agent *a = *state;
+	struct exit_event x = mk_exit(500, 5 * SEC, 1, 1 << 8);
+	json_object *rows, *r;
 
-        /* its fork and exec were lost (or it started before tracking): its totals still count */
-        x.ppid = 499;
-        deliver(a, &x, sizeof(x));
-        assert_int_equal(a->stored, 1);
-        assert_int_equal(a->procs.count, 0);
-        assert_int_equal(units_find(a, 1)->live, 0);
-        assert_int_equal(units_find(a, 1)->finished, 1);
-        rows = processes(a, 1);
-        assert_int_equal(json_object_array_length(rows), 1);
-        r = json_object_array_get_idx(rows, 0);
-        assert_int_equal(geti(r, "pid"), 500);
-        assert_int_equal(geti(r, "ppid"), 499);
-        assert_int_equal(geti(r, "status"), 256);
-        assert_int_equal(geti(r, "cpu_ns"), 2 * SEC);
-        assert_string_equal(json_object_get_string(key(r, "comm")), "exitcomm");
-        assert_false(has(r, "exe"));
-        assert_false(has(r, "argv"));
-        assert_false(has(r, "exec_ns"));
-        json_object_put(rows);
+	/* its fork and exec were lost (or it started before tracking): its totals still count */
+	x.ppid = 499;
+	deliver(a, &x, sizeof(x));
+	assert_int_equal(a->stored, 1);
+	assert_int_equal(a->procs.count, 0);
+	assert_int_equal(units_find(a, 1)->live, 0);
+	assert_int_equal(units_find(a, 1)->finished, 1);
+	rows = processes(a, 1);
+	assert_int_equal(json_object_array_length(rows), 1);
+	r = json_object_array_get_idx(rows, 0);
+	assert_int_equal(geti(r, "pid"), 500);
+	assert_int_equal(geti(r, "ppid"), 499);
+	assert_int_equal(geti(r, "status"), 256);
+	assert_int_equal(geti(r, "cpu_ns"), 2 * SEC);
+	assert_string_equal(json_object_get_string(key(r, "comm")), "exitcomm");
+	assert_false(has(r, "exe"));
+	assert_false(has(r, "argv"));
+	assert_false(has(r, "exec_ns"));
+	json_object_put(rows);
 }
 
 static void test_fork_without_exec_inherits(void **state)
 {
-        struct agent *a = *state;
-        uint64_t ps = 10 * SEC, cs = 11 * SEC, gs = 12 * SEC;
-        json_object *rows, *r;
-        char buf[256];
-        size_t i;
+	struct agent *a = *state;
+	uint64_t ps = 10 * SEC, cs = 11 * SEC, gs = 12 * SEC;
+	json_object *rows, *r;
+	char buf[256];
+	size_t i;
 
-        /* a python parent with workers that never exec */
-        EXEC(a, 600, ps, 1, 1, "/usr/bin/python3", "python3\0train.py\0--api-key\0K");
-        fork_ev(a, 601, cs, 1, 600, ps);
-        fork_ev(a, 602, gs, 1, 601, cs);
-        exit_ev(a, 601, cs, 1, 0);
-        /* the parent ends before its last worker: the worker still runs the parent's program */
-        exit_ev(a, 600, ps, 1, 0);
-        exit_ev(a, 602, gs, 1, 0);
-        assert_int_equal(a->stored, 3);
+	/* a python parent with workers that never exec */
+	EXEC(a, 600, ps, 1, 1, "/usr/bin/python3", "python3\0train.py\0--api-key\0K");
+	fork_ev(a, 601, cs, 1, 600, ps);
+	fork_ev(a, 602, gs, 1, 601, cs);
+	exit_ev(a, 601, cs, 1, 0);
+	/* the parent ends before its last worker: the worker still runs the parent's program */
+	exit_ev(a, 600, ps, 1, 0);
+	exit_ev(a, 602, gs, 1, 0);
+	assert_int_equal(a->stored, 3);
 
-        rows = processes(a, 1);
-        assert_int_equal(json_object_array_length(rows), 3);
-        for (i = 0; i < 3; i++) {
-                r = json_object_array_get_idx(rows, i);
-                assert_int_equal(geti(r, "pid"), 600 + i);
-                assert_string_equal(json_object_get_string(key(r, "exe")), "/usr/bin/python3");
-                assert_string_equal(argv_str(r, buf, sizeof(buf)), "python3|train.py|--api-key|***");
-                /* only the parent exec'd */
-                assert_int_equal(geti(r, "flags") & PROC_EXECED, i == 0 ? PROC_EXECED : 0);
-                assert_int_equal(has(r, "exec_ns"), i == 0);
-        }
-        json_object_put(rows);
+	rows = processes(a, 1);
+	assert_int_equal(json_object_array_length(rows), 3);
+	for (i = 0; i < 3; i++) {
+		r = json_object_array_get_idx(rows, i);
+		assert_int_equal(geti(r, "pid"), 600 + i);
+		assert_string_equal(json_object_get_string(key(r, "exe")), "/usr/bin/python3");
+		assert_string_equal(argv_str(r, buf, sizeof(buf)),
+				    "python3|train.py|--api-key|***");
+		/* only the parent exec'd */
+		assert_int_equal(geti(r, "flags") & PROC_EXECED, i == 0 ? PROC_EXECED : 0);
+		assert_int_equal(has(r, "exec_ns"), i == 0);
+	}
+	json_object_put(rows);
 }
 
 static void test_child_execs_after_fork(void **state)
 {
-        struct agent *a = *state;
-        json_object *rows, *r;
-        char buf[256];
+	struct agent *a = *state;
+	json_object *rows, *r;
+	char buf[256];
 
-        /* bash forks, the child execs: the child's own command, not bash's */
-        EXEC(a, 700, SEC, 1, 1, "/bin/bash", "bash\0job.sh");
-        fork_ev(a, 701, 2 * SEC, 1, 700, SEC);
-        EXEC(a, 701, 2 * SEC, 1, 700, "/usr/bin/bwa", "bwa\0mem\0ref.fa");
-        exit_ev(a, 701, 2 * SEC, 1, 0);
-        /* an exec seen before its fork (records from two CPUs): the fork does not undo it */
-        EXEC(a, 702, 3 * SEC, 1, 700, "/usr/bin/gzip", "gzip\0-9");
-        fork_ev(a, 702, 3 * SEC, 1, 700, SEC);
-        exit_ev(a, 702, 3 * SEC, 1, 0);
-        exit_ev(a, 700, SEC, 1, 0);
+	/* bash forks, the child execs: the child's own command, not bash's */
+	EXEC(a, 700, SEC, 1, 1, "/bin/bash", "bash\0job.sh");
+	fork_ev(a, 701, 2 * SEC, 1, 700, SEC);
+	EXEC(a, 701, 2 * SEC, 1, 700, "/usr/bin/bwa", "bwa\0mem\0ref.fa");
+	exit_ev(a, 701, 2 * SEC, 1, 0);
+	/* an exec seen before its fork (records from two CPUs): the fork does not undo it */
+	EXEC(a, 702, 3 * SEC, 1, 700, "/usr/bin/gzip", "gzip\0-9");
+	fork_ev(a, 702, 3 * SEC, 1, 700, SEC);
+	exit_ev(a, 702, 3 * SEC, 1, 0);
+	exit_ev(a, 700, SEC, 1, 0);
 
-        rows = processes(a, 1);
-        assert_int_equal(json_object_array_length(rows), 3);
-        r = json_object_array_get_idx(rows, 0);
-        assert_string_equal(argv_str(r, buf, sizeof(buf)), "bash|job.sh");
-        r = json_object_array_get_idx(rows, 1);
-        assert_string_equal(json_object_get_string(key(r, "exe")), "/usr/bin/bwa");
-        assert_string_equal(argv_str(r, buf, sizeof(buf)), "bwa|mem|ref.fa");
-        assert_int_equal(geti(r, "ppid"), 700);
-        r = json_object_array_get_idx(rows, 2);
-        assert_string_equal(json_object_get_string(key(r, "exe")), "/usr/bin/gzip");
-        assert_string_equal(argv_str(r, buf, sizeof(buf)), "gzip|-9");
-        assert_int_equal(geti(r, "ppid"), 700);
-        json_object_put(rows);
-        assert_int_equal(units_find(a, 1)->live, 0);
-        assert_int_equal(units_find(a, 1)->finished, 3);
+	rows = processes(a, 1);
+	assert_int_equal(json_object_array_length(rows), 3);
+	r = json_object_array_get_idx(rows, 0);
+	assert_string_equal(argv_str(r, buf, sizeof(buf)), "bash|job.sh");
+	r = json_object_array_get_idx(rows, 1);
+	assert_string_equal(json_object_get_string(key(r, "exe")), "/usr/bin/bwa");
+	assert_string_equal(argv_str(r, buf, sizeof(buf)), "bwa|mem|ref.fa");
+	assert_int_equal(geti(r, "ppid"), 700);
+	r = json_object_array_get_idx(rows, 2);
+	assert_string_equal(json_object_get_string(key(r, "exe")), "/usr/bin/gzip");
+	assert_string_equal(argv_str(r, buf, sizeof(buf)), "gzip|-9");
+	assert_int_equal(geti(r, "ppid"), 700);
+	json_object_put(rows);
+	assert_int_equal(units_find(a, 1)->live, 0);
+	assert_int_equal(units_find(a, 1)->finished, 3);
 }
 
 static void test_oom(void **state)
 {
-        struct agent *a = *state;
-        json_object *rows, *t;
+	struct agent *a = *state;
+	json_object *rows, *t;
 
-        EXEC(a, 800, SEC, 1, 1, "/usr/bin/hog", "hog\0--gb\0" "100");
-        EXEC(a, 801, SEC, 1, 1, "/usr/bin/bystander", "bystander");
-        oom_ev(a, 800, 1);
-        assert_true(proctable_find(&a->procs, 800, SEC)->flags & PROC_OOM_KILLED);
-        assert_false(proctable_find(&a->procs, 801, SEC)->flags & PROC_OOM_KILLED);
-        /* a victim we never saw: logged, nothing created */
-        oom_ev(a, 899, 1);
-        assert_null(proctable_find_pid(&a->procs, 899));
-        assert_int_equal(a->procs.count, 2);
-        assert_int_equal(a->events[STAT_OOM], 2);
-        exit_ev(a, 800, SEC, 1, SIGKILL);
-        exit_ev(a, 801, SEC, 1, 0);
+	EXEC(a, 800, SEC, 1, 1, "/usr/bin/hog",
+	     "hog\0--gb\0"
+	     "100");
+	EXEC(a, 801, SEC, 1, 1, "/usr/bin/bystander", "bystander");
+	oom_ev(a, 800, 1);
+	assert_true(proctable_find(&a->procs, 800, SEC)->flags & PROC_OOM_KILLED);
+	assert_false(proctable_find(&a->procs, 801, SEC)->flags & PROC_OOM_KILLED);
+	/* a victim we never saw: logged, nothing created */
+	oom_ev(a, 899, 1);
+	assert_null(proctable_find_pid(&a->procs, 899));
+	assert_int_equal(a->procs.count, 2);
+	assert_int_equal(a->events[STAT_OOM], 2);
+	exit_ev(a, 800, SEC, 1, SIGKILL);
+	exit_ev(a, 801, SEC, 1, 0);
 
-        rows = processes(a, 1);
-        assert_int_equal(geti(json_object_array_get_idx(rows, 0), "flags") & PROC_OOM_KILLED,
-                         PROC_OOM_KILLED);
-        assert_int_equal(geti(json_object_array_get_idx(rows, 0), "status"), SIGKILL);
-        assert_int_equal(geti(json_object_array_get_idx(rows, 1), "flags") & PROC_OOM_KILLED, 0);
-        json_object_put(rows);
-        assert_int_equal(store_unit_totals(a->store, 1, &t), 0);
-        assert_int_equal(geti(t, "oom_kills"), 1);
-        assert_int_equal(geti(t, "nprocs"), 2);
-        json_object_put(t);
+	rows = processes(a, 1);
+	assert_int_equal(geti(json_object_array_get_idx(rows, 0), "flags") & PROC_OOM_KILLED,
+			 PROC_OOM_KILLED);
+	assert_int_equal(geti(json_object_array_get_idx(rows, 0), "status"), SIGKILL);
+	assert_int_equal(geti(json_object_array_get_idx(rows, 1), "flags") & PROC_OOM_KILLED, 0);
+	json_object_put(rows);
+	assert_int_equal(store_unit_totals(a->store, 1, &t), 0);
+	assert_int_equal(geti(t, "oom_kills"), 1);
+	assert_int_equal(geti(t, "nprocs"), 2);
+	json_object_put(t);
 }
 
 static void test_unit_counters(void **state)
 {
-        struct agent *a = *state;
-        struct unit *u1 = units_find(a, 1), *u2 = add_unit(a, 2, UNIT_RUNNING);
-        json_object *rows;
-        uint32_t i;
+	struct agent *a = *state;
+	struct unit *u1 = units_find(a, 1), *u2 = add_unit(a, 2, UNIT_RUNNING);
+	json_object *rows;
+	uint32_t i;
 
-        for (i = 0; i < 3; i++)
-                fork_ev(a, 900 + i, SEC, 1, 1, 0);
-        fork_ev(a, 950, SEC, 2, 1, 0);
-        /* repeated records for the same process do not count it twice */
-        fork_ev(a, 900, SEC, 1, 1, 0);
-        EXEC(a, 900, SEC, 1, 1, "/bin/x", "x");
-        assert_int_equal(u1->live, 3);
-        assert_int_equal(u2->live, 1);
-        exit_ev(a, 900, SEC, 1, 0);
-        exit_ev(a, 901, SEC, 1, 0);
-        assert_int_equal(u1->live, 1);
-        assert_int_equal(u1->finished, 2);
-        assert_int_equal(u2->live, 1);
-        assert_int_equal(u2->finished, 0);
+	for (i = 0; i < 3; i++)
+		fork_ev(a, 900 + i, SEC, 1, 1, 0);
+	fork_ev(a, 950, SEC, 2, 1, 0);
+	/* repeated records for the same process do not count it twice */
+	fork_ev(a, 900, SEC, 1, 1, 0);
+	EXEC(a, 900, SEC, 1, 1, "/bin/x", "x");
+	assert_int_equal(u1->live, 3);
+	assert_int_equal(u2->live, 1);
+	exit_ev(a, 900, SEC, 1, 0);
+	exit_ev(a, 901, SEC, 1, 0);
+	assert_int_equal(u1->live, 1);
+	assert_int_equal(u1->finished, 2);
+	assert_int_equal(u2->live, 1);
+	assert_int_equal(u2->finished, 0);
 
-        /* a unit that ended while it still had processes leaves memory with its last one */
-        u2->state = UNIT_COMPLETED;
-        exit_ev(a, 950, SEC, 2, 0);
-        assert_null(units_find(a, 2));
-        assert_ptr_equal(units_find(a, 1), u1);
-        u1->state = UNIT_FAILED;
-        exit_ev(a, 902, SEC, 1, 0);
-        assert_null(units_find(a, 1));
-        units_reap(a); /* freed by the loop, not under the event */
-        assert_int_equal(units_running(a), 0);
-        assert_null(a->units); /* freed, not only forgotten */
+	/* a unit that ended while it still had processes leaves memory with its last one */
+	u2->state = UNIT_COMPLETED;
+	exit_ev(a, 950, SEC, 2, 0);
+	assert_null(units_find(a, 2));
+	assert_ptr_equal(units_find(a, 1), u1);
+	u1->state = UNIT_FAILED;
+	exit_ev(a, 902, SEC, 1, 0);
+	assert_null(units_find(a, 1));
+	units_reap(a); /* freed by the loop, not under the event */
+	assert_int_equal(units_running(a), 0);
+	assert_null(a->units); /* freed, not only forgotten */
 
-        /* processes of a unit not in memory are stored all the same */
-        fork_ev(a, 960, SEC, 77, 1, 0);
-        exit_ev(a, 960, SEC, 77, 0);
-        assert_int_equal(a->stored, 5);
-        rows = processes(a, 77);
-        assert_int_equal(json_object_array_length(rows), 1);
-        json_object_put(rows);
-        rows = processes(a, 2);
-        assert_int_equal(json_object_array_length(rows), 1);
-        json_object_put(rows);
+	/* processes of a unit not in memory are stored all the same */
+	fork_ev(a, 960, SEC, 77, 1, 0);
+	exit_ev(a, 960, SEC, 77, 0);
+	assert_int_equal(a->stored, 5);
+	rows = processes(a, 77);
+	assert_int_equal(json_object_array_length(rows), 1);
+	json_object_put(rows);
+	rows = processes(a, 2);
+	assert_int_equal(json_object_array_length(rows), 1);
+	json_object_put(rows);
 }
 
 static void test_pid_reuse(void **state)
 {
-        struct agent *a = *state;
-        uint64_t s1 = 20 * SEC, s2 = 40 * SEC;
-        json_object *rows;
-        char buf[256];
+	struct agent *a = *state;
+	uint64_t s1 = 20 * SEC, s2 = 40 * SEC;
+	json_object *rows;
+	char buf[256];
 
-        EXEC(a, 1000, s1, 1, 1, "/bin/first", "first");
-        /* the pid comes back as another process before the first one's exit was read */
-        fork_ev(a, 1000, s2, 1, 1, 0);
-        assert_int_equal(a->procs.count, 2);
-        assert_int_equal(units_find(a, 1)->live, 2);
-        exit_ev(a, 1000, s1, 1, 1 << 8);
-        EXEC(a, 1000, s2, 1, 1, "/bin/second", "second");
-        assert_string_equal(proctable_find_pid(&a->procs, 1000)->exe, "/bin/second");
-        exit_ev(a, 1000, s2, 1, 2 << 8);
-        assert_int_equal(a->procs.count, 0);
+	EXEC(a, 1000, s1, 1, 1, "/bin/first", "first");
+	/* the pid comes back as another process before the first one's exit was read */
+	fork_ev(a, 1000, s2, 1, 1, 0);
+	assert_int_equal(a->procs.count, 2);
+	assert_int_equal(units_find(a, 1)->live, 2);
+	exit_ev(a, 1000, s1, 1, 1 << 8);
+	EXEC(a, 1000, s2, 1, 1, "/bin/second", "second");
+	assert_string_equal(proctable_find_pid(&a->procs, 1000)->exe, "/bin/second");
+	exit_ev(a, 1000, s2, 1, 2 << 8);
+	assert_int_equal(a->procs.count, 0);
 
-        rows = processes(a, 1);
-        assert_int_equal(json_object_array_length(rows), 2);
-        assert_int_equal(geti(json_object_array_get_idx(rows, 0), "start_ns"), OFFSET + (int64_t)s1);
-        assert_string_equal(argv_str(json_object_array_get_idx(rows, 0), buf, sizeof(buf)), "first");
-        assert_int_equal(geti(json_object_array_get_idx(rows, 0), "status"), 1 << 8);
-        assert_int_equal(geti(json_object_array_get_idx(rows, 1), "start_ns"), OFFSET + (int64_t)s2);
-        assert_string_equal(argv_str(json_object_array_get_idx(rows, 1), buf, sizeof(buf)), "second");
-        assert_int_equal(geti(json_object_array_get_idx(rows, 1), "status"), 2 << 8);
-        json_object_put(rows);
+	rows = processes(a, 1);
+	assert_int_equal(json_object_array_length(rows), 2);
+	assert_int_equal(geti(json_object_array_get_idx(rows, 0), "start_ns"),
+			 OFFSET + (int64_t)s1);
+	assert_string_equal(argv_str(json_object_array_get_idx(rows, 0), buf, sizeof(buf)),
+			    "first");
+	assert_int_equal(geti(json_object_array_get_idx(rows, 0), "status"), 1 << 8);
+	assert_int_equal(geti(json_object_array_get_idx(rows, 1), "start_ns"),
+			 OFFSET + (int64_t)s2);
+	assert_string_equal(argv_str(json_object_array_get_idx(rows, 1), buf, sizeof(buf)),
+			    "second");
+	assert_int_equal(geti(json_object_array_get_idx(rows, 1), "status"), 2 << 8);
+	json_object_put(rows);
 }
 
 static void test_many_events(void **state)
 {
-        struct agent *a = *state;
-        uint32_t i;
-        json_object *t;
+	struct agent *a = *state;
+	uint32_t i;
+	json_object *t;
 
-        /* a storm of short processes: the table follows the live count, all are stored */
-        for (i = 0; i < 5000; i++) {
-                fork_ev(a, 10000 + i, SEC + i, 1, 1, 0);
-                EXEC(a, 10000 + i, SEC + i, 1, 1, "/bin/true", "true\0--password\0x");
-                if (i >= 10)
-                        exit_ev(a, 10000 + i - 10, SEC + i - 10, 1, 0);
-                assert_true(a->procs.count <= 11);
-        }
-        assert_int_equal(a->stored, 4990);
-        assert_int_equal(units_find(a, 1)->live, 10);
-        assert_int_equal(store_unit_totals(a->store, 1, &t), 0);
-        assert_int_equal(geti(t, "nprocs"), 4990);
-        json_object_put(t);
+	/* a storm of short processes: the table follows the live count, all are stored */
+	for (i = 0; i < 5000; i++) {
+		fork_ev(a, 10000 + i, SEC + i, 1, 1, 0);
+		EXEC(a, 10000 + i, SEC + i, 1, 1, "/bin/true", "true\0--password\0x");
+		if (i >= 10)
+			exit_ev(a, 10000 + i - 10, SEC + i - 10, 1, 0);
+		assert_true(a->procs.count <= 11);
+	}
+	assert_int_equal(a->stored, 4990);
+	assert_int_equal(units_find(a, 1)->live, 10);
+	assert_int_equal(store_unit_totals(a->store, 1, &t), 0);
+	assert_int_equal(geti(t, "nprocs"), 4990);
+	json_object_put(t);
 }
 
 int main(void)
 {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_fork_exec_exit, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_exec_twice_and_flags, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_bad_events, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_exit_of_unseen_process, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_fork_without_exec_inherits, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_child_execs_after_fork, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_unit_counters, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_many_events, setup, teardown),
-        };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fork_exec_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_twice_and_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit_of_unseen_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_without_exec_inherits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_child_execs_after_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unit_counters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_events, setup, teardown),
+	};
 
-        /* malformed records and OOM kills are logged as warnings: keep the output to errors */
-        log_open("test_agent_events", 1, LOG_LEVEL_ERROR);
-        return cmocka_run_group_tests(tests, NULL, NULL);
+	/* malformed records and OOM kills are logged as warnings: keep the output to errors */
+	log_open("test_agent_events", 1, LOG_LEVEL_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

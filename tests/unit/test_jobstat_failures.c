@@ -19,109 +19,114 @@
 #include "procs.h"
 #include "notes.h"
 
-static void proc(struct proc_rec *p, int64_t pid, const char *tool, const char *cmd, int64_t status, int64_t flags,
-                 int64_t end_ns)
+static void proc(struct proc_rec *p, int64_t pid, const char *tool, const char *cmd, int64_t status,
+		 int64_t flags, int64_t end_ns)
 {
-        memset(p, 0, sizeof(*p));
-        p->pid = pid;
-        p->status = status;
-        p->flags = flags;
-        p->end_ns = end_ns;
-        snprintf(p->tool, sizeof(p->tool), "%s", tool);
-        p->cmd = (char *)cmd;
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->status = status;
+	p->flags = flags;
+	p->end_ns = end_ns;
+	snprintf(p->tool, sizeof(p->tool), "%s", tool);
+	p->cmd = (char *)cmd;
 }
 
 static void test_first_failure(void **state)
 {
-        struct proc_rec p[4];
-        struct failures f = {};
+	struct proc_rec p[4];
+	struct failures f = {};
 
-        (void)state;
-        /* `ls /nonexistent | grep x; exit 3`: ls fails first (2), grep (1), the script last (3) */
-        proc(&p[0], 100, "slurm_script", "/bin/sh script", 3 << 8, 0, 900);
-        proc(&p[1], 101, "ls", "ls /nonexistent", 2 << 8, 0, 500);
-        proc(&p[2], 102, "grep", "grep x", 1 << 8, 0, 510);
-        proc(&p[3], 103, "true", "true", 0, 0, 400);
-        failures_add(&f, "7.batch", p, 4);
-        assert_true(f.checked);
-        assert_int_equal(f.nfailed, 3);
-        assert_int_equal(f.noom, 0);
-        assert_int_equal(f.first.pid, 101);
-        assert_string_equal(f.first.tool, "ls");
-        assert_string_equal(f.first.step, "7.batch");
-        assert_string_equal(f.first.cmd, "ls /nonexistent");
-        /* an unknown end comes last; unknown statuses are not failures */
-        proc(&p[0], 200, "x", "x", 9, 0, JS_NONE);
-        proc(&p[1], 201, "y", "y", JS_NONE, 0, 1);
-        failures_add(&f, "7.0", p, 2);
-        assert_int_equal(f.nfailed, 4);
-        assert_int_equal(f.first.pid, 101);
+	(void)state;
+	/* `ls /nonexistent | grep x; exit 3`: ls fails first (2), grep (1), the script last (3) */
+	proc(&p[0], 100, "slurm_script", "/bin/sh script", 3 << 8, 0, 900);
+	proc(&p[1], 101, "ls", "ls /nonexistent", 2 << 8, 0, 500);
+	proc(&p[2], 102, "grep", "grep x", 1 << 8, 0, 510);
+	proc(&p[3], 103, "true", "true", 0, 0, 400);
+	failures_add(&f, "7.batch", p, 4);
+	assert_true(f.checked);
+	assert_int_equal(f.nfailed, 3);
+	assert_int_equal(f.noom, 0);
+	assert_int_equal(f.first.pid, 101);
+	assert_string_equal(f.first.tool, "ls");
+	assert_string_equal(f.first.step, "7.batch");
+	assert_string_equal(f.first.cmd, "ls /nonexistent");
+	/* an unknown end comes last; unknown statuses are not failures */
+	proc(&p[0], 200, "x", "x", 9, 0, JS_NONE);
+	proc(&p[1], 201, "y", "y", JS_NONE, 0, 1);
+	failures_add(&f, "7.0", p, 2);
+	assert_int_equal(f.nfailed, 4);
+	assert_int_equal(f.first.pid, 101);
 }
 
 static void test_oom_victim(void **state)
 {
-        struct proc_rec p[2];
-        struct failures f = {};
+	struct proc_rec p[2];
+	struct failures f = {};
 
-        (void)state;
-        proc(&p[0], 10, "slurm_script", "/bin/sh s", 0, 0, 900);
-        proc(&p[1], 11, "hold", "hold 300 2", 9, PROC_FLAG_OOM, 800);
-        failures_add(&f, "2.batch", p, 2);
-        assert_int_equal(f.noom, 1);
-        assert_int_equal(f.oom.pid, 11);
-        assert_string_equal(f.oom.tool, "hold");
-        assert_int_equal(f.first.pid, 11); /* the victim is the first failure too */
+	(void)state;
+	proc(&p[0], 10, "slurm_script", "/bin/sh s", 0, 0, 900);
+	proc(&p[1], 11, "hold", "hold 300 2", 9, PROC_FLAG_OOM, 800);
+	failures_add(&f, "2.batch", p, 2);
+	assert_int_equal(f.noom, 1);
+	assert_int_equal(f.oom.pid, 11);
+	assert_string_equal(f.oom.tool, "hold");
+	assert_int_equal(f.first.pid, 11); /* the victim is the first failure too */
 }
 
 static void test_status_text(void **state)
 {
-        char b[64];
+	char b[64];
 
-        (void)state;
-        failures_status_text(b, sizeof(b), 2 << 8);
-        assert_string_equal(b, "exited with 2");
-        failures_status_text(b, sizeof(b), 9);
-        assert_string_equal(b, "was killed by signal 9 (KILL)");
-        failures_status_text(b, sizeof(b), 15);
-        assert_string_equal(b, "was killed by signal 15 (TERM)");
-        failures_status_text(b, sizeof(b), JS_NONE);
-        assert_string_equal(b, "ended");
+	(void)state;
+	failures_status_text(b, sizeof(b), 2 << 8);
+	assert_string_equal(b, "exited with 2");
+	failures_status_text(b, sizeof(b), 9);
+	assert_string_equal(b, "was killed by signal 9 (KILL)");
+	failures_status_text(b, sizeof(b), 15);
+	assert_string_equal(b, "was killed by signal 15 (TERM)");
+	failures_status_text(b, sizeof(b), JS_NONE);
+	assert_string_equal(b, "ended");
 }
 
 static void test_notes_name_them(void **state)
 {
-        char lines[NOTES_MAX][NOTE_LEN];
-        struct proc_rec p[3];
-        struct job j;
-        size_t n;
+	char lines[NOTES_MAX][NOTE_LEN];
+	struct proc_rec p[3];
+	struct job j;
+	size_t n;
 
-        (void)state;
-        memset(&j, 0, sizeof(j));
-        row_init(&j.row, ROW_JOB);
-        snprintf(j.row.state, sizeof(j.row.state), "FAILED");
-        j.row.f.nunits = 1;
-        proc(&p[0], 101, "ls", "ls /nonexistent", 2 << 8, 0, 500);
-        proc(&p[1], 102, "grep", "grep x", 1 << 8, 0, 510);
-        failures_add(&j.fail, "7.batch", p, 2);
-        n = notes_build(&j, -1, lines, NOTES_MAX);
-        assert_true(has_line(lines, n, "first to fail: process 101 (ls, step 7.batch) exited with 2 (2 processes failed): "
-                                       "ls /nonexistent"));
-        assert_false(has_line(lines, n, "OOM killer stopped"));
-        /* an OOM victim is named once, as the victim */
-        memset(&j.fail, 0, sizeof(j.fail));
-        proc(&p[2], 11, "hold", "hold 300 2", 9, PROC_FLAG_OOM, 800);
-        failures_add(&j.fail, "2.batch", &p[2], 1);
-        n = notes_build(&j, -1, lines, NOTES_MAX);
-        assert_true(has_line(lines, n, "the OOM killer stopped process 11 (hold, step 2.batch): hold 300 2"));
-        assert_false(has_line(lines, n, "first to fail"));
+	(void)state;
+	memset(&j, 0, sizeof(j));
+	row_init(&j.row, ROW_JOB);
+	snprintf(j.row.state, sizeof(j.row.state), "FAILED");
+	j.row.f.nunits = 1;
+	proc(&p[0], 101, "ls", "ls /nonexistent", 2 << 8, 0, 500);
+	proc(&p[1], 102, "grep", "grep x", 1 << 8, 0, 510);
+	failures_add(&j.fail, "7.batch", p, 2);
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(
+		lines, n,
+		"first to fail: process 101 (ls, step 7.batch) exited with 2 (2 processes failed): "
+		"ls /nonexistent"));
+	assert_false(has_line(lines, n, "OOM killer stopped"));
+	/* an OOM victim is named once, as the victim */
+	memset(&j.fail, 0, sizeof(j.fail));
+	proc(&p[2], 11, "hold", "hold 300 2", 9, PROC_FLAG_OOM, 800);
+	failures_add(&j.fail, "2.batch", &p[2], 1);
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n,
+			     "the OOM killer stopped process 11 (hold, step 2.batch): hold 300 2"));
+	assert_false(has_line(lines, n, "first to fail"));
 }
 
 int main(void)
 {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_first_failure), cmocka_unit_test(test_oom_victim),
-                cmocka_unit_test(test_status_text),   cmocka_unit_test(test_notes_name_them),
-        };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_failure),
+		cmocka_unit_test(test_oom_victim),
+		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_notes_name_them),
+	};
 
-        return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

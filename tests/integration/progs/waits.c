@@ -25,161 +25,161 @@ static unsigned long long delays[64];
 
 static unsigned long long my_run_delay(void)
 {
-        unsigned long long run, delay = 0;
-        FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long run, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
 
-        if (f) {
-                if (fscanf(f, "%llu %llu", &run, &delay) != 2)
-                        delay = 0;
-                fclose(f);
-        }
-        return delay;
+	if (f) {
+		if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+			delay = 0;
+		fclose(f);
+	}
+	return delay;
 }
 
 static double now(void)
 {
-        struct timespec ts;
+	struct timespec ts;
 
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec + ts.tv_nsec / 1e9;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void *burn(void *arg)
 {
-        volatile unsigned long x = 0;
-        double end = now() + seconds;
+	volatile unsigned long x = 0;
+	double end = now() + seconds;
 
-        while (now() < end)
-                for (int i = 0; i < 100000; i++)
-                        x++;
-        delays[(long)arg] = my_run_delay();
-        return NULL;
+	while (now() < end)
+		for (int i = 0; i < 100000; i++)
+			x++;
+	delays[(long)arg] = my_run_delay();
+	return NULL;
 }
 
 static int cpu(int n, double secs)
 {
-        pthread_t t[64];
-        cpu_set_t one;
-        unsigned long long sum = 0;
+	pthread_t t[64];
+	cpu_set_t one;
+	unsigned long long sum = 0;
 
-        CPU_ZERO(&one);
-        CPU_SET(0, &one);
-        if (n < 1 || n > 64 || sched_setaffinity(0, sizeof(one), &one))
-                return 1;
-        seconds = secs;
-        for (long i = 1; i < n; i++)
-                pthread_create(&t[i], NULL, burn, (void *)i);
-        burn(0);
-        for (int i = 1; i < n; i++)
-                pthread_join(t[i], NULL);
-        delays[0] = my_run_delay();
-        for (int i = 0; i < n; i++)
-                sum += delays[i];
-        printf("run_delay %llu\n", sum);
-        return 0;
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (n < 1 || n > 64 || sched_setaffinity(0, sizeof(one), &one))
+		return 1;
+	seconds = secs;
+	for (long i = 1; i < n; i++)
+		pthread_create(&t[i], NULL, burn, (void *)i);
+	burn(0);
+	for (int i = 1; i < n; i++)
+		pthread_join(t[i], NULL);
+	delays[0] = my_run_delay();
+	for (int i = 0; i < n; i++)
+		sum += delays[i];
+	printf("run_delay %llu\n", sum);
+	return 0;
 }
 
 static int io(const char *path, int mib)
 {
-        static char buf[1 << 16];
-        unsigned long long ticks = 0;
-        char stat[1024], *p;
-        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600), i;
-        double t0 = now();
-        FILE *f;
+	static char buf[1 << 16];
+	unsigned long long ticks = 0;
+	char stat[1024], *p;
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600), i;
+	double t0 = now();
+	FILE *f;
 
-        if (fd < 0)
-                return 1;
-        memset(buf, 'w', sizeof(buf));
-        for (i = 0; i < mib * 16; i++)
-                if (write(fd, buf, sizeof(buf)) != sizeof(buf) || fdatasync(fd))
-                        return 1;
-        close(fd);
-        unlink(path);
-        f = fopen("/proc/self/stat", "r");
-        if (!f || !fgets(stat, sizeof(stat), f))
-                return 1;
-        fclose(f);
-        p = strrchr(stat, ')'); /* fields after the command name, from field 3 */
-        for (i = 3; p && i <= 42; i++)
-                p = strchr(p + 1, ' ');
-        if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
-                return 1;
-        printf("blkio_ticks %llu elapsed_ns %.0f\n", ticks, (now() - t0) * 1e9);
-        return 0;
+	if (fd < 0)
+		return 1;
+	memset(buf, 'w', sizeof(buf));
+	for (i = 0; i < mib * 16; i++)
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf) || fdatasync(fd))
+			return 1;
+	close(fd);
+	unlink(path);
+	f = fopen("/proc/self/stat", "r");
+	if (!f || !fgets(stat, sizeof(stat), f))
+		return 1;
+	fclose(f);
+	p = strrchr(stat, ')'); /* fields after the command name, from field 3 */
+	for (i = 3; p && i <= 42; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
+		return 1;
+	printf("blkio_ticks %llu elapsed_ns %.0f\n", ticks, (now() - t0) * 1e9);
+	return 0;
 }
 
 static long long pump(int from, int to, size_t bytes, long long *rx)
 {
-        static char buf[1 << 15];
-        size_t sent = 0;
-        long long tx = 0;
-        ssize_t n;
+	static char buf[1 << 15];
+	size_t sent = 0;
+	long long tx = 0;
+	ssize_t n;
 
-        memset(buf, 'n', sizeof(buf));
-        while (sent < bytes) {
-                size_t want = bytes - sent < sizeof(buf) ? bytes - sent : sizeof(buf);
+	memset(buf, 'n', sizeof(buf));
+	while (sent < bytes) {
+		size_t want = bytes - sent < sizeof(buf) ? bytes - sent : sizeof(buf);
 
-                n = send(from, buf, want, 0);
-                if (n <= 0)
-                        return -1;
-                tx += n;
-                sent += n;
-                for (ssize_t got = 0; got < n;) {
-                        ssize_t r = recv(to, buf, sizeof(buf), 0);
+		n = send(from, buf, want, 0);
+		if (n <= 0)
+			return -1;
+		tx += n;
+		sent += n;
+		for (ssize_t got = 0; got < n;) {
+			ssize_t r = recv(to, buf, sizeof(buf), 0);
 
-                        if (r <= 0)
-                                return -1;
-                        got += r;
-                        *rx += r;
-                }
-        }
-        return tx;
+			if (r <= 0)
+				return -1;
+			got += r;
+			*rx += r;
+		}
+	}
+	return tx;
 }
 
 static int net(int kib)
 {
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        socklen_t len = sizeof(a);
-        int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0), s;
-        int u1 = socket(AF_INET, SOCK_DGRAM, 0), u2 = socket(AF_INET, SOCK_DGRAM, 0);
-        long long tx = 0, rx = 0, n;
-        char dgram[1000];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0), s;
+	int u1 = socket(AF_INET, SOCK_DGRAM, 0), u2 = socket(AF_INET, SOCK_DGRAM, 0);
+	long long tx = 0, rx = 0, n;
+	char dgram[1000];
 
-        if (bind(l, (void *)&a, sizeof(a)) || listen(l, 1) || getsockname(l, (void *)&a, &len) ||
-            connect(c, (void *)&a, sizeof(a)) || (s = accept(l, NULL, NULL)) < 0)
-                return 1;
-        if ((n = pump(c, s, (size_t)kib << 10, &rx)) < 0)
-                return 1;
-        tx += n;
-        if ((n = pump(s, c, (size_t)kib << 9, &rx)) < 0)
-                return 1;
-        tx += n;
-        a.sin_port = 0;
-        len = sizeof(a);
-        if (bind(u2, (void *)&a, sizeof(a)) || getsockname(u2, (void *)&a, &len))
-                return 1;
-        memset(dgram, 'u', sizeof(dgram));
-        for (int i = 0; i < 100; i++) {
-                if ((n = sendto(u1, dgram, sizeof(dgram), 0, (void *)&a, sizeof(a))) <= 0)
-                        return 1;
-                tx += n;
-                if ((n = recv(u2, dgram, sizeof(dgram), 0)) <= 0)
-                        return 1;
-                rx += n;
-        }
-        printf("tx %lld rx %lld\n", tx, rx);
-        return 0;
+	if (bind(l, (void *)&a, sizeof(a)) || listen(l, 1) || getsockname(l, (void *)&a, &len) ||
+	    connect(c, (void *)&a, sizeof(a)) || (s = accept(l, NULL, NULL)) < 0)
+		return 1;
+	if ((n = pump(c, s, (size_t)kib << 10, &rx)) < 0)
+		return 1;
+	tx += n;
+	if ((n = pump(s, c, (size_t)kib << 9, &rx)) < 0)
+		return 1;
+	tx += n;
+	a.sin_port = 0;
+	len = sizeof(a);
+	if (bind(u2, (void *)&a, sizeof(a)) || getsockname(u2, (void *)&a, &len))
+		return 1;
+	memset(dgram, 'u', sizeof(dgram));
+	for (int i = 0; i < 100; i++) {
+		if ((n = sendto(u1, dgram, sizeof(dgram), 0, (void *)&a, sizeof(a))) <= 0)
+			return 1;
+		tx += n;
+		if ((n = recv(u2, dgram, sizeof(dgram), 0)) <= 0)
+			return 1;
+		rx += n;
+	}
+	printf("tx %lld rx %lld\n", tx, rx);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-        if (argc == 4 && !strcmp(argv[1], "cpu"))
-                return cpu(atoi(argv[2]), atof(argv[3]));
-        if (argc == 4 && !strcmp(argv[1], "io"))
-                return io(argv[2], atoi(argv[3]));
-        if (argc == 3 && !strcmp(argv[1], "net"))
-                return net(atoi(argv[2]));
-        fprintf(stderr, "usage: waits cpu THREADS SECONDS | io FILE MIB | net KIB\n");
-        return 2;
+	if (argc == 4 && !strcmp(argv[1], "cpu"))
+		return cpu(atoi(argv[2]), atof(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "io"))
+		return io(argv[2], atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "net"))
+		return net(atoi(argv[2]));
+	fprintf(stderr, "usage: waits cpu THREADS SECONDS | io FILE MIB | net KIB\n");
+	return 2;
 }
