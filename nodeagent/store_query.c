@@ -267,6 +267,13 @@ static enum combine combine_of(const char *sql)
 								      : COMBINE_NONE;
 }
 
+/* x and y combined as how says (integers or reals alike) */
+#define COMBINE(how, x, y)                                \
+	((how) == COMBINE_ADD	? (x) + (y)               \
+	 : (how) == COMBINE_MIN ? ((y) < (x) ? (y) : (x)) \
+	 : (how) == COMBINE_MAX ? ((y) > (x) ? (y) : (x)) \
+				: (x))
+
 int store_totals_check(void)
 {
 	size_t i;
@@ -288,6 +295,7 @@ static void combine_into(struct json_object *acc, struct json_object *part)
 	for (i = 0; i < store_totals.n; i++) {
 		const char *key = store_totals.cols[i].name;
 		struct json_object *a, *p;
+		enum combine how;
 
 		if (!json_object_object_get_ex(part, key, &p))
 			continue; /* NULL: no process of the step had a value */
@@ -295,42 +303,17 @@ static void combine_into(struct json_object *acc, struct json_object *part)
 			json_object_object_add(acc, key, json_object_get(p));
 			continue;
 		}
-		if (json_object_is_type(a, json_type_int) &&
-		    json_object_is_type(p, json_type_int)) {
-			int64_t x = json_object_get_int64(a), y = json_object_get_int64(p);
-
-			switch (combine_of(store_totals.cols[i].sql)) {
-			case COMBINE_ADD:
-				x += y;
-				break;
-			case COMBINE_MIN:
-				x = y < x ? y : x;
-				break;
-			case COMBINE_MAX:
-				x = y > x ? y : x;
-				break;
-			default:
-				break;
-			}
-			json_object_object_add(acc, key, json_object_new_int64(x));
-		} else {
-			double x = json_object_get_double(a), y = json_object_get_double(p);
-
-			switch (combine_of(store_totals.cols[i].sql)) {
-			case COMBINE_ADD:
-				x += y;
-				break;
-			case COMBINE_MIN:
-				x = y < x ? y : x;
-				break;
-			case COMBINE_MAX:
-				x = y > x ? y : x;
-				break;
-			default:
-				break;
-			}
-			json_object_object_add(acc, key, json_object_new_double(x));
-		}
+		how = combine_of(store_totals.cols[i].sql);
+		if (json_object_is_type(a, json_type_int) && json_object_is_type(p, json_type_int))
+			json_object_object_add(
+				acc, key,
+				json_object_new_int64(COMBINE(how, json_object_get_int64(a),
+							      json_object_get_int64(p))));
+		else
+			json_object_object_add(
+				acc, key,
+				json_object_new_double(COMBINE(how, json_object_get_double(a),
+							       json_object_get_double(p))));
 	}
 }
 
