@@ -177,14 +177,41 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
-/* --mem of a job: per node, from its highest node; after an OOM kill above the limit */
+int64_t eff_peak_without_cache(const struct row *r)
+{
+	const struct figures *f = &r->f;
+	int64_t n = r->ntasks == JS_NONE || r->ntasks < 1 ? 1 : r->ntasks, own = JS_NONE;
+
+	if (!r->peak_src || strcmp(r->peak_src, "cgroup") || r->peak_mem_kb == JS_NONE)
+		return JS_NONE;
+	if (f->maxrss_kb != JS_NONE && f->maxrss_kb > 0 && f->nprocs > 0)
+		own = f->maxrss_kb;
+	if (f->task_peak_rss_kb != JS_NONE && f->task_peak_rss_kb * n > own)
+		own = f->task_peak_rss_kb * n;
+	if (own == JS_NONE || own * 2 >= r->peak_mem_kb)
+		return JS_NONE;
+	/* cache can only hold what went through files: with less I/O than the excess, the
+	 * excess is processes' memory the samples missed (many at once, short-lived) */
+	if (f->rchar == JS_NONE || f->wchar == JS_NONE ||
+	    (f->rchar + f->wchar) / 1024 < r->peak_mem_kb - own)
+		return JS_NONE;
+	return own;
+}
+
+/* --mem of a job: per node, from its highest node; after an OOM kill above the limit; of a
+ * one-node job whose peak was mostly page cache, from its processes' own peak */
 static void advise_mem(const struct row *r, struct advice *a)
 {
-	int64_t need = suggest_mem_mb(r->node_peak_mem_kb), cpus_node;
+	int64_t own = eff_peak_without_cache(r), cpus_node;
+	int64_t need = suggest_mem_mb(r->node_peak_mem_kb);
 
 	a->limit_mb =
 		r->req_mem_node_mb != JS_NONE && r->req_mem_node_mb > 0 ? r->req_mem_node_mb : -1;
 	a->mem_why = MEM_PEAK;
+	if (!a->oom && own != JS_NONE && (r->nnodes == JS_NONE || r->nnodes <= 1)) {
+		need = suggest_mem_mb(own);
+		a->mem_why = MEM_NO_CACHE;
+	}
 	if (a->oom) {
 		/* the peak of a job the OOM killer stopped is its limit, not its need */
 		int64_t limit = a->limit_mb > 0 ? a->limit_mb

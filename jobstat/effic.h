@@ -37,6 +37,13 @@ int64_t eff_peak_memory(const struct figures *f, int64_t ntasks, const char **sr
  * RSS. JS_NONE when unknown. */
 int64_t eff_node_peak_memory(const struct figures *f, int64_t ntasks, int64_t nnodes);
 
+/* The processes' own peak where the row's peak is a step cgroup's that is mostly page cache
+ * (the files its tools read and wrote, which the kernel reclaims at the limit): the largest
+ * process's, or a task's sampled processes at once times the tasks, when under half of the
+ * cgroup's and its processes read and wrote at least the rest; JS_NONE otherwise (the row's
+ * peak is what the job holds). */
+int64_t eff_peak_without_cache(const struct row *r);
+
 /* Cores per task: the most busy at once (from samples) when known, else CPU time / wall. */
 double eff_cores(const struct figures *f, int64_t cpu_ns, int64_t wall_ns, int64_t ntasks,
 		 const char **src);
@@ -54,7 +61,7 @@ int64_t suggest_time_min(int64_t elapsed_s);
 int64_t time_round_min(int64_t minutes);
 
 /* Why the memory advice is what it is. */
-enum mem_why { MEM_PEAK, MEM_OOM, MEM_FLOOR };
+enum mem_why { MEM_PEAK, MEM_OOM, MEM_FLOOR, MEM_NO_CACHE };
 
 /* What to ask Slurm for next time; -1 where nothing is known. */
 struct advice {

@@ -119,6 +119,9 @@ static void note_memory(struct notes *c)
 	case MEM_FLOOR:
 		snprintf(why, sizeof(why), " (Slurm's smallest memory limit)");
 		break;
+	case MEM_NO_CACHE:
+		snprintf(why, sizeof(why), " (its processes' own peak: the rest was page cache)");
+		break;
 	default:
 		break;
 	}

@@ -253,19 +253,6 @@ static void note_cpu_wait(struct sig *c)
 
 /* ---- memory near the limit, memory pressure */
 
-/* The processes' own peak: the largest of one process, or of a task's sampled processes at
- * once times the tasks (as eff_peak_memory reckons without a cgroup); JS_NONE unknown. */
-static int64_t processes_peak_kb(const struct figures *f, int64_t ntasks)
-{
-	int64_t n = ntasks == JS_NONE || ntasks < 1 ? 1 : ntasks, own = JS_NONE;
-
-	if (f->maxrss_kb != JS_NONE && f->maxrss_kb > 0 && f->nprocs > 0)
-		own = f->maxrss_kb;
-	if (f->task_peak_rss_kb != JS_NONE && f->task_peak_rss_kb * n > own)
-		own = f->task_peak_rss_kb * n;
-	return own;
-}
-
 static void note_memory(struct sig *c)
 {
 	const struct row *r = &c->j->row;
@@ -273,15 +260,14 @@ static void note_memory(struct sig *c)
 	char used[24], lim[24];
 
 	if (e >= MEM_NEAR && r->f.oom_kills <= 0) {
-		int64_t own = processes_peak_kb(&r->f, r->ntasks);
+		int64_t own = eff_peak_without_cache(r);
 
 		fmt_size(used, sizeof(used), (double)r->peak_mem_kb, U_K, c->units, 0);
 		fmt_size(lim, sizeof(lim), (double)r->req_mem_share_mb, U_M, c->units, 1);
 		/* a step cgroup's peak counts the page cache of what its tools read and wrote,
 		 * which the kernel reclaims at the limit: near it with little of the processes'
 		 * own, it is cache, not a risk of an OOM kill */
-		if (r->peak_src && !strcmp(r->peak_src, "cgroup") && own != JS_NONE &&
-		    own * 2 < r->peak_mem_kb) {
+		if (own != JS_NONE) {
 			char mine[24];
 
 			fmt_size(mine, sizeof(mine), (double)own, U_K, c->units, 0);

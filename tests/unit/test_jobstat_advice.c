@@ -233,6 +233,37 @@ static void test_floor(void **state)
 	assert_non_null(strstr(b, "--mem=60M"));
 }
 
+static void test_page_cache_left_out(void **state)
+{
+	char lines[NOTES_MAX][NOTE_LEN], b[160];
+	struct job j;
+	size_t n;
+
+	(void)state;
+	/* a step cgroup at its 500M limit with 12M of processes: 1 GiB written through the cache */
+	job(&j, "COMPLETED", 500, 495 * MIB);
+	j.row.f.maxrss_kb = 12 * MIB;
+	/* with little I/O, the rest was the processes' (many at once, between samples) */
+	j.row.f.wchar = 100 * MIB * 1024;
+	j.row.f.rchar = 0;
+	suggest(&j.row, b, sizeof(b));
+	assert_non_null(strstr(b, "--mem=594M"));
+	j.row.f.wchar = 1024 * MIB * 1024; /* 1 GiB written */
+	suggest(&j.row, b, sizeof(b));
+	assert_non_null(strstr(b, "--mem=30M"));
+	j.row.f.maxrss_kb = 100 * MIB;
+	suggest(&j.row, b, sizeof(b));
+	assert_non_null(strstr(b, "--mem=120M"));
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n,
+			     "--mem=120M (its processes' own peak: the rest was page cache)"));
+	/* processes that held most of it: the cgroup's peak is the need */
+	j.row.f.maxrss_kb = 400 * MIB;
+	suggest(&j.row, b, sizeof(b));
+	assert_null(strstr(b, "--mem=480M"));
+	assert_non_null(strstr(b, "--mem=594M"));
+}
+
 static void test_array_one_advice(void **state)
 {
 	char lines[NOTES_MAX][NOTE_LEN];
@@ -302,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_mem_per_node),
 		cmocka_unit_test(test_mem_per_cpu),
 		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_page_cache_left_out),
 		cmocka_unit_test(test_array_one_advice),
 		cmocka_unit_test(test_advice_merge),
 	};
