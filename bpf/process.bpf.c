@@ -243,6 +243,14 @@ static __always_inline __u64 run_delay(struct task_struct *task)
 	return BPF_CORE_READ(task, sched_info.run_delay);
 }
 
+/* run_delay() of a task the verifier knows the type of: a direct load, no helper call */
+static __always_inline __u64 own_run_delay(struct task_struct *task)
+{
+	if (!bpf_core_field_exists(task->sched_info))
+		return 0;
+	return task->sched_info.run_delay;
+}
+
 /* Could the task belong to a tracked process? Every thread of one carries a mark in its own
  * storage, so a task with no BPF storage at all is settled with one load: what every context
  * switch, exec and exit of untracked work pays. */
@@ -260,7 +268,7 @@ static __always_inline void mark(struct task_struct *task, __u32 tgid)
 	if (m && m->tgid != tgid) {
 		m->tgid = tgid;
 		m->sleep = SLEEP_NONE;
-		m->run_delay = run_delay(task);
+		m->run_delay = own_run_delay(task);
 	}
 }
 
@@ -482,7 +490,7 @@ static __always_inline void keep_thread_io(__u32 tgid, struct task_struct *task)
 			return;
 	}
 	add_io(io, &task->ioac);
-	io->run_delay += run_delay(task);
+	io->run_delay += own_run_delay(task);
 }
 
 /* Resident pages of an address space: percpu_counter's global count, or the atomic before
@@ -695,7 +703,7 @@ static __always_inline __u32 sleep_kind(struct task_struct *prev)
 	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)) {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 
-		nr = BPF_CORE_READ(regs, orig_ax);
+		nr = regs->orig_ax;
 	}
 	return nr == NR_WAIT4 || nr == NR_WAITID ? SLEEP_CHILD : SLEEP_OTHER;
 }
@@ -715,7 +723,7 @@ static __always_inline __u32 task_state(struct task_struct *task)
 static __always_inline void account_switch(struct task_mark *m, struct task_struct *prev,
 					   __u32 state, int preempt, struct pending_exit *pe)
 {
-	__u64 now = bpf_ktime_get_ns(), rd = run_delay(prev);
+	__u64 now = bpf_ktime_get_ns(), rd = own_run_delay(prev);
 	__u64 rt = prev->se.sum_exec_runtime;
 	__u64 waited = rd - m->run_delay, slept = 0, busy;
 	__u32 sleep = m->sleep, tgid = m->tgid;
