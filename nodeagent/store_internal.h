@@ -80,13 +80,15 @@ int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt 
 /* store_unit_totals() on db, in one go. */
 int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out);
 /* The same in bounded steps, for a reply that must not hold the event loop (stream.c): each
- * step counts at most rows of the unit's processes (UINT_MAX: all) and adds them up. Returns
+ * step counts at most rows (at least 1) of the unit's processes (UINT_MAX: all) and adds them up,
+ * and says in t->counted how many it counted. Returns
  * 1 while processes are left, 0 with *out the totals (the caller's), or -errno. Begin before
  * the first step; end always (it frees what an unfinished count holds). */
 struct totals_steps {
 	uint64_t unit;
 	sqlite3_int64 after;	 /* the last rowid counted */
 	struct json_object *acc; /* the sums so far */
+	unsigned counted;	 /* processes the last step counted (not known for UINT_MAX) */
 };
 void store_totals_begin(struct totals_steps *t, uint64_t unit);
 int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsigned rows,

@@ -369,26 +369,33 @@ int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsi
 	struct json_object *part;
 	int rc, last = 1;
 
+	t->counted = 0;
+	if (!rows)
+		return -EINVAL;
 	if (!t->acc && !(t->acc = json_object_new_object()))
 		return -ENOMEM;
-	/* the step's processes: up to rows of them, by rowid (the unit's index holds it) */
+	/* the step's processes: up to rows of them, by rowid (the unit's index holds it), counted
+	 * so that the caller knows what the step cost */
 	if (rows != UINT_MAX) {
 		if (prepare_on(s, db,
 			       "SELECT rowid FROM processes WHERE unit=?1 AND rowid>?2"
-			       " ORDER BY rowid LIMIT 1 OFFSET ?3",
+			       " ORDER BY rowid LIMIT ?3",
 			       &st))
 			return -EIO;
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)t->unit);
 		sqlite3_bind_int64(st, 2, t->after);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)rows - 1);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)rows);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			upto = sqlite3_column_int64(st, 0);
-			last = 0;
+			t->counted++;
 		}
 		sqlite3_finalize(st);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		if (rc != SQLITE_DONE)
 			return fail_on(s, db, "totals");
+		if (t->counted == rows)
+			last = 0;
+		else
+			upto = INT64_MAX;
 	}
 	/* named: the expressions before it name flags (:oom_killed) */
 	snprintf(sql, sizeof(sql),

@@ -497,8 +497,11 @@ static void test_totals(void **state)
 		int r, nsteps = 0;
 
 		store_totals_begin(&steps, 9);
-		while ((r = store_totals_step(s, s->db, &steps, 2, &u)) == 1)
+		while ((r = store_totals_step(s, s->db, &steps, 2, &u)) == 1) {
 			nsteps++;
+			assert_int_equal(steps.counted, 2);
+		}
+		assert_int_equal(steps.counted, 1); /* what each step cost its caller */
 		store_totals_end(&steps);
 		assert_int_equal(r, 0);
 		assert_int_equal(nsteps, 2);
