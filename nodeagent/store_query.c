@@ -288,7 +288,9 @@ int store_totals_check(void)
 	return 0;
 }
 
-static void combine_into(struct json_object *acc, struct json_object *part)
+/* part's values into acc; -EOVERFLOW when a sum of integers leaves 64 bits, where SQLite's SUM
+ * over all the processes at once fails too ("integer overflow"). */
+static int combine_into(struct json_object *acc, struct json_object *part)
 {
 	size_t i;
 
@@ -304,17 +306,21 @@ static void combine_into(struct json_object *acc, struct json_object *part)
 			continue;
 		}
 		how = combine_of(store_totals.cols[i].sql);
-		if (json_object_is_type(a, json_type_int) && json_object_is_type(p, json_type_int))
-			json_object_object_add(
-				acc, key,
-				json_object_new_int64(COMBINE(how, json_object_get_int64(a),
-							      json_object_get_int64(p))));
-		else
+		if (json_object_is_type(a, json_type_int) &&
+		    json_object_is_type(p, json_type_int)) {
+			int64_t x = json_object_get_int64(a), y = json_object_get_int64(p), sum;
+
+			if (how == COMBINE_ADD && __builtin_add_overflow(x, y, &sum))
+				return -EOVERFLOW;
+			json_object_object_add(acc, key, json_object_new_int64(COMBINE(how, x, y)));
+		} else {
 			json_object_object_add(
 				acc, key,
 				json_object_new_double(COMBINE(how, json_object_get_double(a),
 							       json_object_get_double(p))));
+		}
 	}
+	return 0;
 }
 
 /* The unit's live samples (SAMPLE_TOTALS_RECORD of common/records.h) into o. */
@@ -415,8 +421,12 @@ int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsi
 		return fail_on(s, db, "totals");
 	if (!part)
 		return -ENOMEM;
-	combine_into(t->acc, part);
+	rc = combine_into(t->acc, part);
 	json_object_put(part);
+	if (rc) {
+		log_error("totals of unit %" PRIu64 ": integer overflow", t->unit);
+		return rc;
+	}
 	t->after = upto;
 	if (!last)
 		return 1;
