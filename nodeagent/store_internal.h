@@ -7,6 +7,12 @@
 #include "store.h"
 
 #define STORE_BATCH_UNITS 64 /* units whose processes an open batch tracks for loss counts */
+/* Pages the write-ahead log may hold before streamed replies are cut (64 MiB of 4 KiB pages):
+ * a reader's snapshot keeps the log from being checkpointed back to its start, and it would
+ * otherwise grow for as long as a slow client keeps taking a listing, or several in turn. */
+#define STORE_WAL_FRAMES_MAX 16384
+/* ... and the checkpoint after a commit, as SQLite's own (wal_autocheckpoint) */
+#define STORE_WAL_CHECKPOINT 1000
 
 struct store {
 	sqlite3 *db;
@@ -23,6 +29,8 @@ struct store {
 	store_loss_fn on_loss;
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
+	int wal_frames;	    /* pages in the write-ahead log after the last commit */
+	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
 	char unit_columns[2048];    /* every column of units, in the record's order */
 	char process_columns[2048]; /* the columns of processes that listings show */

@@ -16,7 +16,7 @@
 #include "testlib.h"
 
 #include "protocol.h"
-#include "store.h"
+#include "store_internal.h"
 #include "stream.h"
 
 #define BOOT "0b1d7a44-0000-4000-8000-00000000000a"
@@ -203,13 +203,13 @@ static void test_empty_and_units(void **state)
 	done(s);
 }
 
-/* nunits more units of uid 1000 named "many" (ids from 10), nprocs processes each. */
-static void add_units(struct store *s, unsigned nunits, unsigned nprocs)
+/* nunits more units of uid 1000 named "many" (ids from first), nprocs processes each. */
+static void add_units(struct store *s, uint64_t first, unsigned nunits, unsigned nprocs)
 {
 	unsigned i, j;
 
 	for (i = 0; i < nunits; i++) {
-		struct unit u = { .id = 10 + i,
+		struct unit u = { .id = first + i,
 				  .uid = 1000,
 				  .task_id = -1,
 				  .exit_status = -1,
@@ -222,7 +222,7 @@ static void add_units(struct store *s, unsigned nunits, unsigned nprocs)
 		for (j = 0; j < nprocs; j++) {
 			struct proc p = { .pid = 100 + j,
 					  .uid = 1000,
-					  .start_ns = 1000 * (i + 1) + j,
+					  .start_ns = 100000 * u.id + j,
 					  .unit = u.id,
 					  .flags = PROC_FINISHED };
 
@@ -245,7 +245,7 @@ static void test_units_turn_bounded(void **state)
 	unsigned fills, i;
 
 	(void)state;
-	add_units(s, 8, 1000);
+	add_units(s, 10, 8, 1000);
 	reply = stream_all(s, STREAM_UNITS, 0, "many", 1 << 20, &fills);
 	assert_true(json_object_object_get_ex(reply, "units", &rows));
 	assert_int_equal(json_object_array_length(rows), 8);
@@ -264,7 +264,7 @@ static void test_units_turn_bounded(void **state)
 
 	/* units without processes cost their statements: not hundreds of them in one turn */
 	s = fill_store(0);
-	add_units(s, 300, 0);
+	add_units(s, 10, 300, 0);
 	reply = stream_all(s, STREAM_UNITS, 0, "many", 1 << 20, &fills);
 	assert_true(json_object_object_get_ex(reply, "units", &rows));
 	assert_int_equal(json_object_array_length(rows), 300);
@@ -282,7 +282,7 @@ static void test_gone_mid_count(void **state)
 	struct buf b = { 0 };
 
 	(void)state;
-	add_units(s, 2, 5000);
+	add_units(s, 10, 2, 5000);
 	rs = begin(s, STREAM_UNITS, 0, "many", &b);
 	assert_int_equal(reply_stream_fill(rs, 1 << 20, emit, &b), 1);
 	reply_stream_free(rs);
@@ -294,6 +294,31 @@ static void test_gone_mid_count(void **state)
 	assert_null(strstr(b.data, "\"totals\""));
 	reply_stream_free(rs); /* gone while the reply's totals were counted */
 	free(b.data);
+	done(s);
+}
+
+/* A slow reader's snapshot keeps the store's log from starting over: past its bound the reply
+ * is cut, and once the snapshot is gone the log starts over. */
+static void test_log_bound(void **state)
+{
+	struct store *s = fill_store(100);
+	struct reply_stream *rs;
+	struct buf b = { 0 };
+	unsigned round;
+
+	(void)state;
+	s->wal_frames_max = 200;
+	rs = begin(s, STREAM_PROCESSES, 2, NULL, &b);
+	assert_int_equal(reply_stream_fill(rs, 10, emit, &b), 1); /* its snapshot is held */
+	/* a busy node's writes, committed, past where a checkpoint would start the log over */
+	for (round = 0; s->wal_frames <= STORE_WAL_CHECKPOINT; round++)
+		add_units(s, 100 + round, 1, 1000);
+	assert_int_equal(reply_stream_fill(rs, 10, emit, &b), -ENOBUFS);
+	reply_stream_free(rs);
+	free(b.data);
+	for (round = 0; round < 2; round++)
+		add_units(s, 20 + round, 1, 10);
+	assert_true(s->wal_frames < 200);
 	done(s);
 }
 
@@ -432,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot),	   cmocka_unit_test(test_emit_failure),
 		cmocka_unit_test(test_bad_head),	   cmocka_unit_test(test_extra_rows),
 		cmocka_unit_test(test_units_turn_bounded), cmocka_unit_test(test_gone_mid_count),
+		cmocka_unit_test(test_log_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
