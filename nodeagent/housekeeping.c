@@ -33,6 +33,10 @@ static void check_stall(struct sample_round *r, struct proc *p, const struct pro
 {
 	uint64_t chars = 0, progress;
 
+	if (p->child_seen_ns == r->now_ns) { /* a parent of live work: theirs is its progress */
+		stall_parent(&p->stall, r->now_ns);
+		return;
+	}
 	procfs_read_io_chars(p->pid, &chars);
 	progress = st->cpu_ticks + chars + p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
 	if (stall_sample(&p->stall, p->pid, progress, r->now_ns,
@@ -41,6 +45,17 @@ static void check_stall(struct sample_round *r, struct proc *p, const struct pro
 			 "(%s)",
 			 p->pid, p->comm, (unsigned long long)p->unit,
 			 r->a->cfg.stall_after_ms / 1000, p->stall.open_reason);
+}
+
+/* The round's first pass: each process marks its parent, if tracked, as having live work. */
+static int note_parent(struct proc *p, void *ctx)
+{
+	struct sample_round *r = ctx;
+	struct proc *parent = proctable_find_pid(&r->a->procs, p->ppid);
+
+	if (parent && parent != p && parent->start_ns <= p->start_ns)
+		parent->child_seen_ns = r->now_ns;
+	return 0;
 }
 
 static int sample_one(struct proc *p, void *ctx)
@@ -91,6 +106,7 @@ int agent_sample(struct agent *a)
 	int err;
 
 	collector_drain(a->collector); /* exits already reported are handled first */
+	proctable_foreach(&a->procs, note_parent, &r);
 	err = proctable_foreach(&a->procs, sample_one, &r);
 	units_foreach(a, round_unit, &r);
 	for (i = 0; i < r.ngone; i++) {

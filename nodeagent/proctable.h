@@ -27,8 +27,9 @@ struct proc {
 	uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
 	struct proc_waits sample_w;	       /* the kernel's live counts at the last sample */
 	struct stall stall;
-	uint32_t gone_rounds;  /* housekeeping rounds that found it gone from /proc */
-	struct exec_base base; /* counters at the first exec, left out of the exit's totals */
+	uint64_t child_seen_ns; /* the sample round (boot ns) that last found a live child of it */
+	uint32_t gone_rounds;	/* housekeeping rounds that found it gone from /proc */
+	struct exec_base base;	/* counters at the first exec, left out of the exit's totals */
 	struct exit_event exit;
 	struct tool_id tool; /* named at exit, from exe and argv */
 };

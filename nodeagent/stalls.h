@@ -23,6 +23,9 @@ struct stall {
 int stall_sample(struct stall *s, pid_t pid, uint64_t progress, uint64_t now_ns, uint64_t after_ns);
 /* The process ended (or was seen progressing) at end_ns: the open stall, if any, is closed. */
 void stall_close(struct stall *s, uint64_t end_ns);
+/* The process has live children at now_ns: their work is its progress (a shell running a
+ * tool), so it is not stalled, and a stall under way ends. */
+void stall_parent(struct stall *s, uint64_t now_ns);
 /* What a sleeping process waits in, in words, from its threads' states and its wchan; NULL when
  * it waits for its children (their work is its progress, never a stall of its own). */
 const char *stall_reason(pid_t pid, char *buf, size_t len);

@@ -121,6 +121,18 @@ int store_reader_open(struct store *s, sqlite3 **out)
 	return 0;
 }
 
+/* After each commit: how long the log is (what streamed replies check, stream.c), and the
+ * checkpoint SQLite itself would run. */
+static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
+{
+	struct store *s = ctx;
+
+	s->wal_frames = frames;
+	if (frames >= STORE_WAL_CHECKPOINT)
+		sqlite3_wal_checkpoint(db, name);
+	return SQLITE_OK;
+}
+
 int store_open(struct store **out, const char *dir, const char *boot_id)
 {
 	char path[PATH_MAX];
@@ -148,6 +160,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 2000);
+	s->wal_frames_max = STORE_WAL_FRAMES_MAX;
+	sqlite3_wal_hook(s->db, wal_hook, s);
 	if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		err = store_fail(s, "schema");
 		goto fail;

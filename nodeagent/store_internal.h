@@ -7,6 +7,12 @@
 #include "store.h"
 
 #define STORE_BATCH_UNITS 64 /* units whose processes an open batch tracks for loss counts */
+/* Pages the write-ahead log may hold before streamed replies are cut (64 MiB of 4 KiB pages):
+ * a reader's snapshot keeps the log from being checkpointed back to its start, and it would
+ * otherwise grow for as long as a slow client keeps taking a listing, or several in turn. */
+#define STORE_WAL_FRAMES_MAX 16384
+/* ... and the checkpoint after a commit, as SQLite's own (wal_autocheckpoint) */
+#define STORE_WAL_CHECKPOINT 1000
 
 struct store {
 	sqlite3 *db;
@@ -23,6 +29,8 @@ struct store {
 	store_loss_fn on_loss;
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
+	int wal_frames;	    /* pages in the write-ahead log after the last commit */
+	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
 	char unit_columns[2048];    /* every column of units, in the record's order */
 	char process_columns[2048]; /* the columns of processes that listings show */
@@ -80,13 +88,15 @@ int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt 
 /* store_unit_totals() on db, in one go. */
 int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out);
 /* The same in bounded steps, for a reply that must not hold the event loop (stream.c): each
- * step counts at most rows of the unit's processes (UINT_MAX: all) and adds them up. Returns
+ * step counts at most rows (at least 1) of the unit's processes (UINT_MAX: all) and adds them up,
+ * and says in t->counted how many it counted. Returns
  * 1 while processes are left, 0 with *out the totals (the caller's), or -errno. Begin before
  * the first step; end always (it frees what an unfinished count holds). */
 struct totals_steps {
 	uint64_t unit;
 	sqlite3_int64 after;	 /* the last rowid counted */
 	struct json_object *acc; /* the sums so far */
+	unsigned counted;	 /* processes the last step counted (not known for UINT_MAX) */
 };
 void store_totals_begin(struct totals_steps *t, uint64_t unit);
 int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsigned rows,

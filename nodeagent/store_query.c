@@ -288,7 +288,9 @@ int store_totals_check(void)
 	return 0;
 }
 
-static void combine_into(struct json_object *acc, struct json_object *part)
+/* part's values into acc; -EOVERFLOW when a sum of integers leaves 64 bits, where SQLite's SUM
+ * over all the processes at once fails too ("integer overflow"). */
+static int combine_into(struct json_object *acc, struct json_object *part)
 {
 	size_t i;
 
@@ -304,17 +306,21 @@ static void combine_into(struct json_object *acc, struct json_object *part)
 			continue;
 		}
 		how = combine_of(store_totals.cols[i].sql);
-		if (json_object_is_type(a, json_type_int) && json_object_is_type(p, json_type_int))
-			json_object_object_add(
-				acc, key,
-				json_object_new_int64(COMBINE(how, json_object_get_int64(a),
-							      json_object_get_int64(p))));
-		else
+		if (json_object_is_type(a, json_type_int) &&
+		    json_object_is_type(p, json_type_int)) {
+			int64_t x = json_object_get_int64(a), y = json_object_get_int64(p), sum;
+
+			if (how == COMBINE_ADD && __builtin_add_overflow(x, y, &sum))
+				return -EOVERFLOW;
+			json_object_object_add(acc, key, json_object_new_int64(COMBINE(how, x, y)));
+		} else {
 			json_object_object_add(
 				acc, key,
 				json_object_new_double(COMBINE(how, json_object_get_double(a),
 							       json_object_get_double(p))));
+		}
 	}
+	return 0;
 }
 
 /* The unit's live samples (SAMPLE_TOTALS_RECORD of common/records.h) into o. */
@@ -369,26 +375,33 @@ int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsi
 	struct json_object *part;
 	int rc, last = 1;
 
+	t->counted = 0;
+	if (!rows)
+		return -EINVAL;
 	if (!t->acc && !(t->acc = json_object_new_object()))
 		return -ENOMEM;
-	/* the step's processes: up to rows of them, by rowid (the unit's index holds it) */
+	/* the step's processes: up to rows of them, by rowid (the unit's index holds it), counted
+	 * so that the caller knows what the step cost */
 	if (rows != UINT_MAX) {
 		if (prepare_on(s, db,
 			       "SELECT rowid FROM processes WHERE unit=?1 AND rowid>?2"
-			       " ORDER BY rowid LIMIT 1 OFFSET ?3",
+			       " ORDER BY rowid LIMIT ?3",
 			       &st))
 			return -EIO;
 		sqlite3_bind_int64(st, 1, (sqlite3_int64)t->unit);
 		sqlite3_bind_int64(st, 2, t->after);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)rows - 1);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
+		sqlite3_bind_int64(st, 3, (sqlite3_int64)rows);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			upto = sqlite3_column_int64(st, 0);
-			last = 0;
+			t->counted++;
 		}
 		sqlite3_finalize(st);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		if (rc != SQLITE_DONE)
 			return fail_on(s, db, "totals");
+		if (t->counted == rows)
+			last = 0;
+		else
+			upto = INT64_MAX;
 	}
 	/* named: the expressions before it name flags (:oom_killed) */
 	snprintf(sql, sizeof(sql),
@@ -408,8 +421,12 @@ int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsi
 		return fail_on(s, db, "totals");
 	if (!part)
 		return -ENOMEM;
-	combine_into(t->acc, part);
+	rc = combine_into(t->acc, part);
 	json_object_put(part);
+	if (rc) {
+		log_error("totals of unit %" PRIu64 ": integer overflow", t->unit);
+		return rc;
+	}
 	t->after = upto;
 	if (!last)
 		return 1;

@@ -29,8 +29,12 @@ struct reply_stream {
 	int lead_sent, done;
 };
 
-/* Processes counted into a unit's totals per step: a few ms of the loop's time */
+/* Processes counted into totals per turn of the loop, over all the units of the page: a few
+ * ms of the loop's time */
 #define TOTALS_STEP_ROWS 4096
+/* What a unit's totals cost beyond their processes (the statements, its samples), in processes:
+ * a listing of many small units counts a few dozen of them per turn, not a page's worth */
+#define TOTALS_UNIT_COST 64
 
 static const char *const keys[] = {
 	[STREAM_UNITS] = "units", [STREAM_PROCESSES] = "processes", [STREAM_TOOLS] = "tools"
@@ -114,12 +118,19 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
 	return row;
 }
 
-/* One step of the totals being counted (rs->counting): 1 while steps are left, 0 with
- * *totals the unit's (NULL when they could not be had: the reply goes on without them). */
-static int count_step(struct reply_stream *rs, struct json_object **totals)
+/* One step of the totals being counted (rs->counting), of at most *budget processes (the
+ * turn's, which it spends): 1 while steps are left, 0 with *totals the unit's (NULL when they
+ * could not be had: the reply goes on without them). */
+static int count_step(struct reply_stream *rs, struct json_object **totals, unsigned *budget)
 {
-	int r = store_totals_step(rs->store, rs->db, &rs->totals, TOTALS_STEP_ROWS, totals);
+	unsigned cost;
+	int r;
 
+	if (!*budget)
+		return 1; /* the turn's counting is done: the rest on the next */
+	r = store_totals_step(rs->store, rs->db, &rs->totals, *budget, totals);
+	cost = rs->totals.counted + (r > 0 ? 0 : TOTALS_UNIT_COST);
+	*budget = cost < *budget ? *budget - cost : 0;
 	if (r > 0)
 		return 1;
 	rs->counting = 0;
@@ -134,7 +145,7 @@ static int count_step(struct reply_stream *rs, struct json_object **totals)
 /* The end of the array, and of the reply: a unit's listing carries the unit's totals, from the
  * same snapshot as its rows, counted a step per call (1 while steps are left). */
 static int finish(struct reply_stream *rs, int (*emit)(void *ctx, const char *data, size_t n),
-		  void *ctx)
+		  void *ctx, unsigned *budget)
 {
 	struct json_object *totals = NULL;
 	const char *text;
@@ -145,7 +156,7 @@ static int finish(struct reply_stream *rs, int (*emit)(void *ctx, const char *da
 		store_totals_begin(&rs->totals, rs->unit);
 		rs->counting = 1;
 	}
-	if (rs->counting && count_step(rs, &totals))
+	if (rs->counting && count_step(rs, &totals, budget))
 		return 1;
 	rs->done = 1;
 	if (!totals)
@@ -164,12 +175,21 @@ static int finish(struct reply_stream *rs, int (*emit)(void *ctx, const char *da
 int reply_stream_fill(struct reply_stream *rs, size_t want,
 		      int (*emit)(void *ctx, const char *data, size_t n), void *ctx)
 {
+	unsigned budget = TOTALS_STEP_ROWS; /* processes this call may count */
 	char lead[32];
 	size_t sent = 0;
 	int rc, err;
 
 	if (rs->done)
 		return 0;
+	/* the log grew past its bound while snapshots were held (this one or others): they all
+	 * go, for the log to start over (a client that does not read is let go when idle) */
+	if (rs->store->wal_frames > rs->store->wal_frames_max) {
+		log_warn("store log at %d pages: a streamed reply is cut, for the log to be"
+			 " checkpointed",
+			 rs->store->wal_frames);
+		return -ENOBUFS;
+	}
 	if (!rs->lead_sent) {
 		snprintf(lead, sizeof(lead), ",\"%s\":[", keys[rs->kind]);
 		err = emit(ctx, lead, strlen(lead));
@@ -183,9 +203,9 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
 		size_t n;
 
 		if (rs->store_done && rs->pending == NULL && rs->counting)
-			return finish(rs, emit, ctx); /* counting the reply's totals */
+			return finish(rs, emit, ctx, &budget); /* counting the reply's totals */
 		if (rs->pending) { /* a unit row whose totals are being counted */
-			if (count_step(rs, &totals))
+			if (count_step(rs, &totals, &budget))
 				return 1; /* a step per turn: the next on the next */
 			row = rs->pending;
 			rs->pending = NULL;
@@ -200,7 +220,7 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
 					log_error("%s", sqlite3_errmsg(rs->db));
 					return -EIO;
 				}
-				return finish(rs, emit, ctx);
+				return finish(rs, emit, ctx, &budget);
 			}
 			/* a unit's row carries its totals, counted first */
 			if (rs->kind == STREAM_UNITS && json_object_object_get_ex(row, "id", &id)) {

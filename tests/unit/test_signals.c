@@ -59,6 +59,18 @@ static void test_sample(void **state)
 	assert_int_equal(s.open_start_ns, 10 * S);
 	stall_close(&s, 17 * S);
 	assert_int_equal(s.ns, 9 * S);
+	/* a parent of live work: not stalled while it has it, however long it sits still; the
+	 * stall under way when its child came ends then */
+	memset(&s, 0, sizeof(s));
+	stall_sample(&s, self, 5, 1 * S, 5 * S);
+	assert_int_equal(stall_sample(&s, self, 5, 7 * S, 5 * S), 1);
+	stall_parent(&s, 8 * S);
+	assert_int_equal(s.open_start_ns, 0);
+	assert_int_equal(s.ns, 7 * S);
+	stall_parent(&s, 20 * S);
+	assert_int_equal(stall_sample(&s, self, 5, 21 * S, 5 * S), 0); /* 1 s since its child */
+	assert_int_equal(stall_sample(&s, self, 5, 26 * S, 5 * S), 1); /* 6 s without */
+	assert_int_equal(s.open_start_ns, 20 * S);
 	/* off: never stalled */
 	memset(&s, 0, sizeof(s));
 	stall_sample(&s, self, 1, 1 * S, 0);

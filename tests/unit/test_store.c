@@ -497,8 +497,11 @@ static void test_totals(void **state)
 		int r, nsteps = 0;
 
 		store_totals_begin(&steps, 9);
-		while ((r = store_totals_step(s, s->db, &steps, 2, &u)) == 1)
+		while ((r = store_totals_step(s, s->db, &steps, 2, &u)) == 1) {
 			nsteps++;
+			assert_int_equal(steps.counted, 2);
+		}
+		assert_int_equal(steps.counted, 1); /* what each step cost its caller */
 		store_totals_end(&steps);
 		assert_int_equal(r, 0);
 		assert_int_equal(nsteps, 2);
@@ -506,6 +509,26 @@ static void test_totals(void **state)
 		json_object_put(u);
 	}
 	json_object_put(t);
+
+	/* sums past 64 bits fail counted in steps as counted whole, never wrapped around */
+	{
+		struct totals_steps steps;
+		json_object *u = NULL;
+		uint32_t pid;
+		int r;
+
+		for (pid = 1; pid <= 3; pid++) {
+			p = mkproc(13, pid, 1000000000ull * pid);
+			p.exit.runtime_ns = 1ull << 62;
+			assert_int_equal(store_add_process(s, &p, OFFSET), 0);
+		}
+		assert_int_equal(store_unit_totals(s, 13, &t), -EIO);
+		store_totals_begin(&steps, 13);
+		while ((r = store_totals_step(s, s->db, &steps, 1, &u)) == 1)
+			;
+		store_totals_end(&steps);
+		assert_int_equal(r, -EOVERFLOW);
+	}
 
 	/* a unit without processes: a count of 0 and no made-up sums */
 	assert_int_equal(store_unit_totals(s, 11, &t), 0);
