@@ -77,12 +77,20 @@ static int sample_one(struct proc *p, void *ctx)
 	cpu = st.cpu_ticks * r->a->tick_ns;
 	iowait = p->sample_w.iowait_ns;
 	collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
+	if (u) { /* this round's sums, as the timeline sums a round's samples */
+		if (p->sample_ns && r->now_ns > p->sample_ns && cpu >= p->sample_cpu_ns)
+			u->round_busy += (double)(cpu - p->sample_cpu_ns) /
+					 (double)(r->now_ns - p->sample_ns);
+		u->round_rss_kb += (int64_t)(st.rss_pages * r->page_kb);
+		u->round_samples++;
+	}
 	if (u) /* its work since the last round, for the unit's idle windows */
 		activity_add(&u->activity, (cpu > p->sample_cpu_ns ? cpu - p->sample_cpu_ns : 0) +
 						   (p->sample_w.iowait_ns > iowait
 							    ? p->sample_w.iowait_ns - iowait
 							    : 0));
 	p->sample_cpu_ns = cpu;
+	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
 	check_stall(r, p, &st);
 	store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
@@ -96,6 +104,18 @@ static int round_unit(struct unit *u, void *ctx)
 
 	if (u->state == UNIT_RUNNING)
 		activity_round(&u->activity, r->now_ns, units_idle_min_ns(r->a));
+	if (u->round_samples) {
+		int64_t mcores = (int64_t)(u->round_busy * 1000.0 + 0.5);
+
+		u->sample_rounds++;
+		if (mcores > u->sample_peak_mcores)
+			u->sample_peak_mcores = mcores;
+		if (u->round_rss_kb > u->sample_peak_rss_kb)
+			u->sample_peak_rss_kb = u->round_rss_kb;
+	}
+	u->round_busy = 0;
+	u->round_rss_kb = 0;
+	u->round_samples = 0;
 	return 0;
 }
 

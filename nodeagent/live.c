@@ -251,8 +251,17 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 	struct live_set s;
 	const struct proc *stalled = NULL;
 	int64_t cpu = 0, hwm = get_int(totals, "maxrss_kb");
-	int err = live_read(a, unit, &s);
+	const struct unit *u = units_find(a, unit);
+	int err;
 
+	if (u && u->sample_rounds) { /* its live-sample figures so far (the store has its start) */
+		add_int(totals, "sample_rounds", u->sample_rounds);
+		json_object_object_add(
+			totals, "peak_cores",
+			json_object_new_double((double)u->sample_peak_mcores / 1000.0));
+		add_int(totals, "peak_sampled_rss_kb", u->sample_peak_rss_kb);
+	}
+	err = live_read(a, unit, &s);
 	if (err || !s.n)
 		return err;
 	for (size_t i = 0; i < s.n; i++) {

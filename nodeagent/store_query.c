@@ -323,8 +323,9 @@ static int combine_into(struct json_object *acc, struct json_object *part)
 	return 0;
 }
 
-/* The unit's live samples (SAMPLE_TOTALS_RECORD of common/records.h) into o. */
-static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object *o)
+/* The unit's live-sample figures (SAMPLE_TOTALS_RECORD of common/records.h) read from all its
+ * samples: for a unit stored by a tracerd that did not keep them in its row. */
+static int samples_read_whole(struct store *s, sqlite3 *db, uint64_t unit, struct json_object *o)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -353,6 +354,41 @@ static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct jso
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+/* The unit's live-sample figures into o: kept in its row as the samples came (housekeeping.c),
+ * so that a listing reads one row, never all of a unit's samples. A running unit's are the
+ * daemon's own (live.c adds them); a unit from an older tracerd has its samples read once. */
+static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object *o)
+{
+	sqlite3_stmt *st;
+	int rc, running = 0, kept = 0;
+
+	if (prepare_on(s, db,
+		       "SELECT sample_rounds, sample_peak_mcores, sample_peak_rss_kb, state"
+		       " FROM units WHERE id=?1",
+		       &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)unit);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		kept = 1;
+		json_object_object_add(o, "sample_rounds",
+				       json_object_new_int64(sqlite3_column_int64(st, 0)));
+		json_object_object_add(
+			o, "peak_cores",
+			json_object_new_double((double)sqlite3_column_int64(st, 1) / 1000.0));
+		json_object_object_add(o, "peak_sampled_rss_kb",
+				       json_object_new_int64(sqlite3_column_int64(st, 2)));
+	} else if (rc == SQLITE_ROW) {
+		const unsigned char *state = sqlite3_column_text(st, 3);
+
+		running = state && !strcmp((const char *)state, "RUNNING");
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail_on(s, db, "unit samples");
+	return kept || running || rc == SQLITE_DONE ? 0 : samples_read_whole(s, db, unit, o);
 }
 
 void store_totals_begin(struct totals_steps *t, uint64_t unit)

@@ -58,6 +58,11 @@ struct unit {
 	uint64_t stall_ns;
 	char stall_reason[48];
 	char mem_pressure_scope[8]; /* "step": its cgroup's own; "node": the node's, v1 or none */
+	/* from the live samples, kept as they come (a listing never reads all its samples):
+	 * the most cores busy at once (thousandths) and the most RSS at once, over the rounds */
+	int64_t sample_peak_mcores;
+	int64_t sample_peak_rss_kb;
+	int64_t sample_rounds;
 	/* in memory only */
 	uint64_t unstored;     /* its processes the store could not write (disk full) */
 	int dirty;	       /* its record waits for the store to take it again */
@@ -66,6 +71,9 @@ struct unit {
 	int64_t idle_since_ns; /* unix ns: since when it has had no live process */
 	uint64_t finished;     /* processes stored since the daemon started */
 	struct activity activity;
+	double round_busy;	/* this sample round's cores busy, summed over its processes */
+	int64_t round_rss_kb;	/* and their RSS */
+	unsigned round_samples; /* its processes sampled this round */
 	uint64_t mem_pressure_at_start_us;
 };
 

@@ -510,6 +510,23 @@ static void test_totals(void **state)
 	}
 	json_object_put(t);
 
+	/* the live-sample figures come from the unit's row as kept when its samples came, not
+	 * from reading all its samples */
+	{
+		struct unit u = mkunit(9, "sampled", 1000, 0, UNIT_COMPLETED);
+
+		u.sample_rounds = 4;
+		u.sample_peak_mcores = 1790;
+		u.sample_peak_rss_kb = 5488;
+		put(s, &u);
+		assert_int_equal(store_unit_totals(s, 9, &t), 0);
+		assert_int_equal(geti(t, "sample_rounds"), 4);
+		assert_true(json_object_get_double(key(t, "peak_cores")) == 1.79);
+		assert_int_equal(geti(t, "peak_sampled_rss_kb"), 5488);
+		assert_int_equal(geti(t, "nprocs"), 5);
+		json_object_put(t);
+	}
+
 	/* sums past 64 bits fail counted in steps as counted whole, never wrapped around */
 	{
 		struct totals_steps steps;
