@@ -112,6 +112,9 @@ static int round_unit(struct unit *u, void *ctx)
 			u->sample_peak_mcores = mcores;
 		if (u->round_rss_kb > u->sample_peak_rss_kb)
 			u->sample_peak_rss_kb = u->round_rss_kb;
+		/* its row on the next tick (units_flush), so that a restart goes on from there */
+		if (u->state == UNIT_RUNNING)
+			u->dirty = 1;
 	}
 	u->round_busy = 0;
 	u->round_rss_kb = 0;
