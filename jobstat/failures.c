@@ -10,19 +10,31 @@
 static void keep(struct failed_proc *d, const char *step, const struct proc_rec *p)
 {
 	d->pid = p->pid;
+	d->ppid = p->ppid;
 	d->status = p->status;
+	d->start_ns = p->start_ns;
 	d->end_ns = p->end_ns;
 	snprintf(d->tool, sizeof(d->tool), "%s", p->tool);
 	snprintf(d->step, sizeof(d->step), "%s", step);
 	snprintf(d->cmd, sizeof(d->cmd), "%s", p->cmd ? p->cmd : "");
 }
 
-/* ends before d (an unknown end is last) */
+/* Failures this close are one: a pipeline's processes fail together, and the one downstream
+ * may end first (ls closes its stdout before its exit, grep then sees the end of its input) */
+#define FAIL_TOGETHER_NS 100000000LL
+
+/* failed before d (an unknown end is last); of siblings whose failures end together, the one
+ * that started first: upstream in their pipeline, what made the others fail */
 static int earlier(const struct proc_rec *p, const struct failed_proc *d)
 {
 	if (p->end_ns == JS_NONE)
 		return 0;
-	return d->end_ns == JS_NONE || p->end_ns < d->end_ns;
+	if (d->end_ns == JS_NONE)
+		return 1;
+	if (llabs(p->end_ns - d->end_ns) < FAIL_TOGETHER_NS && p->ppid == d->ppid &&
+	    p->start_ns != JS_NONE && d->start_ns != JS_NONE && p->start_ns != d->start_ns)
+		return p->start_ns < d->start_ns;
+	return p->end_ns < d->end_ns;
 }
 
 void failures_add(struct failures *f, const char *step, const struct proc_rec *p, size_t n)

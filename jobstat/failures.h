@@ -11,7 +11,7 @@
 #define PROC_FLAG_OOM 0x8 /* tracerd's PROC_OOM_KILLED */
 
 struct failed_proc {
-	int64_t pid, status, end_ns;
+	int64_t pid, ppid, status, start_ns, end_ns;
 	char tool[64];
 	char step[64]; /* the step row's JobID: "123.batch" */
 	char cmd[160];

@@ -50,11 +50,35 @@ static void test_first_failure(void **state)
 	assert_string_equal(f.first.tool, "ls");
 	assert_string_equal(f.first.step, "7.batch");
 	assert_string_equal(f.first.cmd, "ls /nonexistent");
+	/* grep may end first (ls closes its output before it exits): siblings failing together
+	 * name the one upstream, started first; their parent, ending right after, is not it */
+	memset(&f, 0, sizeof(f));
+	proc(&p[0], 100, "slurm_script", "/bin/sh script", 3 << 8, 0, 30000000);
+	proc(&p[1], 101, "ls", "ls /nonexistent", 2 << 8, 0, 20000000);
+	proc(&p[2], 102, "grep", "grep x", 1 << 8, 0, 19000000);
+	p[0].start_ns = 1000;
+	p[1].start_ns = 2000;
+	p[2].start_ns = 2100;
+	p[1].ppid = p[2].ppid = 100;
+	p[0].ppid = 1;
+	failures_add(&f, "7.batch", p, 3);
+	assert_int_equal(f.first.pid, 101);
+	/* far apart, the first to end is first */
+	p[0].end_ns = 300000000;
+	p[1].end_ns = 250000000;
+	p[2].end_ns = 1000;
+	memset(&f, 0, sizeof(f));
+	failures_add(&f, "7.batch", p, 3);
+	assert_int_equal(f.first.pid, 102);
+	memset(&f, 0, sizeof(f));
+	proc(&p[1], 101, "ls", "ls /nonexistent", 2 << 8, 0, 500);
+	proc(&p[2], 102, "grep", "grep x", 1 << 8, 0, 510);
+	failures_add(&f, "7.batch", p + 1, 2);
 	/* an unknown end comes last; unknown statuses are not failures */
 	proc(&p[0], 200, "x", "x", 9, 0, JS_NONE);
 	proc(&p[1], 201, "y", "y", JS_NONE, 0, 1);
 	failures_add(&f, "7.0", p, 2);
-	assert_int_equal(f.nfailed, 4);
+	assert_int_equal(f.nfailed, 3);
 	assert_int_equal(f.first.pid, 101);
 }
 
