@@ -112,7 +112,7 @@ struct rec_col {
 	X(stall_start_ns, INT0, "INTEGER", 0, 0)     \
 	X(stall_ns, INT0, "INTEGER", 0, 0)           \
 	X(stall_reason, TEXT, "TEXT", 48, 0)         \
-	X(sample_peak_mcores, INT0, "INTEGER", 0, 0) \
+	X(sample_peak_mcores, INT, "INTEGER", 0, 0)  \
 	X(sample_peak_rss_kb, INT0, "INTEGER", 0, 0) \
 	X(sample_rounds, INT, "INTEGER", 0, 0)
 

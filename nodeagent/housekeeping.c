@@ -78,9 +78,11 @@ static int sample_one(struct proc *p, void *ctx)
 	iowait = p->sample_w.iowait_ns;
 	collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
 	if (u) { /* this round's sums, as the timeline sums a round's samples */
-		if (p->sample_ns && r->now_ns > p->sample_ns && cpu >= p->sample_cpu_ns)
+		if (p->sample_ns && r->now_ns > p->sample_ns && cpu >= p->sample_cpu_ns) {
 			u->round_busy += (double)(cpu - p->sample_cpu_ns) /
 					 (double)(r->now_ns - p->sample_ns);
+			u->round_pairs++;
+		}
 		u->round_rss_kb += (int64_t)(st.rss_pages * r->page_kb);
 		u->round_samples++;
 	}
@@ -108,7 +110,7 @@ static int round_unit(struct unit *u, void *ctx)
 		int64_t mcores = (int64_t)(u->round_busy * 1000.0 + 0.5);
 
 		u->sample_rounds++;
-		if (mcores > u->sample_peak_mcores)
+		if (u->round_pairs && mcores > u->sample_peak_mcores)
 			u->sample_peak_mcores = mcores;
 		if (u->round_rss_kb > u->sample_peak_rss_kb)
 			u->sample_peak_rss_kb = u->round_rss_kb;
@@ -119,6 +121,7 @@ static int round_unit(struct unit *u, void *ctx)
 	u->round_busy = 0;
 	u->round_rss_kb = 0;
 	u->round_samples = 0;
+	u->round_pairs = 0;
 	return 0;
 }
 

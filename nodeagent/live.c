@@ -256,9 +256,10 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 
 	if (u && u->sample_rounds) { /* its live-sample figures so far (the store has its start) */
 		add_int(totals, "sample_rounds", u->sample_rounds);
-		json_object_object_add(
-			totals, "peak_cores",
-			json_object_new_double((double)u->sample_peak_mcores / 1000.0));
+		if (u->sample_peak_mcores >= 0) /* a process sampled twice: cores busy known */
+			json_object_object_add(
+				totals, "peak_cores",
+				json_object_new_double((double)u->sample_peak_mcores / 1000.0));
 		add_int(totals, "peak_sampled_rss_kb", u->sample_peak_rss_kb);
 	}
 	err = live_read(a, unit, &s);

@@ -375,9 +375,12 @@ static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct jso
 		kept = 1;
 		json_object_object_add(o, "sample_rounds",
 				       json_object_new_int64(sqlite3_column_int64(st, 0)));
-		json_object_object_add(
-			o, "peak_cores",
-			json_object_new_double((double)sqlite3_column_int64(st, 1) / 1000.0));
+		/* cores busy need a process sampled twice: unknown (absent) until then */
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_int64(st, 1) >= 0)
+			json_object_object_add(
+				o, "peak_cores",
+				json_object_new_double((double)sqlite3_column_int64(st, 1) /
+						       1000.0));
 		json_object_object_add(o, "peak_sampled_rss_kb",
 				       json_object_new_int64(sqlite3_column_int64(st, 2)));
 	} else if (rc == SQLITE_ROW) {

@@ -59,7 +59,8 @@ struct unit {
 	char stall_reason[48];
 	char mem_pressure_scope[8]; /* "step": its cgroup's own; "node": the node's, v1 or none */
 	/* from the live samples, kept as they come (a listing never reads all its samples):
-	 * the most cores busy at once (thousandths) and the most RSS at once, over the rounds */
+	 * the most cores busy at once (thousandths; -1 until a process was sampled twice) and
+	 * the most RSS at once, over the rounds */
 	int64_t sample_peak_mcores;
 	int64_t sample_peak_rss_kb;
 	int64_t sample_rounds;
@@ -74,6 +75,7 @@ struct unit {
 	double round_busy;	/* this sample round's cores busy, summed over its processes */
 	int64_t round_rss_kb;	/* and their RSS */
 	unsigned round_samples; /* its processes sampled this round */
+	unsigned round_pairs;	/* of them, those sampled in an earlier round too */
 	uint64_t mem_pressure_at_start_us;
 };
 

@@ -45,6 +45,7 @@ struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_
 	u->start_ns = clock_unix_ns();
 	u->idle_since_ns = u->start_ns;
 	u->state = UNIT_RUNNING;
+	u->sample_peak_mcores = -1;
 	cgroup_node_memory_pressure(&u->mem_pressure_at_start_us);
 	u->next = a->units;
 	a->units = u;
