@@ -99,8 +99,6 @@ check "the slowed run's align is slower than usual, for its I/O wait" \
   grep -qE "align took [0-9.]+.* its median of the last 1 run.*I/O wait" <<< "$out"
 check "its align's cgroup peak at the limit (1 GiB written) is said to be page cache, not a risk" \
   bash -c "grep -q 'memory at the limit is page cache' <<< \"\$1\" && ! grep -q 'memory near the limit' <<< \"\$1\"" _ "$out"
-check "its shell, waiting on the tool it runs, is not called stalled" \
-  bash -c "! grep -q 'bash stalled' <<< \"\$1\"" _ "$out"
 check "its sort is not called slower" bash -c "! grep -q 'sort took' <<< \"\$1\"" _ "$out"
 out=$("$JS" -j "$JP1" 2>&1)
 check "the first run has no history to be slower than" bash -c "! grep -q 'its median' <<< \"\$1\"" _ "$out"
