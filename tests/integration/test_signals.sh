@@ -57,9 +57,11 @@ JOB
 JI=$(submit tracertest "$JOBS/idle.sh")
 
 # --- slower than usual: a pipeline of two steps run twice; the second's align also syncs writes
+# (a pipeline name of this run alone: the cluster's store keeps earlier runs' history, and a
+# pid may come round again)
 cat > "$JOBS/pipe.sh" <<JOB
 #!/bin/bash
-#SBATCH -w n1 -n1 --mem=500M -t 3 -o /dev/null --tracer-pipeline=sigtest-$$
+#SBATCH -w n1 -n1 --mem=500M -t 3 -o /dev/null --tracer-pipeline=sigtest-$(date +%s%N)
 srun --tracer-step=align bash -c '$HOLD 1; [ "\$1" != slow ] || $WAITS io $JOBS/io.\$SLURM_JOB_ID 1024' x "\$1"
 srun --tracer-step=sort $HOLD 0.5
 JOB
