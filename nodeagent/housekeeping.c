@@ -62,7 +62,7 @@ static int sample_one(struct proc *p, void *ctx)
 {
 	struct sample_round *r = ctx;
 	struct procfs_stat st;
-	uint64_t cpu, iowait;
+	uint64_t cpu, dcpu, iowait;
 	struct unit *u;
 
 	if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / r->a->tick_ns ||
@@ -77,20 +77,20 @@ static int sample_one(struct proc *p, void *ctx)
 	cpu = st.cpu_ticks * r->a->tick_ns;
 	iowait = p->sample_w.iowait_ns;
 	collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
-	if (u) { /* this round's sums, as the timeline sums a round's samples */
-		if (p->sample_ns && r->now_ns > p->sample_ns && cpu >= p->sample_cpu_ns) {
-			u->round_busy += (double)(cpu - p->sample_cpu_ns) /
-					 (double)(r->now_ns - p->sample_ns);
+	dcpu = cpu > p->sample_cpu_ns ? cpu - p->sample_cpu_ns : 0;
+	if (u) {
+		/* this round's sums, as the timeline sums a round's samples */
+		if (p->sample_ns && r->now_ns > p->sample_ns) {
+			u->round_busy += (double)dcpu / (double)(r->now_ns - p->sample_ns);
 			u->round_pairs++;
 		}
 		u->round_rss_kb += (int64_t)(st.rss_pages * r->page_kb);
 		u->round_samples++;
+		/* its work since the last round, for the unit's idle windows */
+		activity_add(&u->activity,
+			     dcpu + (p->sample_w.iowait_ns > iowait ? p->sample_w.iowait_ns - iowait
+								    : 0));
 	}
-	if (u) /* its work since the last round, for the unit's idle windows */
-		activity_add(&u->activity, (cpu > p->sample_cpu_ns ? cpu - p->sample_cpu_ns : 0) +
-						   (p->sample_w.iowait_ns > iowait
-							    ? p->sample_w.iowait_ns - iowait
-							    : 0));
 	p->sample_cpu_ns = cpu;
 	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;

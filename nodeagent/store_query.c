@@ -381,8 +381,9 @@ static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct jso
 				o, "peak_cores",
 				json_object_new_double((double)sqlite3_column_int64(st, 1) /
 						       1000.0));
-		json_object_object_add(o, "peak_sampled_rss_kb",
-				       json_object_new_int64(sqlite3_column_int64(st, 2)));
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) /* no sample: unknown */
+			json_object_object_add(o, "peak_sampled_rss_kb",
+					       json_object_new_int64(sqlite3_column_int64(st, 2)));
 	} else if (rc == SQLITE_ROW) {
 		const unsigned char *state = sqlite3_column_text(st, 3);
 
