@@ -2,16 +2,20 @@
  * wait and network figures to be compared with:
  *   waits cpu THREADS SECONDS   busy threads pinned to one CPU; prints "run_delay NS", the sum
  *                               of every thread's /proc/thread-self/schedstat run_delay
- *   waits io FILE MIB           synced writes; prints "blkio_ticks N elapsed_ns T", delay
- *                               accounting's block-I/O delay (/proc/self/stat field 42, clock
- *                               ticks) and the wall time it cannot exceed
+ *   waits io FILE MIB           synced writes; prints "blkio_ns N resolution_ns R elapsed_ns T":
+ *                               delay accounting's block-I/O delay, from taskstats in ns (R 1)
+ *                               or else /proc/self/stat field 42 in clock ticks (R one tick,
+ *                               the true figure lies in [N, N + R)), and the wall time
  *   waits net KIB               TCP and UDP over loopback, both ends in this process; prints
  *                               "tx BYTES rx BYTES" as the calls returned them */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/genetlink.h>
+#include <linux/taskstats.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,10 +83,80 @@ static int cpu(int n, double secs)
 	return 0;
 }
 
+/* One generic-netlink request and its reply; the reply's first attribute, or NULL. */
+struct genl_msg {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	char buf[1024];
+};
+
+static struct nlattr *genl_ask(int fd, struct genl_msg *m, __u16 family, __u8 cmd, __u16 type,
+			       const void *data, int len)
+{
+	struct nlattr *na = (struct nlattr *)m->buf;
+	ssize_t got;
+
+	memset(m, 0, sizeof(*m));
+	m->n.nlmsg_type = family;
+	m->n.nlmsg_flags = NLM_F_REQUEST;
+	m->g.cmd = cmd;
+	m->g.version = 1;
+	na->nla_type = type;
+	na->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)na + NLA_HDRLEN, data, len);
+	m->n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(na->nla_len);
+	if (send(fd, m, m->n.nlmsg_len, 0) < 0)
+		return NULL;
+	got = recv(fd, m, sizeof(*m), 0);
+	if (got < (ssize_t)(NLMSG_LENGTH(GENL_HDRLEN) + NLA_HDRLEN) ||
+	    m->n.nlmsg_type == NLMSG_ERROR)
+		return NULL;
+	return na;
+}
+
+/* This thread's block-I/O delay in ns from taskstats, or -1 where taskstats is not there. */
+static long long taskstats_blkio_ns(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct genl_msg m;
+	struct nlattr *na, *end;
+	__u16 family = 0;
+	__u32 pid = getpid();
+	long long ns = -1;
+	int fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto out;
+	na = genl_ask(fd, &m, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+		      TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME));
+	for (end = (struct nlattr *)((char *)&m + m.n.nlmsg_len); na && na < end;
+	     na = (struct nlattr *)((char *)na + NLA_ALIGN(na->nla_len)))
+		if (na->nla_type == CTRL_ATTR_FAMILY_ID)
+			family = *(__u16 *)((char *)na + NLA_HDRLEN);
+	if (!family)
+		goto out;
+	na = genl_ask(fd, &m, family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_PID, &pid, sizeof(pid));
+	/* TASKSTATS_TYPE_AGGR_PID nests the pid and then the stats */
+	if (na && na->nla_type == TASKSTATS_TYPE_AGGR_PID) {
+		struct nlattr *pa = (struct nlattr *)((char *)na + NLA_HDRLEN);
+		struct nlattr *sa2 = (struct nlattr *)((char *)pa + NLA_ALIGN(pa->nla_len));
+		struct taskstats *ts = (struct taskstats *)((char *)sa2 + NLA_HDRLEN);
+
+		if (sa2->nla_type == TASKSTATS_TYPE_STATS &&
+		    sa2->nla_len >= NLA_HDRLEN + offsetof(struct taskstats, blkio_delay_total) + 8)
+			ns = (long long)ts->blkio_delay_total;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return ns;
+}
+
 static int io(const char *path, int mib)
 {
 	static char buf[1 << 16];
 	unsigned long long ticks = 0;
+	long long ns, res = 1;
 	char stat[1024], *p;
 	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600), i;
 	double t0 = now();
@@ -96,16 +170,21 @@ static int io(const char *path, int mib)
 			return 1;
 	close(fd);
 	unlink(path);
-	f = fopen("/proc/self/stat", "r");
-	if (!f || !fgets(stat, sizeof(stat), f))
-		return 1;
-	fclose(f);
-	p = strrchr(stat, ')'); /* fields after the command name, from field 3 */
-	for (i = 3; p && i <= 42; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
-		return 1;
-	printf("blkio_ticks %llu elapsed_ns %.0f\n", ticks, (now() - t0) * 1e9);
+	ns = taskstats_blkio_ns();
+	if (ns < 0) {
+		f = fopen("/proc/self/stat", "r");
+		if (!f || !fgets(stat, sizeof(stat), f))
+			return 1;
+		fclose(f);
+		p = strrchr(stat, ')'); /* fields after the command name, from field 3 */
+		for (i = 3; p && i <= 42; i++)
+			p = strchr(p + 1, ' ');
+		if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
+			return 1;
+		res = 1000000000LL / sysconf(_SC_CLK_TCK);
+		ns = (long long)ticks * res;
+	}
+	printf("blkio_ns %lld resolution_ns %lld elapsed_ns %.0f\n", ns, res, (now() - t0) * 1e9);
 	return 0;
 }
 
