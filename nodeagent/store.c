@@ -337,18 +337,29 @@ int store_put_unit(struct store *s, const struct unit *u)
 	return write_step(s, s->put_unit);
 }
 
-int store_next_unit_id(struct store *s, uint64_t *out)
+int store_query_int(struct store *s, const char *sql, const char *what, int64_t *out)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (store_prepare(s, "SELECT COALESCE(MAX(id), 0) + 1 FROM units", &st))
+	if (store_prepare(s, sql, &st))
 		return -EIO;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, "next unit id");
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : store_fail(s, what);
+}
+
+int store_next_unit_id(struct store *s, uint64_t *out)
+{
+	int64_t id;
+	int err = store_query_int(s, "SELECT COALESCE(MAX(id), 0) + 1 FROM units", "next unit id",
+				  &id);
+
+	if (err == 0)
+		*out = (uint64_t)id;
+	return err;
 }
 
 /* getrusage(2)'s split: scheduler runtime is exact, the tick samples only give the ratio. */

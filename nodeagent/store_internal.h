@@ -76,6 +76,8 @@ int store_fail(struct store *s, const char *what);
 int store_write_failed(struct store *s, const char *what);
 /* A prepared statement kept for the connection's life. */
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **out);
+/* One integer from a one-row query; -ENOENT when it has no row, outputs untouched on failure */
+int store_query_int(struct store *s, const char *sql, const char *what, int64_t *out);
 
 /* One row as a JSON object, column names as keys; argv (NUL-separated) as an array. */
 struct json_object *store_row_to_json(sqlite3_stmt *st);

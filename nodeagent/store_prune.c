@@ -120,14 +120,6 @@ int store_set_alive(struct store *s, int64_t now_ns)
 
 int store_last_alive(struct store *s, int64_t *out)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (store_prepare(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='alive_ns'", &st))
-		return -EIO;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : store_fail(s, "heartbeat");
+	return store_query_int(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='alive_ns'",
+			       "heartbeat", out);
 }
