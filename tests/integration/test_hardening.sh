@@ -12,11 +12,12 @@ wait_socket() { for _ in $(seq 50); do [ -S "$1" ] && return 0; sleep 0.1; done;
 if [ "$(ps -p 1 -o comm=)" = systemd ]; then
   # the unit's [Service] settings, less how it is started and where it keeps its files
   D=/run/tracer-it.$$; mkdir -p $D
+  install -m 755 "$BUILD/tracerd" $D/tracerd # PrivateTmp hides a build tree under /tmp
   printf 'SocketDir = %s/run\nStateDir = %s/state\n' $D $D > $D/tracer.conf
   props=()
   while IFS= read -r line; do props+=(-p "$line"); done < <(sed -n '/^\[Service\]/,/^\[/p' "$UNIT_FILE" |
     grep -E '^[A-Z][A-Za-z]+=' | grep -vE '^(Type|ExecStart|ExecReload|Restart|RestartSec|StateDirectory|StateDirectoryMode|RuntimeDirectory|RuntimeDirectoryMode|RuntimeDirectoryPreserve|ReadWritePaths)=')
-  systemd-run --unit=tracerd-itest-$$ "${props[@]}" -p ReadWritePaths=$D "$BUILD/tracerd" -f -N $NODE -c $D/tracer.conf
+  systemd-run --unit=tracerd-itest-$$ "${props[@]}" -p ReadWritePaths=$D $D/tracerd -f -N $NODE -c $D/tracer.conf
   wait_socket $D/run/tracerd-$NODE.sock
   check "tracerd under the unit's settings (systemd-run) traces a command" traces $D/tracer.conf
   systemctl stop tracerd-itest-$$; rm -rf $D
@@ -38,9 +39,11 @@ for k in MemoryMax TasksMax LimitNOFILE UMask ProtectSystem ProtectHome PrivateT
 done
 bytes() { numfmt --from=iec "$1"; }
 mem_max=$(bytes "$(setting MemoryMax)") tasks_max=$(setting TasksMax) nofile=$(setting LimitNOFILE)
-# the daemon's directories outside /tmp, which is private to it
+# the daemon's directories and its binary outside /tmp, which is private to it (the build
+# tree may be under /tmp)
 D=/run/tracer-it.$$ CG=tracer-it.$$
 mkdir -p $D/run $D/state
+install -m 755 "$BUILD/tracerd" $D/tracerd
 printf 'SocketDir = %s/run\nStateDir = %s/state\nSampleInterval = 1s\nCommitInterval = 200ms\n' $D $D > $D/tracer.conf
 cgroups=()
 if [ -d /sys/fs/cgroup/memory ] && [ -d /sys/fs/cgroup/pids ]; then # v1 controllers
@@ -61,7 +64,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 # the daemon: into the cgroups, then a private mount namespace, then its limits and privileges
-env D=$D UMASK_="$(setting UMask)" NOFILE=$nofile CAPS=$caps TRACERD=$BUILD/tracerd NODE=$NODE sh -c '
+env D=$D UMASK_="$(setting UMask)" NOFILE=$nofile CAPS=$caps TRACERD=$D/tracerd NODE=$NODE sh -c '
   for c in "$@"; do echo $$ > "$c/cgroup.procs" || exit 1; done
   exec unshare --mount --propagation private sh -c "
     mount --bind \$D \$D && mount -o remount,bind,ro / &&
