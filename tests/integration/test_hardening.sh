@@ -8,11 +8,14 @@ traces() { # traces CONF: a command run with tracerctl is recorded
   TRACER_CONF=$1 "$BUILD/tracerctl" -N $NODE run --name hardened -- /bin/true 2>&1 | grep -q "1 recorded"
 }
 wait_socket() { for _ in $(seq 50); do [ -S "$1" ] && return 0; sleep 0.1; done; return 1; }
+# the daemon's directories and its binary outside /tmp, which is private to it (the build tree
+# may be under /tmp)
+D=/run/tracer-it.$$
+mkdir -p $D/run $D/state
+install -m 755 "$BUILD/tracerd" $D/tracerd
 
 if [ "$(ps -p 1 -o comm=)" = systemd ]; then
   # the unit's [Service] settings, less how it is started and where it keeps its files
-  D=/run/tracer-it.$$; mkdir -p $D
-  install -m 755 "$BUILD/tracerd" $D/tracerd # PrivateTmp hides a build tree under /tmp
   printf 'SocketDir = %s/run\nStateDir = %s/state\n' $D $D > $D/tracer.conf
   props=()
   while IFS= read -r line; do props+=(-p "$line"); done < <(sed -n '/^\[Service\]/,/^\[/p' "$UNIT_FILE" |
@@ -39,11 +42,7 @@ for k in MemoryMax TasksMax LimitNOFILE UMask ProtectSystem ProtectHome PrivateT
 done
 bytes() { numfmt --from=iec "$1"; }
 mem_max=$(bytes "$(setting MemoryMax)") tasks_max=$(setting TasksMax) nofile=$(setting LimitNOFILE)
-# the daemon's directories and its binary outside /tmp, which is private to it (the build
-# tree may be under /tmp)
-D=/run/tracer-it.$$ CG=tracer-it.$$
-mkdir -p $D/run $D/state
-install -m 755 "$BUILD/tracerd" $D/tracerd
+CG=tracer-it.$$
 printf 'SocketDir = %s/run\nStateDir = %s/state\nSampleInterval = 1s\nCommitInterval = 200ms\n' $D $D > $D/tracer.conf
 cgroups=()
 if [ -d /sys/fs/cgroup/memory ] && [ -d /sys/fs/cgroup/pids ]; then # v1 controllers

@@ -129,7 +129,8 @@ static long long taskstats_blkio_ns(void)
 		goto out;
 	na = genl_ask(fd, &m, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
 		      TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME));
-	for (end = (struct nlattr *)((char *)&m + m.n.nlmsg_len); na && na < end;
+	for (end = (struct nlattr *)((char *)&m + m.n.nlmsg_len);
+	     na && na < end && na->nla_len >= NLA_HDRLEN;
 	     na = (struct nlattr *)((char *)na + NLA_ALIGN(na->nla_len)))
 		if (na->nla_type == CTRL_ATTR_FAMILY_ID)
 			family = *(__u16 *)((char *)na + NLA_HDRLEN);
