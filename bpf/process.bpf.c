@@ -2,7 +2,8 @@
 /* Process lifecycle collector: fork, exec, exit and OOM kills of tracked processes.
  *
  * A process is tracked when tracerd registered it, when its parent was tracked at fork, or
- * when it runs in a registered cgroup (v2). Everything else costs one map lookup per event. */
+ * when it runs in a registered cgroup (v2). Its state lives in its threads' task-local storage
+ * (task_marks): a tracked event costs no hash lookup, and everything else one load. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -22,6 +23,11 @@ char LICENSE[] SEC("license") = "GPL";
 /* before 5.14 the task state field was `long state` */
 struct task_struct___old {
 	long state;
+} __attribute__((preserve_access_index));
+
+/* before 5.17 de_thread() marked an exec in progress in group_exit_task */
+struct signal_struct___old {
+	struct task_struct *group_exit_task;
 } __attribute__((preserve_access_index));
 
 /* before 6.2 mm_struct's RSS counters were atomics in a struct; since, percpu counters */
@@ -54,19 +60,12 @@ volatile __u32 have_switch = 0;
 volatile __u32 have_net = 0;
 /* Set by tracerd once it tracks a process some of whose threads it could not mark (one with
  * threads found again after a restart, on kernels without pidfds for threads): from then on
- * an unmarked task is looked up by pid too. */
+ * an unmarked task is looked up through its group leader's mark too. */
 volatile __u32 unmarked_tracked = 0;
 
 #define AF_INET_FAMILY 2
 #define AF_INET6_FAMILY 10
 #define MSG_PEEK_FLAG 2
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32); /* tgid */
-	__type(value, struct tracked_proc);
-} tracked SEC(".maps");
 
 #define NR_WAIT4 61 /* x86-64 */
 #define NR_WAITID 247
@@ -77,6 +76,25 @@ struct {
 	__type(key, int);
 	__type(value, struct task_mark);
 } task_marks SEC(".maps");
+
+/* A tracked process's state on its way from its old leader to its new one: when a thread
+ * other than the leader executes a program, de_thread() ends the leader, whose mark held it,
+ * and the thread takes its place. Only processes that exec from a thread pass through here. */
+struct handover {
+	struct tracked_proc proc;
+	struct io_totals gone;
+};
+/* copied straight from the leader's mark, where the two lie side by side as here */
+_Static_assert(__builtin_offsetof(struct task_mark, gone) ==
+		       __builtin_offsetof(struct task_mark, proc) + sizeof(struct tracked_proc),
+	       "task_mark: proc and gone must be adjacent, as in struct handover");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32); /* tgid */
+	__type(value, struct handover);
+} exec_handover SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -106,35 +124,7 @@ struct {
 	__type(value, __u64); /* events lost */
 } unit_lost SEC(".maps");
 
-/* I/O of a tracked process's threads that already exited. signal_struct's own ioac cannot
- * serve: wait(2) folds every reaped child's I/O into it, and a tool must not be charged for
- * its children. */
-struct io_totals {
-	__u64 rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled;
-	__u64 run_delay; /* not I/O, but kept for the same reason: signal_struct has no sum */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32); /* tgid */
-	__type(value, struct io_totals);
-} thread_io SEC(".maps");
-
-/* An exit waiting for its thread's last switch-out: the scheduler only folds the final slice
- * of CPU time into sum_exec_runtime then, and a short process may have no other update. */
-struct pending_exit {
-	struct exit_event e;
-	__u64 runtime, utime, stime, nvcsw, nivcsw; /* this thread's share already counted */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32); /* tid of the last thread */
-	__type(value, struct pending_exit);
-} pending_exits SEC(".maps");
-
+/* An exit sent at once (no sched_switch, or no mark for the thread) is built here. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -187,43 +177,7 @@ static __always_inline void header(struct event_header *h, __u32 type, __u32 pid
 	h->time_ns = bpf_ktime_get_boot_ns();
 }
 
-/* The tracked entry of a process, or NULL. An entry whose start time is not the task's was
- * left by an earlier process with the same pid (an exit never seen, a registration that raced
- * the process's end): it is deleted, never inherited. */
-static __always_inline struct tracked_proc *lookup_tracked(__u32 tgid, struct task_struct *task)
-{
-	struct tracked_proc *t = bpf_map_lookup_elem(&tracked, &tgid);
-	__u64 start;
-
-	if (!t)
-		return NULL;
-	start = task->group_leader->start_boottime;
-	if (t->start_ns == start)
-		return t;
-	if ((t->flags & TRACKED_START_TICKS) &&
-	    t->start_ns / START_TICK_NS == start / START_TICK_NS) {
-		/* registered from /proc to the tick: from now on the exact start */
-		t->start_ns = start;
-		t->flags &= ~TRACKED_START_TICKS;
-		return t;
-	}
-	bpf_map_delete_elem(&tracked, &tgid);
-	count(STAT_STALE);
-	return NULL;
-}
-
-static __always_inline int track(__u32 tgid, __u64 unit, __u64 start)
-{
-	struct tracked_proc t = { .unit = unit, .start_ns = start };
-
-	if (bpf_map_update_elem(&tracked, &tgid, &t, BPF_ANY)) {
-		lose(unit); /* tracked set full: this process goes unseen */
-		return -1;
-	}
-	return 0;
-}
-
-/* The unit of a process not tracked by pid, from its cgroup, or 0. */
+/* The unit of a process not tracked through its parent, from its cgroup, or 0. */
 static __always_inline __u64 unit_from_cgroup(void)
 {
 	__u64 cg, *unit;
@@ -259,8 +213,33 @@ static __always_inline int maybe_tracked(struct task_struct *task)
 	return task->bpf_storage || unmarked_tracked;
 }
 
-/* Mark a thread of a tracked process (see task_marks). */
-static __always_inline void mark(struct task_struct *task, __u32 tgid)
+/* The task's mark, or NULL. */
+static __always_inline struct task_mark *mark_of(struct task_struct *task)
+{
+	if (!task->bpf_storage)
+		return NULL;
+	return bpf_task_storage_get(&task_marks, task, 0, 0);
+}
+
+/* The mark that holds the state of the task's process, its group leader's, or NULL when the
+ * process is not tracked; m is the task's own mark (or NULL). A start registered from /proc to
+ * the tick becomes the exact one. */
+static __always_inline struct task_mark *proc_mark(struct task_struct *task, struct task_mark *m)
+{
+	struct task_struct *leader = task->group_leader;
+	struct task_mark *lm = leader == task ? m : mark_of(leader);
+
+	if (!lm || !(lm->proc.flags & TRACKED_PROC))
+		return NULL;
+	if (lm->proc.flags & TRACKED_START_TICKS) {
+		lm->proc.start_ns = leader->start_boottime;
+		lm->proc.flags &= ~TRACKED_START_TICKS;
+	}
+	return lm;
+}
+
+/* Mark a thread of a tracked process (see task_marks); NULL when no storage could be had. */
+static __always_inline struct task_mark *mark(struct task_struct *task, __u32 tgid)
 {
 	struct task_mark *m =
 		bpf_task_storage_get(&task_marks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -269,48 +248,85 @@ static __always_inline void mark(struct task_struct *task, __u32 tgid)
 		m->tgid = tgid;
 		m->sleep = SLEEP_NONE;
 		m->run_delay = own_run_delay(task);
+		/* a new mark is not in the task's storage cache until a lookup puts it there: do
+		 * it now, while its lines are hot on this CPU, not at the task's next event */
+		bpf_task_storage_get(&task_marks, task, 0, 0);
 	}
+	return m;
+}
+
+/* Make the task, a new process's only thread, hold that process's state. */
+static __always_inline struct tracked_proc *track(struct task_struct *task, __u32 tgid, __u64 unit,
+						  __u64 start)
+{
+	struct task_mark *m = mark(task, tgid);
+
+	if (!m) {
+		lose(unit); /* no memory for its storage: this process goes unseen */
+		return NULL;
+	}
+	__builtin_memset(&m->proc, 0, sizeof(m->proc));
+	__builtin_memset(&m->gone, 0, sizeof(m->gone));
+	m->proc.unit = unit;
+	m->proc.start_ns = start;
+	m->proc.flags = TRACKED_PROC;
+	return &m->proc;
+}
+
+/* Report a tracked process's fork (see TRACKED_FORK_UNSENT), at the fork's time. */
+static __always_inline void send_fork(struct task_struct *task, struct tracked_proc *t)
+{
+	struct fork_event *e;
+
+	t->flags &= ~TRACKED_FORK_UNSENT;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		lose(t->unit);
+		return;
+	}
+	e->h.type = EVENT_FORK;
+	e->h.pid = task->tgid;
+	e->h.start_ns = t->start_ns;
+	e->h.unit = t->unit;
+	e->h.time_ns = t->start_ns;
+	e->ppid = t->ppid;
+	e->uid = task->real_cred->uid.val;
+	e->parent_start_ns = t->parent_start_ns;
+	bpf_ringbuf_submit(e, wakeup());
+	count(STAT_FORK);
 }
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
+	struct task_mark *pm = NULL;
+	struct tracked_proc *t;
 	__u32 pid, tgid, ptgid;
-	struct tracked_proc *found;
-	struct fork_event *e;
-	__u64 unit, start;
+	__u64 unit;
 
-	if (!maybe_tracked(parent) && !cgroup_tracking)
+	if (maybe_tracked(parent))
+		pm = proc_mark(parent, mark_of(parent));
+	else if (!cgroup_tracking)
 		return 0;
+	if (pm && (pm->proc.flags & TRACKED_FORK_UNSENT)) /* the parent before its children */
+		send_fork(parent, &pm->proc);
 	pid = child->pid;
 	tgid = child->tgid;
 	ptgid = parent->tgid;
 	if (pid != tgid) { /* a new thread, not a new process */
-		if (bpf_task_storage_get(&task_marks, parent, 0, 0) ||
-		    lookup_tracked(ptgid, parent))
+		if (pm)
 			mark(child, tgid);
 		return 0;
 	}
-	found = lookup_tracked(ptgid, parent);
-	unit = found ? found->unit : unit_from_cgroup();
+	unit = pm ? pm->proc.unit : unit_from_cgroup();
 	if (!unit)
 		return 0;
-	start = child->start_boottime;
-	if (track(tgid, unit, start))
+	t = track(child, tgid, unit, child->start_boottime);
+	if (!t)
 		return 0;
-	mark(child, tgid);
-
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		lose(unit);
-		return 0;
-	}
-	header(&e->h, EVENT_FORK, tgid, start, unit);
-	e->ppid = ptgid;
-	e->uid = child->real_cred->uid.val;
-	e->parent_start_ns = parent->group_leader->start_boottime;
-	bpf_ringbuf_submit(e, wakeup());
-	count(STAT_FORK);
+	t->flags |= TRACKED_FORK_UNSENT;
+	t->ppid = ptgid;
+	t->parent_start_ns = parent->group_leader->start_boottime;
 	return 0;
 }
 
@@ -371,22 +387,17 @@ static __always_inline void add_own_thread(struct thread_totals *t, struct task_
 		t->run_delay += task->sched_info.run_delay;
 }
 
-/* The I/O of the process's threads that already exited (see thread_io). */
-static __always_inline struct io_totals *gone_io(__u32 tgid, struct io_totals *io)
+/* The I/O of the process's threads that already exited (see task_mark.gone). */
+static __always_inline void gone_io(struct io_totals *io, struct io_totals *gone)
 {
-	struct io_totals *gone = bpf_map_lookup_elem(&thread_io, &tgid);
-
-	if (gone) {
-		io->rchar += gone->rchar;
-		io->wchar += gone->wchar;
-		io->syscr += gone->syscr;
-		io->syscw += gone->syscw;
-		io->read_bytes += gone->read_bytes;
-		io->write_bytes += gone->write_bytes;
-		io->cancelled += gone->cancelled;
-		io->run_delay += gone->run_delay;
-	}
-	return gone;
+	io->rchar += gone->rchar;
+	io->wchar += gone->wchar;
+	io->syscr += gone->syscr;
+	io->syscw += gone->syscw;
+	io->read_bytes += gone->read_bytes;
+	io->write_bytes += gone->write_bytes;
+	io->cancelled += gone->cancelled;
+	io->run_delay += gone->run_delay;
 }
 
 /* At the first exec the process has one thread left (exec ends the others): its counters and
@@ -403,29 +414,77 @@ static __always_inline void read_exec_base(struct exec_base *b, struct task_stru
 
 static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages);
 
+/* The state a tracked process's old leader handed over as this thread's exec ended it. */
+static __always_inline struct tracked_proc *take_handover(struct task_struct *task, __u32 tgid)
+{
+	struct handover *h = bpf_map_lookup_elem(&exec_handover, &tgid);
+	struct task_mark *m;
+
+	if (!h)
+		return NULL;
+	if (h->proc.start_ns !=
+	    task->start_boottime) { /* another process's: left by a failed exec */
+		bpf_map_delete_elem(&exec_handover, &tgid);
+		return NULL;
+	}
+	m = mark(task, tgid);
+	if (m) {
+		m->proc = h->proc;
+		m->gone = h->gone;
+	}
+	bpf_map_delete_elem(&exec_handover, &tgid);
+	return m ? &m->proc : NULL;
+}
+
+/* The leader of a tracked process ends while a thread of it executes a program (de_thread()):
+ * the thread will lead the process, and needs its state. */
+static __always_inline int exec_ends_leader(struct task_struct *task, struct signal_struct *sig)
+{
+	struct signal_struct___old *old = (void *)sig;
+
+	if (task != task->group_leader)
+		return 0;
+	if (bpf_core_field_exists(sig->group_exec_task))
+		return BPF_CORE_READ(sig, group_exec_task) != NULL;
+	if (bpf_core_field_exists(old->group_exit_task))
+		return BPF_CORE_READ(old, group_exit_task) != NULL;
+	return 1;
+}
+
+static __always_inline void hand_over(__u32 tgid, struct task_mark *lm)
+{
+	bpf_map_update_elem(&exec_handover, &tgid, &lm->proc, BPF_ANY);
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 tgid = task->tgid, zero = 0;
 	__u64 unit, arg_start, arg_end, len, maxrss;
-	struct tracked_proc *t;
+	struct tracked_proc *t = NULL;
+	struct task_mark *m = NULL;
 	struct exec_event *e;
 	const char *filename;
 	long n;
 
-	if (!maybe_tracked(task) && !cgroup_tracking)
+	if (maybe_tracked(task))
+		m = proc_mark(task, mark_of(task)); /* the task leads its process now */
+	else if (!cgroup_tracking)
 		return 0;
-	t = lookup_tracked(tgid, task);
+	if (m)
+		t = &m->proc;
+	else if (old_pid != tgid)
+		t = take_handover(task, tgid);
 	if (!t) {
 		unit = unit_from_cgroup();
-		if (!unit || track(tgid, unit, task->group_leader->start_boottime))
+		if (!unit)
 			return 0;
-		t = bpf_map_lookup_elem(&tracked, &tgid);
+		t = track(task, tgid, unit, task->group_leader->start_boottime);
 		if (!t)
 			return 0;
 	}
 	unit = t->unit;
-	mark(task, tgid);
+	t->flags &= ~TRACKED_FORK_UNSENT; /* this event reports the process */
 	/* The image just replaced is folded into the kernel's maxrss. At the first exec that is
 	 * the forked copy of the parent, not this program's; at a later one, a rise above that
 	 * first figure can only come from an image of this program. */
@@ -477,20 +536,20 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 	return 0;
 }
 
-/* A thread other than the last leaves: keep its I/O for the process total. */
-static __always_inline void keep_thread_io(__u32 tgid, struct task_struct *task)
+/* A thread other than the last leaves: keep its I/O for the process total. Threads may end at
+ * once on several CPUs. */
+static __always_inline void keep_thread_io(struct io_totals *io, struct task_struct *task)
 {
-	struct io_totals zero = {}, *io;
+	struct task_io_accounting *ac = &task->ioac;
 
-	io = bpf_map_lookup_elem(&thread_io, &tgid);
-	if (!io) {
-		bpf_map_update_elem(&thread_io, &tgid, &zero, BPF_NOEXIST);
-		io = bpf_map_lookup_elem(&thread_io, &tgid);
-		if (!io)
-			return;
-	}
-	add_io(io, &task->ioac);
-	io->run_delay += own_run_delay(task);
+	__sync_fetch_and_add(&io->rchar, ac->rchar);
+	__sync_fetch_and_add(&io->wchar, ac->wchar);
+	__sync_fetch_and_add(&io->syscr, ac->syscr);
+	__sync_fetch_and_add(&io->syscw, ac->syscw);
+	__sync_fetch_and_add(&io->read_bytes, ac->read_bytes);
+	__sync_fetch_and_add(&io->write_bytes, ac->write_bytes);
+	__sync_fetch_and_add(&io->cancelled, ac->cancelled_write_bytes);
+	__sync_fetch_and_add(&io->run_delay, own_run_delay(task));
 }
 
 /* Resident pages of an address space: percpu_counter's global count, or the atomic before
@@ -577,26 +636,37 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	struct thread_totals tot = {};
 	struct io_totals io = {};
 	struct list_head *head, *pos;
-	__u32 tgid = task->tgid, threads = 0, flags = 0;
+	__u32 tgid = task->tgid, threads = 0, flags = 0, zero = 0;
 	__u64 unit, node_off, ru_maxrss, own;
+	struct task_mark *m = NULL, *lm;
 	struct tracked_proc *found;
 	struct pending_exit *pe;
 	struct exit_event *e;
-	__u32 zero = 0, tid;
-	int i;
+	int i, wait_switch;
 
 	if (!maybe_tracked(task))
 		return 0;
-	found = lookup_tracked(tgid, task);
-	if (!found)
+	m = mark_of(task);
+	lm = proc_mark(task, m);
+	if (!lm)
 		return 0;
+	found = &lm->proc;
 	sig = task->signal;
 	if (sig->live.counter != 0) { /* not the last thread */
-		keep_thread_io(tgid, task);
+		keep_thread_io(&lm->gone, task);
+		if (exec_ends_leader(task, sig))
+			hand_over(tgid, lm);
 		return 0;
 	}
 	unit = found->unit;
-	pe = bpf_map_lookup_elem(&exit_scratch, &zero);
+	if (found->flags & TRACKED_FORK_UNSENT)
+		send_fork(task, found);
+	/* the final switch-out completes it in the thread's own mark; that needs the thread
+	 * marked (it is, unless it was registered with threads tracerd could not mark) */
+	if (have_switch && !m)
+		m = mark(task, tgid);
+	wait_switch = have_switch && m;
+	pe = wait_switch ? &m->exit : bpf_map_lookup_elem(&exit_scratch, &zero);
 	if (!pe)
 		return 0;
 	e = &pe->e;
@@ -604,16 +674,15 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	if (!own)
 		flags |= EXIT_PEAK_UNREAD;
 	e->w = found->w;
-	bpf_map_delete_elem(&tracked, &tgid);
-	if (!unit) /* tracerd's probe of exit_sees_mm: nothing to report */
+	gone_io(&io, &lm->gone);
+	found->flags &= ~TRACKED_PROC; /* the process is over: nothing more joins it */
+	if (!unit)		       /* tracerd's probe of exit_sees_mm: nothing to report */
 		return 0;
 	if (!have_switch)
 		flags |= EXIT_NO_WAITS;
 	if (!have_net)
 		flags |= EXIT_NO_NET;
 	add_io(&io, &task->ioac);
-	if (gone_io(tgid, &io))
-		bpf_map_delete_elem(&thread_io, &tgid);
 
 	/* Threads already released were folded into signal_struct; those still listed (this
 	 * one, a zombie leader, threads exiting alongside) are added one by one, as
@@ -680,14 +749,11 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	pe->stime = task->stime;
 	pe->nvcsw = task->nvcsw;
 	pe->nivcsw = task->nivcsw;
-	tid = task->pid;
-	/* the final switch-out completes it; that needs the thread marked (it is, unless it
-	 * was registered with threads tracerd could not mark) */
-	if (have_switch &&
-	    bpf_task_storage_get(&task_marks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE) &&
-	    bpf_map_update_elem(&pending_exits, &tid, pe, BPF_ANY) == 0)
+	if (wait_switch && m) {
+		m->exit_pending = 1;
 		return 0;
-	/* no room to wait: send it now, short of the last slice */
+	}
+	/* no mark to wait in: send it now, short of the last slice */
 	send_exit(e);
 	return 0;
 }
@@ -721,14 +787,14 @@ static __always_inline __u32 task_state(struct task_struct *task)
  * for a CPU. Added to its process's live figures, or to its pending exit once the process has
  * ended. A new sleep starts here unless the thread was preempted (it stays runnable). */
 static __always_inline void account_switch(struct task_mark *m, struct task_struct *prev,
-					   __u32 state, int preempt, struct pending_exit *pe)
+					   __u32 state, int preempt)
 {
 	__u64 now = bpf_ktime_get_ns(), rd = own_run_delay(prev);
 	__u64 rt = prev->se.sum_exec_runtime;
 	__u64 waited = rd - m->run_delay, slept = 0, busy;
-	__u32 sleep = m->sleep, tgid = m->tgid;
+	__u32 sleep = m->sleep;
+	struct task_mark *lm;
 	struct proc_waits *w;
-	struct tracked_proc *t;
 
 	if (sleep != SLEEP_NONE) {
 		busy = waited + (rt - m->runtime);
@@ -743,14 +809,14 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
 	}
 	if (!waited && !slept)
 		return;
-	if (pe) {
-		w = &pe->e.w; /* cpu_wait_ns there is the kernel's own sum already */
+	if (m->exit_pending) {
+		w = &m->exit.e.w; /* cpu_wait_ns there is the kernel's own sum already */
 		waited = 0;
 	} else {
-		t = bpf_map_lookup_elem(&tracked, &tgid);
-		if (!t)
+		lm = proc_mark(prev, m);
+		if (!lm)
 			return;
-		w = &t->w;
+		w = &lm->proc.w;
 	}
 	if (waited)
 		__sync_fetch_and_add(&w->cpu_wait_ns, waited);
@@ -766,31 +832,28 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 {
-	struct pending_exit *pe = NULL;
+	struct pending_exit *pe;
 	struct task_mark *m;
-	__u32 tid, state;
+	__u32 state;
 
-	if (!prev->bpf_storage)
-		return 0;
-	m = bpf_task_storage_get(&task_marks, prev, 0, 0);
+	m = mark_of(prev);
 	if (!m)
 		return 0;
+	if (m->proc.flags & TRACKED_FORK_UNSENT)
+		send_fork(prev, &m->proc);
 	state = task_state(prev);
+	account_switch(m, prev, state, preempt);
 	/* an exiting task may still block or be preempted (unmapping memory): wait for the end */
-	if ((prev->flags & PF_EXITING_FLAG) && (state & TASK_DEAD_STATE)) {
-		tid = prev->pid;
-		pe = bpf_map_lookup_elem(&pending_exits, &tid);
-	}
-	account_switch(m, prev, state, preempt, pe);
-	if (!pe)
+	if (!m->exit_pending || !(prev->flags & PF_EXITING_FLAG) || !(state & TASK_DEAD_STATE))
 		return 0;
+	m->exit_pending = 0;
+	pe = &m->exit;
 	pe->e.runtime_ns += prev->se.sum_exec_runtime - pe->runtime;
 	pe->e.utime_ns += prev->utime - pe->utime;
 	pe->e.stime_ns += prev->stime - pe->stime;
 	pe->e.nvcsw += prev->nvcsw - pe->nvcsw;
 	pe->e.nivcsw += prev->nivcsw - pe->nivcsw;
 	send_exit(&pe->e);
-	bpf_map_delete_elem(&pending_exits, &tid);
 	return 0;
 }
 
@@ -798,28 +861,23 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
  * the calling thread's task storage. */
 static __always_inline void count_net(struct sock *sk, int ret, int flags, int rx)
 {
-	struct task_mark *m;
-	struct tracked_proc *t;
-	__u32 tgid;
-	__u16 family;
-
 	struct task_struct *task;
+	struct tracked_proc *t;
+	struct task_mark *m;
+	__u16 family;
 
 	if (ret <= 0 || (rx && (flags & MSG_PEEK_FLAG)))
 		return;
 	task = bpf_get_current_task_btf();
-	if (!task->bpf_storage)
-		return;
-	m = bpf_task_storage_get(&task_marks, task, 0, 0);
-	if (!m)
+	if (!maybe_tracked(task))
 		return;
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	if (family != AF_INET_FAMILY && family != AF_INET6_FAMILY)
 		return;
-	tgid = m->tgid;
-	t = bpf_map_lookup_elem(&tracked, &tgid);
-	if (!t)
+	m = proc_mark(task, mark_of(task));
+	if (!m)
 		return;
+	t = &m->proc;
 	if (rx) {
 		__sync_fetch_and_add(&t->w.net_rx_bytes, ret);
 		__sync_fetch_and_add(&t->w.net_rx_calls, 1);
@@ -847,18 +905,17 @@ int handle_recv(struct bpf_raw_tracepoint_args *ctx)
 static __always_inline void note_current_peak(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct tracked_proc *t;
+	struct task_mark *m;
 	struct mm_struct *mm;
 
 	if (!maybe_tracked(task))
 		return;
-	t = lookup_tracked(tgid, task);
-	if (!t)
+	m = proc_mark(task, mark_of(task));
+	if (!m)
 		return;
 	mm = BPF_CORE_READ(task, mm);
 	if (mm)
-		note_own_peak(t, mm_peak_pages(mm));
+		note_own_peak(&m->proc, mm_peak_pages(mm));
 }
 
 /* A fatal signal is about to end a process (the group-exit path of get_signal() traces a
@@ -885,24 +942,21 @@ int handle_exit_group(void *ctx)
 }
 
 /* The tracepoint's memory figures arrived in its format with 5.19/6.0 (and in some distribution
- * kernels before): older ones give only the pid. */
+ * kernels before): older ones give only the pid. The victim is not at hand here (the pid only,
+ * not its task, on older kernels): every OOM kill is sent, and tracerd keeps those of the
+ * processes it holds (the unit is theirs) with the victim's size as a reading of its peak. */
 SEC("tracepoint/oom/mark_victim")
 int handle_oom(struct trace_event_raw_mark_victim *ctx)
 {
 	__u32 pid = ctx->pid;
-	struct tracked_proc *found;
 	struct oom_event *e;
 
-	/* the victim is the process's first thread with an mm: the leader but in rare cases */
-	found = bpf_map_lookup_elem(&tracked, &pid);
-	if (!found)
-		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		lose(found->unit);
+		count(STAT_LOST);
 		return 0;
 	}
-	header(&e->h, EVENT_OOM, pid, found->start_ns, found->unit);
+	header(&e->h, EVENT_OOM, pid, 0, 0);
 	e->victim_tid = pid;
 	e->pad = 0;
 	e->total_vm_kb = e->anon_rss_kb = e->file_rss_kb = e->shmem_rss_kb = 0;
@@ -911,8 +965,6 @@ int handle_oom(struct trace_event_raw_mark_victim *ctx)
 		e->anon_rss_kb = ctx->anon_rss;
 		e->file_rss_kb = ctx->file_rss;
 		e->shmem_rss_kb = ctx->shmem_rss;
-		/* the reaper may empty the address space before the victim's own exit */
-		note_own_peak(found, (e->anon_rss_kb + e->file_rss_kb + e->shmem_rss_kb) / page_kb);
 	}
 	bpf_ringbuf_submit(e, wakeup());
 	count(STAT_OOM);

@@ -26,7 +26,6 @@ enum stat_index {
 	STAT_EXEC,
 	STAT_EXIT,
 	STAT_OOM,
-	STAT_STALE, /* tracked entries of an earlier process with the same pid, deleted */
 	STAT_MAX,
 };
 
@@ -41,29 +40,17 @@ struct proc_waits {
 	__u64 net_rx_calls, net_tx_calls; /* calls that moved data */
 };
 
-/* The value of the `tracked` map (key: tgid). The start time makes the entry belong to one
- * process: a later process that reuses the pid does not match and never inherits the unit. */
+/* A tracked process's state, kept in its group leader's mark (see task_mark): it lives and dies
+ * with that task, so a later process that reuses the pid never inherits the unit. */
 struct tracked_proc {
 	__u64 unit;
 	__u64 start_ns; /* group leader's start, CLOCK_BOOTTIME ns */
 	__u64 base_rss; /* pages: the kernel's maxrss at the first exec, the pre-exec image's */
 	__u64 own_rss;	/* pages: highest RSS read from the process's images after its first exec */
 	__u32 flags;	/* TRACKED_* */
-	__u32 pad;
+	__u32 ppid;	/* its fork, until reported (TRACKED_FORK_UNSENT): the parent */
+	__u64 parent_start_ns;
 	struct proc_waits w; /* live: threads add to it as they go; cpu_wait_ns since marked */
-};
-
-/* A mark on every thread of a tracked process, in the thread's own storage: a context switch
- * or a socket call of an untracked thread costs one look at its task_struct, no hash lookup.
- * Set at fork (children and threads of tracked processes), at exec, and by tracerd when it
- * registers a process (through a pidfd): a tracked process without marks is the exception
- * (unmarked_tracked). */
-struct task_mark {
-	__u32 tgid;
-	__u32 sleep;	 /* SLEEP_*: what the thread went to sleep in at its last switch-out */
-	__u64 out_ns;	 /* when it went to sleep */
-	__u64 runtime;	 /* its sum_exec_runtime then */
-	__u64 run_delay; /* its run_delay at its last switch-out */
 };
 
 #define SLEEP_NONE 0
@@ -71,8 +58,12 @@ struct task_mark {
 #define SLEEP_OTHER 2
 #define SLEEP_CHILD 3 /* in wait4/waitid: the children's time is theirs, not this one's off-CPU */
 
-#define TRACKED_START_TICKS 0x1	  /* registered from /proc: start_ns is known to a clock tick */
-#define TRACKED_EXECED 0x2	  /* base_rss is set: the process ran its own program */
+#define TRACKED_START_TICKS 0x1 /* registered from /proc: start_ns is known to a clock tick */
+#define TRACKED_EXECED 0x2	/* base_rss is set: the process ran its own program */
+#define TRACKED_PROC 0x4	/* the mark holds its process's state: the group leader's */
+/* A new process's fork is reported by its exec event when the exec comes first (the usual
+ * case: one event, not two); else alone, at its first switch-out, its first fork or its exit. */
+#define TRACKED_FORK_UNSENT 0x8
 #define START_TICK_NS 10000000ULL /* one USER_HZ tick, /proc/PID/stat's unit of start time */
 
 struct event_header {
@@ -147,6 +138,41 @@ struct oom_event {
 	__u64 anon_rss_kb;
 	__u64 file_rss_kb;
 	__u64 shmem_rss_kb;
+};
+
+/* I/O of a tracked process's threads that already exited. signal_struct's own ioac cannot
+ * serve: wait(2) folds every reaped child's I/O into it, and a tool must not be charged for
+ * its children. */
+struct io_totals {
+	__u64 rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled;
+	__u64 run_delay; /* not I/O, but kept for the same reason: signal_struct has no sum */
+};
+
+/* An exit waiting for its thread's last switch-out: the scheduler only folds the final slice
+ * of CPU time into sum_exec_runtime then, and a short process may have no other update. */
+struct pending_exit {
+	struct exit_event e;
+	__u64 runtime, utime, stime, nvcsw, nivcsw; /* this thread's share already counted */
+};
+
+/* A mark on every thread of a tracked process, in the thread's own storage (task-local storage,
+ * keyed by the task; tracerd reaches it through a pidfd). A context switch, exec, exit or
+ * socket call of a task with no BPF storage at all is settled with one load. Set at fork
+ * (children and threads of tracked processes), at exec, and by tracerd when it registers a
+ * process: a tracked process some of whose threads are unmarked is the exception
+ * (unmarked_tracked). The group leader's mark also holds the process's state; there is no map
+ * keyed by pid, so nothing of a process outlives it and there is no shared set to fill. */
+struct task_mark {
+	__u32 tgid;
+	__u32 sleep;	    /* SLEEP_*: what the thread went to sleep in at its last switch-out */
+	__u64 out_ns;	    /* when it went to sleep */
+	__u64 runtime;	    /* its sum_exec_runtime then */
+	__u64 run_delay;    /* its run_delay at its last switch-out */
+	__u32 exit_pending; /* exit holds its process's exit, sent at its final switch-out */
+	__u32 pad;
+	struct tracked_proc proc; /* leader's mark, TRACKED_PROC: the process's state */
+	struct io_totals gone;	  /* leader's mark: what its threads that already ended did */
+	struct pending_exit exit;
 };
 
 #endif

@@ -124,6 +124,10 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 
 	p->exit = *e;
 	leave_out_pre_exec(&p->exit, &p->base);
+	if (p->oom_rss_kb > p->exit.peak_rss_kb) { /* read at the kill, after its first exec */
+		p->exit.peak_rss_kb = p->oom_rss_kb;
+		p->exit.flags &= ~EXIT_PEAK_UNREAD;
+	}
 	stall_close(&p->stall, e->h.time_ns);
 	p->flags |= PROC_FINISHED;
 	if (!p->ppid)
@@ -241,12 +245,18 @@ int agent_on_event(void *ctx, const void *data, size_t size)
 
 		if (size < sizeof(*e))
 			goto bad;
+		/* every OOM kill on the node comes: those of processes held here are the units' */
 		p = proctable_find_pid(&a->procs, e->victim_tid);
+		if (!p)
+			break;
 		log_warn("OOM killer chose pid %u (%s) of unit %llu, anon-rss %llukB",
-			 e->victim_tid, p ? p->comm : "?", (unsigned long long)h->unit,
+			 e->victim_tid, p->comm, (unsigned long long)p->unit,
 			 (unsigned long long)e->anon_rss_kb);
-		if (p)
-			p->flags |= PROC_OOM_KILLED;
+		p->flags |= PROC_OOM_KILLED;
+		/* a reading of its program's image (after its first exec; before, the image is
+		 * the parent's copy): the reaper may empty it before the victim's own exit */
+		if (p->flags & PROC_EXECED)
+			p->oom_rss_kb = e->anon_rss_kb + e->file_rss_kb + e->shmem_rss_kb;
 		break;
 	}
 	}
@@ -470,7 +480,6 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 	json_object_object_add(ev, "exit", json_object_new_int64(st[STAT_EXIT]));
 	json_object_object_add(ev, "oom", json_object_new_int64(st[STAT_OOM]));
 	json_object_object_add(ev, "lost", json_object_new_int64(st[STAT_LOST]));
-	json_object_object_add(ev, "stale", json_object_new_int64(st[STAT_STALE]));
 	/* processes a full disk kept out of the store, of units already gone from memory */
 	json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
 	json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));

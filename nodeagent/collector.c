@@ -426,77 +426,120 @@ int collector_poll(struct collector *c, int timeout_ms)
 	return ring_buffer__poll(c->rb, timeout_ms);
 }
 
-/* Mark the process's threads, as the kernel side marks those it sees born (task_marks): the
- * leader through a pidfd; other threads need pidfds of threads (6.9 and later), and where
- * those cannot be had the kernel side is told to look unmarked tasks up (unmarked_tracked). */
-static void mark_threads(struct collector *c, uint32_t tgid)
+static int pidfd_open(uint32_t pid, unsigned flags)
 {
-	struct task_mark m = { .tgid = tgid };
+	return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
+/* run_delay of a thread so far, from its schedstat: its waits count from when it is marked,
+ * as for a new thread. */
+static uint64_t thread_run_delay(uint32_t tgid, uint32_t tid)
+{
 	unsigned long long run = 0, delay = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", tgid, tid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	if (fscanf(f, "%llu %llu", &run, &delay) != 2)
+		delay = 0;
+	fclose(f);
+	return delay;
+}
+
+/* Mark the process's other threads, as the kernel side marks those it sees born (task_marks).
+ * They need pidfds of threads (6.9 and later); where those cannot be had the kernel side is
+ * told to look unmarked tasks up through their leader (unmarked_tracked). */
+static void mark_threads(struct collector *c, uint32_t tgid, struct task_mark *m)
+{
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
-	int fd, others = 0, marked = 0;
+	int fd, others = 0;
 
 	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
 	dir = opendir(path);
+	memset(&m->proc, 0, sizeof(m->proc)); /* the leader's mark alone holds the process's */
 	while (dir && (d = readdir(dir))) {
 		unsigned tid = (unsigned)strtoul(d->d_name, NULL, 10);
-		FILE *f;
 
-		if (!tid)
+		if (!tid || tid == tgid)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", tgid, tid);
-		if ((f = fopen(path, "re"))) { /* waits count from now, as for a new thread */
-			if (fscanf(f, "%llu %llu", &run, &delay) != 2)
-				delay = 0;
-			fclose(f);
-		}
-		m.run_delay = delay;
-		fd = (int)syscall(SYS_pidfd_open, tid, tid == tgid ? 0 : PIDFD_THREAD_FLAG);
-		if (fd >= 0 && bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), &m,
-						    sizeof(m), BPF_ANY) == 0)
-			marked++;
-		else if (tid != tgid)
+		m->run_delay = thread_run_delay(tgid, tid);
+		fd = pidfd_open(tid, PIDFD_THREAD_FLAG);
+		if (fd < 0 || bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), m,
+						   sizeof(*m), BPF_ANY) < 0)
 			others++;
 		if (fd >= 0)
 			close(fd);
 	}
 	if (dir)
 		closedir(dir);
-	if (others || !marked) {
+	if (others) {
 		if (!c->skel->bss->unmarked_tracked)
-			log_info("process %u: %s; unmarked tasks are looked up from now on", tgid,
-				 marked ? "some threads cannot be marked on this kernel"
-					: "cannot be marked");
+			log_info("process %u: some threads cannot be marked on this kernel; "
+				 "unmarked "
+				 "tasks are looked up through their leader from now on",
+				 tgid);
 		c->skel->bss->unmarked_tracked = 1;
 	}
 }
 
+/* The process's state goes into its leader's mark, through a pidfd: that holds the process
+ * itself, so once its start is checked no later owner of the pid can be given the unit. */
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit)
 {
-	struct tracked_proc t = {
-		.unit = unit,
-		.start_ns = start_ticks * START_TICK_NS,
-		.flags = TRACKED_START_TICKS,
+	struct task_mark m = {
+		.tgid = tgid,
+		.proc = { .unit = unit,
+			  .start_ns = start_ticks * START_TICK_NS,
+			  .flags = TRACKED_PROC | TRACKED_START_TICKS },
 	};
-	int err = bpf_map__update_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t, sizeof(t),
-				       BPF_ANY);
+	struct procfs_stat st;
+	int fd = pidfd_open(tgid, 0), err = 0;
 
+	if (fd < 0)
+		return -errno;
+	if (procfs_read_stat(tgid, &st) < 0 || st.start_ticks != start_ticks)
+		err = -ESRCH; /* gone, and the pid is another process's now */
+	if (!err) {
+		m.run_delay = thread_run_delay(tgid, tgid);
+		err = bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), &m, sizeof(m),
+					   BPF_ANY);
+	}
+	close(fd);
 	if (!err)
-		mark_threads(c, tgid);
+		mark_threads(c, tgid, &m);
 	return err;
 }
 
-int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_waits *out)
+/* The leader's mark of a tracked process with this start (to the clock tick). */
+static int read_proc_mark(const struct collector *c, uint32_t tgid, uint64_t start_ns,
+			  struct task_mark *m)
 {
-	struct tracked_proc t;
-	int err = c ? bpf_map__lookup_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), &t,
-					   sizeof(t), 0)
-		    : -ENODEV;
+	int fd, err;
+
+	if (!c)
+		return -ENODEV;
+	if ((fd = pidfd_open(tgid, 0)) < 0)
+		return -errno;
+	err = bpf_map__lookup_elem(c->skel->maps.task_marks, &fd, sizeof(fd), m, sizeof(*m), 0);
+	close(fd);
+	if (!err && (!(m->proc.flags & TRACKED_PROC) ||
+		     m->proc.start_ns / START_TICK_NS != start_ns / START_TICK_NS))
+		err = -ENOENT;
+	return err;
+}
+
+int collector_proc_waits(const struct collector *c, uint32_t tgid, uint64_t start_ns,
+			 struct proc_waits *out)
+{
+	struct task_mark m;
+	int err = read_proc_mark(c, tgid, start_ns, &m);
 
 	if (!err)
-		*out = t.w;
+		*out = m.proc.w;
 	return err;
 }
 
@@ -507,8 +550,12 @@ int collector_has_net(const struct collector *c)
 
 int collector_untrack_pid(struct collector *c, uint32_t tgid)
 {
-	int err = bpf_map__delete_elem(c->skel->maps.tracked, &tgid, sizeof(tgid), 0);
+	int fd = pidfd_open(tgid, 0), err;
 
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	err = bpf_map__delete_elem(c->skel->maps.task_marks, &fd, sizeof(fd), 0);
+	close(fd);
 	return err == -ENOENT ? 0 : err;
 }
 

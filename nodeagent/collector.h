@@ -40,13 +40,15 @@ int collector_fd(const struct collector *c);
 int collector_drain(struct collector *c); /* handle every pending event; count or -errno */
 int collector_poll(struct collector *c, int timeout_ms); /* wait for events, then handle them */
 
-/* start_ticks: the process's start from /proc/PID/stat; the kernel drops the entry when the pid
- * turns out to belong to another process. */
+/* start_ticks: the process's start from /proc/PID/stat; -ESRCH when the pid is no longer that
+ * process's. Its threads are marked too (see task_mark). */
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit);
 int collector_untrack_pid(struct collector *c, uint32_t tgid);
-/* A running process's waits and network so far (its threads' live counts), or -ENOENT (and
- * -ENODEV without a collector, as in tests). */
-int collector_proc_waits(const struct collector *c, uint32_t tgid, struct proc_waits *out);
+/* A running process's waits and network so far (its threads' live counts), or -ENOENT when the
+ * process started at start_ns (boot ns) is not tracked (and -ENODEV without a collector, as in
+ * tests). */
+int collector_proc_waits(const struct collector *c, uint32_t tgid, uint64_t start_ns,
+			 struct proc_waits *out);
 /* Whether network bytes are counted (this kernel has the sock_*_length tracepoints). */
 int collector_has_net(const struct collector *c);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);

@@ -76,7 +76,7 @@ static int sample_one(struct proc *p, void *ctx)
 	u = units_find(r->a, p->unit);
 	cpu = st.cpu_ticks * r->a->tick_ns;
 	iowait = p->sample_w.iowait_ns;
-	collector_proc_waits(r->a->collector, p->pid, &p->sample_w);
+	collector_proc_waits(r->a->collector, p->pid, p->start_ns, &p->sample_w);
 	dcpu = cpu > p->sample_cpu_ns ? cpu - p->sample_cpu_ns : 0;
 	if (u) {
 		/* this round's sums, as the timeline sums a round's samples */

@@ -77,7 +77,7 @@ static int take(struct proc *p, void *ctx)
 	f->rss_kb = fresh ? st.rss_pages * s->page_kb : p->sample_rss_kb;
 	if (!fresh || procfs_read_hwm(p->pid, &f->hwm_kb) < 0 || f->hwm_kb < f->rss_kb)
 		f->hwm_kb = f->rss_kb;
-	if (!fresh || collector_proc_waits(s->a->collector, p->pid, &f->w) < 0)
+	if (!fresh || collector_proc_waits(s->a->collector, p->pid, p->start_ns, &f->w) < 0)
 		f->w = p->sample_w;
 	cmd = command_holder(s->a, p);
 	if (tool_identify_flags(s->a->rules, cmd->exe, cmd->argv, cmd->argv_len,

@@ -31,6 +31,7 @@ struct proc {
 	uint64_t child_seen_ns; /* the sample round (boot ns) that last found a live child of it */
 	uint32_t gone_rounds;	/* housekeeping rounds that found it gone from /proc */
 	struct exec_base base;	/* counters at the first exec, left out of the exit's totals */
+	uint64_t oom_rss_kb;	/* its size when the OOM killer chose it, 0 if it did not */
 	struct exit_event exit;
 	struct tool_id tool; /* named at exit, from exe and argv */
 };

@@ -1,6 +1,7 @@
 # The kernel-facing core on whatever kernel runs it (the host, and each kernel of `make vmtest`):
 # the programs load, an exec storm is recorded whole, a program's own peak memory, OOM kills,
-# tracking by cgroup v2, untracked processes left alone, a pid's next owner never planted.
+# tracking by cgroup v2, untracked processes left alone, a pid's next owner never tracked, an
+# exec from a thread.
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 ALLOC=$(prog alloc) && SPAWN=$(prog spawn) || { fail "building test programs"; finish; exit 1; }
@@ -99,34 +100,29 @@ PY
 )
   case "$r" in *'"ok":false'*) ok "a zombie's registration is refused";; *) fail "zombie registration: $r";; esac
 fi
-# an entry the kernel holds for a pid whose process is gone is dropped, not inherited: plant one
-# with bpftool (the tracked map of this daemon: 4-byte keys, 40-byte struct tracked_proc values)
-tracked_map() {
-  local f
-  for f in /proc/$DAEMON_PID/fdinfo/*; do
-    grep -q '^key_size:[[:space:]]*4$' "$f" 2>/dev/null && grep -q '^value_size:[[:space:]]*40$' "$f" &&
-      awk '$1 == "map_id:" {print $2}' "$f" && return
-  done
-}
-le() { printf "%0$(($1 * 2))x" "$2" | sed 's/../& /g' | tr ' ' '\n' | grep . | tac | tr '\n' ' '; }
-map=$(tracked_map)
-if command -v bpftool > /dev/null && [ -n "$map" ] && [ -w /proc/sys/kernel/ns_last_pid ]; then
-  sleep 30 & holder=$!
-  unit=$(ctl register --uid 0 --pid $holder --name planted)
-  sleep 30 & victim=$!; kill $victim; wait $victim 2>/dev/null
-  # unit, a start time no process has, no exec yet
-  bpftool map update id "$map" key hex $(le 4 $victim) value hex $(le 8 "$unit") $(le 8 1) $(le 24 0)
-  stale=$(ctl status --json | tr -d ' \n' | grep -o '"stale":[0-9]*' | grep -o '[0-9]*$')
+# a registered process's tracking dies with it: the pid's next owner is not the unit's (the
+# kernel keeps nothing by pid that a later process could inherit)
+if [ -w /proc/sys/kernel/ns_last_pid ]; then
+  sleep 30 & victim=$!
+  unit=$(ctl register --uid 0 --pid $victim --name reused)
+  kill $victim; wait $victim 2>/dev/null
   echo $((victim - 1)) > /proc/sys/kernel/ns_last_pid
   /bin/echo next-owner > /dev/null
   sleep 0.3
-  kill $holder; wait $holder 2>/dev/null
   ctl unregister "$unit" > /dev/null
-  check "a stale kernel entry is not inherited by the pid's next process" \
+  check "a registered pid's next owner is not tracked" \
     [ "$(db "SELECT COUNT(*) FROM processes WHERE unit=$unit AND exe='/bin/echo'")" -eq 0 ]
-  check "and it is counted as stale" \
-    [ "$(ctl status --json | tr -d ' \n' | grep -o '"stale":[0-9]*' | grep -o '[0-9]*$')" -gt "${stale:-0}" ]
 fi
+
+# a thread other than the leader executes a program: the process keeps its unit through the
+# exec (its state passes from the old leader to the thread), and its exit is the kernel's
+THREADEXEC=$(prog threadexec)
+ctl run --name threadexec -- "$THREADEXEC" /bin/sh -c 'exit 3' 2>/dev/null
+read -r st fl < <(db -separator ' ' "SELECT status, flags FROM processes WHERE exe='/bin/sh' AND unit=(SELECT id FROM units WHERE name='threadexec')")
+check "exec from a thread: the program is recorded in the unit, exit status 3 (${st:-none})" \
+  [ "$(( ${st:--1} >> 8 ))" -eq 3 ]
+check "exec from a thread: its exit came from the kernel, not lost (flags ${fl:-none})" \
+  [ -n "$fl" ] && [ $(( fl & 0x400 )) -eq 0 ]
 
 # BtfPath: a BTF file for kernels without /sys/kernel/btf/vmlinux; a bad one is refused in one
 # clear line, a good one loads
