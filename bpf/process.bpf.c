@@ -79,7 +79,9 @@ struct {
 
 /* A tracked process's state on its way from its old leader to its new one: when a thread
  * other than the leader executes a program, de_thread() ends the leader, whose mark held it,
- * and the thread takes its place. Only processes that exec from a thread pass through here. */
+ * and the thread takes its place. Only processes that exec from a thread pass through here,
+ * for the length of that exec. LRU: an exec that fails past de_thread() leaves its entry, and
+ * a user making many such cannot crowd out another's exec. */
 struct handover {
 	struct tracked_proc proc;
 	struct io_totals gone;
@@ -90,7 +92,7 @@ _Static_assert(__builtin_offsetof(struct task_mark, gone) ==
 	       "task_mark: proc and gone must be adjacent, as in struct handover");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u32); /* tgid */
 	__type(value, struct handover);
