@@ -511,7 +511,7 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 	e->cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 
-	filename = BPF_CORE_READ(bprm, filename);
+	filename = bprm->filename;
 	n = bpf_probe_read_kernel_str(e->path, sizeof(e->path), filename);
 	if (n < 0)
 		e->path[0] = 0;
@@ -562,18 +562,18 @@ static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
 	__s64 c, rss = 0;
 
 	if (bpf_core_field_exists(old->rss_stat.count)) {
-		c = BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES].counter);
+		c = old->rss_stat.count[MM_FILEPAGES].counter;
 		rss += c > 0 ? c : 0;
-		c = BPF_CORE_READ(old, rss_stat.count[MM_ANONPAGES].counter);
+		c = old->rss_stat.count[MM_ANONPAGES].counter;
 		rss += c > 0 ? c : 0;
-		c = BPF_CORE_READ(old, rss_stat.count[MM_SHMEMPAGES].counter);
+		c = old->rss_stat.count[MM_SHMEMPAGES].counter;
 		rss += c > 0 ? c : 0;
 	} else {
-		c = BPF_CORE_READ(mm, rss_stat[MM_FILEPAGES].count);
+		c = mm->rss_stat[MM_FILEPAGES].count;
 		rss += c > 0 ? c : 0;
-		c = BPF_CORE_READ(mm, rss_stat[MM_ANONPAGES].count);
+		c = mm->rss_stat[MM_ANONPAGES].count;
 		rss += c > 0 ? c : 0;
-		c = BPF_CORE_READ(mm, rss_stat[MM_SHMEMPAGES].count);
+		c = mm->rss_stat[MM_SHMEMPAGES].count;
 		rss += c > 0 ? c : 0;
 	}
 	return rss;
@@ -583,7 +583,7 @@ static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
  * only when RSS is about to fall) or its current RSS, whichever is higher. */
 static __always_inline __u64 mm_peak_pages(struct mm_struct *mm)
 {
-	__u64 hiwater = BPF_CORE_READ(mm, hiwater_rss), rss = mm_rss_pages(mm);
+	__u64 hiwater = mm->hiwater_rss, rss = mm_rss_pages(mm);
 
 	return rss > hiwater ? rss : hiwater;
 }
@@ -601,8 +601,8 @@ static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages)
 static __always_inline void exit_peaks(struct task_struct *task, struct tracked_proc *t,
 				       __u64 *ru_maxrss, __u64 *own)
 {
-	struct mm_struct *mm = BPF_CORE_READ(task, mm);
-	__u64 maxrss = BPF_CORE_READ(task, signal, maxrss), final = 0;
+	struct mm_struct *mm = task->mm;
+	__u64 maxrss = task->signal->maxrss, final = 0;
 
 	/* Kernels that trace the exit before releasing the address space still show it; older
 	 * ones folded it into maxrss and released it (active_mm may by now be borrowed). */
@@ -745,7 +745,7 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	e->w.cpu_wait_ns = tot.run_delay + io.run_delay;
 	e->threads = threads;
 	e->flags = flags;
-	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	__builtin_memcpy(e->comm, task->comm, sizeof(e->comm));
 	pe->runtime = task->se.sum_exec_runtime;
 	pe->utime = task->utime;
 	pe->stime = task->stime;
@@ -915,7 +915,7 @@ static __always_inline void note_current_peak(void)
 	m = proc_mark(task, mark_of(task));
 	if (!m)
 		return;
-	mm = BPF_CORE_READ(task, mm);
+	mm = task->mm;
 	if (mm)
 		note_own_peak(&m->proc, mm_peak_pages(mm));
 }
