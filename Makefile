@@ -53,7 +53,7 @@ deps:
 
 # ---- BPF: CO-RE objects and skeletons against the committed vmlinux.h
 $(B)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)/bpf
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
 	llvm-strip -g $@ 2>/dev/null || true
 $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@

@@ -2,8 +2,9 @@
 /* Process lifecycle collector: fork, exec, exit and OOM kills of tracked processes.
  *
  * A process is tracked when tracerd registered it, when its parent was tracked at fork, or
- * when it runs in a registered cgroup (v2). Its state lives in its threads' task-local storage
- * (task_marks): a tracked event costs no hash lookup, and everything else one load. */
+ * when it runs in a registered cgroup (v2). Its threads carry marks and its leader its state in
+ * task-local storage (task_marks, procs): a tracked event costs no hash lookup, and everything
+ * else one load. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -23,11 +24,6 @@ char LICENSE[] SEC("license") = "GPL";
 /* before 5.14 the task state field was `long state` */
 struct task_struct___old {
 	long state;
-} __attribute__((preserve_access_index));
-
-/* before 5.17 de_thread() marked an exec in progress in group_exit_task */
-struct signal_struct___old {
-	struct task_struct *group_exit_task;
 } __attribute__((preserve_access_index));
 
 /* before 6.2 mm_struct's RSS counters were atomics in a struct; since, percpu counters */
@@ -77,23 +73,31 @@ struct {
 	__type(value, struct task_mark);
 } task_marks SEC(".maps");
 
-/* A tracked process's state on its way from its old leader to its new one: when a thread
- * other than the leader executes a program, de_thread() ends the leader, whose mark held it,
- * and the thread takes its place. Only processes that exec from a thread pass through here,
- * for the length of that exec. LRU: an exec that fails past de_thread() leaves its entry, and
- * a user making many such cannot crowd out another's exec. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct proc_state);
+} procs SEC(".maps");
+
+/* A tracked process's state, kept when its leader ends before its other threads: should one of
+ * them execute a program, de_thread() releases the old leader, whose storage held the state,
+ * and the thread takes its place and needs it. Deleted at the process's exit. LRU, per CPU:
+ * an exec that fails past de_thread() leaves its entry, and a user making many such evicts
+ * only entries made on the CPUs their own job runs on. */
 struct handover {
 	struct tracked_proc proc;
 	struct io_totals gone;
 };
-/* copied straight from the leader's mark, where the two lie side by side as here */
-_Static_assert(__builtin_offsetof(struct task_mark, gone) ==
-		       __builtin_offsetof(struct task_mark, proc) + sizeof(struct tracked_proc),
-	       "task_mark: proc and gone must be adjacent, as in struct handover");
+/* copied straight from the leader's proc_state, which begins as this does */
+_Static_assert(__builtin_offsetof(struct proc_state, gone) == sizeof(struct tracked_proc) &&
+		       __builtin_offsetof(struct handover, gone) == sizeof(struct tracked_proc),
+	       "proc_state must begin as struct handover does");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_COMMON_LRU);
+	__uint(max_entries, 8192);
 	__type(key, __u32); /* tgid */
 	__type(value, struct handover);
 } exec_handover SEC(".maps");
@@ -223,21 +227,36 @@ static __always_inline struct task_mark *mark_of(struct task_struct *task)
 	return bpf_task_storage_get(&task_marks, task, 0, 0);
 }
 
-/* The mark that holds the state of the task's process, its group leader's, or NULL when the
- * process is not tracked; m is the task's own mark (or NULL). A start registered from /proc to
- * the tick becomes the exact one. */
-static __always_inline struct task_mark *proc_mark(struct task_struct *task, struct task_mark *m)
+/* The state of the task's process, in its group leader's storage, or NULL when the process is
+ * not tracked. A start registered from /proc to the tick becomes the exact one. */
+static __always_inline struct proc_state *proc_of(struct task_struct *task)
 {
 	struct task_struct *leader = task->group_leader;
-	struct task_mark *lm = leader == task ? m : mark_of(leader);
+	struct proc_state *ps;
 
-	if (!lm || !(lm->proc.flags & TRACKED_PROC))
+	if (!leader->bpf_storage)
 		return NULL;
-	if (lm->proc.flags & TRACKED_START_TICKS) {
-		lm->proc.start_ns = leader->start_boottime;
-		lm->proc.flags &= ~TRACKED_START_TICKS;
+	ps = bpf_task_storage_get(&procs, leader, 0, 0);
+	if (!ps || !(ps->proc.flags & TRACKED_PROC))
+		return NULL;
+	if (ps->proc.flags & TRACKED_START_TICKS) {
+		ps->proc.start_ns = leader->start_boottime;
+		ps->proc.flags &= ~TRACKED_START_TICKS;
 	}
-	return lm;
+	return ps;
+}
+
+/* The task's own proc_state, made if need be; NULL when no storage could be had. A new one is
+ * put in the task's storage cache at once, while its lines are hot on this CPU (a lookup does
+ * that; the creation does not), not at the task's next event. */
+static __always_inline struct proc_state *own_state(struct task_struct *task)
+{
+	struct proc_state *ps =
+		bpf_task_storage_get(&procs, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (ps && !ps->proc.flags)
+		bpf_task_storage_get(&procs, task, 0, 0);
+	return ps;
 }
 
 /* Mark a thread of a tracked process (see task_marks); NULL when no storage could be had. */
@@ -250,29 +269,27 @@ static __always_inline struct task_mark *mark(struct task_struct *task, __u32 tg
 		m->tgid = tgid;
 		m->sleep = SLEEP_NONE;
 		m->run_delay = own_run_delay(task);
-		/* a new mark is not in the task's storage cache until a lookup puts it there: do
-		 * it now, while its lines are hot on this CPU, not at the task's next event */
-		bpf_task_storage_get(&task_marks, task, 0, 0);
+		bpf_task_storage_get(&task_marks, task, 0, 0); /* into the cache: see own_state */
 	}
 	return m;
 }
 
-/* Make the task, a new process's only thread, hold that process's state. */
-static __always_inline struct tracked_proc *track(struct task_struct *task, __u32 tgid, __u64 unit,
-						  __u64 start)
+/* Make the task, a process's only thread, hold that process's state. */
+static __always_inline struct proc_state *track(struct task_struct *task, __u32 tgid, __u64 unit,
+						__u64 start)
 {
-	struct task_mark *m = mark(task, tgid);
+	struct proc_state *ps;
 
-	if (!m) {
+	if (!mark(task, tgid) || !(ps = own_state(task))) {
 		lose(unit); /* no memory for its storage: this process goes unseen */
 		return NULL;
 	}
-	__builtin_memset(&m->proc, 0, sizeof(m->proc));
-	__builtin_memset(&m->gone, 0, sizeof(m->gone));
-	m->proc.unit = unit;
-	m->proc.start_ns = start;
-	m->proc.flags = TRACKED_PROC;
-	return &m->proc;
+	__builtin_memset(&ps->proc, 0, sizeof(ps->proc));
+	__builtin_memset(&ps->gone, 0, sizeof(ps->gone));
+	ps->proc.unit = unit;
+	ps->proc.start_ns = start;
+	ps->proc.flags = TRACKED_PROC;
+	return ps;
 }
 
 /* Report a tracked process's fork (see TRACKED_FORK_UNSENT), at the fork's time. */
@@ -301,13 +318,12 @@ static __always_inline void send_fork(struct task_struct *task, struct tracked_p
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
-	struct task_mark *pm = NULL;
-	struct tracked_proc *t;
+	struct proc_state *pm = NULL, *ps;
 	__u32 pid, tgid, ptgid;
 	__u64 unit;
 
 	if (maybe_tracked(parent))
-		pm = proc_mark(parent, mark_of(parent));
+		pm = proc_of(parent);
 	else if (!cgroup_tracking)
 		return 0;
 	if (pm && (pm->proc.flags & TRACKED_FORK_UNSENT)) /* the parent before its children */
@@ -323,12 +339,12 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	unit = pm ? pm->proc.unit : unit_from_cgroup();
 	if (!unit)
 		return 0;
-	t = track(child, tgid, unit, child->start_boottime);
-	if (!t)
+	ps = track(child, tgid, unit, child->start_boottime);
+	if (!ps)
 		return 0;
-	t->flags |= TRACKED_FORK_UNSENT;
-	t->ppid = ptgid;
-	t->parent_start_ns = parent->group_leader->start_boottime;
+	ps->proc.flags |= TRACKED_FORK_UNSENT;
+	ps->proc.ppid = ptgid;
+	ps->proc.parent_start_ns = parent->group_leader->start_boottime;
 	return 0;
 }
 
@@ -420,7 +436,7 @@ static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages);
 static __always_inline struct tracked_proc *take_handover(struct task_struct *task, __u32 tgid)
 {
 	struct handover *h = bpf_map_lookup_elem(&exec_handover, &tgid);
-	struct task_mark *m;
+	struct proc_state *ps = NULL;
 
 	if (!h)
 		return NULL;
@@ -429,33 +445,21 @@ static __always_inline struct tracked_proc *take_handover(struct task_struct *ta
 		bpf_map_delete_elem(&exec_handover, &tgid);
 		return NULL;
 	}
-	m = mark(task, tgid);
-	if (m) {
-		m->proc = h->proc;
-		m->gone = h->gone;
+	if (mark(task, tgid))
+		ps = own_state(task);
+	if (ps) {
+		ps->proc = h->proc;
+		ps->gone = h->gone;
+		ps->proc.flags &= ~TRACKED_HANDED_OVER;
 	}
 	bpf_map_delete_elem(&exec_handover, &tgid);
-	return m ? &m->proc : NULL;
+	return ps ? &ps->proc : NULL;
 }
 
-/* The leader of a tracked process ends while a thread of it executes a program (de_thread()):
- * the thread will lead the process, and needs its state. */
-static __always_inline int exec_ends_leader(struct task_struct *task, struct signal_struct *sig)
+static __always_inline void hand_over(__u32 tgid, struct proc_state *ps)
 {
-	struct signal_struct___old *old = (void *)sig;
-
-	if (task != task->group_leader)
-		return 0;
-	if (bpf_core_field_exists(sig->group_exec_task))
-		return BPF_CORE_READ(sig, group_exec_task) != NULL;
-	if (bpf_core_field_exists(old->group_exit_task))
-		return BPF_CORE_READ(old, group_exit_task) != NULL;
-	return 1;
-}
-
-static __always_inline void hand_over(__u32 tgid, struct task_mark *lm)
-{
-	bpf_map_update_elem(&exec_handover, &tgid, &lm->proc, BPF_ANY);
+	ps->proc.flags |= TRACKED_HANDED_OVER;
+	bpf_map_update_elem(&exec_handover, &tgid, ps, BPF_ANY);
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -464,26 +468,27 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 	__u32 tgid = task->tgid, zero = 0;
 	__u64 unit, arg_start, arg_end, len, maxrss;
 	struct tracked_proc *t = NULL;
-	struct task_mark *m = NULL;
+	struct proc_state *ps = NULL;
 	struct exec_event *e;
 	const char *filename;
 	long n;
 
 	if (maybe_tracked(task))
-		m = proc_mark(task, mark_of(task)); /* the task leads its process now */
+		ps = proc_of(task); /* the task leads its process now */
 	else if (!cgroup_tracking)
 		return 0;
-	if (m)
-		t = &m->proc;
+	if (ps)
+		t = &ps->proc;
 	else if (old_pid != tgid)
 		t = take_handover(task, tgid);
 	if (!t) {
 		unit = unit_from_cgroup();
 		if (!unit)
 			return 0;
-		t = track(task, tgid, unit, task->group_leader->start_boottime);
-		if (!t)
+		ps = track(task, tgid, unit, task->group_leader->start_boottime);
+		if (!ps)
 			return 0;
+		t = &ps->proc;
 	}
 	unit = t->unit;
 	t->flags &= ~TRACKED_FORK_UNSENT; /* this event reports the process */
@@ -561,12 +566,13 @@ static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
 	struct mm_struct___pre62 *old = (void *)mm;
 	__s64 c, rss = 0;
 
+	/* reads, not loads: 6.1's verifier cannot follow a load into an array of atomic_long_t */
 	if (bpf_core_field_exists(old->rss_stat.count)) {
-		c = old->rss_stat.count[MM_FILEPAGES].counter;
+		c = BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES].counter);
 		rss += c > 0 ? c : 0;
-		c = old->rss_stat.count[MM_ANONPAGES].counter;
+		c = BPF_CORE_READ(old, rss_stat.count[MM_ANONPAGES].counter);
 		rss += c > 0 ? c : 0;
-		c = old->rss_stat.count[MM_SHMEMPAGES].counter;
+		c = BPF_CORE_READ(old, rss_stat.count[MM_SHMEMPAGES].counter);
 		rss += c > 0 ? c : 0;
 	} else {
 		c = mm->rss_stat[MM_FILEPAGES].count;
@@ -640,35 +646,42 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	struct list_head *head, *pos;
 	__u32 tgid = task->tgid, threads = 0, flags = 0, zero = 0;
 	__u64 unit, node_off, ru_maxrss, own;
-	struct task_mark *m = NULL, *lm;
+	struct proc_state *ps, *mine = NULL;
 	struct tracked_proc *found;
 	struct pending_exit *pe;
+	struct task_mark *m;
 	struct exit_event *e;
-	int i, wait_switch;
+	int i;
 
 	if (!maybe_tracked(task))
 		return 0;
-	m = mark_of(task);
-	lm = proc_mark(task, m);
-	if (!lm)
+	ps = proc_of(task);
+	if (!ps)
 		return 0;
-	found = &lm->proc;
+	found = &ps->proc;
 	sig = task->signal;
 	if (sig->live.counter != 0) { /* not the last thread */
-		keep_thread_io(&lm->gone, task);
-		if (exec_ends_leader(task, sig))
-			hand_over(tgid, lm);
+		keep_thread_io(&ps->gone, task);
+		if (task == task->group_leader)
+			hand_over(tgid, ps);
 		return 0;
 	}
+	/* Two threads ending at once may both find the count at 0 (it drops before this
+	 * tracepoint): the one that takes the process reports it. */
+	if (!(__sync_fetch_and_and(&found->flags, ~TRACKED_PROC) & TRACKED_PROC))
+		return 0;
 	unit = found->unit;
+	if (found->flags & TRACKED_HANDED_OVER)
+		bpf_map_delete_elem(&exec_handover, &tgid);
 	if (found->flags & TRACKED_FORK_UNSENT)
 		send_fork(task, found);
-	/* the final switch-out completes it in the thread's own mark; that needs the thread
-	 * marked (it is, unless it was registered with threads tracerd could not mark) */
-	if (have_switch && !m)
-		m = mark(task, tgid);
-	wait_switch = have_switch && m;
-	pe = wait_switch ? &m->exit : bpf_map_lookup_elem(&exit_scratch, &zero);
+	/* The final switch-out completes it, from the thread's own storage (the leader's is not
+	 * safe to reach then); that needs the thread marked (it is, unless it was registered with
+	 * threads tracerd could not mark). Without sched_switch it goes at once. */
+	m = have_switch ? mark(task, tgid) : NULL;
+	if (m)
+		mine = task == task->group_leader ? ps : own_state(task);
+	pe = mine ? &mine->exit : bpf_map_lookup_elem(&exit_scratch, &zero);
 	if (!pe)
 		return 0;
 	e = &pe->e;
@@ -676,9 +689,8 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	if (!own)
 		flags |= EXIT_PEAK_UNREAD;
 	e->w = found->w;
-	gone_io(&io, &lm->gone);
-	found->flags &= ~TRACKED_PROC; /* the process is over: nothing more joins it */
-	if (!unit)		       /* tracerd's probe of exit_sees_mm: nothing to report */
+	gone_io(&io, &ps->gone);
+	if (!unit) /* tracerd's probe of exit_sees_mm: nothing to report */
 		return 0;
 	if (!have_switch)
 		flags |= EXIT_NO_WAITS;
@@ -751,7 +763,7 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	pe->stime = task->stime;
 	pe->nvcsw = task->nvcsw;
 	pe->nivcsw = task->nivcsw;
-	if (wait_switch && m) {
+	if (mine && m) {
 		m->exit_pending = 1;
 		return 0;
 	}
@@ -789,14 +801,12 @@ static __always_inline __u32 task_state(struct task_struct *task)
  * for a CPU. Added to its process's live figures, or to its pending exit once the process has
  * ended. A new sleep starts here unless the thread was preempted (it stays runnable). */
 static __always_inline void account_switch(struct task_mark *m, struct task_struct *prev,
-					   __u32 state, int preempt)
+					   __u32 state, int preempt, struct proc_waits *w)
 {
 	__u64 now = bpf_ktime_get_ns(), rd = own_run_delay(prev);
 	__u64 rt = prev->se.sum_exec_runtime;
 	__u64 waited = rd - m->run_delay, slept = 0, busy;
 	__u32 sleep = m->sleep;
-	struct task_mark *lm;
-	struct proc_waits *w;
 
 	if (sleep != SLEEP_NONE) {
 		busy = waited + (rt - m->runtime);
@@ -809,17 +819,10 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
 		m->out_ns = now;
 		m->runtime = rt;
 	}
-	if (!waited && !slept)
+	if (!w || (!waited && !slept))
 		return;
-	if (m->exit_pending) {
-		w = &m->exit.e.w; /* cpu_wait_ns there is the kernel's own sum already */
-		waited = 0;
-	} else {
-		lm = proc_mark(prev, m);
-		if (!lm)
-			return;
-		w = &lm->proc.w;
-	}
+	if (m->exit_pending)
+		waited = 0; /* cpu_wait_ns of a pending exit is the kernel's own sum already */
 	if (waited)
 		__sync_fetch_and_add(&w->cpu_wait_ns, waited);
 	if (sleep == SLEEP_IO)
@@ -834,6 +837,8 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 {
+	struct proc_waits *w = NULL;
+	struct proc_state *ps;
 	struct pending_exit *pe;
 	struct task_mark *m;
 	__u32 state;
@@ -841,15 +846,26 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 	m = mark_of(prev);
 	if (!m)
 		return 0;
-	if (m->proc.flags & TRACKED_FORK_UNSENT)
-		send_fork(prev, &m->proc);
 	state = task_state(prev);
-	account_switch(m, prev, state, preempt);
+	if (!m->exit_pending) {
+		ps = proc_of(prev);
+		if (ps && (ps->proc.flags & TRACKED_FORK_UNSENT))
+			send_fork(prev, &ps->proc);
+		if (ps)
+			w = &ps->proc.w;
+		account_switch(m, prev, state, preempt, w);
+		return 0;
+	}
+	/* its process has ended: the exit waits in the thread's own storage */
+	ps = bpf_task_storage_get(&procs, prev, 0, 0);
+	if (!ps)
+		return 0;
+	pe = &ps->exit;
+	account_switch(m, prev, state, preempt, &pe->e.w);
 	/* an exiting task may still block or be preempted (unmapping memory): wait for the end */
-	if (!m->exit_pending || !(prev->flags & PF_EXITING_FLAG) || !(state & TASK_DEAD_STATE))
+	if (!(prev->flags & PF_EXITING_FLAG) || !(state & TASK_DEAD_STATE))
 		return 0;
 	m->exit_pending = 0;
-	pe = &m->exit;
 	pe->e.runtime_ns += prev->se.sum_exec_runtime - pe->runtime;
 	pe->e.utime_ns += prev->utime - pe->utime;
 	pe->e.stime_ns += prev->stime - pe->stime;
@@ -864,8 +880,8 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 static __always_inline void count_net(struct sock *sk, int ret, int flags, int rx)
 {
 	struct task_struct *task;
+	struct proc_state *ps;
 	struct tracked_proc *t;
-	struct task_mark *m;
 	__u16 family;
 
 	if (ret <= 0 || (rx && (flags & MSG_PEEK_FLAG)))
@@ -876,10 +892,10 @@ static __always_inline void count_net(struct sock *sk, int ret, int flags, int r
 	family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	if (family != AF_INET_FAMILY && family != AF_INET6_FAMILY)
 		return;
-	m = proc_mark(task, mark_of(task));
-	if (!m)
+	ps = proc_of(task);
+	if (!ps)
 		return;
-	t = &m->proc;
+	t = &ps->proc;
 	if (rx) {
 		__sync_fetch_and_add(&t->w.net_rx_bytes, ret);
 		__sync_fetch_and_add(&t->w.net_rx_calls, 1);
@@ -907,17 +923,17 @@ int handle_recv(struct bpf_raw_tracepoint_args *ctx)
 static __always_inline void note_current_peak(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct task_mark *m;
+	struct proc_state *ps;
 	struct mm_struct *mm;
 
 	if (!maybe_tracked(task))
 		return;
-	m = proc_mark(task, mark_of(task));
-	if (!m)
+	ps = proc_of(task);
+	if (!ps)
 		return;
 	mm = task->mm;
 	if (mm)
-		note_own_peak(&m->proc, mm_peak_pages(mm));
+		note_own_peak(&ps->proc, mm_peak_pages(mm));
 }
 
 /* A fatal signal is about to end a process (the group-exit path of get_signal() traces a

@@ -64,6 +64,7 @@ struct tracked_proc {
 /* A new process's fork is reported by its exec event when the exec comes first (the usual
  * case: one event, not two); else alone, at its first switch-out, its first fork or its exit. */
 #define TRACKED_FORK_UNSENT 0x8
+#define TRACKED_HANDED_OVER 0x10  /* its leader ended first: the state is in exec_handover too */
 #define START_TICK_NS 10000000ULL /* one USER_HZ tick, /proc/PID/stat's unit of start time */
 
 struct event_header {
@@ -160,18 +161,24 @@ struct pending_exit {
  * socket call of a task with no BPF storage at all is settled with one load. Set at fork
  * (children and threads of tracked processes), at exec, and by tracerd when it registers a
  * process: a tracked process some of whose threads are unmarked is the exception
- * (unmarked_tracked). The group leader's mark also holds the process's state; there is no map
- * keyed by pid, so nothing of a process outlives it and there is no shared set to fill. */
+ * (unmarked_tracked). Small, as every thread of every tracked job has one. */
 struct task_mark {
 	__u32 tgid;
 	__u32 sleep;	    /* SLEEP_*: what the thread went to sleep in at its last switch-out */
 	__u64 out_ns;	    /* when it went to sleep */
 	__u64 runtime;	    /* its sum_exec_runtime then */
 	__u64 run_delay;    /* its run_delay at its last switch-out */
-	__u32 exit_pending; /* exit holds its process's exit, sent at its final switch-out */
+	__u32 exit_pending; /* its proc_state holds its process's exit, sent at its final switch-out
+			     */
 	__u32 pad;
-	struct tracked_proc proc; /* leader's mark, TRACKED_PROC: the process's state */
-	struct io_totals gone;	  /* leader's mark: what its threads that already ended did */
+};
+
+/* A tracked process's state, in its group leader's storage (the `procs` map): nothing is kept
+ * by pid, so nothing of a process outlives it and no shared set can fill up. The last thread
+ * to end keeps the process's exit in its own (the leader's, unless the leader ended first). */
+struct proc_state {
+	struct tracked_proc proc; /* TRACKED_PROC: the process's state */
+	struct io_totals gone;	  /* what its threads that already ended did */
 	struct pending_exit exit;
 };
 

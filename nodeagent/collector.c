@@ -448,10 +448,21 @@ static uint64_t thread_run_delay(uint32_t tgid, uint32_t tid)
 	return delay;
 }
 
-/* Mark the process's other threads, as the kernel side marks those it sees born (task_marks).
- * They need pidfds of threads (6.9 and later); where those cannot be had the kernel side is
- * told to look unmarked tasks up through their leader (unmarked_tracked). */
-static void mark_threads(struct collector *c, uint32_t tgid, struct task_mark *m)
+/* Mark the task behind fd, a thread of tgid, as the kernel side marks those it sees born
+ * (task_marks). A mark it has already stays: the kernel side keeps it. */
+static int mark_task(struct collector *c, int fd, uint32_t tgid, uint32_t tid)
+{
+	struct task_mark m = { .tgid = tgid, .run_delay = thread_run_delay(tgid, tid) };
+	int err = bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), &m, sizeof(m),
+				       BPF_NOEXIST);
+
+	return err == -EEXIST ? 0 : err;
+}
+
+/* Mark the process's other threads. They need pidfds of threads (6.9 and later); where those
+ * cannot be had the kernel side is told to look unmarked tasks up through their leader
+ * (unmarked_tracked). */
+static void mark_threads(struct collector *c, uint32_t tgid)
 {
 	char path[64];
 	struct dirent *d;
@@ -460,16 +471,13 @@ static void mark_threads(struct collector *c, uint32_t tgid, struct task_mark *m
 
 	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
 	dir = opendir(path);
-	memset(&m->proc, 0, sizeof(m->proc)); /* the leader's mark alone holds the process's */
 	while (dir && (d = readdir(dir))) {
 		unsigned tid = (unsigned)strtoul(d->d_name, NULL, 10);
 
 		if (!tid || tid == tgid)
 			continue;
-		m->run_delay = thread_run_delay(tgid, tid);
 		fd = pidfd_open(tid, PIDFD_THREAD_FLAG);
-		if (fd < 0 || bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), m,
-						   sizeof(*m), BPF_ANY) < 0)
+		if (fd < 0 || mark_task(c, fd, tgid, tid) < 0)
 			others++;
 		if (fd >= 0)
 			close(fd);
@@ -486,16 +494,25 @@ static void mark_threads(struct collector *c, uint32_t tgid, struct task_mark *m
 	}
 }
 
-/* The process's state goes into its leader's mark, through a pidfd: that holds the process
- * itself, so once its start is checked no later owner of the pid can be given the unit. */
+/* The state of the process behind fd if it is tracked and started at start_ns (to the clock
+ * tick), else -ENOENT. */
+static int read_state(const struct collector *c, int fd, uint64_t start_ns, struct proc_state *ps)
+{
+	int err = bpf_map__lookup_elem(c->skel->maps.procs, &fd, sizeof(fd), ps, sizeof(*ps), 0);
+
+	if (!err && (!(ps->proc.flags & TRACKED_PROC) ||
+		     ps->proc.start_ns / START_TICK_NS != start_ns / START_TICK_NS))
+		err = -ENOENT;
+	return err;
+}
+
+/* The process's state goes into its leader's storage, through a pidfd: that holds the process
+ * itself, so once its start is checked no later owner of the pid can be given the unit. A
+ * process the kernel side already tracks (the child of a tracked process, registered as a
+ * unit's root) keeps its figures so far; only its unit changes. */
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit)
 {
-	struct task_mark m = {
-		.tgid = tgid,
-		.proc = { .unit = unit,
-			  .start_ns = start_ticks * START_TICK_NS,
-			  .flags = TRACKED_PROC | TRACKED_START_TICKS },
-	};
+	struct proc_state ps;
 	struct procfs_stat st;
 	int fd = pidfd_open(tgid, 0), err = 0;
 
@@ -503,43 +520,38 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 		return -errno;
 	if (procfs_read_stat(tgid, &st) < 0 || st.start_ticks != start_ticks)
 		err = -ESRCH; /* gone, and the pid is another process's now */
+	if (!err)
+		err = mark_task(c, fd, tgid, tgid);
 	if (!err) {
-		m.run_delay = thread_run_delay(tgid, tgid);
-		err = bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), &m, sizeof(m),
+		if (read_state(c, fd, start_ticks * START_TICK_NS, &ps) < 0) {
+			memset(&ps, 0, sizeof(ps));
+			ps.proc.start_ns = start_ticks * START_TICK_NS;
+			ps.proc.flags = TRACKED_PROC | TRACKED_START_TICKS;
+		}
+		ps.proc.unit = unit;
+		err = bpf_map__update_elem(c->skel->maps.procs, &fd, sizeof(fd), &ps, sizeof(ps),
 					   BPF_ANY);
 	}
 	close(fd);
 	if (!err)
-		mark_threads(c, tgid, &m);
-	return err;
-}
-
-/* The leader's mark of a tracked process with this start (to the clock tick). */
-static int read_proc_mark(const struct collector *c, uint32_t tgid, uint64_t start_ns,
-			  struct task_mark *m)
-{
-	int fd, err;
-
-	if (!c)
-		return -ENODEV;
-	if ((fd = pidfd_open(tgid, 0)) < 0)
-		return -errno;
-	err = bpf_map__lookup_elem(c->skel->maps.task_marks, &fd, sizeof(fd), m, sizeof(*m), 0);
-	close(fd);
-	if (!err && (!(m->proc.flags & TRACKED_PROC) ||
-		     m->proc.start_ns / START_TICK_NS != start_ns / START_TICK_NS))
-		err = -ENOENT;
+		mark_threads(c, tgid);
 	return err;
 }
 
 int collector_proc_waits(const struct collector *c, uint32_t tgid, uint64_t start_ns,
 			 struct proc_waits *out)
 {
-	struct task_mark m;
-	int err = read_proc_mark(c, tgid, start_ns, &m);
+	struct proc_state ps;
+	int fd, err;
 
+	if (!c)
+		return -ENODEV;
+	if ((fd = pidfd_open(tgid, 0)) < 0)
+		return -errno;
+	err = read_state(c, fd, start_ns, &ps);
+	close(fd);
 	if (!err)
-		*out = m.proc.w;
+		*out = ps.proc.w;
 	return err;
 }
 
@@ -554,7 +566,8 @@ int collector_untrack_pid(struct collector *c, uint32_t tgid)
 
 	if (fd < 0)
 		return errno == ESRCH ? 0 : -errno;
-	err = bpf_map__delete_elem(c->skel->maps.task_marks, &fd, sizeof(fd), 0);
+	err = bpf_map__delete_elem(c->skel->maps.procs, &fd, sizeof(fd), 0);
+	bpf_map__delete_elem(c->skel->maps.task_marks, &fd, sizeof(fd), 0);
 	close(fd);
 	return err == -ENOENT ? 0 : err;
 }

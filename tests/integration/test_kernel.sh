@@ -116,13 +116,17 @@ fi
 
 # a thread other than the leader executes a program: the process keeps its unit through the
 # exec (its state passes from the old leader to the thread), and its exit is the kernel's
+# (and again when the leader has ended first, with pthread_exit)
 THREADEXEC=$(prog threadexec)
-ctl run --name threadexec -- "$THREADEXEC" /bin/sh -c 'exit 3' 2>/dev/null
-read -r st fl < <(db -separator ' ' "SELECT status, flags FROM processes WHERE exe='/bin/sh' AND unit=(SELECT id FROM units WHERE name='threadexec')")
-check "exec from a thread: the program is recorded in the unit, exit status 3 (${st:-none})" \
-  [ "$(( ${st:--1} >> 8 ))" -eq 3 ]
-check "exec from a thread: its exit came from the kernel, not lost (flags ${fl:-none})" \
-  [ -n "$fl" ] && [ $(( fl & 0x400 )) -eq 0 ]
+for how in live-leader leader-gone; do
+  opt=; [ $how = leader-gone ] && opt=-l
+  ctl run --name "threadexec-$how" -- "$THREADEXEC" $opt /bin/sh -c 'exit 3' 2>/dev/null
+  read -r st fl < <(db -separator ' ' "SELECT status, flags FROM processes WHERE exe='/bin/sh' AND unit=(SELECT id FROM units WHERE name='threadexec-$how')")
+  check "exec from a thread ($how): the program is recorded in the unit, exit status 3 (${st:-none})" \
+    [ "$(( ${st:--1} >> 8 ))" -eq 3 ]
+  check "exec from a thread ($how): its exit came from the kernel, not lost (flags ${fl:-none})" \
+    [ -n "$fl" ] && [ $(( fl & 0x400 )) -eq 0 ]
+done
 
 # BtfPath: a BTF file for kernels without /sys/kernel/btf/vmlinux; a bad one is refused in one
 # clear line, a good one loads
