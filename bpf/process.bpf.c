@@ -56,7 +56,7 @@ volatile __u32 have_switch = 0;
 volatile __u32 have_net = 0;
 /* Set by tracerd once it tracks a process some of whose threads it could not mark (one with
  * threads found again after a restart, on kernels without pidfds for threads): from then on
- * an unmarked task is looked up through its group leader's mark too. */
+ * an unmarked task is looked up through its group leader's storage too. */
 volatile __u32 unmarked_tracked = 0;
 
 #define AF_INET_FAMILY 2
@@ -405,7 +405,7 @@ static __always_inline void add_own_thread(struct thread_totals *t, struct task_
 		t->run_delay += task->sched_info.run_delay;
 }
 
-/* The I/O of the process's threads that already exited (see task_mark.gone). */
+/* The I/O of the process's threads that already exited (see proc_state.gone). */
 static __always_inline void gone_io(struct io_totals *io, struct io_totals *gone)
 {
 	io->rchar += gone->rchar;

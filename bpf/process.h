@@ -40,8 +40,8 @@ struct proc_waits {
 	__u64 net_rx_calls, net_tx_calls; /* calls that moved data */
 };
 
-/* A tracked process's state, kept in its group leader's mark (see task_mark): it lives and dies
- * with that task, so a later process that reuses the pid never inherits the unit. */
+/* A tracked process's state, kept in its group leader's storage (see proc_state): it lives and
+ * dies with that task, so a later process that reuses the pid never inherits the unit. */
 struct tracked_proc {
 	__u64 unit;
 	__u64 start_ns; /* group leader's start, CLOCK_BOOTTIME ns */
@@ -60,7 +60,7 @@ struct tracked_proc {
 
 #define TRACKED_START_TICKS 0x1 /* registered from /proc: start_ns is known to a clock tick */
 #define TRACKED_EXECED 0x2	/* base_rss is set: the process ran its own program */
-#define TRACKED_PROC 0x4	/* the mark holds its process's state: the group leader's */
+#define TRACKED_PROC 0x4	/* a tracked process's, not only a pending exit's */
 /* A new process's fork is reported by its exec event when the exec comes first (the usual
  * case: one event, not two); else alone, at its first switch-out, its first fork or its exit. */
 #define TRACKED_FORK_UNSENT 0x8
