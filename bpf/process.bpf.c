@@ -228,7 +228,7 @@ static __always_inline struct task_mark *mark_of(struct task_struct *task)
 }
 
 /* The state of the task's process, in its group leader's storage, or NULL when the process is
- * not tracked. A start registered from /proc to the tick becomes the exact one. */
+ * not tracked. */
 static __always_inline struct proc_state *proc_of(struct task_struct *task)
 {
 	struct task_struct *leader = task->group_leader;
@@ -239,10 +239,6 @@ static __always_inline struct proc_state *proc_of(struct task_struct *task)
 	ps = bpf_task_storage_get(&procs, leader, 0, 0);
 	if (!ps || !(ps->proc.flags & TRACKED_PROC))
 		return NULL;
-	if (ps->proc.flags & TRACKED_START_TICKS) {
-		ps->proc.start_ns = leader->start_boottime;
-		ps->proc.flags &= ~TRACKED_START_TICKS;
-	}
 	return ps;
 }
 
@@ -440,8 +436,9 @@ static __always_inline struct tracked_proc *take_handover(struct task_struct *ta
 
 	if (!h)
 		return NULL;
-	if (h->proc.start_ns !=
-	    task->start_boottime) { /* another process's: left by a failed exec */
+	/* de_thread() gave the thread its leader's start; another start is another process's
+	 * entry, left by a failed exec (to the tick: tracerd registers from /proc) */
+	if (h->proc.start_ns / START_TICK_NS != task->start_boottime / START_TICK_NS) {
 		bpf_map_delete_elem(&exec_handover, &tgid);
 		return NULL;
 	}
@@ -508,7 +505,7 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 		if (maxrss > t->base_rss) /* risen above the parent's copy: an image of its own */
 			note_own_peak(t, maxrss);
 	}
-	header(&e->h, EVENT_EXEC, tgid, t->start_ns, unit);
+	header(&e->h, EVENT_EXEC, tgid, task->start_boottime, unit); /* it leads its process now */
 	e->ppid = task->real_parent->tgid;
 	e->uid = task->real_cred->uid.val;
 	e->gid = task->real_cred->gid.val;

@@ -44,7 +44,7 @@ struct proc_waits {
  * dies with that task, so a later process that reuses the pid never inherits the unit. */
 struct tracked_proc {
 	__u64 unit;
-	__u64 start_ns; /* group leader's start, CLOCK_BOOTTIME ns */
+	__u64 start_ns; /* group leader's start, CLOCK_BOOTTIME ns (to the tick if from /proc) */
 	__u64 base_rss; /* pages: the kernel's maxrss at the first exec, the pre-exec image's */
 	__u64 own_rss;	/* pages: highest RSS read from the process's images after its first exec */
 	__u32 flags;	/* TRACKED_* */
@@ -58,9 +58,8 @@ struct tracked_proc {
 #define SLEEP_OTHER 2
 #define SLEEP_CHILD 3 /* in wait4/waitid: the children's time is theirs, not this one's off-CPU */
 
-#define TRACKED_START_TICKS 0x1 /* registered from /proc: start_ns is known to a clock tick */
-#define TRACKED_EXECED 0x2	/* base_rss is set: the process ran its own program */
-#define TRACKED_PROC 0x4	/* a tracked process's, not only a pending exit's */
+#define TRACKED_EXECED 0x2 /* base_rss is set: the process ran its own program */
+#define TRACKED_PROC 0x4   /* a tracked process's, not only a pending exit's */
 /* A new process's fork is reported by its exec event when the exec comes first (the usual
  * case: one event, not two); else alone, at its first switch-out, its first fork or its exit. */
 #define TRACKED_FORK_UNSENT 0x8

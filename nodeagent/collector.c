@@ -526,7 +526,7 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 		if (read_state(c, fd, start_ticks * START_TICK_NS, &ps) < 0) {
 			memset(&ps, 0, sizeof(ps));
 			ps.proc.start_ns = start_ticks * START_TICK_NS;
-			ps.proc.flags = TRACKED_PROC | TRACKED_START_TICKS;
+			ps.proc.flags = TRACKED_PROC;
 		}
 		ps.proc.unit = unit;
 		err = bpf_map__update_elem(c->skel->maps.procs, &fd, sizeof(fd), &ps, sizeof(ps),

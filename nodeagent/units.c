@@ -84,23 +84,19 @@ void units_move_proc(struct agent *a, struct proc *p, uint64_t to)
 /* Seed the tracked set with pid; its descendants follow in the kernel. */
 int units_track_pid(struct agent *a, struct unit *u, pid_t pid)
 {
-	struct procfs_stat st, again;
+	struct procfs_stat st;
 	int err = procfs_read_stat(pid, &st);
 	struct proc *p;
 
 	if (err)
 		return err;
 	if (st.state == 'Z' || st.state == 'X')
-		return -ESRCH; /* its exit is past: the entry could only go to a later process */
+		return -ESRCH; /* its exit is past: nothing of it is left to trace */
+	/* through a pidfd checked against this start: should the process end from here on, what
+	 * the kernel side holds of it ends with it, and no later owner of the pid gets the unit */
 	err = collector_track_pid(a->collector, pid, st.start_ticks, u->id);
 	if (err)
 		return err;
-	/* it may have ended between the read and the insert */
-	if (procfs_read_stat(pid, &again) < 0 || again.start_ticks != st.start_ticks ||
-	    again.state == 'Z' || again.state == 'X') {
-		collector_untrack_pid(a->collector, pid);
-		return -ESRCH;
-	}
 	u->root_pid = pid;
 	u->root_start_ns = st.start_ticks * a->tick_ns;
 	/* its fork may still be in the ring buffer: drain it first */
