@@ -34,6 +34,16 @@ struct mm_struct___pre62 {
 	struct mm_rss_stat___pre62 rss_stat;
 } __attribute__((preserve_access_index));
 
+/* ... and a task kept its latest RSS changes to itself, folded into the mm every 64 faults
+ * (SPLIT_RSS_COUNTING): the mm's count alone can be hundreds of KiB behind */
+struct task_rss_stat___pre62 {
+	int events;
+	int count[4];
+} __attribute__((preserve_access_index));
+struct task_struct___pre62 {
+	struct task_rss_stat___pre62 rss_stat;
+} __attribute__((preserve_access_index));
+
 #define MM_FILEPAGES 0
 #define MM_ANONPAGES 1
 #define MM_SHMEMPAGES 3
@@ -582,13 +592,29 @@ static __always_inline __u64 mm_rss_pages(struct mm_struct *mm)
 	return rss;
 }
 
-/* An address space's peak as the kernel folds it into maxrss: its high-water mark (updated
- * only when RSS is about to fall) or its current RSS, whichever is higher. */
-static __always_inline __u64 mm_peak_pages(struct mm_struct *mm)
+/* RSS changes the task has not yet folded into its mm (before 6.2; 0 since). */
+static __always_inline __s64 rss_unfolded(struct task_struct *task)
 {
-	__u64 hiwater = mm->hiwater_rss, rss = mm_rss_pages(mm);
+	struct task_struct___pre62 *old = (void *)task;
 
-	return rss > hiwater ? rss : hiwater;
+	if (!bpf_core_field_exists(old->rss_stat))
+		return 0;
+	return (__s64)BPF_CORE_READ(old, rss_stat.count[MM_FILEPAGES]) +
+	       BPF_CORE_READ(old, rss_stat.count[MM_ANONPAGES]) +
+	       BPF_CORE_READ(old, rss_stat.count[MM_SHMEMPAGES]);
+}
+
+/* An address space's peak as the kernel folds it into maxrss: its high-water mark (updated
+ * only when RSS is about to fall) or its current RSS, whichever is higher. unfolded: the
+ * reading task's own changes not yet in the mm's count (see rss_unfolded). */
+static __always_inline __u64 mm_peak_pages(struct mm_struct *mm, __s64 unfolded)
+{
+	__s64 rss = (__s64)mm_rss_pages(mm) + unfolded;
+	__u64 hiwater = mm->hiwater_rss;
+
+	if (rss < 0)
+		rss = 0;
+	return (__u64)rss > hiwater ? (__u64)rss : hiwater;
 }
 
 /* A reading of the running program's own image: counted only after the first exec, since
@@ -610,7 +636,7 @@ static __always_inline void exit_peaks(struct task_struct *task, struct tracked_
 	/* Kernels that trace the exit before releasing the address space still show it; older
 	 * ones folded it into maxrss and released it (active_mm may by now be borrowed). */
 	if (mm) {
-		final = mm_peak_pages(mm);
+		final = mm_peak_pages(mm, rss_unfolded(task));
 		exit_sees_mm = 1;
 	}
 	*ru_maxrss = final > maxrss ? final : maxrss;
@@ -930,7 +956,7 @@ static __always_inline void note_current_peak(void)
 		return;
 	mm = task->mm;
 	if (mm)
-		note_own_peak(&ps->proc, mm_peak_pages(mm));
+		note_own_peak(&ps->proc, mm_peak_pages(mm, rss_unfolded(task)));
 }
 
 /* A fatal signal is about to end a process (the group-exit path of get_signal() traces a
