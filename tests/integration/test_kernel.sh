@@ -153,7 +153,8 @@ stop_daemon
 write_config
 echo "RingBufferSize = 64K" >> "$T/tracer.conf"
 start_daemon || { fail "restart with a small ring"; finish; exit 1; }
-ctl run --name lossy -- bash -c 'sleep 0.5; for i in $(seq 2000); do /bin/true; done' 2>/dev/null &
+# 3 KB of arguments make each exec event fill a twentieth of the ring, however slow the machine
+ctl run --name lossy -- bash -c 'a=$(printf "%03000d" 0); sleep 0.5; for i in $(seq 2000); do /bin/true "$a"; done' 2>/dev/null &
 lossy=$!
 ctl run --name quiet -- sleep 3 2>/dev/null &
 quiet=$!
