@@ -2,9 +2,9 @@
 /* Process lifecycle collector: fork, exec, exit and OOM kills of tracked processes.
  *
  * A process is tracked when tracerd registered it, when its parent was tracked at fork, or
- * when it runs in a registered cgroup (v2). Its threads carry marks and its leader its state in
- * task-local storage (task_marks, procs): a tracked event costs no hash lookup, and everything
- * else one load. */
+ * when it runs in a registered cgroup (v2). Its threads carry marks, and its leader its state
+ * and its own mark, in task-local storage (task_marks, procs): a tracked event costs no hash
+ * lookup, and everything else one load. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -52,7 +52,8 @@ struct task_struct___pre62 {
  * lookup only on hosts that use cgroup tracking. */
 volatile __u32 cgroup_tracking = 0;
 const volatile __u32 page_kb = 4;
-/* Wake tracerd only once this much is waiting: a wakeup per event costs the traced work an
+/* Wake tracerd only once a CPU has put this much in the ring since it last did (tracerd sets
+ * it to an eighth of the ring over the CPUs): a wakeup per event costs the traced work an
  * interrupt each (an expensive exit on VMs). tracerd also drains on a short timer. */
 const volatile __u64 wakeup_bytes = 0;
 
@@ -156,10 +157,29 @@ struct {
 	__type(value, struct exec_event);
 } exec_scratch SEC(".maps");
 
-static __always_inline __u64 wakeup(void)
+/* Bytes each CPU put in the ring since it last woke tracerd. Counted here, not asked of the
+ * ring: what is waiting there sits on a line that tracerd's draining keeps moving between
+ * CPUs, which cost every event a cache miss. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} unwoken SEC(".maps");
+
+/* The flag for an event of size bytes about to go in the ring (see wakeup_bytes). */
+static __always_inline __u64 wakeup(__u64 size)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-									     : BPF_RB_NO_WAKEUP;
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&unwoken, &zero);
+
+	if (!n)
+		return BPF_RB_FORCE_WAKEUP;
+	*n += size;
+	if (*n < wakeup_bytes)
+		return BPF_RB_NO_WAKEUP;
+	*n = 0;
+	return BPF_RB_FORCE_WAKEUP;
 }
 
 static __always_inline void count(__u32 idx)
@@ -229,12 +249,20 @@ static __always_inline int maybe_tracked(struct task_struct *task)
 	return task->bpf_storage || unmarked_tracked;
 }
 
-/* The task's mark, or NULL. */
-static __always_inline struct task_mark *mark_of(struct task_struct *task)
+/* The task's mark, or NULL. A group leader's is in its proc_state, which *own is then set to. */
+static __always_inline struct task_mark *mark_of(struct task_struct *task, struct proc_state **own)
 {
+	struct proc_state *ps;
+
 	if (!task->bpf_storage)
 		return NULL;
-	return bpf_task_storage_get(&task_marks, task, 0, 0);
+	if (task != task->group_leader)
+		return bpf_task_storage_get(&task_marks, task, 0, 0);
+	ps = bpf_task_storage_get(&procs, task, 0, 0);
+	if (!ps || !ps->mark.tgid)
+		return NULL;
+	*own = ps;
+	return &ps->mark;
 }
 
 /* The state of the task's process, in its group leader's storage, or NULL when the process is
@@ -265,28 +293,43 @@ static __always_inline struct proc_state *own_state(struct task_struct *task)
 	return ps;
 }
 
-/* Mark a thread of a tracked process (see task_marks); NULL when no storage could be had. */
-static __always_inline struct task_mark *mark(struct task_struct *task, __u32 tgid)
+/* A mark's start: its waits count from now. */
+static __always_inline void init_mark(struct task_mark *m, struct task_struct *task, __u32 tgid)
+{
+	m->tgid = tgid;
+	m->sleep = SLEEP_NONE;
+	m->run_delay = own_run_delay(task);
+}
+
+/* Mark a thread other than the leader (see task_marks); NULL when no storage could be had. */
+static __always_inline struct task_mark *thread_mark(struct task_struct *task, __u32 tgid)
 {
 	struct task_mark *m =
 		bpf_task_storage_get(&task_marks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (m && m->tgid != tgid) {
-		m->tgid = tgid;
-		m->sleep = SLEEP_NONE;
-		m->run_delay = own_run_delay(task);
+		init_mark(m, task, tgid);
 		bpf_task_storage_get(&task_marks, task, 0, 0); /* into the cache: see own_state */
 	}
 	return m;
+}
+
+/* Mark a process's leader, whose storage ps is. */
+static __always_inline struct task_mark *leader_mark(struct proc_state *ps,
+						     struct task_struct *task, __u32 tgid)
+{
+	if (ps->mark.tgid != tgid)
+		init_mark(&ps->mark, task, tgid);
+	return &ps->mark;
 }
 
 /* Make the task, a process's only thread, hold that process's state. */
 static __always_inline struct proc_state *track(struct task_struct *task, __u32 tgid, __u64 unit,
 						__u64 start)
 {
-	struct proc_state *ps;
+	struct proc_state *ps = own_state(task);
 
-	if (!mark(task, tgid) || !(ps = own_state(task))) {
+	if (!ps) {
 		lose(unit); /* no memory for its storage: this process goes unseen */
 		return NULL;
 	}
@@ -295,6 +338,7 @@ static __always_inline struct proc_state *track(struct task_struct *task, __u32 
 	ps->proc.unit = unit;
 	ps->proc.start_ns = start;
 	ps->proc.flags = TRACKED_PROC;
+	leader_mark(ps, task, tgid);
 	return ps;
 }
 
@@ -317,7 +361,7 @@ static __always_inline void send_fork(struct task_struct *task, struct tracked_p
 	e->ppid = t->ppid;
 	e->uid = task->real_cred->uid.val;
 	e->parent_start_ns = t->parent_start_ns;
-	bpf_ringbuf_submit(e, wakeup());
+	bpf_ringbuf_submit(e, wakeup(sizeof(*e)));
 	count(STAT_FORK);
 }
 
@@ -339,7 +383,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	ptgid = parent->tgid;
 	if (pid != tgid) { /* a new thread, not a new process */
 		if (pm)
-			mark(child, tgid);
+			thread_mark(child, tgid);
 		return 0;
 	}
 	unit = pm ? pm->proc.unit : unit_from_cgroup();
@@ -442,7 +486,8 @@ static __always_inline void note_own_peak(struct tracked_proc *t, __u64 pages);
 static __always_inline struct tracked_proc *take_handover(struct task_struct *task, __u32 tgid)
 {
 	struct handover *h = bpf_map_lookup_elem(&exec_handover, &tgid);
-	struct proc_state *ps = NULL;
+	struct proc_state *ps;
+	struct task_mark *m;
 
 	if (!h)
 		return NULL;
@@ -452,12 +497,17 @@ static __always_inline struct tracked_proc *take_handover(struct task_struct *ta
 		bpf_map_delete_elem(&exec_handover, &tgid);
 		return NULL;
 	}
-	if (mark(task, tgid))
-		ps = own_state(task);
+	ps = own_state(task);
 	if (ps) {
 		ps->proc = h->proc;
 		ps->gone = h->gone;
 		ps->proc.flags &= ~TRACKED_HANDED_OVER;
+		/* it leads now: its mark moves into the state */
+		m = bpf_task_storage_get(&task_marks, task, 0, 0);
+		if (m && m->tgid == tgid)
+			ps->mark = *m;
+		leader_mark(ps, task, tgid);
+		bpf_task_storage_delete(&task_marks, task);
 	}
 	bpf_map_delete_elem(&exec_handover, &tgid);
 	return ps ? &ps->proc : NULL;
@@ -542,7 +592,8 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 		len = 0;
 	e->argv_len = len;
 
-	if (bpf_ringbuf_output(&events, e, offsetof(struct exec_event, argv) + len, wakeup())) {
+	len += offsetof(struct exec_event, argv);
+	if (bpf_ringbuf_output(&events, e, len, wakeup(len))) {
 		lose(unit);
 		return 0;
 	}
@@ -652,7 +703,7 @@ static __always_inline void exit_peaks(struct task_struct *task, struct tracked_
 
 static __always_inline void send_exit(struct exit_event *e)
 {
-	if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup())) {
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup(sizeof(*e)))) {
 		lose(e->h.unit);
 		return;
 	}
@@ -701,9 +752,13 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	/* The final switch-out completes it, from the thread's own storage (the leader's is not
 	 * safe to reach then); that needs the thread marked (it is, unless it was registered with
 	 * threads tracerd could not mark). Without sched_switch it goes at once. */
-	m = have_switch ? mark(task, tgid) : NULL;
-	if (m)
-		mine = task == task->group_leader ? ps : own_state(task);
+	m = NULL;
+	if (have_switch && task == task->group_leader) {
+		m = leader_mark(ps, task, tgid);
+		mine = ps;
+	} else if (have_switch && (m = thread_mark(task, tgid))) {
+		mine = own_state(task);
+	}
 	pe = mine ? &mine->exit : bpf_map_lookup_elem(&exit_scratch, &zero);
 	if (!pe)
 		return 0;
@@ -860,18 +915,21 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
 SEC("tp_btf/sched_switch")
 int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 {
+	struct proc_state *ps, *own = NULL;
 	struct proc_waits *w = NULL;
-	struct proc_state *ps;
 	struct pending_exit *pe;
 	struct task_mark *m;
 	__u32 state;
 
-	m = mark_of(prev);
+	m = mark_of(prev, &own);
 	if (!m)
 		return 0;
 	state = task_state(prev);
 	if (!m->exit_pending) {
-		ps = proc_of(prev);
+		if (!own)
+			ps = proc_of(prev);
+		else
+			ps = own->proc.flags & TRACKED_PROC ? own : NULL;
 		if (ps && (ps->proc.flags & TRACKED_FORK_UNSENT))
 			send_fork(prev, &ps->proc);
 		if (ps)
@@ -880,7 +938,7 @@ int BPF_PROG(handle_switch, bool preempt, struct task_struct *prev)
 		return 0;
 	}
 	/* its process has ended: the exit waits in the thread's own storage */
-	ps = bpf_task_storage_get(&procs, prev, 0, 0);
+	ps = own ? own : bpf_task_storage_get(&procs, prev, 0, 0);
 	if (!ps)
 		return 0;
 	pe = &ps->exit;
@@ -1007,7 +1065,7 @@ int handle_oom(struct trace_event_raw_mark_victim *ctx)
 		e->file_rss_kb = ctx->file_rss;
 		e->shmem_rss_kb = ctx->shmem_rss;
 	}
-	bpf_ringbuf_submit(e, wakeup());
+	bpf_ringbuf_submit(e, wakeup(sizeof(*e)));
 	count(STAT_OOM);
 	return 0;
 }

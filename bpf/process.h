@@ -156,11 +156,12 @@ struct pending_exit {
 };
 
 /* A mark on every thread of a tracked process, in the thread's own storage (task-local storage,
- * keyed by the task; tracerd reaches it through a pidfd). A context switch, exec, exit or
- * socket call of a task with no BPF storage at all is settled with one load. Set at fork
- * (children and threads of tracked processes), at exec, and by tracerd when it registers a
- * process: a tracked process some of whose threads are unmarked is the exception
- * (unmarked_tracked). Small, as every thread of every tracked job has one. */
+ * keyed by the task; tracerd reaches it through a pidfd): the group leader's inside its
+ * proc_state, every other thread's alone (task_marks). A context switch, exec, exit or socket
+ * call of a task with no BPF storage at all is settled with one load. Set at fork (children and
+ * threads of tracked processes), at exec, and by tracerd when it registers a process: a
+ * tracked process some of whose threads are unmarked is the exception (unmarked_tracked).
+ * Small, as every thread of every tracked job has one. */
 struct task_mark {
 	__u32 tgid;
 	__u32 sleep;	    /* SLEEP_*: what the thread went to sleep in at its last switch-out */
@@ -173,11 +174,13 @@ struct task_mark {
 };
 
 /* A tracked process's state, in its group leader's storage (the `procs` map): nothing is kept
- * by pid, so nothing of a process outlives it and no shared set can fill up. The last thread
- * to end keeps the process's exit in its own (the leader's, unless the leader ended first). */
+ * by pid, so nothing of a process outlives it and no shared set can fill up. The leader's own
+ * mark is here too: one storage and one lookup per process, not two. The last thread to end
+ * keeps the process's exit in its own (the leader's, unless the leader ended first). */
 struct proc_state {
 	struct tracked_proc proc; /* TRACKED_PROC: the process's state */
 	struct io_totals gone;	  /* what its threads that already ended did */
+	struct task_mark mark;	  /* the leader's (tgid 0: not marked) */
 	struct pending_exit exit;
 };
 

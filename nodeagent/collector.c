@@ -300,7 +300,7 @@ static int load(struct collector *c, const struct collector_opts *o, const struc
 			return err;
 		}
 		c->skel->rodata->page_kb = sysconf(_SC_PAGESIZE) / 1024;
-		c->skel->rodata->wakeup_bytes = o->ring_bytes / 8;
+		c->skel->rodata->wakeup_bytes = o->ring_bytes / 8 / (c->ncpus > 0 ? c->ncpus : 1);
 		bpf_map__set_max_entries(c->skel->maps.events, o->ring_bytes);
 
 		probe_signals(c, vmlinux);
@@ -448,8 +448,8 @@ static uint64_t thread_run_delay(uint32_t tgid, uint32_t tid)
 	return delay;
 }
 
-/* Mark the task behind fd, a thread of tgid, as the kernel side marks those it sees born
- * (task_marks). A mark it has already stays: the kernel side keeps it. */
+/* Mark the task behind fd, a thread of tgid other than its leader, as the kernel side marks
+ * those it sees born (task_marks). A mark it has already stays: the kernel side keeps it. */
 static int mark_task(struct collector *c, int fd, uint32_t tgid, uint32_t tid)
 {
 	struct task_mark m = { .tgid = tgid, .run_delay = thread_run_delay(tgid, tid) };
@@ -520,8 +520,6 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 		return -errno;
 	if (procfs_read_stat(tgid, &st) < 0 || st.start_ticks != start_ticks)
 		err = -ESRCH; /* gone, and the pid is another process's now */
-	if (!err)
-		err = mark_task(c, fd, tgid, tgid);
 	if (!err) {
 		if (read_state(c, fd, start_ticks * START_TICK_NS, &ps) < 0) {
 			memset(&ps, 0, sizeof(ps));
@@ -529,6 +527,9 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 			ps.proc.flags = TRACKED_PROC;
 		}
 		ps.proc.unit = unit;
+		if (ps.mark.tgid != tgid) /* the leader's mark is in its state (a kept one stays) */
+			ps.mark = (struct task_mark){ .tgid = tgid,
+						      .run_delay = thread_run_delay(tgid, tgid) };
 		err = bpf_map__update_elem(c->skel->maps.procs, &fd, sizeof(fd), &ps, sizeof(ps),
 					   BPF_ANY);
 	}
