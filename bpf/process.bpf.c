@@ -342,12 +342,14 @@ static __always_inline struct proc_state *track(struct task_struct *task, __u32 
 	return ps;
 }
 
-/* Report a tracked process's fork (see TRACKED_FORK_UNSENT), at the fork's time. */
+/* Report a tracked process's fork (see TRACKED_FORK_UNSENT), at the fork's time. Its threads
+ * may get here at once on several CPUs: the one that clears the flag sends it. */
 static __always_inline void send_fork(struct task_struct *task, struct tracked_proc *t)
 {
 	struct fork_event *e;
 
-	t->flags &= ~TRACKED_FORK_UNSENT;
+	if (!(__sync_fetch_and_and(&t->flags, ~TRACKED_FORK_UNSENT) & TRACKED_FORK_UNSENT))
+		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		lose(t->unit);
@@ -515,7 +517,7 @@ static __always_inline struct tracked_proc *take_handover(struct task_struct *ta
 
 static __always_inline void hand_over(__u32 tgid, struct proc_state *ps)
 {
-	ps->proc.flags |= TRACKED_HANDED_OVER;
+	__sync_fetch_and_or(&ps->proc.flags, TRACKED_HANDED_OVER); /* its threads run on */
 	bpf_map_update_elem(&exec_handover, &tgid, ps, BPF_ANY);
 }
 
@@ -571,7 +573,7 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 	e->gid = task->real_cred->gid.val;
 	e->flags = 0;
 	e->cgroup_id = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	__builtin_memcpy(e->comm, task->comm, sizeof(e->comm));
 
 	filename = bprm->filename;
 	n = bpf_probe_read_kernel_str(e->path, sizeof(e->path), filename);
