@@ -52,10 +52,12 @@ struct task_struct___pre62 {
  * lookup only on hosts that use cgroup tracking. */
 volatile __u32 cgroup_tracking = 0;
 const volatile __u32 page_kb = 4;
-/* Wake tracerd only once a CPU has put this much in the ring since it last did (tracerd sets
- * it to an eighth of the ring over the CPUs): a wakeup per event costs the traced work an
- * interrupt each (an expensive exit on VMs). tracerd also drains on a short timer. */
+/* Wake tracerd only once this much is waiting: a wakeup per event costs the traced work an
+ * interrupt each (an expensive exit on VMs). tracerd also drains on a short timer. Each CPU
+ * asks the ring only after putting wakeup_check_bytes in it since it last asked (tracerd sets
+ * that to wakeup_bytes over the CPUs, so that unasked bytes stay below wakeup_bytes). */
 const volatile __u64 wakeup_bytes = 0;
+const volatile __u64 wakeup_check_bytes = 0;
 
 /* Set on the first exit traced while the address space is still there (6.18 does, 6.12 not). */
 volatile __u32 exit_sees_mm = 0;
@@ -157,9 +159,9 @@ struct {
 	__type(value, struct exec_event);
 } exec_scratch SEC(".maps");
 
-/* Bytes each CPU put in the ring since it last woke tracerd. Counted here, not asked of the
- * ring: what is waiting there sits on a line that tracerd's draining keeps moving between
- * CPUs, which cost every event a cache miss. */
+/* Bytes each CPU put in the ring since it last asked what is waiting there: that sits on a
+ * line tracerd's draining keeps moving between CPUs, and asking at every event cost each a
+ * cache miss. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -173,13 +175,14 @@ static __always_inline __u64 wakeup(__u64 size)
 	__u32 zero = 0;
 	__u64 *n = bpf_map_lookup_elem(&unwoken, &zero);
 
-	if (!n)
-		return BPF_RB_FORCE_WAKEUP;
-	*n += size;
-	if (*n < wakeup_bytes)
-		return BPF_RB_NO_WAKEUP;
-	*n = 0;
-	return BPF_RB_FORCE_WAKEUP;
+	if (n) {
+		*n += size;
+		if (*n < wakeup_check_bytes)
+			return BPF_RB_NO_WAKEUP;
+		*n = 0;
+	}
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									     : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline void count(__u32 idx)
@@ -440,7 +443,9 @@ static __always_inline void add_thread(struct thread_totals *t, struct task_stru
 	t->majflt += BPF_CORE_READ(task, maj_flt);
 	t->nvcsw += BPF_CORE_READ(task, nvcsw);
 	t->nivcsw += BPF_CORE_READ(task, nivcsw);
-	t->run_delay += run_delay(task);
+	/* a thread past its exit (a zombie leader) left its run_delay in proc_state.gone */
+	if (!BPF_CORE_READ(task, exit_state))
+		t->run_delay += run_delay(task);
 }
 
 /* add_thread() of a thread the verifier knows the type of: direct loads */
@@ -740,6 +745,9 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 		keep_thread_io(&ps->gone, task);
 		if (task == task->group_leader)
 			hand_over(tgid, ps);
+		else if (found->flags &
+			 TRACKED_HANDED_OVER) /* what was set aside, brought up to date */
+			bpf_map_update_elem(&exec_handover, &tgid, ps, BPF_EXIST);
 		return 0;
 	}
 	/* Two threads ending at once may both find the count at 0 (it drops before this
@@ -885,7 +893,7 @@ static __always_inline void account_switch(struct task_mark *m, struct task_stru
 {
 	__u64 now = bpf_ktime_get_ns(), rd = own_run_delay(prev);
 	__u64 rt = prev->se.sum_exec_runtime;
-	__u64 waited = rd - m->run_delay, slept = 0, busy;
+	__u64 waited = rd > m->run_delay ? rd - m->run_delay : 0, slept = 0, busy;
 	__u32 sleep = m->sleep;
 
 	if (sleep != SLEEP_NONE) {

@@ -300,7 +300,9 @@ static int load(struct collector *c, const struct collector_opts *o, const struc
 			return err;
 		}
 		c->skel->rodata->page_kb = sysconf(_SC_PAGESIZE) / 1024;
-		c->skel->rodata->wakeup_bytes = o->ring_bytes / 8 / (c->ncpus > 0 ? c->ncpus : 1);
+		c->skel->rodata->wakeup_bytes = o->ring_bytes / 8;
+		c->skel->rodata->wakeup_check_bytes =
+			o->ring_bytes / 8 / (c->ncpus > 0 ? c->ncpus : 1);
 		bpf_map__set_max_entries(c->skel->maps.events, o->ring_bytes);
 
 		probe_signals(c, vmlinux);
@@ -506,32 +508,57 @@ static int read_state(const struct collector *c, int fd, uint64_t start_ns, stru
 	return err;
 }
 
+/* The state to write for a process the kernel side tracks already (ps, as read): its figures
+ * so far stay and only its unit changes; -ESRCH once its end has begun (its exit waits in the
+ * state: writing over it would lose it). */
+static int retarget_state(struct proc_state *ps, uint32_t tgid, uint64_t start_ns, uint64_t unit)
+{
+	if (!(ps->proc.flags & TRACKED_PROC) || ps->mark.exit_pending ||
+	    ps->proc.start_ns / START_TICK_NS != start_ns / START_TICK_NS)
+		return -ESRCH;
+	ps->proc.unit = unit;
+	if (ps->mark.tgid != tgid) /* the leader's mark is in its state */
+		ps->mark = (struct task_mark){ .tgid = tgid,
+					       .run_delay = thread_run_delay(tgid, tgid) };
+	return 0;
+}
+
 /* The process's state goes into its leader's storage, through a pidfd: that holds the process
  * itself, so once its start is checked no later owner of the pid can be given the unit. A
  * process the kernel side already tracks (the child of a tracked process, registered as a
- * unit's root) keeps its figures so far; only its unit changes. */
+ * unit's root) keeps its figures so far; only its unit changes. A new state is only created,
+ * never written over one the kernel side made meanwhile. */
 int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks, uint64_t unit)
 {
+	const struct bpf_map *procs = c->skel->maps.procs;
+	uint64_t start_ns = start_ticks * START_TICK_NS;
 	struct proc_state ps;
 	struct procfs_stat st;
-	int fd = pidfd_open(tgid, 0), err = 0;
+	int fd = pidfd_open(tgid, 0), err = 0, tries;
 
 	if (fd < 0)
 		return -errno;
 	if (procfs_read_stat(tgid, &st) < 0 || st.start_ticks != start_ticks)
 		err = -ESRCH; /* gone, and the pid is another process's now */
-	if (!err) {
-		if (read_state(c, fd, start_ticks * START_TICK_NS, &ps) < 0) {
-			memset(&ps, 0, sizeof(ps));
-			ps.proc.start_ns = start_ticks * START_TICK_NS;
-			ps.proc.flags = TRACKED_PROC;
+	for (tries = 0; !err && tries < 2; tries++) {
+		err = bpf_map__lookup_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps), 0);
+		if (!err && !(err = retarget_state(&ps, tgid, start_ns, unit))) {
+			err = bpf_map__update_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps),
+						   BPF_EXIST);
+			break;
 		}
+		if (err != -ENOENT)
+			break;
+		memset(&ps, 0, sizeof(ps));
+		ps.proc.start_ns = start_ns;
+		ps.proc.flags = TRACKED_PROC;
 		ps.proc.unit = unit;
-		if (ps.mark.tgid != tgid) /* the leader's mark is in its state (a kept one stays) */
-			ps.mark = (struct task_mark){ .tgid = tgid,
-						      .run_delay = thread_run_delay(tgid, tgid) };
-		err = bpf_map__update_elem(c->skel->maps.procs, &fd, sizeof(fd), &ps, sizeof(ps),
-					   BPF_ANY);
+		ps.mark = (struct task_mark){ .tgid = tgid,
+					      .run_delay = thread_run_delay(tgid, tgid) };
+		err = bpf_map__update_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps), BPF_NOEXIST);
+		if (err != -EEXIST || tries)
+			break;
+		err = 0; /* the kernel side made one meanwhile: take that */
 	}
 	close(fd);
 	if (!err)

@@ -33,8 +33,9 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
 		   void *ctx);
 void collector_close(struct collector *c);
 
-/* Readable when an eighth of the ring is filled; below that events wait for the caller's
- * periodic drain (COLLECTOR_DRAIN_MS), so that a busy node is not woken per event. */
+/* Readable once about an eighth of the ring is filled (each CPU asks the ring after putting
+ * its share of that in it); below that events wait for the caller's periodic drain
+ * (COLLECTOR_DRAIN_MS), so that a busy node is not woken per event. */
 #define COLLECTOR_DRAIN_MS 50
 int collector_fd(const struct collector *c);
 int collector_drain(struct collector *c); /* handle every pending event; count or -errno */

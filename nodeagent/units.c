@@ -110,10 +110,12 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 {
 	int r = pid ? units_track_pid(a, u, pid) : 0;
 
-	if (!r && u->cgroup_id)
+	if (!r && u->cgroup_id) {
 		r = collector_track_cgroup(a->collector, u->cgroup_id, u->id);
-	if (r && pid)
-		collector_untrack_pid(a->collector, pid);
+		if (r &&
+		    pid) /* undo the pid's; a refused pid left the kernel side's state as it was */
+			collector_untrack_pid(a->collector, pid);
+	}
 	return r;
 }
 

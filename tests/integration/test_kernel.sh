@@ -1,7 +1,7 @@
 # The kernel-facing core on whatever kernel runs it (the host, and each kernel of `make vmtest`):
 # the programs load, an exec storm is recorded whole, a program's own peak memory, OOM kills,
 # tracking by cgroup v2, untracked processes left alone, a pid's next owner never tracked, an
-# exec from a thread.
+# exec from a thread, a tracked process registered again.
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 ALLOC=$(prog alloc) && SPAWN=$(prog spawn) || { fail "building test programs"; finish; exit 1; }
@@ -127,6 +127,27 @@ for how in live-leader leader-gone; do
   check "exec from a thread ($how): its exit came from the kernel, not lost (flags ${fl:-none})" \
     [ -n "$fl" ] && [ $(( fl & 0x400 )) -eq 0 ]
 done
+
+# a process the kernel side tracks already (a tracked shell's child), registered later as the
+# root of a unit of its own: its unit changes, and what it did before stays its own (its 1 s
+# asleep before the registration is in its off-CPU time)
+rm -f "$T/sleep.pid"
+ctl run --name outer -- bash -c 'sleep 2 & echo $! > "$0"; wait' "$T/sleep.pid" 2>/dev/null &
+outer=$!
+for _ in $(seq 50); do [ -s "$T/sleep.pid" ] && break; sleep 0.1; done
+pid=$(cat "$T/sleep.pid" 2>/dev/null)
+sleep 1
+reg=$(ctl register --uid 0 --pid "${pid:-0}" --name reregistered)
+wait $outer
+for _ in $(seq 50); do
+  read -r name off < <(db -separator ' ' "SELECT u.name, p.offcpu_ns FROM processes p JOIN units u ON u.id = p.unit WHERE p.pid = ${pid:-0} AND p.comm = 'sleep'")
+  [ -n "$name" ] && break
+  sleep 0.1
+done
+echo "  registered while tracked: unit ${name:-none}, off-CPU ${off:-none} ns"
+check "a tracked process registered again is the new unit's" [ "$name" = reregistered ]
+check "its figures from before the registration stay (off-CPU 2 s, not 1)" [ "${off:-0}" -gt 1900000000 ]
+[ -z "$reg" ] || ctl unregister "$reg" --status 0 >/dev/null
 
 # BtfPath: a BTF file for kernels without /sys/kernel/btf/vmlinux; a bad one is refused in one
 # clear line, a good one loads

@@ -29,6 +29,12 @@ got=$(field cpu_wait_ns cpuwait)
 echo "  cpu wait: tracer ${got} ns, schedstat run_delay ${ref} ns"
 check "CPU wait within 2 % or 10 ms of schedstat's run_delay" within "${got:-0}" "${ref:-1}" 0.02 10000000
 check "CPU wait of 4 threads on one core is most of their time" [ "${got:-0}" -gt 4000000000 ]
+# the same with a leader that ends half-way (pthread_exit): it stays listed as a zombie, and
+# its wait is counted once, not again with the threads still listed at the end
+ref=$(ctl run --name cpuwait-zombie -- "$WAITS" cpu-leader-first 4 2 2>/dev/null | awk '/run_delay/ {print $2}')
+got=$(field cpu_wait_ns cpuwait-zombie)
+echo "  cpu wait, leader ended first: tracer ${got} ns, schedstat run_delay ${ref} ns"
+check "CPU wait with a zombie leader within 2 % or 10 ms of schedstat's run_delay" within "${got:-0}" "${ref:-1}" 0.02 10000000
 
 # I/O wait: synced writes wait for the device. The reference is taskstats' block-I/O delay in
 # ns (or /proc's whole clock ticks where taskstats is missing). The writer runs SCHED_FIFO:

@@ -2,6 +2,8 @@
  * wait and network figures to be compared with:
  *   waits cpu THREADS SECONDS   busy threads pinned to one CPU; prints "run_delay NS", the sum
  *                               of every thread's /proc/thread-self/schedstat run_delay
+ *   waits cpu-leader-first THREADS SECONDS   the same, but the leader stops half-way and calls
+ *                               pthread_exit: the process ends with a zombie leader
  *   waits io FILE MIB           synced writes; prints "blkio_ns N resolution_ns R elapsed_ns T":
  *                               delay accounting's block-I/O delay, from taskstats in ns (R 1)
  *                               or else /proc/self/stat field 42 in clock ticks (R one tick,
@@ -24,8 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static double seconds;
+static double seconds, leader_seconds; /* how long the workers and the leader (thread 0) burn */
 static unsigned long long delays[64];
+static pthread_t threads[64];
 
 static unsigned long long my_run_delay(void)
 {
@@ -51,7 +54,7 @@ static double now(void)
 static void *burn(void *arg)
 {
 	volatile unsigned long x = 0;
-	double end = now() + seconds;
+	double end = now() + (arg ? seconds : leader_seconds);
 
 	while (now() < end)
 		for (int i = 0; i < 100000; i++)
@@ -70,7 +73,7 @@ static int cpu(int n, double secs)
 	CPU_SET(0, &one);
 	if (n < 1 || n > 64 || sched_setaffinity(0, sizeof(one), &one))
 		return 1;
-	seconds = secs;
+	seconds = leader_seconds = secs;
 	for (long i = 1; i < n; i++)
 		pthread_create(&t[i], NULL, burn, (void *)i);
 	burn(0);
@@ -81,6 +84,47 @@ static int cpu(int n, double secs)
 		sum += delays[i];
 	printf("run_delay %llu\n", sum);
 	return 0;
+}
+
+static int workers;
+static volatile int leader_done;
+
+/* The last thread of cpu_leader_first: sums every thread's run_delay once all have burnt. */
+static void *last_worker(void *arg)
+{
+	unsigned long long sum = 0;
+
+	burn(arg);
+	for (int i = 2; i < workers; i++)
+		pthread_join(threads[i], NULL);
+	while (!leader_done)
+		sched_yield();
+	__sync_synchronize();
+	for (int i = 0; i < workers; i++)
+		sum += delays[i];
+	printf("run_delay %llu\n", sum);
+	fflush(stdout);
+	return NULL;
+}
+
+static int cpu_leader_first(int n, double secs)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (n < 2 || n > 64 || sched_setaffinity(0, sizeof(one), &one))
+		return 1;
+	seconds = secs;
+	leader_seconds = secs / 2;
+	workers = n;
+	for (long i = 2; i < n; i++)
+		pthread_create(&threads[i], NULL, burn, (void *)i);
+	pthread_create(&threads[1], NULL, last_worker, (void *)1);
+	burn(0);
+	__sync_synchronize();
+	leader_done = 1;
+	pthread_exit(NULL);
 }
 
 /* One generic-netlink request and its reply; the reply's first attribute, or NULL. */
@@ -256,10 +300,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "cpu"))
 		return cpu(atoi(argv[2]), atof(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "cpu-leader-first"))
+		return cpu_leader_first(atoi(argv[2]), atof(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "io"))
 		return io(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "net"))
 		return net(atoi(argv[2]));
-	fprintf(stderr, "usage: waits cpu THREADS SECONDS | io FILE MIB | net KIB\n");
+	fprintf(stderr,
+		"usage: waits cpu|cpu-leader-first THREADS SECONDS | io FILE MIB | net KIB\n");
 	return 2;
 }
