@@ -233,7 +233,7 @@ int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
 	struct line_reader lr;
 	char *msg, *line = NULL;
 	size_t mlen, llen = 0;
-	int ret;
+	int ret, sent;
 
 	if (fd < 0 || !req || !reply) {
 		proto_errf(err, errlen, "invalid argument");
@@ -244,24 +244,28 @@ int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
 		proto_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	ret = send_all(fd, msg, mlen, deadline);
+	sent = send_all(fd, msg, mlen, deadline);
 	free(msg);
-	if (ret < 0) {
-		if (ret == -ETIMEDOUT)
+	if (sent < 0 && sent != -ECONNRESET) {
+		if (sent == -ETIMEDOUT)
 			proto_errf(err, errlen, "timed out sending request");
-		else if (ret == -ECONNRESET)
-			proto_errf(err, errlen, "connection closed while sending request");
 		else
-			proto_errf(err, errlen, "sending request: %s", strerror(-ret));
-		return ret;
+			proto_errf(err, errlen, "sending request: %s", strerror(-sent));
+		return sent;
 	}
 
+	/* Read the reply, also when the daemon closed before taking the whole request: a
+	 * refusal (too many clients) is sent before the request is read, and waits there. */
 	line_reader_init(&lr);
 	/* line_reader_feed refuses a line past max before storing it: memory stays bounded */
 	lr.max = max && max < TRACER_REPLY_MAX ? max : TRACER_REPLY_MAX;
 	max = lr.max;
 	ret = recv_line(fd, &lr, deadline, &line, &llen);
 	line_reader_free(&lr);
+	if (ret < 0 && sent < 0) {
+		proto_errf(err, errlen, "connection closed while sending request");
+		return sent;
+	}
 	if (ret < 0) {
 		if (ret == -EMSGSIZE) {
 			proto_errf(err, errlen, "reply longer than %zu bytes", max);

@@ -242,6 +242,9 @@ static struct json_object *end_run(const char *sock, int64_t unit, int status)
 			break;
 		usleep(250000);
 	}
+	if (r < 0 && attempt < 19) /* not said yet */
+		fprintf(stderr, "%s: the end of run r%" PRId64 " was not recorded: %s\n", prog,
+			unit, strerror(-r));
 	return r == 0 ? reply : NULL;
 }
 

@@ -165,8 +165,9 @@ for i in $(seq 24); do
     "$BUILD/tracerctl" -N $NODE run --name burst -- /bin/true 2> "$T/burst$i.out" & pids+=($!)
 done
 wait "${pids[@]}"
-check "burst: 24 runs of one user at once are all traced" [ "$(cat "$T"/burst*.out | grep -c "1 recorded")" = 24 ] ||
-  for f in $(grep -L "1 recorded" "$T"/burst*.out); do echo "    $f: $(tr '\n' ' ' < "$f")"; done
+traced=$(cat "$T"/burst*.out | grep -c "processes   1 recorded")
+check "burst: 24 runs of one user at once are all traced ($traced)" [ "$traced" = 24 ]
+[ "$traced" = 24 ] || for f in $(grep -L "processes   1 recorded" "$T"/burst*.out); do echo "    $f: $(tr '\n' ' ' < "$f")"; done
 
 # 2. unbounded buffering: newlines, unread replies, one endless line
 attack newlines newlines 200 4

@@ -946,6 +946,29 @@ static void test_call_peer_gone_before_send(void **state)
 	json_object_put(req);
 }
 
+static void test_call_refused_before_send(void **state)
+{
+	static const char refusal[] =
+		"{\"v\":1,\"ok\":false,\"error\":\"too many clients: 8 of this user's\"}\n";
+	struct json_object *req = make_req("status"), *reply = NULL, *ok, *msg;
+	int sv[2];
+
+	(void)state;
+	/* A daemon at its client limit answers and closes before it reads the request: the
+	 * send then fails, but the refusal is there to read, and says to try again. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(write(sv[1], refusal, sizeof(refusal) - 1), (ssize_t)sizeof(refusal) - 1);
+	close(sv[1]);
+	assert_int_equal(proto_call(sv[0], req, 1000, &reply, err, sizeof(err)), 0);
+	assert_non_null(reply);
+	assert_true(json_object_object_get_ex(reply, "ok", &ok) && !json_object_get_boolean(ok));
+	assert_true(json_object_object_get_ex(reply, "error", &msg));
+	assert_string_equal(json_object_get_string(msg), "too many clients: 8 of this user's");
+	json_object_put(reply);
+	close(sv[0]);
+	json_object_put(req);
+}
+
 static void test_call_timeout(void **state)
 {
 	struct peer p = { .mode = PEER_SILENT };
@@ -1137,6 +1160,7 @@ int main(void)
 		cmocka_unit_test(test_add_argv),
 		cmocka_unit_test(test_call_peer_closes),
 		cmocka_unit_test(test_call_peer_gone_before_send),
+		cmocka_unit_test(test_call_refused_before_send),
 		cmocka_unit_test(test_call_timeout),
 		cmocka_unit_test(test_call_timeout_trickle),
 		cmocka_unit_test(test_call_bad_args),
