@@ -743,10 +743,10 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	sig = task->signal;
 	if (sig->live.counter != 0) { /* not the last thread */
 		keep_thread_io(&ps->gone, task);
+		/* set aside as the leader ends; brought up to date as each other thread does */
 		if (task == task->group_leader)
 			hand_over(tgid, ps);
-		else if (found->flags &
-			 TRACKED_HANDED_OVER) /* what was set aside, brought up to date */
+		else if (found->flags & TRACKED_HANDED_OVER)
 			bpf_map_update_elem(&exec_handover, &tgid, ps, BPF_EXIST);
 		return 0;
 	}

@@ -450,11 +450,17 @@ static uint64_t thread_run_delay(uint32_t tgid, uint32_t tid)
 	return delay;
 }
 
+/* A new mark for thread tid of tgid: its waits count from now, as for a thread born tracked. */
+static struct task_mark new_mark(uint32_t tgid, uint32_t tid)
+{
+	return (struct task_mark){ .tgid = tgid, .run_delay = thread_run_delay(tgid, tid) };
+}
+
 /* Mark the task behind fd, a thread of tgid other than its leader, as the kernel side marks
  * those it sees born (task_marks). A mark it has already stays: the kernel side keeps it. */
 static int mark_task(struct collector *c, int fd, uint32_t tgid, uint32_t tid)
 {
-	struct task_mark m = { .tgid = tgid, .run_delay = thread_run_delay(tgid, tid) };
+	struct task_mark m = new_mark(tgid, tid);
 	int err = bpf_map__update_elem(c->skel->maps.task_marks, &fd, sizeof(fd), &m, sizeof(m),
 				       BPF_NOEXIST);
 
@@ -496,31 +502,20 @@ static void mark_threads(struct collector *c, uint32_t tgid)
 	}
 }
 
-/* The state of the process behind fd if it is tracked and started at start_ns (to the clock
- * tick), else -ENOENT. */
+/* Is ps the state of the tracked process that started at start_ns (to the clock tick)? Not
+ * once its exit is claimed (TRACKED_PROC is cleared before the exit is set aside). */
+static int state_is_live(const struct proc_state *ps, uint64_t start_ns)
+{
+	return (ps->proc.flags & TRACKED_PROC) &&
+	       ps->proc.start_ns / START_TICK_NS == start_ns / START_TICK_NS;
+}
+
+/* The state of the process behind fd if it is tracked and started at start_ns, else -ENOENT. */
 static int read_state(const struct collector *c, int fd, uint64_t start_ns, struct proc_state *ps)
 {
 	int err = bpf_map__lookup_elem(c->skel->maps.procs, &fd, sizeof(fd), ps, sizeof(*ps), 0);
 
-	if (!err && (!(ps->proc.flags & TRACKED_PROC) ||
-		     ps->proc.start_ns / START_TICK_NS != start_ns / START_TICK_NS))
-		err = -ENOENT;
-	return err;
-}
-
-/* The state to write for a process the kernel side tracks already (ps, as read): its figures
- * so far stay and only its unit changes; -ESRCH once its end has begun (its exit waits in the
- * state: writing over it would lose it). */
-static int retarget_state(struct proc_state *ps, uint32_t tgid, uint64_t start_ns, uint64_t unit)
-{
-	if (!(ps->proc.flags & TRACKED_PROC) || ps->mark.exit_pending ||
-	    ps->proc.start_ns / START_TICK_NS != start_ns / START_TICK_NS)
-		return -ESRCH;
-	ps->proc.unit = unit;
-	if (ps->mark.tgid != tgid) /* the leader's mark is in its state */
-		ps->mark = (struct task_mark){ .tgid = tgid,
-					       .run_delay = thread_run_delay(tgid, tgid) };
-	return 0;
+	return !err && !state_is_live(ps, start_ns) ? -ENOENT : err;
 }
 
 /* The process's state goes into its leader's storage, through a pidfd: that holds the process
@@ -534,32 +529,38 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 	uint64_t start_ns = start_ticks * START_TICK_NS;
 	struct proc_state ps;
 	struct procfs_stat st;
-	int fd = pidfd_open(tgid, 0), err = 0, tries;
+	int fd = pidfd_open(tgid, 0), err;
 
 	if (fd < 0)
 		return -errno;
-	if (procfs_read_stat(tgid, &st) < 0 || st.start_ticks != start_ticks)
+	if (procfs_read_stat(tgid, &st) < 0 || st.start_ticks != start_ticks) {
 		err = -ESRCH; /* gone, and the pid is another process's now */
-	for (tries = 0; !err && tries < 2; tries++) {
-		err = bpf_map__lookup_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps), 0);
-		if (!err && !(err = retarget_state(&ps, tgid, start_ns, unit))) {
-			err = bpf_map__update_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps),
-						   BPF_EXIST);
-			break;
-		}
-		if (err != -ENOENT)
-			break;
+		goto out;
+	}
+	err = bpf_map__lookup_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps), 0);
+	if (err == -ENOENT) { /* not tracked: a new state */
 		memset(&ps, 0, sizeof(ps));
 		ps.proc.start_ns = start_ns;
 		ps.proc.flags = TRACKED_PROC;
 		ps.proc.unit = unit;
-		ps.mark = (struct task_mark){ .tgid = tgid,
-					      .run_delay = thread_run_delay(tgid, tgid) };
+		ps.mark = new_mark(tgid, tgid); /* the leader's mark is in its state */
 		err = bpf_map__update_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps), BPF_NOEXIST);
-		if (err != -EEXIST || tries)
-			break;
-		err = 0; /* the kernel side made one meanwhile: take that */
+		if (err != -EEXIST)
+			goto out;
+		/* the kernel side made one meanwhile: take that */
+		err = bpf_map__lookup_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps), 0);
 	}
+	if (err)
+		goto out;
+	if (!state_is_live(&ps, start_ns)) {
+		err = -ESRCH; /* its exit has begun and waits in the state, which must stay */
+		goto out;
+	}
+	ps.proc.unit = unit;
+	if (ps.mark.tgid != tgid)
+		ps.mark = new_mark(tgid, tgid);
+	err = bpf_map__update_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps), BPF_EXIST);
+out:
 	close(fd);
 	if (!err)
 		mark_threads(c, tgid);

@@ -112,8 +112,8 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 
 	if (!r && u->cgroup_id) {
 		r = collector_track_cgroup(a->collector, u->cgroup_id, u->id);
-		if (r &&
-		    pid) /* undo the pid's; a refused pid left the kernel side's state as it was */
+		/* undo the pid's; a refused pid left the kernel side's state as it was */
+		if (r && pid)
 			collector_untrack_pid(a->collector, pid);
 	}
 	return r;
