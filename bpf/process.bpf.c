@@ -730,7 +730,7 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	struct proc_state *ps, *mine = NULL;
 	struct tracked_proc *found;
 	struct pending_exit *pe;
-	struct task_mark *m;
+	struct task_mark *m = NULL;
 	struct exit_event *e;
 	int i;
 
@@ -762,7 +762,6 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	/* The final switch-out completes it, from the thread's own storage (the leader's is not
 	 * safe to reach then); that needs the thread marked (it is, unless it was registered with
 	 * threads tracerd could not mark). Without sched_switch it goes at once. */
-	m = NULL;
 	if (have_switch && task == task->group_leader) {
 		m = leader_mark(ps, task, tgid);
 		mine = ps;
@@ -851,7 +850,7 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	pe->stime = task->stime;
 	pe->nvcsw = task->nvcsw;
 	pe->nivcsw = task->nivcsw;
-	if (mine && m) {
+	if (mine) { /* m is its thread's mark */
 		m->exit_pending = 1;
 		return 0;
 	}

@@ -559,6 +559,8 @@ int collector_track_pid(struct collector *c, uint32_t tgid, uint64_t start_ticks
 	ps.proc.unit = unit;
 	if (ps.mark.tgid != tgid)
 		ps.mark = new_mark(tgid, tgid);
+	/* Written back whole: what the kernel side adds between the lookup and this (waits of
+	 * threads running meanwhile) is lost. The registrant itself waits on this request. */
 	err = bpf_map__update_elem(procs, &fd, sizeof(fd), &ps, sizeof(ps), BPF_EXIST);
 out:
 	close(fd);

@@ -163,6 +163,12 @@ int client_request(const char *prog, const char *sock, struct json_object *req, 
 	return request(prog, sock, req, timeout_ms, 0, reply, NULL, 0);
 }
 
+int client_request_why(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+		       struct json_object **reply, char *why, size_t whylen)
+{
+	return request(prog, sock, req, timeout_ms, 0, reply, why, whylen);
+}
+
 int client_request_root(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
 			struct json_object **reply, char *why, size_t whylen)
 {

@@ -21,6 +21,9 @@ int client_socket_path(const struct client_target *t, char *out, size_t len);
  * connection slot free). */
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
 		   struct json_object **reply);
+/* The same; why a request failed is also put in why[whylen] (when not NULL). */
+int client_request_why(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+		       struct json_object **reply, char *why, size_t whylen);
 /* The same for root's own clients (tracer-prolog, tracer-epilog): only with a tracerd that
  * trust_call() accepts (a root-owned socket directory no one else can write, a root server, a
  * reply of at most TRACER_ROOT_REPLY_MAX); why a request failed is also put in why[whylen]. */

@@ -230,21 +230,22 @@ static double now_s(void)
 static struct json_object *end_run(const char *sock, int64_t unit, int status)
 {
 	struct json_object *req, *reply = NULL;
+	char why[1024] = ""; /* truncated past that: it ends a line of ours */
 	int attempt, r = -1;
 
 	for (attempt = 0; attempt < 20; attempt++) {
 		req = client_new_request("run_end");
 		json_object_object_add(req, "unit", json_object_new_int64(unit));
 		json_object_object_add(req, "status", json_object_new_int(status));
-		r = client_request(attempt < 19 ? NULL : prog, sock, req, 10000, &reply);
+		r = client_request_why(NULL, sock, req, 10000, &reply, why, sizeof(why));
 		json_object_put(req);
 		if (r != -ECONNREFUSED && r != -ENOENT)
 			break;
 		usleep(250000);
 	}
-	if (r < 0 && attempt < 19) /* not said yet */
+	if (r < 0)
 		fprintf(stderr, "%s: the end of run r%" PRId64 " was not recorded: %s\n", prog,
-			unit, strerror(-r));
+			unit, why);
 	return r == 0 ? reply : NULL;
 }
 

@@ -45,4 +45,18 @@ done
 check "a unit whose tracerctl was killed is ended once its processes are gone" \
   [ "$(db "SELECT state FROM units WHERE name='orphan'")" = LOST ]
 check "with its process recorded" [ "$(db "SELECT COUNT(*) FROM processes WHERE comm='sleep' AND unit=(SELECT id FROM units WHERE name='orphan')")" -eq 1 ]
+# a run whose daemon is gone for good when its command ends: said once, with why; the
+# command's status still passed through
+"$BUILD/tracerctl" -N $NODE run --name abandoned -- sh -c "touch $T/started
+  while [ ! -e $T/end ]; do sleep 0.05; done; exit 3" 2> "$T/abandoned" &
+client=$!
+for _ in $(seq 100); do [ -e "$T/started" ] && break; sleep 0.1; done
+stop_daemon
+touch "$T/end"
+wait $client; st=$?
+cat "$T/abandoned"
+check "a run whose daemon stopped passes its command's status through ($st)" [ $st -eq 3 ]
+check "and says once that its end was not recorded, and why" \
+  [ "$(grep -c "the end of run r[0-9]* was not recorded: no tracerd is running" "$T/abandoned")" -eq 1 ]
+check "and nothing else" [ "$(grep -c . "$T/abandoned")" -eq 1 ]
 finish
