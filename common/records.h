@@ -114,7 +114,8 @@ struct rec_col {
 	X(stall_reason, TEXT, "TEXT", 48, 0)         \
 	X(sample_peak_mcores, INT, "INTEGER", 0, 0)  \
 	X(sample_peak_rss_kb, INT0, "INTEGER", 0, 0) \
-	X(sample_rounds, INT, "INTEGER", 0, 0)
+	X(sample_rounds, INT, "INTEGER", 0, 0)       \
+	X(job_mem_peak_kb, INT0, "INTEGER", 0, 0)
 
 /* A finished process with its totals. Keyed by (boot_id, pid, start_boot_ns). */
 #define PROCESS_RECORD(X)                                        \

@@ -41,7 +41,9 @@ int64_t eff_peak_memory(const struct figures *f, int64_t ntasks, const char **sr
 			       ? f->maxrss_kb
 			       : f->cgroup_mem_peak_kb;
 	}
-	if (f->task_peak_rss_kb != JS_NONE && f->task_peak_rss_kb > 0) {
+	/* samples miss a short peak: never below the largest process's own */
+	if (f->task_peak_rss_kb != JS_NONE && f->task_peak_rss_kb > 0 &&
+	    !(f->nprocs > 0 && f->maxrss_kb != JS_NONE && f->maxrss_kb > f->task_peak_rss_kb * n)) {
 		*src = "sampled";
 		return f->task_peak_rss_kb * n;
 	}
@@ -50,6 +52,18 @@ int64_t eff_peak_memory(const struct figures *f, int64_t ntasks, const char **sr
 		return f->maxrss_kb * n;
 	}
 	return JS_NONE;
+}
+
+int64_t eff_own_peak(const struct figures *f, int64_t ntasks)
+{
+	int64_t n = ntasks == JS_NONE || ntasks < 1 ? (f->ntasks > 0 ? f->ntasks : 1) : ntasks;
+	int64_t own = JS_NONE;
+
+	if (f->maxrss_kb != JS_NONE && f->maxrss_kb > 0 && f->nprocs > 0)
+		own = f->maxrss_kb;
+	if (f->task_peak_rss_kb != JS_NONE && f->task_peak_rss_kb > 0)
+		fig_max(&own, f->task_peak_rss_kb * n);
+	return own;
 }
 
 int64_t eff_node_peak_memory(const struct figures *f, int64_t ntasks, int64_t nnodes)
@@ -180,14 +194,11 @@ static int64_t max64(int64_t a, int64_t b)
 int64_t eff_peak_without_cache(const struct row *r)
 {
 	const struct figures *f = &r->f;
-	int64_t n = r->ntasks == JS_NONE || r->ntasks < 1 ? 1 : r->ntasks, own = JS_NONE;
+	int64_t own = r->own_peak_kb;
 
-	if (!r->peak_src || strcmp(r->peak_src, "cgroup") || r->peak_mem_kb == JS_NONE)
+	if (!r->peak_src || (strcmp(r->peak_src, "cgroup") && strcmp(r->peak_src, "jobcgroup")) ||
+	    r->peak_mem_kb == JS_NONE)
 		return JS_NONE;
-	if (f->maxrss_kb != JS_NONE && f->maxrss_kb > 0 && f->nprocs > 0)
-		own = f->maxrss_kb;
-	if (f->task_peak_rss_kb != JS_NONE && f->task_peak_rss_kb * n > own)
-		own = f->task_peak_rss_kb * n;
 	if (own == JS_NONE || own * 2 >= r->peak_mem_kb)
 		return JS_NONE;
 	/* cache can only hold what went through files: with less I/O than the excess, the

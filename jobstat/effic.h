@@ -29,19 +29,24 @@ double eff_time(int64_t elapsed_s, int64_t timelimit_min); /* Elapsed/Timelimit 
 /* The peak memory of a step from its figures: the step cgroup's peak when known, else the
  * largest sum of RSS of one task unit in a sampling round, else the largest process RSS;
  * the last two are per task, scaled by ntasks (reportseff's way with sacct's per-task
- * MaxRSS). *src names the source. JS_NONE when none is known. */
+ * MaxRSS). Never below the largest process's MaxRSS (samples miss a short peak). *src names
+ * the source. JS_NONE when none is known. */
 int64_t eff_peak_memory(const struct figures *f, int64_t ntasks, const char **src);
+
+/* The processes' own peak, without page cache: the largest process's, or a task's sampled
+ * processes at once times the tasks, whichever is higher; JS_NONE unknown. */
+int64_t eff_own_peak(const struct figures *f, int64_t ntasks);
 
 /* The peak memory of the highest node, what --mem sizes: the step cgroup's peak there when
  * known, else the per-task figure times the tasks per node; never below one process's peak
  * RSS. JS_NONE when unknown. */
 int64_t eff_node_peak_memory(const struct figures *f, int64_t ntasks, int64_t nnodes);
 
-/* The processes' own peak where the row's peak is a step cgroup's that is mostly page cache
- * (the files its tools read and wrote, which the kernel reclaims at the limit): the largest
- * process's, or a task's sampled processes at once times the tasks, when under half of the
- * cgroup's and its processes read and wrote at least the rest; JS_NONE otherwise (the row's
- * peak is what the job holds). */
+/* The processes' own peak (row.own_peak_kb; a job's: its steps' added where they ran at
+ * once) where the row's peak is a step's or the job's cgroup's that is mostly page cache
+ * (the files its tools read and wrote, which the kernel reclaims at the limit): when under
+ * half of the cgroup's and its processes read and wrote at least the rest; JS_NONE
+ * otherwise (the row's peak is what the job holds). */
 int64_t eff_peak_without_cache(const struct row *r);
 
 /* Cores per task: the most busy at once (from samples) when known, else CPU time / wall. */

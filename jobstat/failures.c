@@ -71,8 +71,9 @@ void failures_of_job(struct job *j)
 		return;
 	for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
 		struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
-		struct procset ps;
+		struct procset ps = { 0 };
 
+		/* a step tracer holds no unit of has no processes to name (its set stays empty) */
 		if (s->f.nunits && procs_of_step(j, s, &ps) == 0)
 			failures_add(&j->fail, s->jobid, ps.p, ps.n);
 		procs_free(&ps);

@@ -76,7 +76,8 @@ struct row {
 	int64_t cpu_ns, user_ns, sys_ns;
 	int64_t peak_mem_kb;
 	int64_t node_peak_mem_kb; /* peak memory of the highest node (what --mem sizes) */
-	const char *peak_src;	  /* "cgroup", "sampled", "maxrss" */
+	int64_t own_peak_kb;	  /* of its processes alone, without page cache; JS_NONE */
+	const char *peak_src;	  /* "cgroup", "jobcgroup", "steps", "sampled", "maxrss" */
 	double peak_cores;	  /* most cores busy at once, < 0 unknown */
 	double cores_per_task;	  /* for --cpus-per-task, < 0 unknown */
 	const char *cores_src;	  /* "sampled" or "average" */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <slurm/slurm_errno.h>
+
 #include "convert.h"
 #include "effic.h"
 #include "notes.h"
@@ -47,6 +49,10 @@ static const char *peak_source(const struct row *r)
 {
 	if (r->peak_src && strcmp(r->peak_src, "cgroup") == 0)
 		return "step cgroup peak";
+	if (r->peak_src && strcmp(r->peak_src, "jobcgroup") == 0)
+		return "job cgroup peak, its steps at once";
+	if (r->peak_src && strcmp(r->peak_src, "steps") == 0)
+		return "its steps' peaks added where they ran at once";
 	if (r->peak_src && strcmp(r->peak_src, "sampled") == 0)
 		return "largest sampled RSS sum";
 	return "largest process RSS";
@@ -255,9 +261,68 @@ static void note_next_time(struct notes *c)
 	}
 }
 
+/* slurmd's own errors (ESLURMD_*, 4000 on) come back as a step's wait status, so that sacct
+ * shows them as a signal: 4021 & 0x7f is the "0:53" of a job whose output file could not be
+ * opened. What each means to a user, where Slurm's own text does not say it. */
+static const char *slurmd_error_hint(int64_t code)
+{
+	switch (code) {
+	case ESLURMD_IO_ERROR:
+		return "its output or error file (-o/-e) could not be opened: does the "
+		       "directory exist, and may the job's user write there?";
+	case ESLURMD_EXECVE_FAILED:
+		return "its script could not be executed (its interpreter line, or a "
+		       "working directory (-D) that does not exist)";
+	case ESLURMD_PROLOG_FAILED:
+		return "the node's Prolog failed: ask the cluster's admins";
+	case ESLURMD_SET_UID_OR_GID_ERROR:
+	case ESLURMD_UID_NOT_FOUND:
+	case ESLURMD_GID_NOT_FOUND:
+		return "the job's user or group is not known on its node: ask the cluster's "
+		       "admins";
+	default:
+		return NULL;
+	}
+}
+
+#define SLURMD_ERRORS_FIRST 4000
+#define SLURMD_ERRORS_END 5000
+
+static int slurmd_error(int64_t st)
+{
+	return st != JS_NONE && st >= SLURMD_ERRORS_FIRST && st < SLURMD_ERRORS_END;
+}
+
+/* a step that Slurm failed before it ran anything: no process of it was recorded, and its
+ * wait status is one of slurmd's errors, which names the cause */
+static void note_not_started(struct notes *c)
+{
+	const struct job *j = c->j;
+
+	for (size_t i = 0; i < j->nsteps; i++) {
+		const struct row *s = &j->steps[i];
+		/* the step's own status, else the job's for its batch step */
+		int64_t st = slurmd_error(s->exit_status)		       ? s->exit_status
+			     : s->step_id == (int64_t)STEP_BATCH ? c->r->exit_status
+								 : JS_NONE;
+		const char *hint;
+		char code[16];
+
+		if (s->f.nprocs > 0 || s->running || !slurmd_error(st))
+			continue;
+		conv_exitcode(code, sizeof(code), st);
+		hint = slurmd_error_hint(st);
+		note(c,
+		     "%.100s never started: Slurm failed it before it ran anything (ExitCode %s is "
+		     "slurmd's error %" PRId64 ", \"%.60s\")%s%.160s",
+		     s->jobid, code, st, slurm_strerror((int)st), hint ? ": " : "", hint ? hint : "");
+		return;
+	}
+}
+
 /* the notes of a finished job tracer recorded, in the order printed */
 static void (*const notes[])(struct notes *c) = {
-	note_cpu,  note_memory,	     note_time,	     note_failures, note_numa, note_oversubscribed,
+	note_not_started, note_cpu,  note_memory,	     note_time,	     note_failures, note_numa, note_oversubscribed,
 	note_lost, note_tracer_down, note_next_time,
 };
 
@@ -277,8 +342,10 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
 		note(&c, "still running: efficiencies and suggestions come when it ends");
 		return c.n;
 	}
-	if (!c.r->f.nunits)
+	if (!c.r->f.nunits) {
+		note_not_started(&c);
 		return c.n;
+	}
 	row_advice(c.r, &c.adv);
 	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
 		notes[i](&c);

@@ -408,6 +408,7 @@ static void resolve_leaf(struct row *r, int64_t job_req_mb, int64_t job_nnodes)
 		r->sys_ns = r->slurm_sys_us * 1000;
 	}
 	r->peak_mem_kb = eff_peak_memory(&r->f, r->ntasks, &r->peak_src);
+	r->own_peak_kb = eff_own_peak(&r->f, r->ntasks);
 	r->node_peak_mem_kb = eff_node_peak_memory(&r->f, r->ntasks, r->nnodes);
 	r->cores_per_task =
 		r->f.nunits ? eff_cores(&r->f, r->f.cpu_ns, w, r->ntasks, &r->cores_src) : -1;
@@ -419,6 +420,125 @@ static void resolve_leaf(struct row *r, int64_t job_req_mb, int64_t job_nnodes)
 	if (job_req_mb != JS_NONE && job_nnodes != JS_NONE && job_nnodes > 1 &&
 	    r->nnodes != JS_NONE && r->nnodes > 0 && r->nnodes < job_nnodes)
 		r->req_mem_share_mb = job_req_mb * r->nnodes / job_nnodes;
+}
+
+/* A step's time span in ns: its units', else Slurm's seconds; unknown ends are open. */
+static void step_span(const struct row *s, int64_t *from, int64_t *to)
+{
+	*from = s->f.unit_start_ns != JS_NONE ? s->f.unit_start_ns
+		: s->start > 0		      ? s->start * 1000000000
+					      : 0;
+	*to = !s->running && !s->f.running && s->f.unit_end_ns != JS_NONE ? s->f.unit_end_ns
+	      : !s->running && s->end > 0				    ? s->end * 1000000000
+									    : INT64_MAX;
+}
+
+struct span_event {
+	int64_t at, delta;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct span_event *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->delta < y->delta ? 1 : x->delta > y->delta ? -1 : 0; /* starts first */
+}
+
+/* The most of a figure (at offset off in struct row) held by the job's steps at once: their
+ * peaks added over the steps whose spans overlap (steps that ran at once hold their memory
+ * at once, within one job cgroup). An upper bound, as each step's peak may come at another
+ * moment; JS_NONE when no step has the figure. */
+static int64_t steps_at_once(const struct job *j, size_t off)
+{
+	struct span_event *ev = malloc((2 * j->nsteps + 1) * sizeof(*ev));
+	int64_t now = 0, most = JS_NONE;
+	size_t n = 0;
+
+	if (!ev)
+		return JS_NONE;
+	for (size_t i = 0; i < j->nsteps; i++) {
+		int64_t v = *(const int64_t *)((const char *)&j->steps[i] + off), from, to;
+
+		if (v == JS_NONE || v <= 0)
+			continue;
+		step_span(&j->steps[i], &from, &to);
+		ev[n++] = (struct span_event){ from, v };
+		ev[n++] = (struct span_event){ to, -v };
+	}
+	qsort(ev, n, sizeof(*ev), by_time);
+	for (size_t i = 0; i < n; i++) {
+		now += ev[i].delta;
+		fig_max(&most, now);
+	}
+	free(ev);
+	return most;
+}
+
+/* The job cgroup's own peak on each node (each task's end reads it): the highest node's, and
+ * their sum over the nodes, JS_NONE when Slurm gave none. */
+static void job_cgroup_peaks(const struct job *j, int64_t *node_peak, int64_t *sum, int *node)
+{
+	int nodes[256];
+	int64_t peak[256];
+	size_t nn = 0;
+
+	*node_peak = *sum = JS_NONE;
+	for (size_t i = 0; i < j->nunits; i++) {
+		const struct unit_rec *u = &j->units[i];
+		size_t k;
+
+		if (u->job_mem_peak_kb == JS_NONE || u->job_mem_peak_kb <= 0)
+			continue;
+		for (k = 0; k < nn && nodes[k] != u->node; k++)
+			;
+		if (k == nn) {
+			if (nn == 256)
+				continue;
+			nodes[nn] = u->node;
+			peak[nn++] = JS_NONE;
+		}
+		fig_max(&peak[k], u->job_mem_peak_kb);
+	}
+	for (size_t k = 0; k < nn; k++) {
+		fig_sum(sum, peak[k]);
+		if (*node_peak == JS_NONE || peak[k] > *node_peak) {
+			*node_peak = peak[k];
+			*node = nodes[k];
+		}
+	}
+}
+
+/* The job's memory: what its cgroup held on each node (what --mem limits, all its steps at
+ * once), else its steps' peaks added where they ran at once; never below one step's. */
+static void job_memory(struct job *j)
+{
+	struct row *r = &j->row;
+	int64_t node_peak, sum;
+	int node = -1;
+
+	r->own_peak_kb = steps_at_once(j, offsetof(struct row, own_peak_kb));
+	job_cgroup_peaks(j, &node_peak, &sum, &node);
+	if (node_peak != JS_NONE) {
+		if (node_peak >= r->node_peak_mem_kb || r->node_peak_mem_kb == JS_NONE) {
+			r->node_peak_mem_kb = node_peak;
+			r->f.node_mem_peak_node = node;
+		}
+		if (sum >= r->peak_mem_kb || r->peak_mem_kb == JS_NONE) {
+			r->peak_mem_kb = sum;
+			r->peak_src = "jobcgroup";
+		}
+		return;
+	}
+	node_peak = steps_at_once(j, offsetof(struct row, node_peak_mem_kb));
+	sum = steps_at_once(j, offsetof(struct row, peak_mem_kb));
+	if (node_peak != JS_NONE && node_peak > r->node_peak_mem_kb)
+		r->node_peak_mem_kb = node_peak;
+	if (sum != JS_NONE && sum > r->peak_mem_kb) {
+		r->peak_mem_kb = sum;
+		r->peak_src = "steps";
+	}
 }
 
 /* a label of the job's steps that they all agree on (those that have one): a job that runs
@@ -486,6 +606,7 @@ void report_resolve(struct job *j)
 		if (!r->run[0])
 			snprintf(r->run, sizeof(r->run), "%s", s->run);
 	}
+	job_memory(j);
 	job_label(r->step, sizeof(r->step), j, offsetof(struct row, step));
 	job_label(r->wildcards, sizeof(r->wildcards), j, offsetof(struct row, wildcards));
 	job_label(r->tag, sizeof(r->tag), j, offsetof(struct row, tag));

@@ -272,11 +272,10 @@ static void note_memory(struct sig *c)
 
 			fmt_size(mine, sizeof(mine), (double)own, U_K, c->units, 0);
 			say(c,
-			    "memory at the limit is page cache: the step cgroup's peak %s of "
+			    "memory at the limit is page cache: the %s cgroup's peak %s of "
 			    "--mem=%s (%.0f %%) is mostly files read and written, its processes' "
-			    "own "
-			    "peak %s; the kernel reclaims cache at the limit",
-			    used, lim, e, mine);
+			    "own peak %s; the kernel reclaims cache at the limit",
+			    strcmp(r->peak_src, "jobcgroup") ? "step" : "job", used, lim, e, mine);
 		} else {
 			say(c,
 			    "memory near the limit: peak %s of --mem=%s (%.0f %%): a larger input "

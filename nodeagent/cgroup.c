@@ -31,6 +31,29 @@ static int read_u64(const char *dir, const char *file, const char *key, uint64_t
 	return err;
 }
 
+/* The memory high-water mark of a memory cgroup directory (v1 or v2), in KiB. */
+static int read_mem_peak_kb(const char *dir, uint64_t *kb)
+{
+	uint64_t v;
+	int r = strncmp(dir, "/sys/fs/cgroup/memory/", 22) == 0
+			? read_u64(dir, "memory.max_usage_in_bytes", NULL, &v)
+			: read_u64(dir, "memory.peak", NULL, &v);
+
+	if (r == 0)
+		*kb = v / 1024;
+	return r;
+}
+
+int cgroup_job_mem_peak(const char *task_path, uint64_t *kb)
+{
+	char job[PATH_MAX];
+	int r;
+
+	if ((r = cgroup_job_dir(task_path, job, sizeof(job))) < 0)
+		return r;
+	return read_mem_peak_kb(job, kb);
+}
+
 int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
 {
 	struct cgroup_counters c = {};
@@ -40,23 +63,19 @@ int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
 
 	if ((r = cgroup_step_dir(task_path, step, sizeof(step))) < 0)
 		return r;
+	if (read_mem_peak_kb(step, &v) == 0) {
+		c.mem_peak_kb = v;
+		got++;
+	}
 	if (strncmp(step, "/sys/fs/cgroup/memory/", 22) == 0) {
 		snprintf(cpuacct, sizeof(cpuacct), "/sys/fs/cgroup/cpuacct/%s", step + 22);
 		if (read_u64(cpuacct, "cpuacct.usage", NULL, &v) == 0) {
 			c.cpu_ns = v;
 			got++;
 		}
-		if (read_u64(step, "memory.max_usage_in_bytes", NULL, &v) == 0) {
-			c.mem_peak_kb = v / 1024;
-			got++;
-		}
 	} else {
 		if (read_u64(step, "cpu.stat", "usage_usec", &v) == 0) {
 			c.cpu_ns = v * 1000;
-			got++;
-		}
-		if (read_u64(step, "memory.peak", NULL, &v) == 0) {
-			c.mem_peak_kb = v / 1024;
 			got++;
 		}
 	}

@@ -16,6 +16,10 @@ struct cgroup_counters {
  * Returns 0, or -errno when neither counter could be read; *out untouched then. */
 int cgroup_step_counters(const char *task_path, struct cgroup_counters *out);
 
+/* The memory high-water mark of the job cgroup above a task's step (what Slurm's --mem
+ * limits: all the job's steps on this node at once), in KiB. -errno when unknown. */
+int cgroup_job_mem_peak(const char *task_path, uint64_t *kb);
+
 /* Memory pressure, PSI's "some" total in µs: the step's own (cgroup v2), or the node's. */
 int cgroup_step_memory_pressure(const char *task_path, uint64_t *us);
 int cgroup_node_memory_pressure(uint64_t *us);

@@ -47,6 +47,7 @@ struct unit {
 	uint64_t lost_events;	/* its events the kernel side could not record */
 	uint64_t cgroup_cpu_ns; /* the step cgroup's own counters at the unit's end, 0 unknown */
 	uint64_t cgroup_mem_peak_kb;
+	uint64_t job_mem_peak_kb; /* the job cgroup's on this node (all its steps), 0 unknown */
 	int64_t down_start_ns, down_end_ns; /* unix ns: tracerd was away while it ran, 0 never */
 	uint64_t idle_ns;	  /* time in idle windows (activity.h), known at its end */
 	char idle_windows[256];	  /* the longest of them, "START-END,..." unix ns */

@@ -208,6 +208,10 @@ int units_end(struct agent *a, struct unit *u, int status, enum unit_state state
 		u->cgroup_cpu_ns = cg.cpu_ns;
 		u->cgroup_mem_peak_kb = cg.mem_peak_kb;
 	}
+	/* and the job's, which --mem limits: its steps at once, so far (the last task's end
+	 * on the node reads the job's whole peak there) */
+	if (u->cgroup_path[0])
+		(void)cgroup_job_mem_peak(u->cgroup_path, &u->job_mem_peak_kb);
 	end_activity(a, u);
 	units_save(a, u);
 	return 0;

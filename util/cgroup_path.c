@@ -33,3 +33,25 @@ int cgroup_step_dir(const char *task_dir, char *out, size_t len)
 	out[n] = 0;
 	return 0;
 }
+
+int cgroup_job_dir(const char *task_dir, char *out, size_t len)
+{
+	char step[4096];
+	size_t n, i;
+	int r;
+
+	if ((r = cgroup_step_dir(task_dir, step, sizeof(step))) < 0)
+		return r;
+	n = strip_last(step, strlen(step), "step_", 1);
+	if (n == strlen(step))
+		return -ENOENT; /* no step directory: no job directory by name either */
+	for (i = n; i > 0 && step[i - 1] != '/'; i--)
+		;
+	if (strncmp(step + i, "job_", 4) != 0)
+		return -ENOENT;
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(out, step, n);
+	out[n] = 0;
+	return 0;
+}

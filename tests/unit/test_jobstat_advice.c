@@ -243,6 +243,7 @@ static void test_page_cache_left_out(void **state)
 	/* a step cgroup at its 500M limit with 12M of processes: 1 GiB written through the cache */
 	job(&j, "COMPLETED", 500, 495 * MIB);
 	j.row.f.maxrss_kb = 12 * MIB;
+	j.row.own_peak_kb = eff_own_peak(&j.row.f, 1);
 	/* with little I/O, the rest was the processes' (many at once, between samples) */
 	j.row.f.wchar = 100 * MIB * 1024;
 	j.row.f.rchar = 0;
@@ -252,6 +253,7 @@ static void test_page_cache_left_out(void **state)
 	suggest(&j.row, b, sizeof(b));
 	assert_non_null(strstr(b, "--mem=30M"));
 	j.row.f.maxrss_kb = 100 * MIB;
+	j.row.own_peak_kb = eff_own_peak(&j.row.f, 1);
 	suggest(&j.row, b, sizeof(b));
 	assert_non_null(strstr(b, "--mem=120M"));
 	n = notes_build(&j, -1, lines, NOTES_MAX);
@@ -259,6 +261,7 @@ static void test_page_cache_left_out(void **state)
 			     "--mem=120M (its processes' own peak: the rest was page cache)"));
 	/* processes that held most of it: the cgroup's peak is the need */
 	j.row.f.maxrss_kb = 400 * MIB;
+	j.row.own_peak_kb = eff_own_peak(&j.row.f, 1);
 	suggest(&j.row, b, sizeof(b));
 	assert_null(strstr(b, "--mem=480M"));
 	assert_non_null(strstr(b, "--mem=594M"));

@@ -179,11 +179,13 @@ static void test_job_from_units(void **state)
 	assert_string_equal(sb->peak_src, "cgroup");
 	assert_int_equal(s0->peak_mem_kb, 320 * 1024);
 	assert_string_equal(s0->peak_src, "sampled");
-	/* the job: CPU summed over steps, peak memory the largest step's, cores per task the
-	 * most any step needed */
+	/* the job: CPU summed over steps, peak memory its steps' added (they ran at once, in
+	 * one job cgroup), cores per task the most any step needed */
 	assert_int_equal(j->row.cpu_ns, 18 * S);
 	assert_int_equal(j->row.f.nprocs, 9);
-	assert_int_equal(j->row.peak_mem_kb, 320 * 1024);
+	assert_int_equal(j->row.peak_mem_kb, 620 * 1024);
+	assert_string_equal(j->row.peak_src, "steps");
+	assert_int_equal(j->row.node_peak_mem_kb, 300 * 1024 + 160 * 1024);
 	assert_true(j->row.cores_per_task > 0.99 && j->row.cores_per_task < 1.01);
 	assert_int_equal(j->row.alloc_cpus, 2);
 	/* the plugin's memory is per node (S_STEP_NONE_MEM): ReqMem the job's over its 2 nodes */
@@ -192,6 +194,26 @@ static void test_job_from_units(void **state)
 	assert_int_equal(j->row.elapsed, 10);
 	assert_string_equal(j->row.state, "COMPLETED");
 	assert_string_equal(j->row.pipeline, "wf");
+	report_free(&rep);
+
+	/* one after the other, their peaks are not added: the job's is the larger */
+	unit(&u[0], 0, 20, STEP_BATCH, 0, 8, 200 * 1024, 250 * 1024, 1.0, 300 * 1024);
+	unit(&u[1], 0, 21, 0, 0, 4, 100 * 1024, 150 * 1024, 0.5, 0);
+	u[1].start_ns += 20 * S;
+	u[1].end_ns += 20 * S;
+	assert_int_equal(report_add_traced_job(&rep, u, 2), 0);
+	assert_int_equal(rep.jobs[0].row.peak_mem_kb, 300 * 1024);
+	report_free(&rep);
+
+	/* the job cgroup's own peak, where a task's end read it, is the job's on its node */
+	unit(&u[0], 0, 20, STEP_BATCH, 0, 8, 200 * 1024, 250 * 1024, 1.0, 300 * 1024);
+	unit(&u[1], 0, 21, 0, 0, 4, 100 * 1024, 150 * 1024, 0.5, 0);
+	u[0].job_mem_peak_kb = 410 * 1024;
+	u[1].job_mem_peak_kb = 380 * 1024; /* read earlier: the job's peak came later */
+	assert_int_equal(report_add_traced_job(&rep, u, 2), 0);
+	assert_int_equal(rep.jobs[0].row.peak_mem_kb, 410 * 1024);
+	assert_int_equal(rep.jobs[0].row.node_peak_mem_kb, 410 * 1024);
+	assert_string_equal(rep.jobs[0].row.peak_src, "jobcgroup");
 	report_free(&rep);
 }
 

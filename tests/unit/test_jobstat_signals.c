@@ -13,6 +13,7 @@
 #include "testlib.h"
 
 #include "aggregate.h"
+#include "effic.h"
 #include "signals.h"
 
 #define NS 1000000000LL
@@ -188,6 +189,7 @@ static void test_memory_near_limit(void **state)
 	j.row.peak_src = "cgroup";
 	j.row.f.nprocs = 3;
 	j.row.f.maxrss_kb = 8 * 1024;
+	j.row.own_peak_kb = eff_own_peak(&j.row.f, 1);
 	j.row.f.rchar = 0;
 	j.row.f.wchar = (int64_t)4 << 30; /* 4 GiB written through the cache */
 	n = signals_notes(&j, -1, 0, lines, NOTES_MAX);
@@ -198,6 +200,7 @@ static void test_memory_near_limit(void **state)
 			     "peak 8M; the kernel reclaims cache at the limit"));
 	/* processes that held most of it themselves */
 	j.row.f.maxrss_kb = 3500 * 1024;
+	j.row.own_peak_kb = eff_own_peak(&j.row.f, 1);
 	n = signals_notes(&j, -1, 0, lines, NOTES_MAX);
 	assert_true(has_line(lines, n, "memory near the limit: peak 3.90G of --mem=4G (98 %)"));
 }
