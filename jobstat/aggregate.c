@@ -40,7 +40,7 @@ void row_init(struct row *r, enum row_kind kind)
 	r->exit_status = JS_NONE;
 	r->slurm_cpu_us = r->slurm_user_us = r->slurm_sys_us = JS_NONE;
 	r->cpu_ns = r->user_ns = r->sys_ns = r->peak_mem_kb = r->req_mem_share_mb = JS_NONE;
-	r->own_peak_kb = JS_NONE;
+	r->own_peak_kb = r->wall_ns = JS_NONE;
 	r->peak_cores = r->cores_per_task = -1;
 	r->pid = r->ppid = r->task = JS_NONE;
 	figures_init(&r->f);

@@ -158,6 +158,10 @@ double row_cpu_eff(const struct row *r)
 {
 	if (r->running)
 		return -1;
+	/* exact times: Elapsed's whole seconds would put a short job above 100 % */
+	if (r->wall_ns != JS_NONE && r->wall_ns > 0 && r->cpu_ns != JS_NONE && r->cpu_ns >= 0 &&
+	    r->alloc_cpus != JS_NONE && r->alloc_cpus > 0)
+		return 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * (double)r->alloc_cpus);
 	return eff_cpu(r->cpu_ns, r->elapsed, r->alloc_cpus);
 }
 

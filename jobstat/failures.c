@@ -14,6 +14,8 @@ static void keep(struct failed_proc *d, const char *step, const struct proc_rec 
 	d->status = p->status;
 	d->start_ns = p->start_ns;
 	d->end_ns = p->end_ns;
+	d->maxrss_kb = p->maxrss_kb;
+	d->engine = procs_engine(p->tool);
 	snprintf(d->tool, sizeof(d->tool), "%s", p->tool);
 	snprintf(d->step, sizeof(d->step), "%s", step);
 	snprintf(d->cmd, sizeof(d->cmd), "%s", p->cmd ? p->cmd : "");
@@ -23,10 +25,15 @@ static void keep(struct failed_proc *d, const char *step, const struct proc_rec 
  * may end first (ls closes its stdout before its exit, grep then sees the end of its input) */
 #define FAIL_TOGETHER_NS 100000000LL
 
-/* failed before d (an unknown end is last); of siblings whose failures end together, the one
- * that started first: upstream in their pipeline, what made the others fail */
+/* to be named before d: a tool before the engine (the engine fails because its tool did);
+ * then failed before d (an unknown end is last); of siblings whose failures end together,
+ * the one that started first: upstream in their pipeline, what made the others fail */
 static int earlier(const struct proc_rec *p, const struct failed_proc *d)
 {
+	int engine = procs_engine(p->tool);
+
+	if (engine != d->engine)
+		return !engine;
 	if (p->end_ns == JS_NONE)
 		return 0;
 	if (d->end_ns == JS_NONE)
@@ -37,17 +44,36 @@ static int earlier(const struct proc_rec *p, const struct failed_proc *d)
 	return p->end_ns < d->end_ns;
 }
 
+/* an OOM victim into the named ones, in the order they are named */
+static void add_victim(struct failures *f, const char *step, const struct proc_rec *p)
+{
+	size_t named = f->noom < FAIL_OOM_NAMED ? f->noom : FAIL_OOM_NAMED, at = named;
+
+	f->noom++;
+	while (at > 0 && earlier(p, &f->oom[at - 1]))
+		at--;
+	if (at == FAIL_OOM_NAMED)
+		return;
+	if (named == FAIL_OOM_NAMED)
+		named--; /* the last named one gives way */
+	memmove(&f->oom[at + 1], &f->oom[at], (named - at) * sizeof(f->oom[0]));
+	keep(&f->oom[at], step, p);
+}
+
 void failures_add(struct failures *f, const char *step, const struct proc_rec *p, size_t n)
 {
 	f->checked = 1;
 	for (size_t i = 0; i < n; i++) {
 		int oom = p[i].flags != JS_NONE && (p[i].flags & PROC_FLAG_OOM);
 
-		if (oom && (!f->noom++ || earlier(&p[i], &f->oom)))
-			keep(&f->oom, step, &p[i]);
+		if (oom)
+			add_victim(f, step, &p[i]);
 		if ((oom || (p[i].status != JS_NONE && p[i].status != 0)) &&
 		    (!f->nfailed++ || earlier(&p[i], &f->first)))
 			keep(&f->first, step, &p[i]);
+		if (!procs_engine(p[i].tool) && p[i].maxrss_kb != JS_NONE &&
+		    (!f->ngrew++ || p[i].maxrss_kb > f->grew.maxrss_kb))
+			keep(&f->grew, step, &p[i]);
 	}
 }
 

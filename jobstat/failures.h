@@ -11,19 +11,28 @@
 #define PROC_FLAG_OOM 0x8 /* tracerd's PROC_OOM_KILLED */
 
 struct failed_proc {
-	int64_t pid, ppid, status, start_ns, end_ns;
+	int64_t pid, ppid, status, start_ns, end_ns, maxrss_kb;
+	int engine; /* the workflow engine itself (procs_engine): named after its tools */
 	char tool[64];
 	char step[64]; /* the step row's JobID: "123.batch" */
 	char cmd[160];
 };
 
+/* OOM victims named by name; more are counted */
+#define FAIL_OOM_NAMED 4
+
 struct failures {
-	int checked;		/* the job's processes were read */
-	struct failed_proc oom; /* the first OOM victim, when noom */
+	int checked; /* the job's processes were read */
+	/* the OOM victims, tools before the engine, each first by end: oom[0..min(noom,
+	 * FAIL_OOM_NAMED)) */
+	struct failed_proc oom[FAIL_OOM_NAMED];
 	size_t noom;
 	struct failed_proc first; /* the first to exit non-zero or on a signal (OOM victims
-				   * included), when nfailed */
+				   * included), a tool before the engine, when nfailed */
 	size_t nfailed;
+	struct failed_proc grew; /* the largest tool (not the engine) by its own peak: what
+				  * grew before an OOM kill, when ngrew */
+	int ngrew;
 };
 
 struct proc_rec;

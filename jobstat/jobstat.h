@@ -63,6 +63,7 @@ struct row {
 	int64_t submit;			/* unix seconds, 0 unknown */
 	int64_t reserved;		/* seconds from eligible to start, JS_NONE */
 	int64_t elapsed;		/* seconds */
+	int64_t wall_ns;		/* resolved: Elapsed to the ns, from its units; JS_NONE */
 	int64_t timelimit;		/* minutes, TL_UNLIMITED, TL_PARTITION, or JS_NONE */
 	int64_t alloc_cpus, req_mem_mb; /* ReqMem: the whole job's, as sacct shows it */
 	int64_t req_mem_node_mb;	/* --mem: per node, JS_NONE unknown */

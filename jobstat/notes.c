@@ -174,21 +174,44 @@ static void note_time(struct notes *c)
 		note(c, "ran %s: --time=%s", a, t);
 }
 
-/* the OOM victim and the first process that failed, by name */
+/* "process 12 (bwa, step 5.0)" */
+static void proc_name(char *out, size_t len, const struct failed_proc *p)
+{
+	snprintf(out, len, "process %" PRId64 " (%.32s, step %.32s)", p->pid, p->tool, p->step);
+}
+
+/* the OOM victims, the tool that grew, and the first process that failed, by name: tools
+ * before the engine that ran them */
 static void note_failures(struct notes *c)
 {
 	const struct failures *f = &c->j->fail;
 	const struct failed_proc *p = &f->first;
-	char st[48], more[48] = "";
+	char st[48], more[48] = "", who[FAIL_OOM_NAMED][112], grew[48];
+	size_t named = f->noom < FAIL_OOM_NAMED ? f->noom : FAIL_OOM_NAMED;
 
-	if (f->noom && c->n < c->max) {
-		if (f->noom > 1)
-			snprintf(more, sizeof(more), " (and %zu more)", f->noom - 1);
-		note(c,
-		     "the OOM killer stopped process %" PRId64 " (%.32s, step %.32s)%.40s: %.100s",
-		     f->oom.pid, f->oom.tool, f->oom.step, more, f->oom.cmd);
+	for (size_t i = 0; i < named; i++)
+		proc_name(who[i], sizeof(who[i]), &f->oom[i]);
+	if (named) {
+		if (f->noom > named)
+			snprintf(more, sizeof(more), " and %zu more", f->noom - named);
+		note(c, "the OOM killer stopped %s%s%s%s%s%s%s%s: %.100s", who[0],
+		     named > 1 ? (named > 2 ? ", " : " and ") : "", named > 1 ? who[1] : "",
+		     named > 2 ? (named > 3 ? ", " : " and ") : "", named > 2 ? who[2] : "",
+		     named > 3 ? " and " : "", named > 3 ? who[3] : "", more, f->oom[0].cmd);
+		/* what grew: the largest tool, when the victims do not start with it */
+		if (f->ngrew && f->grew.maxrss_kb > 0) {
+			fmt_size(grew, sizeof(grew), (double)f->grew.maxrss_kb, U_K, c->units, 0);
+			if (f->grew.pid == f->oom[0].pid && !strcmp(f->grew.step, f->oom[0].step))
+				note(c, "%.32s had grown to %s when it was killed", f->grew.tool,
+				     grew);
+			else
+				note(c,
+				     "the largest tool then: process %" PRId64
+				     " (%.32s, step %.32s), %s at its peak: %.100s",
+				     f->grew.pid, f->grew.tool, f->grew.step, grew, f->grew.cmd);
+		}
 	}
-	if (!f->nfailed || (f->noom && p->pid == f->oom.pid && !strcmp(p->step, f->oom.step)))
+	if (!f->nfailed || (named && p->pid == f->oom[0].pid && !strcmp(p->step, f->oom[0].step)))
 		return;
 	failures_status_text(st, sizeof(st), p->status);
 	more[0] = 0;

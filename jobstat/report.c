@@ -385,18 +385,22 @@ int report_add_local(struct report *rep, const struct unit_rec *u)
 	return 0;
 }
 
+/* The row's wall time to the nanosecond: its units' span, or Slurm's whole seconds where
+ * they are longer (units registered after the step began) */
 static int64_t wall_ns(const struct row *r)
 {
+	int64_t w = r->elapsed == JS_NONE || r->elapsed < 0 ? JS_NONE : r->elapsed * 1000000000;
+
 	if (r->f.nunits && !r->f.running && r->f.unit_start_ns != JS_NONE &&
 	    r->f.unit_end_ns != JS_NONE && r->f.unit_end_ns > r->f.unit_start_ns)
-		return r->f.unit_end_ns - r->f.unit_start_ns;
-	return r->elapsed == JS_NONE ? JS_NONE : r->elapsed * 1000000000;
+		fig_max(&w, r->f.unit_end_ns - r->f.unit_start_ns);
+	return w;
 }
 
 /* a step or run row from its own figures */
 static void resolve_leaf(struct row *r, int64_t job_req_mb, int64_t job_nnodes)
 {
-	int64_t w = wall_ns(r);
+	int64_t w = r->wall_ns = wall_ns(r);
 
 	if (r->f.nunits) {
 		r->cpu_ns = r->f.cpu_ns;
@@ -638,6 +642,7 @@ void report_resolve(struct job *j)
 		r->sys_ns = r->slurm_sys_us * 1000;
 	}
 	r->req_mem_share_mb = r->req_mem_mb;
+	r->wall_ns = wall_ns(r);
 }
 
 void report_nodes(struct job *j, const struct report *rep)

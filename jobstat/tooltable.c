@@ -209,7 +209,7 @@ int tooltable_unit_tools(void *ctx, const struct unit_rec *u, struct json_object
 /* the failing tool of row r (an OOM victim first), if it holds one */
 static void failed_tool(const struct job *j, struct row *r)
 {
-	const struct failed_proc *p = j->fail.noom	? &j->fail.oom
+	const struct failed_proc *p = j->fail.noom	? &j->fail.oom[0]
 				      : j->fail.nfailed ? &j->fail.first
 							: NULL;
 

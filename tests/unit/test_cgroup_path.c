@@ -53,10 +53,38 @@ static void test_errors(void **state)
 	assert_string_equal(out, "/abcdefghijklmn");
 }
 
+static void test_job_dir(void **state)
+{
+	char out[256] = "untouched";
+
+	(void)state;
+	/* the job directory holds all its steps: Slurm's --mem limits it */
+	assert_int_equal(cgroup_job_dir("/sys/fs/cgroup/memory/slurm_n1/uid_0/job_5/step_0/task_1",
+					out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "/sys/fs/cgroup/memory/slurm_n1/uid_0/job_5");
+	assert_int_equal(cgroup_job_dir("/sys/fs/cgroup/system.slice/slurmstepd.scope/job_5/"
+					"step_batch/user/task_0",
+					out, sizeof(out)),
+			 0);
+	assert_string_equal(out, "/sys/fs/cgroup/system.slice/slurmstepd.scope/job_5");
+	/* no step_ under a job_: no job by name (a tracerctl run's own cgroup) */
+	strcpy(out, "untouched");
+	assert_int_equal(cgroup_job_dir("/sys/fs/cgroup/unified/user.slice/x/task_1", out,
+					sizeof(out)),
+			 -ENOENT);
+	assert_int_equal(cgroup_job_dir("/c/notajob/step_0/task_1", out, sizeof(out)), -ENOENT);
+	assert_int_equal(cgroup_job_dir("/c/step_0/task_1", out, sizeof(out)), -ENOENT);
+	assert_string_equal(out, "untouched");
+	assert_int_equal(cgroup_job_dir("/aaaaaaaaaaaaaaaaaaaa/job_5/step_0/task_1", out, 8),
+			 -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_job_dir),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,9 +92,97 @@ static void test_oom_victim(void **state)
 	proc(&p[1], 11, "hold", "hold 300 2", 9, PROC_FLAG_OOM, 800);
 	failures_add(&f, "2.batch", p, 2);
 	assert_int_equal(f.noom, 1);
-	assert_int_equal(f.oom.pid, 11);
-	assert_string_equal(f.oom.tool, "hold");
+	assert_int_equal(f.oom[0].pid, 11);
+	assert_string_equal(f.oom[0].tool, "hold");
 	assert_int_equal(f.first.pid, 11); /* the victim is the first failure too */
+}
+
+/* Snakemake's batch step holds the engine, its srun step the tool: at the job's limit the
+ * kernel may kill the engine first, but the tool that grew is what to name */
+static void test_oom_engine_last(void **state)
+{
+	char lines[NOTES_MAX][NOTE_LEN];
+	struct proc_rec p[3];
+	struct job j;
+	size_t n;
+
+	(void)state;
+	memset(&j, 0, sizeof(j));
+	row_init(&j.row, ROW_JOB);
+	snprintf(j.row.state, sizeof(j.row.state), "OUT_OF_MEMORY");
+	j.row.f.nunits = 2;
+	proc(&p[0], 50, "snakemake", "python3 -m snakemake --snakefile S", 9, PROC_FLAG_OOM, 700);
+	p[0].maxrss_kb = 72 * 1024;
+	proc(&p[1], 51, "python3", "python3 -c pass", 0, 0, 100);
+	p[1].maxrss_kb = 9 * 1024;
+	failures_add(&j.fail, "99.batch", p, 2);
+	proc(&p[2], 60, "coverage_matrix.py", "coverage_matrix.py in.bam", 9, PROC_FLAG_OOM, 710);
+	p[2].maxrss_kb = 58 * 1024;
+	failures_add(&j.fail, "99.0", &p[2], 1);
+	assert_int_equal(j.fail.noom, 2);
+	assert_int_equal(j.fail.oom[0].pid, 60); /* the tool, though it ended after the engine */
+	assert_int_equal(j.fail.oom[1].pid, 50);
+	assert_int_equal(j.fail.first.pid, 60);
+	assert_int_equal(j.fail.grew.pid, 60); /* the engine is larger, but not a tool */
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n,
+			     "the OOM killer stopped process 60 (coverage_matrix.py, step 99.0) and "
+			     "process 50 (snakemake, step 99.batch): coverage_matrix.py in.bam"));
+	assert_true(has_line(lines, n, "coverage_matrix.py had grown to 58M when it was killed"));
+	assert_false(has_line(lines, n, "more"));
+	/* more victims than are named: counted, none lost from the count */
+	for (int i = 0; i < 5; i++) {
+		proc(&p[0], 70 + i, "bwa", "bwa mem", 9, PROC_FLAG_OOM, 800 + i);
+		failures_add(&j.fail, "99.1", p, 1);
+	}
+	assert_int_equal(j.fail.noom, 7);
+	assert_int_equal(j.fail.oom[0].pid, 60);
+	assert_string_not_equal(j.fail.oom[FAIL_OOM_NAMED - 1].tool, "snakemake");
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n, " and 3 more: coverage_matrix.py in.bam"));
+}
+
+/* a job Slurm failed before its batch script ran: its batch step has no unit (nothing to
+ * read processes from), its wait status is slurmd's error */
+static void test_not_started(void **state)
+{
+	char lines[NOTES_MAX][NOTE_LEN];
+	struct row steps[2];
+	struct job j;
+	size_t n;
+
+	(void)state;
+	memset(&j, 0, sizeof(j));
+	row_init(&j.row, ROW_JOB);
+	snprintf(j.row.jobid, sizeof(j.row.jobid), "77");
+	snprintf(j.row.state, sizeof(j.row.state), "FAILED");
+	j.row.exit_status = 4021; /* ESLURMD_IO_ERROR, shown as 0:53 */
+	j.slurm = 1;
+	row_init(&steps[0], ROW_STEP);
+	snprintf(steps[0].jobid, sizeof(steps[0].jobid), "77.batch");
+	steps[0].step_id = STEP_BATCH;
+	steps[0].exit_status = 4021;
+	row_init(&steps[1], ROW_STEP);
+	snprintf(steps[1].jobid, sizeof(steps[1].jobid), "77.extern");
+	steps[1].step_id = STEP_EXTERN;
+	steps[1].f.nunits = 1; /* the extern step was traced, and ran nothing */
+	steps[1].f.nprocs = 0;
+	j.steps = steps;
+	j.nsteps = 2;
+	j.row.f.nunits = 1;
+	failures_of_job(&j); /* a step without units: no process set to free */
+	assert_int_equal(j.fail.nfailed, 0);
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n,
+			     "77.batch never started: Slurm failed it before it ran anything "
+			     "(ExitCode 0:53 is slurmd's error 4021, \"Slurmd could not connect "
+			     "IO\"): its output or error file (-o/-e) could not be opened"));
+	/* nothing recorded at all: the same cause */
+	j.row.f.nunits = 0;
+	steps[1].f.nunits = 0;
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n, "tracer recorded nothing for it"));
+	assert_true(has_line(lines, n, "77.batch never started"));
 }
 
 static void test_status_text(void **state)
@@ -148,6 +236,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_failure),
 		cmocka_unit_test(test_oom_victim),
+		cmocka_unit_test(test_oom_engine_last),
+		cmocka_unit_test(test_not_started),
 		cmocka_unit_test(test_status_text),
 		cmocka_unit_test(test_notes_name_them),
 	};
