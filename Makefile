@@ -86,7 +86,8 @@ $(B)/tracerctl: $(B)/obj/tracerctl/tracerctl.o $(LIBCOMMON)
 JOBSTAT_COLLECT := jobstat/collect.c jobstat/daemons.c jobstat/details.c jobstat/slurmacct.c
 JOBSTAT_COMPUTE := jobstat/aggregate.c jobstat/arrays.c jobstat/convert.c jobstat/effic.c \
                    jobstat/failures.c jobstat/jobids.c jobstat/notes.c jobstat/pipelines.c jobstat/signals.c \
-                   jobstat/procs.c jobstat/report.c jobstat/tooltable.c jobstat/values.c
+                   jobstat/procs.c jobstat/report.c jobstat/tooltable.c jobstat/values.c \
+                   jobstat/wfadvice.c
 JOBSTAT_RENDER  := jobstat/cells.c jobstat/fields.c jobstat/listings.c jobstat/output.c jobstat/views.c
 JOBSTAT_MAIN    := jobstat/main.c jobstat/options.c
 JOBSTAT_SRC     := $(JOBSTAT_COLLECT) $(JOBSTAT_COMPUTE) $(JOBSTAT_RENDER)

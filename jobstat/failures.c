@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "failures.h"
 #include "procs.h"
 
@@ -104,4 +106,43 @@ void failures_of_job(struct job *j)
 			failures_add(&j->fail, s->jobid, ps.p, ps.n);
 		procs_free(&ps);
 	}
+}
+
+static struct json_object *proc_json(const struct failed_proc *p)
+{
+	struct json_object *o = json_object_new_object();
+	int sig = p->status == JS_NONE ? 0 : (int)(p->status & 0x7f);
+
+	json_object_object_add(o, "pid", json_object_new_int64(p->pid));
+	json_object_object_add(o, "tool", json_object_new_string(p->tool));
+	json_object_object_add(o, "step", json_object_new_string(p->step));
+	json_object_object_add(o, "command", json_object_new_string(p->cmd));
+	json_object_object_add(o, "exit_code",
+			       p->status == JS_NONE || sig
+				       ? NULL
+				       : json_object_new_int((int)((p->status >> 8) & 0xff)));
+	json_object_object_add(o, "signal", sig ? json_object_new_int(sig) : NULL);
+	json_object_object_add(o, "maxrss_kb",
+			       p->maxrss_kb == JS_NONE || p->maxrss_kb <= 0
+				       ? NULL
+				       : json_object_new_int64(p->maxrss_kb));
+	json_object_object_add(o, "engine", json_object_new_boolean(p->engine));
+	return o;
+}
+
+struct json_object *failures_json(const struct failures *f)
+{
+	struct json_object *o = json_object_new_object(), *v = json_object_new_array();
+	size_t named = f->noom < FAIL_OOM_NAMED ? f->noom : FAIL_OOM_NAMED;
+
+	for (size_t i = 0; i < named; i++)
+		json_object_array_add(v, proc_json(&f->oom[i]));
+	json_object_object_add(o, "oom_victims", v);
+	json_object_object_add(o, "oom_victim_count", json_object_new_int64((int64_t)f->noom));
+	json_object_object_add(o, "first_failed", f->nfailed ? proc_json(&f->first) : NULL);
+	json_object_object_add(o, "failed_count", json_object_new_int64((int64_t)f->nfailed));
+	json_object_object_add(o, "largest_tool",
+			       f->noom && f->ngrew && f->grew.maxrss_kb > 0 ? proc_json(&f->grew)
+									    : NULL);
+	return o;
 }

@@ -47,4 +47,10 @@ void failures_of_job(struct job *j);
 /* "exited with 2", "killed by signal 9 (KILL)" for a wait status. */
 void failures_status_text(char *out, size_t len, int64_t status);
 
+struct json_object;
+/* The failures as --json fields: the OOM victims named (and their count), the first to fail
+ * (and the count), and the largest tool of a job with an OOM kill; each with pid, tool, step,
+ * command, exit_code or signal, maxrss_kb, engine. */
+struct json_object *failures_json(const struct failures *f);
+
 #endif

@@ -325,7 +325,7 @@ static void note_not_started(struct notes *c)
 	for (size_t i = 0; i < j->nsteps; i++) {
 		const struct row *s = &j->steps[i];
 		/* the step's own status, else the job's for its batch step */
-		int64_t st = slurmd_error(s->exit_status)		       ? s->exit_status
+		int64_t st = slurmd_error(s->exit_status)	 ? s->exit_status
 			     : s->step_id == (int64_t)STEP_BATCH ? c->r->exit_status
 								 : JS_NONE;
 		const char *hint;
@@ -338,15 +338,16 @@ static void note_not_started(struct notes *c)
 		note(c,
 		     "%.100s never started: Slurm failed it before it ran anything (ExitCode %s is "
 		     "slurmd's error %" PRId64 ", \"%.60s\")%s%.160s",
-		     s->jobid, code, st, slurm_strerror((int)st), hint ? ": " : "", hint ? hint : "");
+		     s->jobid, code, st, slurm_strerror((int)st), hint ? ": " : "",
+		     hint ? hint : "");
 		return;
 	}
 }
 
 /* the notes of a finished job tracer recorded, in the order printed */
 static void (*const notes[])(struct notes *c) = {
-	note_not_started, note_cpu,  note_memory,	     note_time,	     note_failures, note_numa, note_oversubscribed,
-	note_lost, note_tracer_down, note_next_time,
+	note_not_started,    note_cpu,	note_memory,	  note_time,	  note_failures, note_numa,
+	note_oversubscribed, note_lost, note_tracer_down, note_next_time,
 };
 
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max)

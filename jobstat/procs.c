@@ -150,8 +150,8 @@ static void step_labels(struct row *r, const struct row *s)
 
 int procs_engine(const char *tool)
 {
-	static const char *const engines[] = { "snakemake", "nextflow", "cromwell", "cwltool",
-					       "toil",	    "toil-cwl-runner" };
+	static const char *const engines[] = { "snakemake", "nextflow", "cromwell",
+					       "cwltool",   "toil",	"toil-cwl-runner" };
 	size_t n;
 
 	for (size_t i = 0; i < sizeof(engines) / sizeof(*engines); i++) {

@@ -433,8 +433,8 @@ static void step_span(const struct row *s, int64_t *from, int64_t *to)
 		: s->start > 0		      ? s->start * 1000000000
 					      : 0;
 	*to = !s->running && !s->f.running && s->f.unit_end_ns != JS_NONE ? s->f.unit_end_ns
-	      : !s->running && s->end > 0				    ? s->end * 1000000000
-									    : INT64_MAX;
+	      : !s->running && s->end > 0				  ? s->end * 1000000000
+									  : INT64_MAX;
 }
 
 struct span_event {

@@ -10,6 +10,7 @@
 #include "convert.h"
 #include "listings.h"
 #include "notes.h"
+#include "wfadvice.h"
 #include "pipelines.h"
 #include "procs.h"
 #include "signals.h"
@@ -129,7 +130,49 @@ static struct json_object *jobs_json(struct viewctx *v, const struct report *rep
 	}
 	report_numa(j, rep);
 	json_object_object_add(o, "notes", notes_json(j, v->o->units));
+	if (j->fail.checked || j->fail.nfailed || j->fail.noom)
+		json_object_object_add(o, "failures", failures_json(&j->fail));
 	return o;
+}
+
+/* after the jobs' notes: one advice per engine and pipeline, for its steps */
+static void wfadvice_print(FILE *f, const struct report *rep)
+{
+	static const char *const engines[] = { "snakemake", "nextflow" };
+	struct wf_advice *w = NULL;
+	long n = wfadvice_build(rep, &w);
+	char text[4096];
+
+	for (long i = 0; i < n; i++) {
+		int first = 1;
+
+		for (long k = 0; k < i; k++) /* once per engine and pipeline */
+			if (!strcmp(w[k].engine, w[i].engine) &&
+			    !strcmp(w[k].pipeline, w[i].pipeline))
+				first = 0;
+		for (size_t e = 0; first && e < sizeof(engines) / sizeof(*engines); e++) {
+			size_t jobs = 0;
+
+			if (strcmp(w[i].engine, engines[e]) ||
+			    !wfadvice_text(w, (size_t)n, engines[e], w[i].pipeline, text,
+					   sizeof(text)))
+				continue;
+			for (long k = 0; k < n; k++)
+				if (!strcmp(w[k].engine, w[i].engine) &&
+				    !strcmp(w[k].pipeline, w[i].pipeline))
+					jobs += w[k].njobs;
+			fprintf(f,
+				"\nNext time, per %s of %s (the highest need over its %zu job%s, "
+				"the "
+				"engine's own share included):\n",
+				e ? "Nextflow process" : "Snakemake rule",
+				w[i].pipeline[0] ? w[i].pipeline : "this workflow", jobs,
+				jobs == 1 ? "" : "s");
+			for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+				fprintf(f, "    %s\n", line);
+		}
+	}
+	free(w);
 }
 
 static size_t view_jobs(struct viewctx *v, struct report *rep)
@@ -164,6 +207,8 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
 			report_numa(&rep->jobs[i], rep);
 			notes_print(v->out.f, &rep->jobs[i], v->o->units);
 		}
+	if (notes)
+		wfadvice_print(v->out.f, rep);
 	return v->rows;
 }
 

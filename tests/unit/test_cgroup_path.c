@@ -70,9 +70,9 @@ static void test_job_dir(void **state)
 	assert_string_equal(out, "/sys/fs/cgroup/system.slice/slurmstepd.scope/job_5");
 	/* no step_ under a job_: no job by name (a tracerctl run's own cgroup) */
 	strcpy(out, "untouched");
-	assert_int_equal(cgroup_job_dir("/sys/fs/cgroup/unified/user.slice/x/task_1", out,
-					sizeof(out)),
-			 -ENOENT);
+	assert_int_equal(
+		cgroup_job_dir("/sys/fs/cgroup/unified/user.slice/x/task_1", out, sizeof(out)),
+		-ENOENT);
 	assert_int_equal(cgroup_job_dir("/c/notajob/step_0/task_1", out, sizeof(out)), -ENOENT);
 	assert_int_equal(cgroup_job_dir("/c/step_0/task_1", out, sizeof(out)), -ENOENT);
 	assert_string_equal(out, "untouched");

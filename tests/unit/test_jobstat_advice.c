@@ -17,6 +17,7 @@
 #include "effic.h"
 #include "failures.h"
 #include "notes.h"
+#include "wfadvice.h"
 
 #define MIB 1024 /* in kB */
 
@@ -328,6 +329,57 @@ static void test_advice_merge(void **state)
 	assert_string_equal(t, "");
 }
 
+/* one advice per Snakemake rule and Nextflow process: the highest need of its jobs */
+static void test_workflow_advice(void **state)
+{
+	struct unit_rec units[4] = {};
+	struct report rep = {};
+	struct wf_advice *w;
+	struct job jobs[4];
+	char text[1024];
+	long n;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		job(&jobs[i], "COMPLETED", 1000, (int64_t)(100 + 20 * i) * MIB);
+		jobs[i].slurm = 1;
+		jobs[i].units = &units[i];
+		jobs[i].nunits = 1;
+		snprintf(units[i].engine, sizeof(units[i].engine),
+			 i < 3 ? "snakemake" : "nextflow");
+		snprintf(jobs[i].row.pipeline, sizeof(jobs[i].row.pipeline), "wf");
+		snprintf(jobs[i].row.step, sizeof(jobs[i].row.step), "%s",
+			 i < 2	  ? "bwa_index"
+			 : i == 2 ? "sort"
+				  : "MAIN:ALIGN");
+	}
+	jobs[0].row.elapsed = 600; /* bwa_index's longer job */
+	jobs[1].row.cores_per_task = 2.0;
+	rep.jobs = jobs;
+	rep.n = 4;
+	n = wfadvice_build(&rep, &w);
+	assert_int_equal(n, 3);
+	assert_int_equal(w[0].njobs, 2);
+	/* bwa_index: 1.2 x its larger job's 120M peak, the 2 threads of one job, the time of
+	 * the other */
+	wfadvice_text(w, (size_t)n, "snakemake", "wf", text, sizeof(text));
+	assert_string_equal(text, "snakemake --set-threads bwa_index=2 sort=1 --set-resources "
+				  "bwa_index:mem_mb=144 bwa_index:runtime=12 sort:mem_mb=168 "
+				  "sort:runtime=2");
+	wfadvice_text(w, (size_t)n, "nextflow", "wf", text, sizeof(text));
+	assert_string_equal(text,
+			    "process {\nwithName: 'MAIN:ALIGN' { cpus = 1; memory = '192 MB'; "
+			    "time = '2m' }\n}");
+	/* of another pipeline: nothing */
+	assert_int_equal(wfadvice_text(w, (size_t)n, "snakemake", "other", text, sizeof(text)), 0);
+	free(w);
+	/* a step name that is no rule name is never pasted into a command line */
+	snprintf(jobs[2].row.step, sizeof(jobs[2].row.step), "sort; rm -rf ~");
+	n = wfadvice_build(&rep, &w);
+	assert_int_equal(n, 2);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_page_cache_left_out),
 		cmocka_unit_test(test_array_one_advice),
 		cmocka_unit_test(test_advice_merge),
+		cmocka_unit_test(test_workflow_advice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

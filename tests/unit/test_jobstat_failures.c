@@ -125,9 +125,10 @@ static void test_oom_engine_last(void **state)
 	assert_int_equal(j.fail.first.pid, 60);
 	assert_int_equal(j.fail.grew.pid, 60); /* the engine is larger, but not a tool */
 	n = notes_build(&j, -1, lines, NOTES_MAX);
-	assert_true(has_line(lines, n,
-			     "the OOM killer stopped process 60 (coverage_matrix.py, step 99.0) and "
-			     "process 50 (snakemake, step 99.batch): coverage_matrix.py in.bam"));
+	assert_true(
+		has_line(lines, n,
+			 "the OOM killer stopped process 60 (coverage_matrix.py, step 99.0) and "
+			 "process 50 (snakemake, step 99.batch): coverage_matrix.py in.bam"));
 	assert_true(has_line(lines, n, "coverage_matrix.py had grown to 58M when it was killed"));
 	assert_false(has_line(lines, n, "more"));
 	/* more victims than are named: counted, none lost from the count */
@@ -234,12 +235,9 @@ static void test_notes_name_them(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_failure),
-		cmocka_unit_test(test_oom_victim),
-		cmocka_unit_test(test_oom_engine_last),
-		cmocka_unit_test(test_not_started),
-		cmocka_unit_test(test_status_text),
-		cmocka_unit_test(test_notes_name_them),
+		cmocka_unit_test(test_first_failure),	cmocka_unit_test(test_oom_victim),
+		cmocka_unit_test(test_oom_engine_last), cmocka_unit_test(test_not_started),
+		cmocka_unit_test(test_status_text),	cmocka_unit_test(test_notes_name_them),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
