@@ -96,3 +96,21 @@ wait_jobs() {
   done
   return 1
 }
+
+# The real tools of the workflow tests (tests/integration/workflow), from Debian's packages:
+# installed when missing. Returns 1 after a SKIP line when snakemake cannot be installed, or a
+# FAIL for a tool that cannot.
+apt_install() { # quietly, once per package set
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > "$T/apt.log" 2>&1 ||
+    { apt-get update -qq > /dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > "$T/apt.log" 2>&1; }
+}
+workflow_tools() {
+  if ! command -v snakemake > /dev/null && ! apt_install snakemake; then
+    echo "  SKIP snakemake is not installed and cannot be installed (apt-get install snakemake: $(tail -1 "$T/apt.log"))"
+    return 1
+  fi
+  for p in bwa samtools bcftools time; do
+    command -v "$([ $p = time ] && echo /usr/bin/time || echo $p)" > /dev/null || apt_install "$p" ||
+      { fail "install $p"; return 1; }
+  done
+}

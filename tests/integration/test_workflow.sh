@@ -17,18 +17,7 @@ HERE=$TOP/tests/integration/workflow
 JS=$BUILD/tracer-jobstat
 t0=$(date +%s)
 
-apt_install() { # quietly, once per package set
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > "$T/apt.log" 2>&1 ||
-    { apt-get update -qq > /dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > "$T/apt.log" 2>&1; }
-}
-if ! command -v snakemake > /dev/null && ! apt_install snakemake; then
-  echo "  SKIP snakemake is not installed and cannot be installed (apt-get install snakemake: $(tail -1 "$T/apt.log"))"
-  finish; exit $?
-fi
-for p in bwa samtools bcftools time; do
-  command -v "$([ $p = time ] && echo /usr/bin/time || echo $p)" > /dev/null || apt_install "$p" ||
-    { fail "install $p"; finish; exit 1; }
-done
+workflow_tools || { finish; exit $?; }
 if ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
   tail -30 "$T/cluster.log"; fail "test cluster up"; finish; exit 1
 fi

@@ -1,0 +1,158 @@
+/* tracer-jobstat: what no report may ever say, over many generated jobs and runs whose
+ * figures are physically possible (a process's CPU within its unit's span times its CPUs;
+ * a cgroup's peak at least what its processes held): PeakMem is never below the largest
+ * MaxRSS, the node's peak never below it either, CPUEff never above 100 % of the cores the
+ * job had, the job's memory advice never below what its steps held at once, and a job's
+ * peak never below one of its steps'. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "aggregate.h"
+#include "effic.h"
+#include "report.h"
+
+#define S 1000000000LL
+#define T0 1795320000LL
+#define JOBS 3000
+
+static uint64_t seed = 88172645463325252ULL;
+static uint64_t rnd(uint64_t n) /* xorshift: the same jobs every run */
+{
+	seed ^= seed << 13;
+	seed ^= seed >> 7;
+	seed ^= seed << 17;
+	return n ? seed % n : 0;
+}
+
+/* one unit as tracerd's "units" reply has it; figures within what its span allows */
+static void unit(struct unit_rec *u, int64_t id, int node, int64_t step, int64_t start_ns,
+		 int64_t end_ns, int cpus, int64_t job_peak_kb)
+{
+	struct json_object *o = json_object_new_object(), *t = json_object_new_object();
+	int64_t span = end_ns - start_ns, maxrss = 1024 + (int64_t)rnd(400 * 1024);
+	int64_t cpu = (int64_t)((double)span * cpus * (double)rnd(1001) / 1000.0);
+	int64_t sampled = rnd(3) ? (int64_t)rnd((uint64_t)maxrss * 2) : 0;
+
+	json_object_object_add(o, "id", json_object_new_int64(id));
+	json_object_object_add(o, "name", json_object_new_string("u"));
+	json_object_object_add(o, "kind", json_object_new_string("slurm"));
+	json_object_object_add(o, "uid", json_object_new_int(1000));
+	json_object_object_add(o, "job_id", json_object_new_int(70));
+	json_object_object_add(o, "step_id", json_object_new_int64(step));
+	json_object_object_add(o, "task_id", json_object_new_int(0));
+	json_object_object_add(o, "alloc_cpus", json_object_new_int(cpus));
+	json_object_object_add(o, "alloc_mem_mb", json_object_new_int(2000));
+	json_object_object_add(o, "start_ns", json_object_new_int64(start_ns));
+	json_object_object_add(o, "end_ns", json_object_new_int64(end_ns));
+	json_object_object_add(o, "state", json_object_new_string("COMPLETED"));
+	json_object_object_add(o, "exit_status", json_object_new_int(0));
+	if (rnd(2)) /* the step cgroup holds at least its largest process */
+		json_object_object_add(o, "cgroup_mem_peak_kb",
+				       json_object_new_int64(maxrss + (int64_t)rnd(100 * 1024)));
+	if (job_peak_kb > 0)
+		json_object_object_add(o, "job_mem_peak_kb", json_object_new_int64(job_peak_kb));
+	json_object_object_add(t, "nprocs", json_object_new_int(1 + (int)rnd(50)));
+	json_object_object_add(t, "cpu_ns", json_object_new_int64(cpu));
+	json_object_object_add(t, "user_ns", json_object_new_int64(cpu / 2));
+	json_object_object_add(t, "sys_ns", json_object_new_int64(cpu - cpu / 2));
+	json_object_object_add(t, "maxrss_kb", json_object_new_int64(maxrss));
+	if (sampled)
+		json_object_object_add(t, "peak_sampled_rss_kb", json_object_new_int64(sampled));
+	json_object_object_add(t, "oom_kills", json_object_new_int(0));
+	json_object_object_add(o, "totals", t);
+	assert_int_equal(unit_from_json(o, node, u), 0);
+	json_object_put(o);
+}
+
+/* the properties of one resolved row */
+static void check_row(const struct row *r, int64_t cores)
+{
+	double e = row_cpu_eff(r);
+
+	if (r->f.nunits && r->f.maxrss_kb != JS_NONE && r->f.nprocs > 0) {
+		assert_true(r->peak_mem_kb != JS_NONE);
+		assert_true(r->peak_mem_kb >= r->f.maxrss_kb);
+		assert_true(r->node_peak_mem_kb >= r->f.maxrss_kb);
+	}
+	if (e >= 0 && cores > 0) {
+		if (e > 100.0 * (double)cores / (double)r->alloc_cpus + 1e-6)
+			fail_msg("%s: CPUEff %.3f %% of %lld CPUs (cpu %lld ns, wall %lld ns)",
+				 r->jobid, e, (long long)r->alloc_cpus, (long long)r->cpu_ns,
+				 (long long)r->wall_ns);
+	}
+}
+
+static void test_generated_jobs(void **state)
+{
+	(void)state;
+	for (int n = 0; n < JOBS; n++) {
+		struct unit_rec u[8];
+		struct report rep = {};
+		int nsteps = 1 + (int)rnd(4), cpus = 1 + (int)rnd(4), nu = 0;
+		int64_t at = T0 * S + (int64_t)rnd(1000) * S, job_peak = 0;
+		struct advice a;
+		struct job *j;
+
+		/* steps one after the other or at once, each with its share of the CPUs (a
+		 * job's cgroup bounds them all together); whole-second and sub-second spans */
+		for (int s = 0; s < nsteps; s++) {
+			int64_t start = at + (int64_t)rnd(3) * S + (int64_t)rnd(S);
+			int64_t end = start + (rnd(4) ? (int64_t)rnd(40) * S : 0) + 1 + (int64_t)rnd(S);
+
+			unit(&u[nu++], 100 + s, 0, s == 0 ? (int64_t)STEP_BATCH : s - 1, start, end,
+			     cpus, 0);
+			/* at most cpus busy at once: each unit's CPU within its share */
+			u[nu - 1].t.cpu_ns /= nsteps;
+			u[nu - 1].t.user_ns = u[nu - 1].t.cpu_ns / 2;
+			u[nu - 1].t.sys_ns = u[nu - 1].t.cpu_ns - u[nu - 1].t.user_ns;
+			if (rnd(2))
+				at = end; /* the next one after it */
+		}
+		if (rnd(2)) { /* the job cgroup's peak: at least what its steps held at once */
+			for (int k = 0; k < nu; k++)
+				job_peak += u[k].cgroup_mem_peak_kb != JS_NONE
+						    ? u[k].cgroup_mem_peak_kb
+						    : u[k].t.maxrss_kb;
+			for (int k = 0; k < nu; k++)
+				u[k].job_mem_peak_kb = job_peak - (int64_t)rnd(2) * 1024;
+		}
+		assert_int_equal(report_add_traced_job(&rep, u, (size_t)nu), 0);
+		j = &rep.jobs[0];
+		check_row(&j->row, j->row.alloc_cpus);
+		for (size_t s = 0; s < j->nsteps; s++) {
+			check_row(&j->steps[s], j->row.alloc_cpus);
+			/* the job holds each of its steps */
+			assert_true(j->row.peak_mem_kb >= j->steps[s].peak_mem_kb);
+			assert_true(j->row.node_peak_mem_kb >= j->steps[s].node_peak_mem_kb);
+		}
+		/* the advice covers the job's peak on its node */
+		row_advice(&j->row, &a);
+		assert_true(a.mem_mb * 1024 >= j->row.node_peak_mem_kb);
+		report_free(&rep);
+
+		/* a traced run: one unit */
+		unit(&u[0], 1, 0, (int64_t)STEP_NONE, T0 * S, T0 * S + 1 + (int64_t)rnd(5 * S),
+		     cpus, 0);
+		assert_int_equal(report_add_local(&rep, &u[0]), 0);
+		rep.jobs[0].row.alloc_cpus = cpus;
+		check_row(&rep.jobs[0].row, cpus);
+		report_free(&rep);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_generated_jobs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
