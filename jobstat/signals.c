@@ -19,10 +19,11 @@
 #define IDLE_MIN_S 10	    /* ...and 10 s */
 #define CPU_WAIT_SHARE 0.20 /* a step that waited for a CPU this share of its busy time */
 #define CPU_WAIT_MIN_NS (5 * NS)
-#define MEM_NEAR 90.0	    /* percent of the request */
-#define PRESSURE_SHARE 0.05 /* memory pressure worth a note: 5 % of the step's time */
-#define SLOWER 1.5	    /* slower than usual: this many times the median... */
-#define SLOWER_MIN_S 2	    /* ...and this many seconds more */
+#define MEM_NEAR 90.0		/* percent of the request */
+#define PRESSURE_SHARE 0.05	/* memory pressure worth a note: 5 % of the step's time */
+#define PRESSURE_MIN_US 1000000 /* and a second at least: less reads as "0 s" */
+#define SLOWER 1.5		/* slower than usual: this many times the median... */
+#define SLOWER_MIN_S 2		/* ...and this many seconds more */
 #define WINDOWS_MAX 64
 
 struct sig {
@@ -290,7 +291,7 @@ static void note_memory(struct sig *c)
 		char name[160], dur[32];
 
 		if (u->mem_pressure_us <= 0 || u->mem_pressure_us == JS_NONE || wall <= 0 ||
-		    u->task_id > 0 ||
+		    u->task_id > 0 || u->mem_pressure_us < PRESSURE_MIN_US ||
 		    (double)u->mem_pressure_us * 1000 < PRESSURE_SHARE * (double)wall)
 			continue;
 		unit_name(u, name, sizeof(name));

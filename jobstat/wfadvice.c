@@ -51,7 +51,8 @@ long wfadvice_build(const struct report *rep, struct wf_advice **out)
 		if (a.cpus <= 0 && a.mem_mb <= 0 && a.mem_per_cpu_mb <= 0 && a.time_min <= 0)
 			continue;
 		for (k = 0; k < n; k++)
-			if (!strcmp(w[k].engine, engine) && !strcmp(w[k].pipeline, j->row.pipeline) &&
+			if (!strcmp(w[k].engine, engine) &&
+			    !strcmp(w[k].pipeline, j->row.pipeline) &&
 			    !strcmp(w[k].step, j->row.step))
 				break;
 		if (k == n) {
@@ -83,8 +84,8 @@ long wfadvice_build(const struct report *rep, struct wf_advice **out)
 			at += snprintf(out + at, len - at, __VA_ARGS__); \
 	} while (0)
 
-static size_t snakemake_text(const struct wf_advice *w, size_t n, const char *pipeline,
-			     char *out, size_t len)
+static size_t snakemake_text(const struct wf_advice *w, size_t n, const char *pipeline, char *out,
+			     size_t len)
 {
 	size_t at = 0;
 	int nt = 0, nr = 0;
@@ -132,8 +133,9 @@ static size_t nextflow_text(const struct wf_advice *w, size_t n, const char *pip
 		}
 		if (a->mem_mb > 0 || a->mem_per_cpu_mb > 0) {
 			/* Nextflow's memory is the task's: per CPU times its CPUs */
-			int64_t mb = a->mem_mb > 0 ? a->mem_mb
-						   : a->mem_per_cpu_mb * (a->cpus > 0 ? a->cpus : 1);
+			int64_t mb = a->mem_mb > 0
+					     ? a->mem_mb
+					     : a->mem_per_cpu_mb * (a->cpus > 0 ? a->cpus : 1);
 
 			PUT("%s memory = '%" PRId64 " MB'", sep, mb);
 			sep = ";";
@@ -147,8 +149,8 @@ static size_t nextflow_text(const struct wf_advice *w, size_t n, const char *pip
 	return at < len ? at : len - 1;
 }
 
-size_t wfadvice_text(const struct wf_advice *w, size_t n, const char *engine,
-		     const char *pipeline, char *out, size_t len)
+size_t wfadvice_text(const struct wf_advice *w, size_t n, const char *engine, const char *pipeline,
+		     char *out, size_t len)
 {
 	if (!len)
 		return 0;

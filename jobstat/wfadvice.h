@@ -26,7 +26,7 @@ long wfadvice_build(const struct report *rep, struct wf_advice **out);
  *   snakemake --set-threads align=2 --set-resources align:mem_mb=360 align:runtime=10
  *   process { withName: 'ALIGN' { cpus = 2; memory = '360 MB'; time = '10m' } }
  * Returns the length written (0: nothing to advise). */
-size_t wfadvice_text(const struct wf_advice *w, size_t n, const char *engine,
-		     const char *pipeline, char *out, size_t len);
+size_t wfadvice_text(const struct wf_advice *w, size_t n, const char *engine, const char *pipeline,
+		     char *out, size_t len);
 
 #endif

@@ -105,7 +105,8 @@ static void test_generated_jobs(void **state)
 		 * job's cgroup bounds them all together); whole-second and sub-second spans */
 		for (int s = 0; s < nsteps; s++) {
 			int64_t start = at + (int64_t)rnd(3) * S + (int64_t)rnd(S);
-			int64_t end = start + (rnd(4) ? (int64_t)rnd(40) * S : 0) + 1 + (int64_t)rnd(S);
+			int64_t end =
+				start + (rnd(4) ? (int64_t)rnd(40) * S : 0) + 1 + (int64_t)rnd(S);
 
 			unit(&u[nu++], 100 + s, 0, s == 0 ? (int64_t)STEP_BATCH : s - 1, start, end,
 			     cpus, 0);
