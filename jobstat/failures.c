@@ -9,6 +9,11 @@
 #include "failures.h"
 #include "procs.h"
 
+static int oom_victim(int64_t flags)
+{
+	return flags != JS_NONE && (flags & PROC_FLAG_OOM);
+}
+
 static void keep(struct failed_proc *d, const char *step, const struct proc_rec *p)
 {
 	d->pid = p->pid;
@@ -18,6 +23,7 @@ static void keep(struct failed_proc *d, const char *step, const struct proc_rec 
 	d->end_ns = p->end_ns;
 	d->maxrss_kb = p->maxrss_kb;
 	d->engine = procs_engine(p->tool);
+	d->oom = oom_victim(p->flags);
 	snprintf(d->tool, sizeof(d->tool), "%s", p->tool);
 	snprintf(d->step, sizeof(d->step), "%s", step);
 	snprintf(d->cmd, sizeof(d->cmd), "%s", p->cmd ? p->cmd : "");
@@ -27,13 +33,17 @@ static void keep(struct failed_proc *d, const char *step, const struct proc_rec 
  * may end first (ls closes its stdout before its exit, grep then sees the end of its input) */
 #define FAIL_TOGETHER_NS 100000000LL
 
-/* to be named before d: a tool before the engine (the engine fails because its tool did);
- * then failed before d (an unknown end is last); of siblings whose failures end together,
- * the one that started first: upstream in their pipeline, what made the others fail */
+/* to be named before d: an OOM victim before a process that failed otherwise (the shell
+ * that ran it exits 137 after it), a tool before the engine (the engine fails because its
+ * tool did); then failed before d (an unknown end is last); of siblings whose failures end
+ * together, the one that started first: upstream in their pipeline, what made the others
+ * fail */
 static int earlier(const struct proc_rec *p, const struct failed_proc *d)
 {
-	int engine = procs_engine(p->tool);
+	int engine = procs_engine(p->tool), oom = oom_victim(p->flags);
 
+	if (oom != d->oom)
+		return oom;
 	if (engine != d->engine)
 		return !engine;
 	if (p->end_ns == JS_NONE)
@@ -66,7 +76,7 @@ void failures_add(struct failures *f, const char *step, const struct proc_rec *p
 {
 	f->checked = 1;
 	for (size_t i = 0; i < n; i++) {
-		int oom = p[i].flags != JS_NONE && (p[i].flags & PROC_FLAG_OOM);
+		int oom = oom_victim(p[i].flags);
 
 		if (oom)
 			add_victim(f, step, &p[i]);

@@ -13,6 +13,7 @@
 struct failed_proc {
 	int64_t pid, ppid, status, start_ns, end_ns, maxrss_kb;
 	int engine; /* the workflow engine itself (procs_engine): named after its tools */
+	int oom;    /* the OOM killer stopped it */
 	char tool[64];
 	char step[64]; /* the step row's JobID: "123.batch" */
 	char cmd[160];
@@ -27,8 +28,8 @@ struct failures {
 	 * FAIL_OOM_NAMED)) */
 	struct failed_proc oom[FAIL_OOM_NAMED];
 	size_t noom;
-	struct failed_proc first; /* the first to exit non-zero or on a signal (OOM victims
-				   * included), a tool before the engine, when nfailed */
+	struct failed_proc first; /* the first to exit non-zero or on a signal, an OOM victim
+				   * before others, a tool before the engine, when nfailed */
 	size_t nfailed;
 	struct failed_proc grew; /* the largest tool (not the engine) by its own peak: what
 				  * grew before an OOM kill, when ngrew */

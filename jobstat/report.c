@@ -397,6 +397,14 @@ static int64_t wall_ns(const struct row *r)
 	return w;
 }
 
+/* v, at most limit_mb (unknown: no limit), at least floor */
+static int64_t at_most(int64_t v, int64_t limit_mb, int64_t floor)
+{
+	if (v == JS_NONE || limit_mb == JS_NONE || limit_mb <= 0 || v <= limit_mb * 1024)
+		return v;
+	return floor != JS_NONE && floor > limit_mb * 1024 ? floor : limit_mb * 1024;
+}
+
 /* a step or run row from its own figures */
 static void resolve_leaf(struct row *r, int64_t job_req_mb, int64_t job_nnodes)
 {
@@ -514,6 +522,30 @@ static void job_cgroup_peaks(const struct job *j, int64_t *node_peak, int64_t *s
 	}
 }
 
+/* Was the job held to its --mem by Slurm's cgroup plugin (a step or the job measured in its
+ * cgroup: ConstrainRAMSpace holds every step of a node's jobs, or none)? */
+static int job_held(const struct job *j)
+{
+	for (size_t i = 0; i < j->nsteps; i++)
+		if (j->steps[i].f.cgroup_mem_peak_kb != JS_NONE)
+			return 1;
+	for (size_t i = 0; i < j->nunits; i++)
+		if (j->units[i].job_mem_peak_kb != JS_NONE && j->units[i].job_mem_peak_kb > 0)
+			return 1;
+	return 0;
+}
+
+/* A cgroup is charged only for the pages it was the first to touch: a process's RSS also
+ * counts shared file pages (an interpreter's libraries) charged to another cgroup. So where
+ * a cgroup held a row to a limit, a figure from RSS goes no higher than that limit (a cgroup
+ * measured above it, where it was not enforced, keeps its own peak). */
+static void hold_to_limit(struct row *r, int64_t limit_mb, int64_t node_limit_mb, int64_t cgroup,
+			  int64_t node_cgroup)
+{
+	r->peak_mem_kb = at_most(r->peak_mem_kb, limit_mb, cgroup);
+	r->node_peak_mem_kb = at_most(r->node_peak_mem_kb, node_limit_mb, node_cgroup);
+}
+
 /* The job's memory: what its cgroup held on each node (what --mem limits, all its steps at
  * once), else its steps' peaks added where they ran at once; never below one step's. */
 static void job_memory(struct job *j)
@@ -533,10 +565,17 @@ static void job_memory(struct job *j)
 			r->peak_mem_kb = sum;
 			r->peak_src = "jobcgroup";
 		}
+		hold_to_limit(r, r->req_mem_mb, r->req_mem_node_mb, sum, node_peak);
 		return;
 	}
 	node_peak = steps_at_once(j, offsetof(struct row, node_peak_mem_kb));
 	sum = steps_at_once(j, offsetof(struct row, peak_mem_kb));
+	/* steps held within the job's limit were held there together (no lower than one
+	 * step's own peak, where the limit was not enforced) */
+	if (job_held(j)) {
+		node_peak = at_most(node_peak, r->req_mem_node_mb, r->node_peak_mem_kb);
+		sum = at_most(sum, r->req_mem_mb, r->peak_mem_kb);
+	}
 	if (node_peak != JS_NONE && node_peak > r->node_peak_mem_kb)
 		r->node_peak_mem_kb = node_peak;
 	if (sum != JS_NONE && sum > r->peak_mem_kb) {
@@ -570,17 +609,21 @@ void report_resolve(struct job *j)
 	const struct unit_rec **alloc;
 	struct figures af;
 	int64_t cpu = 0, user = 0, sys = 0;
-	int any = 0;
+	int any = 0, held;
 
 	if (r->kind == ROW_LOCAL) {
 		resolve_leaf(r, r->req_mem_mb, JS_NONE);
 		return;
 	}
 	figures_init(&r->f);
+	held = job_held(j);
 	for (size_t i = 0; i < j->nsteps; i++) {
 		struct row *s = &j->steps[i];
 
 		resolve_leaf(s, r->req_mem_mb, r->nnodes);
+		if (held)
+			hold_to_limit(s, s->req_mem_share_mb, r->req_mem_node_mb,
+				      s->f.cgroup_mem_peak_kb, s->f.node_mem_peak_kb);
 		figures_merge(&r->f, &s->f);
 		if (s->cpu_ns != JS_NONE) {
 			cpu += s->cpu_ns;

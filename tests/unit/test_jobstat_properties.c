@@ -1,9 +1,11 @@
 /* tracer-jobstat: what no report may ever say, over many generated jobs and runs whose
  * figures are physically possible (a process's CPU within its unit's span times its CPUs;
- * a cgroup's peak at least what its processes held): PeakMem is never below the largest
- * MaxRSS, the node's peak never below it either, CPUEff never above 100 % of the cores the
- * job had, the job's memory advice never below what its steps held at once, and a job's
- * peak never below one of its steps'. */
+ * a cgroup's peak at least what its processes held, within its limit): PeakMem is never
+ * below the largest MaxRSS (but for shared pages a cgroup held to its limit could not have
+ * been charged for), the node's peak never below it either, MemEff never above 100 % of a
+ * limit the kernel enforced, CPUEff never above 100 % of the cores the job had, the job's memory
+ * advice never below what its steps held at once, and a job's peak never below one of its steps'.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +36,7 @@ static uint64_t rnd(uint64_t n) /* xorshift: the same jobs every run */
 
 /* one unit as tracerd's "units" reply has it; figures within what its span allows */
 static void unit(struct unit_rec *u, int64_t id, int node, int64_t step, int64_t start_ns,
-		 int64_t end_ns, int cpus, int64_t job_peak_kb)
+		 int64_t end_ns, int cpus, int64_t job_peak_kb, int64_t limit_mb, int cgroups)
 {
 	struct json_object *o = json_object_new_object(), *t = json_object_new_object();
 	int64_t span = end_ns - start_ns, maxrss = 1024 + (int64_t)rnd(400 * 1024);
@@ -49,14 +51,21 @@ static void unit(struct unit_rec *u, int64_t id, int node, int64_t step, int64_t
 	json_object_object_add(o, "step_id", json_object_new_int64(step));
 	json_object_object_add(o, "task_id", json_object_new_int(0));
 	json_object_object_add(o, "alloc_cpus", json_object_new_int(cpus));
-	json_object_object_add(o, "alloc_mem_mb", json_object_new_int(2000));
+	json_object_object_add(o, "alloc_mem_mb", json_object_new_int64(limit_mb));
 	json_object_object_add(o, "start_ns", json_object_new_int64(start_ns));
 	json_object_object_add(o, "end_ns", json_object_new_int64(end_ns));
 	json_object_object_add(o, "state", json_object_new_string("COMPLETED"));
 	json_object_object_add(o, "exit_status", json_object_new_int(0));
-	if (rnd(2)) /* the step cgroup holds at least its largest process */
-		json_object_object_add(o, "cgroup_mem_peak_kb",
-				       json_object_new_int64(maxrss + (int64_t)rnd(100 * 1024)));
+	/* the step cgroup holds its largest process, within the limit the kernel enforces
+	 * (a process's RSS may pass it: shared pages charged to another cgroup); Slurm's cgroup
+	 * plugin holds every step of a job, or none */
+	if (cgroups) {
+		int64_t cg = maxrss + (int64_t)rnd(100 * 1024);
+
+		json_object_object_add(
+			o, "cgroup_mem_peak_kb",
+			json_object_new_int64(cg < limit_mb * 1024 ? cg : limit_mb * 1024));
+	}
 	if (job_peak_kb > 0)
 		json_object_object_add(o, "job_mem_peak_kb", json_object_new_int64(job_peak_kb));
 	json_object_object_add(t, "nprocs", json_object_new_int(1 + (int)rnd(50)));
@@ -72,16 +81,32 @@ static void unit(struct unit_rec *u, int64_t id, int node, int64_t step, int64_t
 	json_object_put(o);
 }
 
-/* the properties of one resolved row */
-static void check_row(const struct row *r, int64_t cores)
+/* the properties of one resolved row; limit_mb: its job's, per node (one node here); held:
+ * a cgroup held it (or, for a job, one of its steps) to that limit */
+static void check_row(const struct row *r, int64_t cores, int64_t limit_mb, int held)
 {
-	double e = row_cpu_eff(r);
+	double e = row_cpu_eff(r), m = row_mem_eff(r);
 
 	if (r->f.nunits && r->f.maxrss_kb != JS_NONE && r->f.nprocs > 0) {
+		/* never below the largest process, but what a cgroup could not have been
+		 * charged for (above its limit) */
+		int64_t least =
+			held && r->f.maxrss_kb > limit_mb * 1024 ? limit_mb * 1024 : r->f.maxrss_kb;
+
 		assert_true(r->peak_mem_kb != JS_NONE);
-		assert_true(r->peak_mem_kb >= r->f.maxrss_kb);
-		assert_true(r->node_peak_mem_kb >= r->f.maxrss_kb);
+		if (r->peak_mem_kb < least || r->node_peak_mem_kb < least)
+			fail_msg("%s: PeakMem %lld, node %lld, below MaxRSS %lld (limit %lld M)",
+				 r->jobid, (long long)r->peak_mem_kb,
+				 (long long)r->node_peak_mem_kb, (long long)r->f.maxrss_kb,
+				 (long long)limit_mb);
 	}
+	/* a cgroup held within its limit never shows above 100 % of it */
+	if (m >= 0 && held && m > 100.0 + 1e-6)
+		fail_msg("%s: MemEff %.2f %% of a limit its cgroup was held to (peak %lld, share "
+			 "%lld M, cgroup %lld, maxrss %lld, src %s, kind %d)",
+			 r->jobid, m, (long long)r->peak_mem_kb, (long long)r->req_mem_share_mb,
+			 (long long)r->f.cgroup_mem_peak_kb, (long long)r->f.maxrss_kb,
+			 r->peak_src ? r->peak_src : "-", r->kind);
 	if (e >= 0 && cores > 0) {
 		if (e > 100.0 * (double)cores / (double)r->alloc_cpus + 1e-6)
 			fail_msg("%s: CPUEff %.3f %% of %lld CPUs (cpu %lld ns, wall %lld ns)",
@@ -97,6 +122,8 @@ static void test_generated_jobs(void **state)
 		struct unit_rec u[8];
 		struct report rep = {};
 		int nsteps = 1 + (int)rnd(4), cpus = 1 + (int)rnd(4), nu = 0;
+		int64_t limit = 100 + (int64_t)rnd(1900);
+		int held = 0, cgroups = (int)rnd(2);
 		int64_t at = T0 * S + (int64_t)rnd(1000) * S, job_peak = 0;
 		struct advice a;
 		struct job *j;
@@ -109,7 +136,7 @@ static void test_generated_jobs(void **state)
 				start + (rnd(4) ? (int64_t)rnd(40) * S : 0) + 1 + (int64_t)rnd(S);
 
 			unit(&u[nu++], 100 + s, 0, s == 0 ? (int64_t)STEP_BATCH : s - 1, start, end,
-			     cpus, 0);
+			     cpus, 0, limit, cgroups);
 			/* at most cpus busy at once: each unit's CPU within its share */
 			u[nu - 1].t.cpu_ns /= nsteps;
 			u[nu - 1].t.user_ns = u[nu - 1].t.cpu_ns / 2;
@@ -117,19 +144,23 @@ static void test_generated_jobs(void **state)
 			if (rnd(2))
 				at = end; /* the next one after it */
 		}
-		if (rnd(2)) { /* the job cgroup's peak: at least what its steps held at once */
+		if (rnd(2)) { /* the job cgroup's peak: its steps at once, within its limit */
 			for (int k = 0; k < nu; k++)
 				job_peak += u[k].cgroup_mem_peak_kb != JS_NONE
 						    ? u[k].cgroup_mem_peak_kb
 						    : u[k].t.maxrss_kb;
+			if (job_peak > limit * 1024)
+				job_peak = limit * 1024;
 			for (int k = 0; k < nu; k++)
 				u[k].job_mem_peak_kb = job_peak - (int64_t)rnd(2) * 1024;
 		}
 		assert_int_equal(report_add_traced_job(&rep, u, (size_t)nu), 0);
 		j = &rep.jobs[0];
-		check_row(&j->row, j->row.alloc_cpus);
+		for (size_t s = 0; s < j->nsteps; s++)
+			held |= j->steps[s].f.cgroup_mem_peak_kb != JS_NONE;
+		check_row(&j->row, j->row.alloc_cpus, limit, held || job_peak > 0);
 		for (size_t s = 0; s < j->nsteps; s++) {
-			check_row(&j->steps[s], j->row.alloc_cpus);
+			check_row(&j->steps[s], j->row.alloc_cpus, limit, held || job_peak > 0);
 			/* the job holds each of its steps */
 			assert_true(j->row.peak_mem_kb >= j->steps[s].peak_mem_kb);
 			assert_true(j->row.node_peak_mem_kb >= j->steps[s].node_peak_mem_kb);
@@ -141,10 +172,10 @@ static void test_generated_jobs(void **state)
 
 		/* a traced run: one unit */
 		unit(&u[0], 1, 0, (int64_t)STEP_NONE, T0 * S, T0 * S + 1 + (int64_t)rnd(5 * S),
-		     cpus, 0);
+		     cpus, 0, limit, 0);
 		assert_int_equal(report_add_local(&rep, &u[0]), 0);
 		rep.jobs[0].row.alloc_cpus = cpus;
-		check_row(&rep.jobs[0].row, cpus);
+		check_row(&rep.jobs[0].row, cpus, limit, 0);
 		report_free(&rep);
 	}
 }
