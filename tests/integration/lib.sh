@@ -96,6 +96,18 @@ wait_jobs() {
   done
   return 1
 }
+# wait_ended JOBID...: until Slurm's accounting has them all ended too (240 s at most): a
+# report read right after must find them ended
+wait_ended() {
+  for _ in $(seq 2400); do
+    if [ -z "$(squeue -h -j "$(IFS=,; echo "$*")" 2>/dev/null)" ] &&
+       ! sacct -n -X -P -j "$(IFS=,; echo "$*")" -o State | grep -qE 'RUNNING|PENDING|COMPLETING'; then
+      sleep 1; return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
 
 # The real tools of the workflow tests (tests/integration/workflow), from Debian's packages:
 # installed when missing. Returns 1 after a SKIP line when snakemake cannot be installed, or a

@@ -13,16 +13,6 @@
 cluster_up
 JS=$BUILD/tracer-jobstat
 JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
-wait_ended() { # until Slurm's accounting has them all ended (240 s at most)
-  for _ in $(seq 2400); do
-    if [ -z "$(squeue -h -j "$(IFS=,; echo "$*")" 2>/dev/null)" ] &&
-       ! sacct -n -X -P -j "$(IFS=,; echo "$*")" -o State | grep -qE 'RUNNING|PENDING|COMPLETING'; then
-      sleep 1; return 0
-    fi
-    sleep 0.1
-  done
-  return 1
-}
 state() { sacct -n -X -P -j "$1" -o State | head -1 | cut -d' ' -f1; }
 mem_advice() { sed -nE 's/.*next time: .*--mem=([0-9]+)M.*/\1/p' <<< "$1" | head -1; }
 

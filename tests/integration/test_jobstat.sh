@@ -10,18 +10,6 @@ cluster_up
 JS=$BUILD/tracer-jobstat
 JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
 
-as() { local u=$1; shift; su "$u" -c "SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }
-submit() { as "$1" "sbatch --parsable $2"; }
-wait_jobs() { # until Slurm's accounting has them all ended (240 s at most)
-  for _ in $(seq 2400); do
-    if [ -z "$(squeue -h -j "$(IFS=,; echo "$*")" 2>/dev/null)" ] &&
-       ! sacct -n -X -P -j "$(IFS=,; echo "$*")" -o State | grep -qE 'RUNNING|PENDING|COMPLETING'; then
-      sleep 1; return 0
-    fi
-    sleep 0.1
-  done
-  return 1
-}
 secs() { # sacct's [D-][HH:]MM:SS[.mmm] to seconds
   awk -F'[-:]' '{ n = NF; s = $n + 60 * $(n - 1); if (n >= 3) s += 3600 * $(n - 2); if (n >= 4) s += 86400 * $(n - 3); printf "%.3f\n", s }' <<< "$1"
 }
@@ -70,7 +58,7 @@ JH=$(submit tracertest "-w n2 --mem=2M -J tiny -o /dev/null --wrap /bin/true")
 JI=$(submit tracertest "-w n2 --mem=100M -J pipe -o /dev/null --wrap 'ls /nonexistent | grep x; exit 3'")
 JT=$(submit tracertest "-w n2 -t 1 -J slow -o /dev/null --wrap 'sleep 300'")
 check "jobs ran and ended ($JA $JB $JC ${JD}_[1-3] $JE $JF $JH $JI)" \
-  wait_jobs "$JA" "$JB" "$JC" "$JD" "$JE" "$JF" "$JH" "$JI"
+  wait_ended "$JA" "$JB" "$JC" "$JD" "$JE" "$JF" "$JH" "$JI"
 JG=$(submit tracertest "-N2 -n2 --mem=100M -J twonode -o /dev/null --wrap 'srun -N2 -n2 $JOBS/hold 60 1.2'")
 
 # --- -P parses by sacct's rules: one field per column on every line, none added at the end;
@@ -155,7 +143,7 @@ red_not_green() { grep -q $'\033\[31m' <<< "$1" && ! grep -q $'\033\[32m' <<< "$
 check "... its MemEff is red on a terminal, never green" \
   red_not_green "$(script -qec "'$JS' -j $JF -X -n -o JobID,MemEff" /dev/null)"
 
-check "2-node job $JG and TIMEOUT job $JT ended" wait_jobs "$JG" "$JT"
+check "2-node job $JG and TIMEOUT job $JT ended" wait_ended "$JG" "$JT"
 peak=$("$JS" -j "$JG" -X -P -n --units=M -o PeakMem | tr -d M)
 sug=$("$JS" -j "$JG" -X -P -n -o Suggest)
 check "2 nodes, PeakMem ${peak}M summed: --mem=$(mem_of "$sug")M is per node (below 1.2 x the sum, at least 1.2 x half)" \

@@ -31,6 +31,15 @@ static void proc(struct proc_rec *p, int64_t pid, const char *tool, const char *
 	p->cmd = (char *)cmd;
 }
 
+/* a finished job in state, of nunits units, with no failures read yet */
+static void failed_job(struct job *j, const char *state, int nunits)
+{
+	memset(j, 0, sizeof(*j));
+	row_init(&j->row, ROW_JOB);
+	snprintf(j->row.state, sizeof(j->row.state), "%s", state);
+	j->row.f.nunits = nunits;
+}
+
 static void test_first_failure(void **state)
 {
 	struct proc_rec p[4];
@@ -107,10 +116,7 @@ static void test_oom_engine_last(void **state)
 	size_t n;
 
 	(void)state;
-	memset(&j, 0, sizeof(j));
-	row_init(&j.row, ROW_JOB);
-	snprintf(j.row.state, sizeof(j.row.state), "OUT_OF_MEMORY");
-	j.row.f.nunits = 2;
+	failed_job(&j, "OUT_OF_MEMORY", 2);
 	proc(&p[0], 50, "snakemake", "python3 -m snakemake --snakefile S", 9, PROC_FLAG_OOM, 700);
 	p[0].maxrss_kb = 72 * 1024;
 	proc(&p[1], 51, "python3", "python3 -c pass", 0, 0, 100);
@@ -153,10 +159,8 @@ static void test_not_started(void **state)
 	size_t n;
 
 	(void)state;
-	memset(&j, 0, sizeof(j));
-	row_init(&j.row, ROW_JOB);
+	failed_job(&j, "FAILED", 0);
 	snprintf(j.row.jobid, sizeof(j.row.jobid), "77");
-	snprintf(j.row.state, sizeof(j.row.state), "FAILED");
 	j.row.exit_status = 4021; /* ESLURMD_IO_ERROR, shown as 0:53 */
 	j.slurm = 1;
 	row_init(&steps[0], ROW_STEP);
@@ -209,10 +213,7 @@ static void test_notes_name_them(void **state)
 	size_t n;
 
 	(void)state;
-	memset(&j, 0, sizeof(j));
-	row_init(&j.row, ROW_JOB);
-	snprintf(j.row.state, sizeof(j.row.state), "FAILED");
-	j.row.f.nunits = 1;
+	failed_job(&j, "FAILED", 1);
 	proc(&p[0], 101, "ls", "ls /nonexistent", 2 << 8, 0, 500);
 	proc(&p[1], 102, "grep", "grep x", 1 << 8, 0, 510);
 	failures_add(&j.fail, "7.batch", p, 2);
