@@ -15,6 +15,7 @@
 #include "config.h"
 #include "format.h"
 #include "safetext.h"
+#include "slurm_ids.h"
 
 static const char *prog = "tracerctl";
 
@@ -304,6 +305,13 @@ static int cmd_run(const char *sock, const char *node, int argc, char **argv)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s run: no command given\n", prog);
+		return 2;
+	}
+	if (vals[0] && slurm_id_shaped(vals[0])) { /* tracerd refuses it too */
+		fprintf(stderr,
+			"%s run: a run's name may not read as an id (begin with a digit, or be r "
+			"and a number): tracer-jobstat -j would take it for one\n",
+			prog);
 		return 2;
 	}
 	if (pipe2(go, O_CLOEXEC) < 0) {
