@@ -165,8 +165,7 @@ static int json_object_keys(struct json_object *o)
 	/* a key is renamed by taking its value out and putting it back: never while iterating */
 	while (again) {
 		again = 0;
-		json_object_object_foreach(o, k, val)
-		{
+		json_object_object_foreach(o, k, val) {
 			if (!clean(k, strlen(k))) {
 				if (!(key = escaped(k, strlen(k))))
 					return -ENOMEM;
@@ -207,8 +206,7 @@ int safe_text_json(struct json_object *o)
 	case json_type_object:
 		if ((r = json_object_keys(o)) < 0)
 			return r;
-		json_object_object_foreach(o, k, val)
-		{
+		json_object_object_foreach(o, k, val) {
 			(void)k;
 			if ((r = safe_text_json(val)) < 0)
 				return r;

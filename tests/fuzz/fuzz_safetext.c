@@ -17,9 +17,11 @@ static void check_safe(const char *s, size_t n)
 
 	for (size_t i = 0; i < n;) {
 		uint32_t c = p[i];
-		size_t l = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-							: c >= 0xf0 && c <= 0xf4 ? 4
-										 : 0;
+		size_t l = c < 0x80		    ? 1
+			   : c >= 0xc2 && c <= 0xdf ? 2
+			   : c >= 0xe0 && c <= 0xef ? 3
+			   : c >= 0xf0 && c <= 0xf4 ? 4
+						    : 0;
 
 		if (!l || i + l > n || c < 0x20 || c == 0x7f)
 			abort();
@@ -29,7 +31,8 @@ static void check_safe(const char *s, size_t n)
 				abort();
 			c = c << 6 | (p[i + k] & 0x3f);
 		}
-		if ((l == 2 && c < 0x80) || (l == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+		if ((l == 2 && c < 0x80) ||
+		    (l == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
 		    (l == 4 && (c < 0x10000 || c > 0x10ffff)))
 			abort(); /* overlong or not a character */
 		if ((c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) ||
@@ -58,8 +61,7 @@ static void check_json(const char *whole, const uint8_t *data, size_t size)
 	back = json_tokener_parse(text);
 	if (!back || json_object_object_length(back) != 1)
 		abort();
-	json_object_object_foreach(back, k, val)
-	{
+	json_object_object_foreach(back, k, val) {
 		check_safe(k, strlen(k));
 		v = val;
 		if (!json_object_is_type(v, json_type_string) ||

@@ -45,9 +45,14 @@ static void test_c1_and_invalid(void **state)
 {
 	(void)state;
 	/* C1 in UTF-8: CSI and OSC */
-	assert_string_equal(ESC("\xc2\x9b" "2J \xc2\x9d" "0;T"), "\\u009b2J \\u009d0;T");
+	assert_string_equal(ESC("\xc2\x9b"
+				"2J \xc2\x9d"
+				"0;T"),
+			    "\\u009b2J \\u009d0;T");
 	/* raw C1 and other bytes that are no UTF-8 */
-	assert_string_equal(ESC("\x9b" "2J"), "\\x9b2J");
+	assert_string_equal(ESC("\x9b"
+				"2J"),
+			    "\\x9b2J");
 	assert_string_equal(ESC("\xff\xfe"), "\\xff\\xfe");
 	/* overlong forms, a surrogate, beyond U+10FFFF, a cut sequence */
 	assert_string_equal(ESC("\xc0\xaf"), "\\xc0\\xaf");
@@ -62,7 +67,9 @@ static void test_c1_and_invalid(void **state)
 static void test_bidi(void **state)
 {
 	(void)state;
-	assert_string_equal(ESC("evil\xe2\x80\xae" "txt.exe"), "evil\\u202etxt.exe");
+	assert_string_equal(ESC("evil\xe2\x80\xae"
+				"txt.exe"),
+			    "evil\\u202etxt.exe");
 	assert_string_equal(ESC("\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9"), "\\u202a\\u2066\\u2069");
 	assert_string_equal(ESC("\xe2\x80\x8f\xe2\x80\xa8"), "\\u200f\\u2028");
 	/* their neighbours are text */
@@ -139,10 +146,14 @@ static void test_width(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kept),	     cmocka_unit_test(test_c0),
-		cmocka_unit_test(test_c1_and_invalid), cmocka_unit_test(test_bidi),
-		cmocka_unit_test(test_cut),	     cmocka_unit_test(test_inplace),
-		cmocka_unit_test(test_fputs),	     cmocka_unit_test(test_json),
+		cmocka_unit_test(test_kept),
+		cmocka_unit_test(test_c0),
+		cmocka_unit_test(test_c1_and_invalid),
+		cmocka_unit_test(test_bidi),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_inplace),
+		cmocka_unit_test(test_fputs),
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_width),
 	};
 
