@@ -5,22 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "clock.h"
 #include "log.h"
 #include "readfile.h"
 #include "subuid.h"
 
 #define CHECK_MS 1000 /* how often the file is looked at for a change */
 #define OWNER_MAX 256 /* a user name, or a uid in digits */
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A whole decimal number of 32 bits in [s, s + len) */
 static int number(const char *s, size_t len, uint64_t *out)
@@ -155,7 +147,7 @@ static void refresh(struct subuids *s)
 {
 	struct stat st;
 
-	s->checked_ms = now_ms();
+	s->checked_ms = (int64_t)(clock_boot_ns() / 1000000);
 	if (stat(s->path, &st) < 0) {
 		/* as for a bad file, ranges read before stay: namespaces made from them may */
 		if (s->missing != 1)
@@ -188,7 +180,7 @@ void subuids_fini(struct subuids *s)
 
 uid_t subuids_owner(struct subuids *s, uid_t uid)
 {
-	if (now_ms() - s->checked_ms >= CHECK_MS)
+	if ((int64_t)(clock_boot_ns() / 1000000) - s->checked_ms >= CHECK_MS)
 		refresh(s);
 	/* the first range that holds it: a file with overlapping ranges is the admin's to fix */
 	for (size_t i = 0; i < s->n; i++)

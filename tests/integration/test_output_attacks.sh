@@ -28,6 +28,39 @@ SUB_START=${SUB_START:-200000}
 echo "$ATTACKER:$SUB_START:65536" > "$T/subuid"
 chmod 644 "$T/subuid"
 start_daemon || { fail "tracerd started"; finish; exit 1; }
+cat > "$T/scan.py" <<'PY'
+import json, sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+bad = [f"byte 0x{b:02x} at {i}" for i, b in enumerate(data) if b < 0x20 and b not in (9, 10) or b == 0x7f]
+try:
+    text = data.decode("utf-8")  # strict: invalid UTF-8, raw C1 bytes among it, raises
+except UnicodeDecodeError as e:
+    text = None
+    bad.append(f"invalid UTF-8 ({e})")
+if text is not None:
+    bad += [f"U+{ord(c):04X}" for c in text if 0x80 <= ord(c) <= 0x9f or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
+    if path.endswith(".json"):
+        try:
+            json.loads(text)
+        except ValueError as e:
+            bad.append(f"not JSON ({e})")
+print("; ".join(bad[:4]) + (f" (+{len(bad) - 4} more)" if len(bad) > 4 else ""))
+sys.exit(1 if bad else 0)
+PY
+# scan_outputs PREFIX: every $T/PREFIX.* byte-scanned; says which are not clean (then 1)
+scan_outputs() {
+  local f v why clean=0 dirty=0 sizes=
+  for f in "$T/$1".*; do
+    v=${f#"$T/$1".}
+    sizes+=" $v $(wc -c < "$f"),"
+    if why=$(python3 "$T/scan.py" "$f"); then clean=$((clean + 1)); else
+      dirty=$((dirty + 1)); echo "    $v: $why"; fi
+  done
+  echo "  bytes of each output:${sizes%,}"
+  echo "  outputs scanned: $clean clean, $dirty with raw controls, C1, bidi or invalid UTF-8"
+  [ $dirty = 0 ]
+}
 asuid() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --clear-groups "$@"; }
 asattacker() { setpriv --reuid=$ATTACKER --regid="$(id -g $ATTACKER)" --clear-groups "$@"; }
 SOCK=$T/run/tracerd-$NODE.sock
@@ -80,36 +113,7 @@ jobstat -j "$EVIL${ESC}nothing" > "$T/out.notfound" 2>&1
 script -qec "$BUILD/tracer-jobstat -N $NODE -j $RUN" /dev/null > "$T/tty.raw" 2>&1
 sed -e $'s/\x1b\\[3[12]m//g; s/\x1b\\[0m//g; s/\r$//' "$T/tty.raw" > "$T/out.tty"
 
-cat > "$T/scan.py" <<'PY'
-import json, sys
-path = sys.argv[1]
-data = open(path, "rb").read()
-bad = [f"byte 0x{b:02x} at {i}" for i, b in enumerate(data) if b < 0x20 and b not in (9, 10) or b == 0x7f]
-try:
-    text = data.decode("utf-8")  # strict: invalid UTF-8, raw C1 bytes among it, raises
-except UnicodeDecodeError as e:
-    text = None
-    bad.append(f"invalid UTF-8 ({e})")
-if text is not None:
-    bad += [f"U+{ord(c):04X}" for c in text if 0x80 <= ord(c) <= 0x9f or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
-    if path.endswith(".json"):
-        try:
-            json.loads(text)
-        except ValueError as e:
-            bad.append(f"not JSON ({e})")
-print("; ".join(bad[:4]) + (f" (+{len(bad) - 4} more)" if len(bad) > 4 else ""))
-sys.exit(1 if bad else 0)
-PY
-clean=0 dirty=0 sizes=
-for f in "$T"/out.*; do
-  v=${f#"$T"/out.}
-  sizes+=" $v $(wc -c < "$f"),"
-  if why=$(python3 "$T/scan.py" "$f"); then clean=$((clean + 1)); else
-    dirty=$((dirty + 1)); echo "    $v: $why"; fi
-done
-echo "  bytes of each view:${sizes%,}"
-echo "  views scanned: $clean clean, $dirty with raw controls, C1, bidi or invalid UTF-8"
-check "every view's output is clean (no C0 but tab and newline, no DEL, no C1, no bidi, valid UTF-8; JSON parses)" [ $dirty = 0 ]
+check "every output is clean (no C0 but tab and newline, no DEL, no C1, no bidi, valid UTF-8; JSON parses)" scan_outputs out
 check "the escapes are shown: the notes header names the run with \\x1b[2J visible" \
   grep -qF "Run $RUN (x\\x1b[2J\\x1b]0;OWNED\\x07\\u009b2J\\u009d0;T\\x9b\\xff\\xfe\\u202etxt), FAILED:" "$T/out.default"
 check "... and tracerctl status the stalled process and its unit" \
@@ -185,5 +189,38 @@ sleep 1
 asuid 500003 /usr/bin/python3 "$ATK_PY" "$SOCK" hold 10 2 > "$T/new.held"
 wait $own
 check "a changed subuid file is read again: uid 500003 gets $(cat "$T/new.held") of its owner's 4 in use" [ "$(cat "$T/new.held")" = 0 ]
+
+# ---- 4. on n1 of the test cluster: the user's Slurm job named so, its steps running programs
+# named so with such arguments; root reads it (Slurm's JobName comes from slurmdbd)
+stop_daemon
+cluster_up
+JOBS=$T/jobs
+mkdir -p "$JOBS"
+chmod 777 "$JOBS"
+PROG2="$B/"$'\x1b]0;T\x07\xc2\x9d\xe2\x81\xa6\xfex'
+printf '#!/bin/sh\nexit 3\n' > "$PROG2"
+chmod 755 "$PROG2"
+{
+  printf '#!/bin/bash\n#SBATCH -w n1 -n1 --mem=50M -t 2 -o /dev/null -J %s\n' "$EVIL"
+  printf '"%s" "%s" "%s" "%s"\n' "$PROG2" "$EVIL" "$ESC" "$BAD"
+  printf 'srun -n1 "%s" "%s" "%s"\n' "$PROG2" "$C1" "$BIDI"
+} > "$JOBS/evil.sh"
+chmod 644 "$JOBS/evil.sh"
+J=$(submit $ATTACKER "$JOBS/evil.sh")
+check "the user's job $J ran" wait_jobs "$J"
+for _ in $(seq 100); do # slurmdbd has its end (and its name)
+  [ -n "$(sacct -n -X -j "$J" -o End 2> /dev/null | grep -v Unknown | tr -d ' ')" ] && break
+  sleep 0.1
+done
+views=(default "" P "-P" p "-p" json "--json" procs "--processes" procs.P "--processes -P"
+  procs.json "--processes --json" tools "--tools" tools.json "--tools --json" tree "--tree")
+for ((i = 0; i < ${#views[@]}; i += 2)); do
+  # shellcheck disable=SC2086
+  "$BUILD/tracer-jobstat" -j "$J" ${views[i + 1]} > "$T/n1.${views[i]}" 2>&1
+done
+echo "  job $J as root reads it: $(head -3 "$T/n1.default" | tail -1 | cut -c1-100)"
+check "n1: every output of job $J is clean" scan_outputs n1
+check "n1: the job's processes are there, their arguments escaped" grep -qF '\u009d0;T\x9b' "$T/n1.procs"
+check "n1: Slurm's JobName shows escaped" grep -qF "$J|x\x1b[2J\x1b]0;OWNED\x07" "$T/n1.P"
 [ -n "${KEEP_OUT:-}" ] && cp -r "$T" "$KEEP_OUT"
 finish
