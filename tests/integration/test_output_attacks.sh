@@ -61,6 +61,7 @@ scan_outputs() {
   echo "  outputs scanned: $clean clean, $dirty with raw controls, C1, bidi or invalid UTF-8"
   [ $dirty = 0 ]
 }
+n_of() { local v; v=$(cat "$1" 2> /dev/null); echo "${v:-0}"; } # a count from a file, 0 if none
 asuid() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --clear-groups "$@"; }
 asattacker() { setpriv --reuid=$ATTACKER --regid="$(id -g $ATTACKER)" --clear-groups "$@"; }
 SOCK=$T/run/tracerd-$NODE.sock
@@ -161,7 +162,7 @@ asuid $((SUB_START + 1)) /usr/bin/python3 "$ATK_PY" "$SOCK" hold 10 3 > "$T/sub1
 asuid $((SUB_START + 2)) /usr/bin/python3 "$ATK_PY" "$SOCK" hold 10 3 > "$T/sub2.held" & s2=$!
 asuid 400000 /usr/bin/python3 "$ATK_PY" "$SOCK" hold 10 3 > "$T/other.held" & o=$!
 wait $s1 $s2 $o $own
-held=$(($(cat "$T/own.held") + $(cat "$T/sub1.held") + $(cat "$T/sub2.held")))
+held=$(($(n_of "$T/own.held") + $(n_of "$T/sub1.held") + $(n_of "$T/sub2.held")))
 echo "  $ATTACKER held $(cat "$T/own.held"), its subordinate uids $(cat "$T/sub1.held") and $(cat "$T/sub2.held"); uid 400000 (no range) $(cat "$T/other.held")"
 check "the user and two of its subordinate uids hold at most MaxClientsPerUser (4) together: $held" [ "$held" -le 4 ]
 check "a uid in no range keeps its own share: $(cat "$T/other.held")" [ "$(cat "$T/other.held")" = 4 ]
@@ -175,7 +176,7 @@ if command -v newuidmap > /dev/null && unshare --help 2>&1 | grep -q -- --map-us
     sh -c "setpriv --reuid=1 --regid=1 --clear-groups /usr/bin/python3 $ATK_PY $SOCK hold 10 3 > $T/ns/1.held &
            setpriv --reuid=2 --regid=2 --clear-groups /usr/bin/python3 $ATK_PY $SOCK hold 10 3 > $T/ns/2.held; wait" 2> "$T/ns.err"
   wait $own
-  held=$(($(cat "$T/own.held") + $(cat "$T/ns/1.held" 2> /dev/null || echo 0) + $(cat "$T/ns/2.held" 2> /dev/null || echo 0)))
+  held=$(($(n_of "$T/own.held") + $(n_of "$T/ns/1.held") + $(n_of "$T/ns/2.held")))
   echo "  from a user namespace (newuidmap): $ATTACKER held $(cat "$T/own.held"), uids 1 and 2 inside $(cat "$T/ns/1.held" 2> /dev/null) and $(cat "$T/ns/2.held" 2> /dev/null) $(head -c 100 "$T/ns.err")"
   check "a user namespace of the user's does not multiply its connections: $held of 4" [ "$held" -le 4 ]
 else
@@ -208,10 +209,11 @@ chmod 755 "$PROG2"
 chmod 644 "$JOBS/evil.sh"
 J=$(submit $ATTACKER "$JOBS/evil.sh")
 check "the user's job $J ran" wait_jobs "$J"
-for _ in $(seq 100); do # slurmdbd has its end (and its name)
-  [ -n "$(sacct -n -X -j "$J" -o End 2> /dev/null | grep -v Unknown | tr -d ' ')" ] && break
-  sleep 0.1
+for _ in $(seq 150); do # slurmdbd has its end and its name
+  sacct -n -X -P -j "$J" -o JobName,End 2> /dev/null | grep -q '^x.*|[0-9]' && break
+  sleep 0.2
 done
+sleep 1
 views=(default "" P "-P" p "-p" json "--json" procs "--processes" procs.P "--processes -P"
   procs.json "--processes --json" tools "--tools" tools.json "--tools --json" tree "--tree")
 for ((i = 0; i < ${#views[@]}; i += 2)); do
