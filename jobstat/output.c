@@ -12,6 +12,8 @@
 #define RED "\033[31m"
 #define GREEN "\033[32m"
 #define RESET "\033[0m"
+/* A cell: its value (at most 1023 bytes), padding to the widest width (1023) and colours */
+#define CELL_BYTES 2112
 
 /* Widths count characters, not bytes (the values are escaped text: valid UTF-8), and a value
  * is cut between two of them. */
@@ -123,7 +125,7 @@ static int hold(struct out *o, size_t col, const char *v, int colour)
 
 void out_row(struct out *o, const struct row *r)
 {
-	char v[1024], cell[1100];
+	char v[1024], cell[CELL_BYTES];
 	size_t i;
 
 	for (i = 0; i < o->ncols; i++) {
@@ -157,7 +159,7 @@ void out_row(struct out *o, const struct row *r)
 
 int out_flush(struct out *o)
 {
-	char cell[1100];
+	char cell[CELL_BYTES];
 
 	if (!o->fit || o->parsable)
 		return 0;
