@@ -8,6 +8,7 @@
 #include "convert.h"
 #include "effic.h"
 #include "fields.h"
+#include "safetext.h"
 
 static int known(int64_t v)
 {
@@ -251,7 +252,7 @@ void cell_text(int field, const struct row *r, const struct cellctx *c, char *ou
 		break;
 	}
 done:
-	conv_sanitize(out);
+	safe_text_inplace(out, len); /* every value shown: text of users' making */
 }
 
 struct json_object *cell_json_number(int field, double v)

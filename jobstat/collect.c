@@ -9,6 +9,7 @@
 #include "convert.h"
 #include "jobids.h"
 #include "pipelines.h"
+#include "safetext.h"
 #include "slurmacct.h"
 
 static int sel_matches(const struct jobsel *s, const struct sjob *j)
@@ -266,6 +267,7 @@ int collect(const struct opts *o, const struct ident *id, struct daemons *d, str
 	if (o->jobs) {
 		nsel = jobsel_list(o->jobs, &sel, err, sizeof(err));
 		if (nsel < 0) {
+			safe_text_inplace(err, sizeof(err)); /* it quotes the selector */
 			fprintf(stderr, JS_PROG ": %s\n", nsel == -ENOMEM ? "out of memory" : err);
 			return -1;
 		}
@@ -299,8 +301,11 @@ int collect(const struct opts *o, const struct ident *id, struct daemons *d, str
 		if (found[i])
 			continue;
 		if (!from_tracer(o, d, rep, &sel[i], slurm_answered)) {
+			char shown[sizeof(sel[i].text) * 4];
+
+			safe_text(shown, sizeof(shown), sel[i].text, strlen(sel[i].text));
 			fprintf(stderr, JS_PROG ": no job or run '%s' recorded (or not yours)\n",
-				sel[i].text);
+				shown);
 			st->not_found++;
 		}
 	}

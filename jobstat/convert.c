@@ -492,13 +492,6 @@ int conv_numa_span(const char *alloc, const char *const *numa, size_t n)
 	return span;
 }
 
-void conv_sanitize(char *s)
-{
-	for (; s && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-}
-
 int64_t conv_ceil(double v)
 {
 	int64_t i = (int64_t)v;

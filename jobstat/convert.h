@@ -63,7 +63,4 @@ int conv_numa_span(const char *alloc, const char *const *numa_cpus, size_t nnuma
 int64_t conv_ceil(double v);
 int64_t conv_round(double v);
 
-/* Replace control characters by '?' in place: one value never breaks a line. */
-void conv_sanitize(char *s);
-
 #endif

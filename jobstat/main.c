@@ -7,6 +7,7 @@
 
 #include "collect.h"
 #include "details.h"
+#include "safetext.h"
 #include "slurmacct.h"
 #include "views.h"
 
@@ -149,6 +150,11 @@ int main(int argc, char **argv)
 				       v.e.jarr);
 		json_object_object_add(top, "warnings", v.warnings);
 		v.e.jarr = v.warnings = NULL;
+		/* every string, however it got in: valid UTF-8 with nothing a terminal acts on */
+		if (safe_text_json(top) < 0) {
+			fprintf(stderr, JS_PROG ": out of memory\n");
+			goto cleanup;
+		}
 		printf("%s\n",
 		       json_object_to_json_string_ext(top, JSON_C_TO_STRING_PLAIN |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));

@@ -7,32 +7,35 @@
 #include "effic.h"
 #include "jobstat.h"
 #include "output.h"
+#include "safetext.h"
 
 #define RED "\033[31m"
 #define GREEN "\033[32m"
 #define RESET "\033[0m"
+/* A cell: its value (at most 1023 bytes), padding to the widest width (1023) and colours */
+#define CELL_BYTES 2112
 
+/* Widths count characters, not bytes (the values are escaped text: valid UTF-8), and a value
+ * is cut between two of them. */
 void out_cell(char *buf, size_t len, const char *v, int width, int colour)
 {
-	int w = width < 0 ? -width : width;
-	char cut[1024];
-	size_t vl = strlen(v);
+	size_t w = (size_t)(width < 0 ? -width : width), cols = safe_text_width(v);
+	size_t keep = strlen(v), pad;
+	int cut = cols > w;
 
-	if (w >= (int)sizeof(cut))
-		w = sizeof(cut) - 1;
-	if ((int)vl > w) {
-		memcpy(cut, v, w);
-		if (w)
-			cut[w - 1] = '+';
-		cut[w] = 0;
-	} else {
-		memcpy(cut, v, vl + 1);
+	if (w > 1023)
+		w = 1023;
+	if (cut) {
+		keep = safe_text_prefix(v, w ? w - 1 : 0);
+		cols = w;
 	}
-	snprintf(buf, len, "%s%*s%s ",
+	pad = w - cols;
+	snprintf(buf, len, "%s%*s%.*s%s%*s%s ",
 		 colour < 0   ? RED
 		 : colour > 0 ? GREEN
 			      : "",
-		 width < 0 ? -w : w, cut, colour ? RESET : "");
+		 width < 0 ? 0 : (int)pad, "", (int)keep, v, cut && w ? "+" : "",
+		 width < 0 ? (int)pad : 0, "", colour ? RESET : "");
 }
 
 static void put_value(struct out *o, const char *v, int last)
@@ -122,7 +125,7 @@ static int hold(struct out *o, size_t col, const char *v, int colour)
 
 void out_row(struct out *o, const struct row *r)
 {
-	char v[1024], cell[1100];
+	char v[1024], cell[CELL_BYTES];
 	size_t i;
 
 	for (i = 0; i < o->ncols; i++) {
@@ -156,7 +159,7 @@ void out_row(struct out *o, const struct row *r)
 
 int out_flush(struct out *o)
 {
-	char cell[1100];
+	char cell[CELL_BYTES];
 
 	if (!o->fit || o->parsable)
 		return 0;
@@ -166,7 +169,7 @@ int out_flush(struct out *o)
 		    cap = 2 * w > FIT_MAX ? 2 * w : FIT_MAX;
 
 		for (size_t r = 0; !c->fixed && r < o->nheld; r++) {
-			int l = (int)strlen(o->held[r * o->ncols + i].text);
+			int l = (int)safe_text_width(o->held[r * o->ncols + i].text);
 
 			if (l > w)
 				w = l < cap ? l : cap;

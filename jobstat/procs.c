@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "convert.h"
 #include "procs.h"
 
 #define CMD_MAX 1024
@@ -26,7 +25,6 @@ static void tool_of(struct json_object *o, struct json_object *argv, char *out, 
 
 	if (t && *t) { /* tracerd's tool identity, with its subcommand ("samtools sort") */
 		snprintf(out, len, "%s%s%s", t, sub && *sub ? " " : "", sub && *sub ? sub : "");
-		conv_sanitize(out);
 		return;
 	}
 	if (argv && json_object_array_length(argv) > 0)
@@ -40,7 +38,6 @@ static void tool_of(struct json_object *o, struct json_object *argv, char *out, 
 	} else {
 		snprintf(out, len, "%s", (t = sget(o, "comm")) ? t : JS_UNKNOWN);
 	}
-	conv_sanitize(out);
 }
 
 static char *command_of(struct json_object *o, struct json_object *argv, int64_t flags)
@@ -61,7 +58,6 @@ static char *command_of(struct json_object *o, struct json_object *argv, int64_t
 		snprintf(c, CMD_MAX, "%s", sget(o, "comm") ? sget(o, "comm") : "");
 	if ((flags != JS_NONE && (flags & PROC_ARGV_TRUNCATED)) || at >= CMD_MAX - 1)
 		snprintf(c + (at < CMD_MAX - 4 ? at : CMD_MAX - 4), 4, "...");
-	conv_sanitize(c);
 	return c;
 }
 

@@ -21,7 +21,6 @@ int tooltable_record_name(struct json_object *rec, char *out, size_t len)
 		return -ENOENT;
 	sub = json_text(rec, "subcommand");
 	snprintf(out, len, "%s%s%s", tool, *sub ? " " : "", sub);
-	conv_sanitize(out);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "wfadvice.h"
 #include "pipelines.h"
 #include "procs.h"
+#include "safetext.h"
 #include "signals.h"
 #include "tooltable.h"
 #include "views.h"
@@ -83,12 +84,20 @@ static void notes_print(FILE *f, const struct job *j, int units)
 
 	if (!n)
 		return;
-	fprintf(f, "\n%s %s%s%s%s, %s:\n", j->row.kind == ROW_LOCAL ? "Run" : "Job", j->row.jobid,
-		j->row.jobname[0] ? " (" : "", j->row.jobname, j->row.jobname[0] ? ")" : "",
-		j->row.state);
+	fprintf(f, "\n%s ", j->row.kind == ROW_LOCAL ? "Run" : "Job");
+	safe_text_fputs(j->row.jobid, f);
+	if (j->row.jobname[0]) {
+		fputs(" (", f);
+		safe_text_fputs(j->row.jobname, f);
+		fputc(')', f);
+	}
+	fputs(", ", f);
+	safe_text_fputs(j->row.state, f);
+	fputs(":\n", f);
 	for (size_t i = 0; i < n; i++) {
-		conv_sanitize(lines[i]);
-		fprintf(f, "  %s\n", lines[i]);
+		fputs("  ", f);
+		safe_text_fputs(lines[i], f);
+		fputc('\n', f);
 	}
 }
 
@@ -376,6 +385,7 @@ void view_warnings(struct viewctx *v, const struct report *rep)
 		}
 		snprintf(msg, sizeof(msg), "node %s: %s%s%s", c->name, c->error,
 			 at ? "; figures missing for job(s) " : "", jobs);
+		safe_text_inplace(msg, sizeof(msg)); /* a daemon's message */
 		fprintf(stderr, JS_PROG ": warning: %s\n", msg);
 		if (v->warnings)
 			json_object_array_add(v->warnings, json_object_new_string(msg));

@@ -8,6 +8,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "safetext.h"
+
 #define LOG_LINE_MAX 2048
 
 static char log_ident[64] = "tracer";
@@ -74,14 +76,12 @@ void log_msg(enum tracer_log_level level, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 
-	/* Messages quote outside input (ops, paths, names): one message = one log line, and no
-	 * terminal escapes. */
+	/* Messages quote outside input (ops, paths, names): one message = one log line, and
+	 * nothing a terminal acts on (safetext.h) */
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if (((unsigned char)msg[i] < 0x20 && msg[i] != '\t') || msg[i] == 0x7f)
-			msg[i] = '?';
+	safe_text_inplace(msg, sizeof(msg));
 
 	if (log_to_stderr) {
 		/* One write per line, so lines from several processes do not interleave. */

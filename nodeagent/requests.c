@@ -11,6 +11,7 @@
 #include "procfs.h"
 #include "protocol.h"
 #include "requests.h"
+#include "slurm_ids.h"
 #include "store.h"
 #include "stream.h"
 #include "units.h"
@@ -36,6 +37,9 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 	    proto_opt_string(req, "run", UNIT_NAME_MAX - 1, &run, err, sizeof(err)) ||
 	    proto_opt_string(req, "step", UNIT_NAME_MAX - 1, &step, err, sizeof(err)))
 		return ERR_REPLY("%s", err);
+	if (name && slurm_id_shaped(name))
+		return ERR_REPLY("a run's name may not read as an id (begin with a digit, or be r "
+				 "and a number): tracer-jobstat -j takes it for one");
 	if (procfs_read_stat(pid, &st) < 0 || procfs_read_uid(pid, &uid) < 0)
 		return ERR_REPLY("process %" PRId64 " does not exist", pid);
 	/* a user may only trace a command of their own that they just started */

@@ -22,6 +22,7 @@
 #include "requests.h"
 #include "server.h"
 #include "stream.h"
+#include "subuid.h"
 
 struct client {
 	int fd;
@@ -37,6 +38,7 @@ struct client {
 	int64_t last_ms;    /* last progress either way: idle clients are let go */
 	int64_t partial_ms; /* since when an unterminated request line is held, 0 none */
 	struct parked park; /* a request waiting for the kernel (requests.h), PARK_NONE */
+	uid_t counted;	    /* whose MaxClientsPerUser it counts against (subuid.h) */
 };
 
 /* Other nodes' queries must never crowd out this node's own registrations: they get at most
@@ -62,6 +64,7 @@ struct server {
 	int64_t refused_logged_ms;
 	unsigned refused; /* refusals not logged yet */
 	unsigned parked;  /* clients whose request waits (struct parked) */
+	struct subuids subuids;
 };
 
 static int64_t now_ms(void)
@@ -98,6 +101,7 @@ int server_open(struct server **out, const char *path, const struct tracer_confi
 	s->reserved = cfg->reserved_clients < s->max_clients / 2 ? cfg->reserved_clients
 								 : s->max_clients / 2;
 	s->per_user = cfg->max_clients_per_user;
+	subuids_init(&s->subuids, cfg->sub_uid_file);
 	s->idle_ms = cfg->client_idle_ms;
 	s->line_ms = cfg->client_line_ms;
 	s->out_max = cfg->client_buffer_bytes;
@@ -140,6 +144,7 @@ fail_closed:
 		close(s->tcp_fd);
 	if (s->listen_fd >= 0)
 		close(s->listen_fd);
+	subuids_fini(&s->subuids);
 	free(s->clients);
 	free(s);
 	return err;
@@ -175,6 +180,7 @@ void server_close(struct server *s)
 	if (s->spare_fd >= 0)
 		close(s->spare_fd);
 	unlink(s->path);
+	subuids_fini(&s->subuids);
 	free(s->clients);
 	free(s);
 }
@@ -223,7 +229,7 @@ static void log_refusal(struct server *s, uid_t uid, const char *why)
 }
 
 /* Why a new client may not have a slot, or NULL when it may. */
-static const char *admit(const struct server *s, int tcp, uid_t uid, int admin)
+static const char *admit(const struct server *s, int tcp, uid_t counted, int admin)
 {
 	unsigned i, used = 0, tcp_used = 0, mine = 0, open = s->max_clients - s->reserved;
 
@@ -234,7 +240,7 @@ static const char *admit(const struct server *s, int tcp, uid_t uid, int admin)
 			continue;
 		used++;
 		tcp_used += c->tcp;
-		mine += !c->tcp && c->peer.uid == uid;
+		mine += !c->tcp && c->counted == counted;
 	}
 	if (used >= s->max_clients)
 		return "MaxClients reached";
@@ -255,6 +261,7 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 	struct client *c;
 	const char *why;
 	int fd, admin, tcp = lfd == s->tcp_fd;
+	uid_t counted;
 
 	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		if (!tcp && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
@@ -264,7 +271,9 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 		}
 		/* a TCP peer is nobody until a request proves otherwise */
 		admin = !tcp && agent_is_admin(a, &(struct peer){ .uid = cred.uid });
-		why = admit(s, tcp, tcp ? (uid_t)-1 : cred.uid, admin);
+		/* a user namespace's uids are its owner's: they share the owner's slots */
+		counted = tcp ? (uid_t)-1 : subuids_owner(&s->subuids, cred.uid);
+		why = admit(s, tcp, counted, admin);
 		if (why) {
 			char busy[160];
 			int n = snprintf(
@@ -284,6 +293,7 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 		c->peer.pid = tcp ? 0 : cred.pid;
 		c->peer.uid = tcp ? (uid_t)-1 : cred.uid;
 		c->peer.gid = tcp ? (gid_t)-1 : cred.gid;
+		c->counted = counted;
 		line_reader_init(&c->in);
 		c->events = EPOLLIN;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd,

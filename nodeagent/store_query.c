@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "log.h"
+#include "slurm_ids.h"
 #include "store_internal.h"
 
 int store_close_stale_units(struct store *s)
@@ -143,8 +144,11 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
 		if (*end)
 			run = -1;
 	}
+	/* a selector shaped like an id matches no traced run by its name: "r1" or "4242" is
+	 * never a user's run named so (names of Slurm's units, "4242.batch", are tracerd's) */
 	snprintf(sql, sizeof(sql),
-		 "SELECT %s FROM units WHERE (name=?1 OR (kind='local' AND id=?6)"
+		 "SELECT %s FROM units WHERE ((name=?1 AND (kind<>'local' OR NOT ?7))"
+		 " OR (kind='local' AND id=?6)"
 		 " OR (?3 < 0 AND job_id=?2 AND ?2 > 0)"
 		 " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
 		 " AND (?4 OR uid=?5) ORDER BY id",
@@ -157,6 +161,7 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
 	sqlite3_bind_int(st, 4, uid == ANY_UID);
 	sqlite3_bind_int64(st, 5, uid);
 	sqlite3_bind_int64(st, 6, run);
+	sqlite3_bind_int(st, 7, slurm_id_shaped(selector));
 	*out = st;
 	return 0;
 }

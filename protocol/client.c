@@ -11,6 +11,7 @@
 #include "client.h"
 #include "config.h"
 #include "protocol.h"
+#include "safetext.h"
 #include "trust.h"
 
 int client_config(const struct client_target *t, struct tracer_config *cfg)
@@ -69,7 +70,8 @@ static int reply_ok(struct json_object *r, char *why, size_t whylen)
 		return 0;
 	text = json_object_object_get_ex(r, "error", &msg) ? json_object_get_string(msg)
 							   : "tracerd refused the request";
-	proto_errf(why, whylen, "%s", text);
+	if (why && whylen) /* shown to whoever asked: it may quote another user's text */
+		safe_text(why, whylen, text, strlen(text));
 	return strncmp(text, "too many clients", 16) == 0 ? -EBUSY : -EREMOTEIO;
 }
 

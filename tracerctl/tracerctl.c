@@ -14,6 +14,8 @@
 #include "client.h"
 #include "config.h"
 #include "format.h"
+#include "safetext.h"
+#include "slurm_ids.h"
 
 static const char *prog = "tracerctl";
 
@@ -82,15 +84,29 @@ static int request_by_address(struct target *t, struct json_object *req, int tim
 				  reply);
 }
 
+/* A reply's strings (unit and process names, commands, reasons: users' text) escaped once, for
+ * every way it is printed (safetext.h). */
+static int printable(int r, struct json_object **reply)
+{
+	if (r == 0 && safe_text_json(*reply) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		json_object_put(*reply);
+		*reply = NULL;
+		return -ENOMEM;
+	}
+	return r;
+}
+
 static int request(struct target *t, struct json_object *req, int timeout_ms,
 		   struct json_object **reply)
 {
 	if (t->host && !t->node)
-		return request_by_address(t, req, timeout_ms, reply);
+		return printable(request_by_address(t, req, timeout_ms, reply), reply);
 	if (t->host)
-		return client_request_tcp(prog, t->host, t->port, t->node, t->munge_socket, req,
-					  timeout_ms, reply);
-	return client_request(prog, t->sock, req, timeout_ms, reply);
+		return printable(client_request_tcp(prog, t->host, t->port, t->node,
+						    t->munge_socket, req, timeout_ms, reply),
+				 reply);
+	return printable(client_request(prog, t->sock, req, timeout_ms, reply), reply);
 }
 
 /* Processes of running units that made no progress for StallAfter, yours (all for root). */
@@ -237,7 +253,8 @@ static struct json_object *end_run(const char *sock, int64_t unit, int status)
 		req = client_new_request("run_end");
 		json_object_object_add(req, "unit", json_object_new_int64(unit));
 		json_object_object_add(req, "status", json_object_new_int(status));
-		r = client_request_why(NULL, sock, req, 10000, &reply, why, sizeof(why));
+		r = printable(client_request_why(NULL, sock, req, 10000, &reply, why, sizeof(why)),
+			      &reply);
 		json_object_put(req);
 		if (r != -ECONNREFUSED && r != -ENOENT)
 			break;
@@ -288,6 +305,13 @@ static int cmd_run(const char *sock, const char *node, int argc, char **argv)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s run: no command given\n", prog);
+		return 2;
+	}
+	if (vals[0] && slurm_id_shaped(vals[0])) { /* tracerd refuses it too */
+		fprintf(stderr,
+			"%s run: a run's name may not read as an id (begin with a digit, or be r "
+			"and a number): tracer-jobstat -j would take it for one\n",
+			prog);
 		return 2;
 	}
 	if (pipe2(go, O_CLOEXEC) < 0) {

@@ -52,6 +52,7 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->client_buffer_bytes = 1024 * 1024;
 	snprintf(cfg->tool_rules, sizeof(cfg->tool_rules), "%s", TRACER_TOOL_RULES_DEFAULT);
 	snprintf(cfg->slurmd_spool_dir, sizeof(cfg->slurmd_spool_dir), "%s", "/var/spool/slurmd");
+	snprintf(cfg->sub_uid_file, sizeof(cfg->sub_uid_file), "%s", "/etc/subuid");
 	cfg->log_level = LOG_LEVEL_INFO;
 	cfg->store_retention_ms = 180ull * 24 * 3600 * 1000;
 	cfg->store_max_bytes = 4ull << 30;
@@ -241,6 +242,7 @@ static const struct key_def keys[] = {
 	KEY("StoreRetention", K_RETENTION, store_retention_ms),
 	KEY("StoreMaxSize", K_STORESIZE, store_max_bytes),
 	KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
+	KEY("SubUidFile", K_PATH, sub_uid_file),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

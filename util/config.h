@@ -44,6 +44,7 @@ struct tracer_config {
 	uint64_t store_max_bytes;    /* StoreMaxSize: store pages in use; 0 = no limit */
 	char slurmd_spool_dir[PATH_MAX]; /* SlurmdSpoolDir: where batch scripts may be read, %n =
 					    node */
+	char sub_uid_file[PATH_MAX]; /* SubUidFile: subordinate uids, counted as their owners' */
 	enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
 };
 

@@ -1,4 +1,5 @@
 /* Slurm step ids by name, and names by id. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,13 @@ const char *slurm_step_name(uint32_t step, char *buf, size_t len)
 			return steps[i].name;
 	snprintf(buf, len, "%u", step);
 	return buf;
+}
+
+int slurm_id_shaped(const char *s)
+{
+	if (isdigit((unsigned char)s[0]))
+		return 1;
+	return s[0] == 'r' && s[1] && strspn(s + 1, "0123456789") == strlen(s + 1);
 }
 
 int slurm_step_by_name(const char *name, uint32_t *step)

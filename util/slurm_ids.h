@@ -21,5 +21,9 @@ const char *slurm_step_name(uint32_t step, char *buf, size_t len);
 /* The reverse for the steps that run processes (batch, extern, interactive): 0 and *step, or
  * -EINVAL for any other word (*step untouched). */
 int slurm_step_by_name(const char *name, uint32_t *step);
+/* Does s read as an id rather than a name: a Slurm job, array task or step ("4242",
+ * "4242_3", "4242.batch", anything that begins with a digit) or a traced run ("r17")? Such a
+ * selector matches ids only, and a traced run may not be named so. */
+int slurm_id_shaped(const char *s);
 
 #endif

@@ -334,8 +334,11 @@ static void test_client_limits(void **state)
 	assert_int_equal(c.client_line_ms, 10000);
 	assert_int_equal(c.client_buffer_bytes, 1 << 20);
 	assert_string_equal(c.slurmd_spool_dir, "/var/spool/slurmd");
+	assert_string_equal(c.sub_uid_file, "/etc/subuid");
 	c = ok("MaxClientsPerUser = 2\nReservedClients = 0\nClientIdleTimeout = 5m\n"
-	       "ClientRequestTimeout = 1500ms\nClientBufferSize = 64K\nSlurmdSpoolDir = /s/%n/\n");
+	       "ClientRequestTimeout = 1500ms\nClientBufferSize = 64K\nSlurmdSpoolDir = /s/%n/\n"
+	       "SubUidFile = /srv/subuid\n");
+	assert_string_equal(c.sub_uid_file, "/srv/subuid");
 	assert_int_equal(c.max_clients_per_user, 2);
 	assert_int_equal(c.reserved_clients, 0);
 	assert_int_equal(c.client_idle_ms, 300000);

@@ -103,6 +103,13 @@ static void test_cell(void **state)
 	assert_string_equal(b, "\033[32m 95.0%\033[0m ");
 	out_cell(b, sizeof(b), "5.0%", -6, -1);
 	assert_string_equal(b, "\033[31m5.0%  \033[0m ");
+	/* widths in characters, cut between two of them: never half of one */
+	out_cell(b, sizeof(b), "r\xc3\xa9sum\xc3\xa9s", 6, 0);
+	assert_string_equal(b, "r\xc3\xa9sum+ ");
+	out_cell(b, sizeof(b), "\xc3\xa9t\xc3\xa9", -5, 0);
+	assert_string_equal(b, "\xc3\xa9t\xc3\xa9   ");
+	out_cell(b, sizeof(b), "\xe6\x97\xa5\xe6\x97\xa5", 1, 0);
+	assert_string_equal(b, "+ ");
 }
 
 /* a job row whose name holds the delimiter */
@@ -319,10 +326,14 @@ static void test_unknown_and_blank(void **state)
 	cell_text(F_IOWAIT, &r, &cc, b, sizeof(b));
 	assert_string_equal(b, "---");
 	assert_null(cell_json(F_NPROCS, &r, &cc));
-	/* a job name with a newline stays on its line */
+	/* a job name with a newline stays on its line, and one with terminal controls, C1
+	 * controls, bidi overrides or invalid UTF-8 shows them escaped (safetext.h) */
 	snprintf(r.jobname, sizeof(r.jobname), "bad\nname");
 	cell_text(F_JOBNAME, &r, &cc, b, sizeof(b));
-	assert_string_equal(b, "bad?name");
+	assert_string_equal(b, "bad\\x0aname");
+	snprintf(r.jobname, sizeof(r.jobname), "\x1b]0;T\x07\xc2\x9b\xe2\x80\xae\xff");
+	cell_text(F_JOBNAME, &r, &cc, b, sizeof(b));
+	assert_string_equal(b, "\\x1b]0;T\\x07\\u009b\\u202e\\xff");
 }
 
 static void test_json_cells(void **state)

@@ -46,11 +46,30 @@ static void test_by_name(void **state)
 	assert_int_equal(step, 7);
 }
 
+/* what -j reads as an id: never a traced run's name */
+static void test_id_shaped(void **state)
+{
+	(void)state;
+	assert_true(slurm_id_shaped("4242"));
+	assert_true(slurm_id_shaped("4242_3"));
+	assert_true(slurm_id_shaped("4242.batch"));
+	assert_true(slurm_id_shaped("1000genomes"));
+	assert_true(slurm_id_shaped("r1"));
+	assert_true(slurm_id_shaped("r0042"));
+	assert_false(slurm_id_shaped("r"));
+	assert_false(slurm_id_shaped("r1a"));
+	assert_false(slurm_id_shaped("run1"));
+	assert_false(slurm_id_shaped("align"));
+	assert_false(slurm_id_shaped(""));
+	assert_false(slurm_id_shaped("R1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_by_name),
+		cmocka_unit_test(test_id_shaped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

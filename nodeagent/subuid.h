@@ -1,0 +1,40 @@
+/* Subordinate uids: the ranges /etc/subuid grants users (newuidmap maps them into a user
+ * namespace, as rootless Podman and Apptainer set up). A process of such a namespace reaches
+ * tracerd with a uid of its owner's range, so per-user limits count that uid as its owner's:
+ * a user namespace does not multiply a user's share. */
+#ifndef TRACER_SUBUID_H
+#define TRACER_SUBUID_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The most ranges read (more are left out, said in the log) and the largest file read. */
+#define SUBUID_RANGES_MAX 65536
+#define SUBUID_FILE_MAX (4u << 20)
+
+struct subuid_range {
+	uint32_t start, count;
+	uid_t owner;
+};
+
+struct subuids {
+	char path[4096];
+	struct subuid_range *r; /* sorted by start */
+	size_t n;
+	/* the file as last read: read again when it changes, looked at once a second at most */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns, ctime_ns;
+	int64_t checked_ms;
+	int missing; /* the file is absent or unreadable (said once) */
+};
+
+/* Set up for the file at path (read at once; an absent file means no ranges). */
+void subuids_init(struct subuids *s, const char *path);
+void subuids_fini(struct subuids *s);
+/* Who uid counts as: the owner of the range that holds it, else uid itself. The file is read
+ * again first when it changed. */
+uid_t subuids_owner(struct subuids *s, uid_t uid);
+
+#endif

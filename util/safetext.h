@@ -1,0 +1,35 @@
+/* Text that others wrote (process names and arguments, run and job names, a daemon's messages)
+ * made safe to print on a terminal, in a table, in -P output or in JSON: the one escaping that
+ * tracer's clients use for every string they show.
+ *
+ * Kept as they are: printable ASCII and valid UTF-8. Escaped visibly: C0 controls and DEL
+ * (tab and newline too: a value never breaks a line) and every byte of invalid UTF-8 (overlong
+ * forms, surrogates, beyond U+10FFFF, a cut sequence, and so the raw C1 bytes 0x80-0x9f) as
+ * "\xHH"; the C1 controls encoded in UTF-8 (U+0080-U+009F), the bidi overrides, embeddings and
+ * isolates (U+202A-U+202E, U+2066-U+2069), the directional marks (U+200E, U+200F, U+061C) and
+ * the line and paragraph separators (U+2028, U+2029) as "\uHHHH". A backslash is kept: the
+ * result only needs to be harmless, and escaping the result again changes nothing. */
+#ifndef TRACER_SAFETEXT_H
+#define TRACER_SAFETEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <json-c/json.h>
+
+/* Escape the n bytes at s into out (len bytes, NUL-terminated when len > 0). What does not fit
+ * is left out whole: never half an escape or half a character. Returns the length written. */
+size_t safe_text(char *out, size_t len, const char *s, size_t n);
+/* The same for a NUL-terminated string in a buffer of len bytes, in place. */
+void safe_text_inplace(char *buf, size_t len);
+/* Write s escaped to f, however long. */
+void safe_text_fputs(const char *s, FILE *f);
+/* Escape every string value and key of a JSON document in place, so that what json-c writes
+ * is valid UTF-8 with nothing a terminal acts on. Returns 0 or -ENOMEM. */
+int safe_text_json(struct json_object *o);
+
+/* For aligned columns of escaped (valid UTF-8) text: the characters in s, and the bytes of its
+ * longest prefix of at most cols characters. */
+size_t safe_text_width(const char *s);
+size_t safe_text_prefix(const char *s, size_t cols);
+
+#endif
