@@ -147,38 +147,37 @@ static struct json_object *jobs_json(struct viewctx *v, const struct report *rep
 /* after the jobs' notes: one advice per engine and pipeline, for its steps */
 static void wfadvice_print(FILE *f, const struct report *rep)
 {
-	static const char *const engines[] = { "snakemake", "nextflow" };
 	struct wf_advice *w = NULL;
 	long n = wfadvice_build(rep, &w);
 	char text[4096];
 
 	for (long i = 0; i < n; i++) {
-		int first = 1;
+		size_t jobs = 0;
+		long k;
 
-		for (long k = 0; k < i; k++) /* once per engine and pipeline */
+		for (k = 0; k < i; k++) /* once per engine and pipeline */
 			if (!strcmp(w[k].engine, w[i].engine) &&
 			    !strcmp(w[k].pipeline, w[i].pipeline))
-				first = 0;
-		for (size_t e = 0; first && e < sizeof(engines) / sizeof(*engines); e++) {
-			size_t jobs = 0;
-
-			if (strcmp(w[i].engine, engines[e]) ||
-			    !wfadvice_text(w, (size_t)n, engines[e], w[i].pipeline, text,
-					   sizeof(text)))
-				continue;
-			for (long k = 0; k < n; k++)
-				if (!strcmp(w[k].engine, w[i].engine) &&
-				    !strcmp(w[k].pipeline, w[i].pipeline))
-					jobs += w[k].njobs;
-			fprintf(f,
-				"\nNext time, per %s of %s (the highest need over its %zu job%s, "
-				"the "
-				"engine's own share included):\n",
-				e ? "Nextflow process" : "Snakemake rule",
-				w[i].pipeline[0] ? w[i].pipeline : "this workflow", jobs,
-				jobs == 1 ? "" : "s");
-			for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-				fprintf(f, "    %s\n", line);
+				break;
+		if (k < i ||
+		    !wfadvice_text(w, (size_t)n, w[i].engine, w[i].pipeline, text, sizeof(text)))
+			continue;
+		for (k = 0; k < n; k++)
+			if (!strcmp(w[k].engine, w[i].engine) &&
+			    !strcmp(w[k].pipeline, w[i].pipeline))
+				jobs += w[k].njobs;
+		fprintf(f, "\nNext time, per %s of ",
+			strcmp(w[i].engine, "nextflow") ? "Snakemake rule" : "Nextflow process");
+		safe_text_fputs(w[i].pipeline[0] ? w[i].pipeline : "this workflow", f);
+		fprintf(f,
+			" (the highest need over its %zu job%s, the engine's own share "
+			"included):\n",
+			jobs, jobs == 1 ? "" : "s");
+		/* names that are identifiers only (wfadvice_build), escaped all the same */
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+			fputs("    ", f);
+			safe_text_fputs(line, f);
+			fputc('\n', f);
 		}
 	}
 	free(w);
