@@ -7,6 +7,7 @@
 
 #include "convert.h"
 #include "procs.h"
+#include "engine_tools.h"
 #include "tooltable.h"
 
 #define CODES_MAX (sizeof(((struct exit_counts *)0)->c) / sizeof(((struct exit_counts *)0)->c[0]))
@@ -181,12 +182,39 @@ void tooltable_free(struct tooltable *tt)
 	memset(tt, 0, sizeof(*tt));
 }
 
-void tooltable_main_tool(const struct job *j, const struct row *s, char *out, size_t len)
+/* a row's tool ("nextflow run": the name before its subcommand) is a workflow engine's */
+static int engine_row(const struct row *r)
+{
+	char name[sizeof(r->tool)];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(r->tool, " "), r->tool);
+	return engine_tool(name);
+}
+
+/* the main tool of step s: the most CPU, an engine only when no other tool ran; its CPU into
+ * *cpu_ns and whether it is an engine into *engine */
+static void main_tool(const struct job *j, const struct row *s, char *out, size_t len,
+		      int64_t *cpu_ns, int *engine)
 {
 	struct tooltable tt;
+	const struct row *best = NULL;
 
-	snprintf(out, len, "%s", tooltable_build(j, s, &tt) == 0 && tt.n ? tt.t[0].r.tool : "");
+	if (tooltable_build(j, s, &tt) == 0)
+		for (size_t i = 0; i < tt.n && (!best || engine_row(best)); i++)
+			if (!best || !engine_row(&tt.t[i].r))
+				best = &tt.t[i].r;
+	snprintf(out, len, "%s", best ? best->tool : "");
+	*cpu_ns = best && best->cpu_ns != JS_NONE ? best->cpu_ns : -1;
+	*engine = best && engine_row(best);
 	tooltable_free(&tt);
+}
+
+void tooltable_main_tool(const struct job *j, const struct row *s, char *out, size_t len)
+{
+	int64_t cpu;
+	int engine;
+
+	main_tool(j, s, out, len, &cpu, &engine);
 }
 
 int tooltable_unit_tools(void *ctx, const struct unit_rec *u, struct json_object **tools)
@@ -219,21 +247,27 @@ static void failed_tool(const struct job *j, struct row *r)
 
 void tooltable_job_tools(struct job *j)
 {
-	int64_t best = -1;
+	int64_t best = -2, cpu; /* -2: none chosen yet; -1: CPU not known */
+	int best_engine = 1, engine;
 
 	if (j->row.kind == ROW_LOCAL) {
 		tooltable_main_tool(j, &j->row, j->row.tool, sizeof(j->row.tool));
 		failed_tool(j, &j->row);
 		return;
 	}
+	/* the job's: its steps' main tool with the most CPU of its own (not its step's: a
+	 * Snakemake job's batch step holds the engine, its srun step the tool), an engine only
+	 * when no step ran another tool */
 	for (size_t i = 0; i < j->nsteps; i++) {
 		struct row *s = &j->steps[i];
 
 		if (!s->f.nunits)
 			continue;
-		tooltable_main_tool(j, s, s->tool, sizeof(s->tool));
-		if (s->cpu_ns != JS_NONE && s->cpu_ns > best && s->tool[0]) {
-			best = s->cpu_ns;
+		main_tool(j, s, s->tool, sizeof(s->tool), &cpu, &engine);
+		if (s->tool[0] &&
+		    (best < -1 || best_engine > engine || (best_engine == engine && cpu > best))) {
+			best = cpu;
+			best_engine = engine;
 			snprintf(j->row.tool, sizeof(j->row.tool), "%s", s->tool);
 		}
 		failed_tool(j, s);

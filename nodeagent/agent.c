@@ -113,25 +113,6 @@ static void leave_out_pre_exec(struct exit_event *x, const struct exec_base *b)
 	x->majflt = minus(x->majflt, b->majflt);
 }
 
-const struct proc *agent_command_holder(struct agent *a, const struct proc *p)
-{
-	const struct proc *parent;
-
-	if ((p->flags & PROC_EXECED) || (p->exe && p->argv))
-		return p;
-	parent = proctable_find_pid(&a->procs, p->ppid);
-	return parent && parent != p ? parent : p;
-}
-
-void agent_name_tool(const struct agent *a, const struct proc *cmd, const char *comm,
-		     struct tool_id *out)
-{
-	if (tool_identify_flags(a->rules, cmd->exe, cmd->argv, cmd->argv_len,
-				cmd->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0,
-				out) < 0)
-		snprintf(out->name, sizeof(out->name), "%s", comm);
-}
-
 static void finish_proc(struct agent *a, struct proc *p, const struct exit_event *e)
 {
 	struct unit *u = units_find(a, p->unit);
@@ -155,7 +136,7 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 		memcpy(p->comm, e->comm, sizeof(p->comm));
 	p->comm[sizeof(p->comm) - 1] = 0;
 	inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
-	agent_name_tool(a, p, p->comm, &p->tool);
+	proctable_name_tool(a->rules, p, p->comm, &p->tool);
 	if (store_add_process(a->store, p, a->offset_ns) == 0)
 		a->stored++;
 	if (u && p->stall.ns) {

@@ -46,13 +46,6 @@ int agent_on_event(void *ctx, const void *data, size_t size);
  * other error the rules in force stay and the error is logged with file:line. Returns 0 or
  * -errno. */
 int agent_load_rules(struct agent *a, const char *path);
-/* The process whose command line p runs: p, or for one that never exec'd its parent (as
- * finish_proc names it). */
-const struct proc *agent_command_holder(struct agent *a, const struct proc *p);
-/* Name the tool that cmd's command line runs (by the rules in force), or by comm when the
- * rules name none. */
-void agent_name_tool(const struct agent *a, const struct proc *cmd, const char *comm,
-		     struct tool_id *out);
 /* Record a process whose exit never came from what its last sample knew, flagged as such. */
 void agent_close_lost(struct agent *a, struct proc *p);
 

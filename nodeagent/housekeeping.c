@@ -46,7 +46,8 @@ static void check_stall(struct sample_round *r, struct proc *p, const struct pro
 		return;
 	/* srun and a workflow engine wait for the steps and jobs they started (other units),
 	 * whose work is their progress: the tool is named only now, once per StallAfter */
-	agent_name_tool(r->a, agent_command_holder(r->a, p), st->comm, &tool);
+	proctable_name_tool(r->a->rules, proctable_command_holder(&r->a->procs, p), st->comm,
+			    &tool);
 	if (works_elsewhere(st->comm, tool.name))
 		stall_drop(&p->stall, r->now_ns);
 	else

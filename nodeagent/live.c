@@ -68,8 +68,8 @@ static int take(struct proc *p, void *ctx)
 		f->hwm_kb = f->rss_kb;
 	if (!fresh || collector_proc_waits(s->a->collector, p->pid, p->start_ns, &f->w) < 0)
 		f->w = p->sample_w;
-	cmd = agent_command_holder(s->a, p);
-	agent_name_tool(s->a, cmd, p->comm, &f->tool);
+	cmd = proctable_command_holder(&s->a->procs, p);
+	proctable_name_tool(s->a->rules, cmd, p->comm, &f->tool);
 	return 0;
 }
 
@@ -108,7 +108,7 @@ static int64_t get_int(struct json_object *o, const char *key)
 /* a process row as stored ones are (store_process_json), no end_ns and no status: it runs */
 static struct json_object *proc_json(struct agent *a, const struct live_fig *f)
 {
-	const struct proc *p = f->p, *cmd = agent_command_holder(a, p);
+	const struct proc *p = f->p, *cmd = proctable_command_holder(&a->procs, p);
 	struct rec_row r = {};
 	struct json_object *o;
 
