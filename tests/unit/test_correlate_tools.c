@@ -795,13 +795,20 @@ static void test_engines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_count),	     cmocka_unit_test(test_engines),
-		cmocka_unit_test(test_bio),	     cmocka_unit_test(test_interp),
-		cmocka_unit_test(test_wrap),	     cmocka_unit_test(test_odd),
-		cmocka_unit_test(test_wrapper_flag), cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_bounds),	     cmocka_unit_test(test_fixture_execs),
-		cmocka_unit_test(test_rules_errors), cmocka_unit_test(test_rules_limits),
-		cmocka_unit_test(test_rules_reload), cmocka_unit_test(test_rules_override),
+		cmocka_unit_test(test_count),
+		cmocka_unit_test(test_bio),
+		cmocka_unit_test(test_interp),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_odd),
+		cmocka_unit_test(test_wrapper_flag),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_fixture_execs),
+		cmocka_unit_test(test_rules_errors),
+		cmocka_unit_test(test_rules_limits),
+		cmocka_unit_test(test_rules_reload),
+		cmocka_unit_test(test_rules_override),
+		cmocka_unit_test(test_engines),
 	};
 
 	return cmocka_run_group_tests(tests, load_rules, free_rules);
