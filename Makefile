@@ -91,12 +91,14 @@ JOBSTAT_COMPUTE := jobstat/aggregate.c jobstat/arrays.c jobstat/convert.c jobsta
 JOBSTAT_RENDER  := jobstat/cells.c jobstat/fields.c jobstat/listings.c jobstat/output.c jobstat/views.c
 JOBSTAT_MAIN    := jobstat/main.c jobstat/options.c
 JOBSTAT_SRC     := $(JOBSTAT_COLLECT) $(JOBSTAT_COMPUTE) $(JOBSTAT_RENDER)
+# what compute shares with tracerd: which tools are workflow engines
+JOBSTAT_SHARED  := correlate/engine_tools.c
 ifneq ($(filter-out $(JOBSTAT_SRC) $(JOBSTAT_MAIN),$(wildcard jobstat/*.c)),)
 $(error jobstat files in no stage: $(filter-out $(JOBSTAT_SRC) $(JOBSTAT_MAIN),$(wildcard jobstat/*.c)))
 endif
 JOBSTAT_LIBS    := -lslurm
 LIBJOBSTAT      := $(B)/libjobstat.a
-$(LIBJOBSTAT): $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_SRC))
+$(LIBJOBSTAT): $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_SRC) $(JOBSTAT_SHARED))
 	rm -f $@ && ar rcs $@ $^
 $(B)/tracer-jobstat: $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_MAIN)) $(LIBJOBSTAT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS) $(JOBSTAT_LIBS)

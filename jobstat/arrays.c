@@ -24,29 +24,32 @@ void arrays_stats(double *v, size_t n, double *min, double *median, double *max)
 	*median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void count_state(struct array_stats *s, const char *state)
+void arrays_count_state(char *states, size_t len, const char *state)
 {
-	char name[32], buf[sizeof(s->states)];
-	char *p = s->states;
+	char name[32], buf[256];
+	char *p = states;
 	size_t l;
 	long c;
 
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(state, " "),
 		 state); /* "CANCELLED by 0" */
 	l = strlen(name);
+	if (!l)
+		return;
 	while (p && *p) {
 		if (strncmp(p, name, l) == 0 && p[l] == ':') {
 			c = strtol(p + l + 1, NULL, 10) + 1;
-			snprintf(buf, sizeof(buf), "%.*s%s:%ld%s", (int)(p - s->states), s->states,
-				 name, c, strchr(p, ',') ? strchr(p, ',') : "");
-			memcpy(s->states, buf, sizeof(buf));
+			snprintf(buf, sizeof(buf), "%.*s%s:%ld%s", (int)(p - states), states, name,
+				 c, strchr(p, ',') ? strchr(p, ',') : "");
+			snprintf(states, len, "%s", buf);
 			return;
 		}
 		p = strchr(p, ',');
 		p = p ? p + 1 : NULL;
 	}
-	l = strlen(s->states);
-	snprintf(s->states + l, sizeof(s->states) - l, "%s%s:1", l ? "," : "", name);
+	l = strlen(states);
+	if (l + strlen(name) + 4 < len)
+		snprintf(states + l, len - l, "%s%s:1", l ? "," : "", name);
 }
 
 /* failures first, the worst first; then the unfinished; COMPLETED last */
@@ -125,7 +128,7 @@ int arrays_build(const struct report *rep, struct row **rows_out, struct array_s
 			if (rep->jobs[j].array_job_id != a || rep->jobs[j].array_task_id < 0)
 				continue;
 			s->njobs++;
-			count_state(s, rep->jobs[j].row.state);
+			arrays_count_state(s->states, sizeof(s->states), rep->jobs[j].row.state);
 			if (rep->jobs[j].array_last)
 				snprintf(s->suggest, sizeof(s->suggest), "%s",
 					 rep->jobs[j].array_suggest);

@@ -25,6 +25,9 @@ int arrays_build(const struct report *rep, struct row **rows, struct array_stats
 /* min, median (the mean of the middle two for an even count) and max of v[0..n), sorted in
  * place. */
 void arrays_stats(double *v, size_t n, double *min, double *median, double *max);
+/* Count one job of state ("CANCELLED by 0" counts as CANCELLED) into states, a list
+ * "COMPLETED:2,FAILED:1" of at most len bytes (a state that does not fit is left out). */
+void arrays_count_state(char *states, size_t len, const char *state);
 /* "COMPLETED:2,FAILED:1,OUT_OF_MEMORY:1" in place as "OUT_OF_MEMORY:1,FAILED:1,COMPLETED:2":
  * failures first, the worst first, COMPLETED last. */
 void arrays_order_states(char *states, size_t len);

@@ -22,6 +22,22 @@ static int sel_matches(const struct jobsel *s, const struct sjob *j)
 	return j->job_id == s->job || (j->array_job_id && j->array_job_id == s->job);
 }
 
+/* "-j J.S" of a job without step S: said, as nothing else would be shown for it */
+static void no_such_step(const struct jobsel *s, const struct sjob *j, struct collect_stats *st)
+{
+	const char *step = strchr(s->text, '.');
+	char jid[96];
+
+	if (!s->has_step || !step)
+		return;
+	for (size_t i = 0; i < j->nsteps; i++)
+		if (j->steps[i].step_id == s->step)
+			return;
+	sjob_id(j, jid, sizeof(jid));
+	fprintf(stderr, JS_PROG ": job %s has no step %s in Slurm's accounting\n", jid, step + 1);
+	st->not_found++;
+}
+
 /* the units of job sj from every node it ran on (*units: caller frees); the nodes that could
  * not be asked into missing */
 static int fetch_units(const struct sjob *sj, struct daemons *d, struct unit_rec **units,
@@ -86,8 +102,8 @@ static int state_ok(const struct opts *o, int state)
 
 /* Slurm's accounting; returns 1 when it answered, 0 when it cannot be asked (said) */
 static int from_slurm(const struct opts *o, const struct ident *id, struct daemons *d,
-		      struct report *rep, struct collect_stats *st, struct jobsel *sel, size_t nsel,
-		      int *found)
+		      struct report *rep, struct collect_stats *st, const struct jobsel *sel,
+		      size_t nsel, int *found)
 {
 	struct sacct_query q = { .start = o->t_start, .end = o->t_end };
 	struct jobsel *num = calloc(nsel + 1, sizeof(*num));
@@ -131,8 +147,10 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
 		char jid[96], missing[256];
 
 		for (size_t s = 0; s < nsel; s++)
-			if (sel_matches(&sel[s], j))
+			if (sel_matches(&sel[s], j)) {
 				found[s] = 1;
+				no_such_step(&sel[s], j, st);
+			}
 		if (!id->admin && j->uid != id->uid) {
 			sjob_id(j, jid, sizeof(jid));
 			if (o->jobs) {
@@ -259,36 +277,25 @@ static int from_tracer(const struct opts *o, struct daemons *d, struct report *r
 int collect(const struct opts *o, const struct ident *id, struct daemons *d, struct report *rep,
 	    struct collect_stats *st)
 {
-	struct jobsel *sel = NULL;
-	int nsel = 0, *found = NULL, need_slurm = !o->jobs, slurm_answered = 0;
-	char err[256];
+	const struct jobsel *sel = o->sel;
+	size_t nsel = o->nsel;
+	int *found = NULL, need_slurm = !o->jobs, slurm_answered = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (o->jobs) {
-		nsel = jobsel_list(o->jobs, &sel, err, sizeof(err));
-		if (nsel < 0) {
-			safe_text_inplace(err, sizeof(err)); /* it quotes the selector */
-			fprintf(stderr, JS_PROG ": %s\n", nsel == -ENOMEM ? "out of memory" : err);
-			return -1;
-		}
-		for (int i = 0; i < nsel; i++)
-			need_slurm |= sel[i].numeric;
-	}
+	for (size_t i = 0; i < nsel; i++)
+		need_slurm |= sel[i].numeric;
 	if (o->uids && !id->admin)
 		for (size_t i = 0; i < o->nuids; i++)
 			if (o->uids[i] != id->uid) {
 				fprintf(stderr, JS_PROG ": -u: you may see only your own jobs\n");
-				free(sel);
 				return -1;
 			}
-	found = calloc((size_t)nsel + 1, sizeof(*found));
-	if (!found) {
-		free(sel);
+	found = calloc(nsel + 1, sizeof(*found));
+	if (!found)
 		return -1;
-	}
 	if (need_slurm) {
 		if (sacct_available())
-			slurm_answered = from_slurm(o, id, d, rep, st, sel, (size_t)nsel, found);
+			slurm_answered = from_slurm(o, id, d, rep, st, sel, nsel, found);
 		else if (!o->jobs)
 			fprintf(stderr,
 				JS_PROG ": no Slurm configuration (SLURM_CONF) to list jobs from: "
@@ -297,7 +304,7 @@ int collect(const struct opts *o, const struct ident *id, struct daemons *d, str
 			fprintf(stderr, JS_PROG ": warning: no Slurm configuration (SLURM_CONF): "
 						"tracer's records only\n");
 	}
-	for (int i = 0; i < nsel; i++) {
+	for (size_t i = 0; i < nsel; i++) {
 		if (found[i])
 			continue;
 		if (!from_tracer(o, d, rep, &sel[i], slurm_answered)) {
@@ -310,7 +317,6 @@ int collect(const struct opts *o, const struct ident *id, struct daemons *d, str
 		}
 	}
 	free(found);
-	free(sel);
 	st->filtered = pipelines_filter(rep, o->pipelines, o->runs);
 	if (st->filtered && !rep->n)
 		fprintf(stderr, JS_PROG ": none of the %zu job(s) selected belongs to %s%s%s%s%s\n",

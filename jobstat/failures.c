@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 
+#include "engine_tools.h"
 #include "failures.h"
 #include "procs.h"
 
@@ -22,7 +23,7 @@ static void keep(struct failed_proc *d, const char *step, const struct proc_rec 
 	d->start_ns = p->start_ns;
 	d->end_ns = p->end_ns;
 	d->maxrss_kb = p->maxrss_kb;
-	d->engine = procs_engine(p->tool);
+	d->engine = engine_tool(p->tool);
 	d->oom = oom_victim(p->flags);
 	snprintf(d->tool, sizeof(d->tool), "%s", p->tool);
 	snprintf(d->step, sizeof(d->step), "%s", step);
@@ -40,7 +41,7 @@ static void keep(struct failed_proc *d, const char *step, const struct proc_rec 
  * fail */
 static int earlier(const struct proc_rec *p, const struct failed_proc *d)
 {
-	int engine = procs_engine(p->tool), oom = oom_victim(p->flags);
+	int engine = engine_tool(p->tool), oom = oom_victim(p->flags);
 
 	if (oom != d->oom)
 		return oom;
@@ -83,7 +84,7 @@ void failures_add(struct failures *f, const char *step, const struct proc_rec *p
 		if ((oom || (p[i].status != JS_NONE && p[i].status != 0)) &&
 		    (!f->nfailed++ || earlier(&p[i], &f->first)))
 			keep(&f->first, step, &p[i]);
-		if (!procs_engine(p[i].tool) && p[i].maxrss_kb != JS_NONE &&
+		if (!engine_tool(p[i].tool) && p[i].maxrss_kb != JS_NONE &&
 		    (!f->ngrew++ || p[i].maxrss_kb > f->grew.maxrss_kb))
 			keep(&f->grew, step, &p[i]);
 	}

@@ -39,8 +39,8 @@ const char *view_default_format(enum view v)
 	case V_ARRAY:
 		return "JobID,NJobs,State,Elapsed,TotalCPU,CPUEff,PeakMem,MemEff,NProcs";
 	case V_WORKFLOW:
-		return "Pipeline%-24,Run%-10,Step%-30,Tool%-18,NJobs,NProcs,Elapsed,TotalCPU,"
-		       "MaxRSS,ReadBytes,WriteBytes";
+		return "Pipeline%-24,Run%-10,Step%-30,Tool%-18,NJobs,State,NProcs,Elapsed,"
+		       "TotalCPU,MaxRSS,ReadBytes,WriteBytes";
 	case V_JOBS:
 	default:
 		return "JobID,JobName,State,Elapsed,AllocCPUS,TotalCPU,CPUEff,PeakMem,ReqMem,"
@@ -113,6 +113,22 @@ int field_applies(int f, enum view v)
 		return v == V_PROCS || v == V_TREE;
 	case F_TREE:
 		return v == V_TREE;
+	/* a job's, its allocation's or a process's own: no workflow row has one (they sum jobs) */
+	case F_JOBNAME:
+	case F_USER:
+	case F_NODELIST:
+	case F_NNODES:
+	case F_NTASKS:
+	case F_PARTITION:
+	case F_EXITCODE:
+	case F_ALLOCCPUS:
+	case F_ALLOCCORES:
+	case F_CPUEFF:
+	case F_PEAKMEM:
+	case F_MEMEFF:
+	case F_PEAKCORES:
+	case F_MAXRSSNODE:
+		return v != V_WORKFLOW;
 	/* a group's */
 	case F_EXITCODES:
 		return v == V_TOOLS || v == V_WORKFLOW;
@@ -126,7 +142,8 @@ int field_applies(int f, enum view v)
 int fields_parse(const char *spec, enum view v, struct col **out, char *err, size_t errlen)
 {
 	struct col *cols;
-	size_t n = 0, cap = 1;
+	size_t n = 0, cap = 1, nrefused = 0;
+	char refused[256] = "";
 	const char *p;
 
 	if (!spec) {
@@ -159,11 +176,12 @@ int fields_parse(const char *spec, enum view v, struct col **out, char *err, siz
 				free(cols);
 				return -EINVAL;
 			}
-			if (!field_applies(f, v)) {
-				proto_errf(err, errlen, "field %s does not apply to %s",
-					   field_defs[f].name, view_rows(v));
-				free(cols);
-				return -EINVAL;
+			if (!field_applies(f, v)) { /* named with the others that do not */
+				size_t at = strlen(refused);
+
+				snprintf(refused + at, sizeof(refused) - at, "%s%s", at ? ", " : "",
+					 field_defs[f].name);
+				nrefused++;
 			}
 			if (pct) { /* "%W" */
 				char *end;
@@ -183,8 +201,8 @@ int fields_parse(const char *spec, enum view v, struct col **out, char *err, siz
 				width = field_defs[f].width;
 				if (v == V_ARRAY && field_defs[f].numeric && f != F_NJOBS)
 					width = width < 0 ? 3 * width - 2 : 3 * width + 2;
-				if (v == V_ARRAY && f == F_STATE)
-					width = 24; /* "COMPLETED:9,FAILED:1" */
+				if ((v == V_ARRAY || v == V_WORKFLOW) && f == F_STATE)
+					width = 24; /* "FAILED:1,COMPLETED:9" */
 			}
 			cols[n].field = f;
 			cols[n].fixed = pct != NULL;
@@ -194,6 +212,12 @@ int fields_parse(const char *spec, enum view v, struct col **out, char *err, siz
 		p += len;
 		if (*p == ',')
 			p++;
+	}
+	if (nrefused) {
+		proto_errf(err, errlen, "field%s %s do%s not apply to %s", nrefused > 1 ? "s" : "",
+			   refused, nrefused > 1 ? "" : "es", view_rows(v));
+		free(cols);
+		return -EINVAL;
 	}
 	if (!n) {
 		proto_errf(err, errlen, "no field in format \"%s\"", spec);

@@ -21,14 +21,20 @@ static int is_admin(const struct daemons *d, uid_t uid)
 	return pw && pw->pw_uid == uid;
 }
 
-static const char *format_of(const struct opts *o)
-{
-	const char *env = getenv("TRACER_JOBSTAT_FORMAT");
+#define FORMAT_ENV "TRACER_JOBSTAT_FORMAT"
 
+/* the format asked for; *from names where it came from when an error must say so */
+static const char *format_of(const struct opts *o, const char **from)
+{
+	const char *env = getenv(FORMAT_ENV);
+
+	*from = "";
 	if (o->format)
 		return o->format;
-	if (o->view == V_JOBS && env && *env)
+	if (o->view == V_JOBS && env && *env) {
+		*from = FORMAT_ENV ": ";
 		return env;
+	}
 	return view_default_format(o->view);
 }
 
@@ -60,6 +66,7 @@ int main(int argc, char **argv)
 	struct col *cols = NULL, *jcols = NULL;
 	struct json_object *top = NULL;
 	char err[512];
+	const char *from;
 	int ncols, njcols, ret = 1;
 	size_t shown;
 
@@ -73,11 +80,12 @@ int main(int argc, char **argv)
 	default:
 		break;
 	}
-	ncols = fields_parse(format_of(&o), o.view, &cols, err, sizeof(err));
+	ncols = fields_parse(format_of(&o, &from), o.view, &cols, err, sizeof(err));
 	njcols = fields_parse(view_json_format(o.view), o.view, &jcols, err + 256,
 			      sizeof(err) - 256);
 	if (ncols < 0 || njcols < 0) {
-		fprintf(stderr, JS_PROG ": %s\n", ncols < 0 ? err : err + 256);
+		fprintf(stderr, JS_PROG ": %s%s\n", ncols < 0 ? from : "",
+			ncols < 0 ? err : err + 256);
 		ret = 2;
 		goto cleanup;
 	}

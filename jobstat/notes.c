@@ -69,10 +69,10 @@ static void note_cpu(struct notes *c)
 		return;
 	used = suggest_cpus(r->peak_cores);
 	if (r->alloc_cpus != JS_NONE && r->alloc_cpus > 0)
-		snprintf(a, sizeof(a), "used %d of %" PRId64 " allocated cores", used,
-			 r->alloc_cpus);
+		snprintf(a, sizeof(a), "used %d of %" PRId64 " allocated core%s", used,
+			 r->alloc_cpus, r->alloc_cpus == 1 ? "" : "s");
 	else
-		snprintf(a, sizeof(a), "used %d cores", used);
+		snprintf(a, sizeof(a), "used %d core%s", used, used == 1 ? "" : "s");
 	if (r->cores_src && strcmp(r->cores_src, "sampled") == 0)
 		note(c,
 		     "%s (peak %.2f busy at once per task, from live samples): --cpus-per-task=%d",

@@ -10,6 +10,7 @@
 #include "convert.h"
 #include "jobstat.h"
 #include "options.h"
+#include "safetext.h"
 
 static void usage(FILE *f)
 {
@@ -70,11 +71,12 @@ enum {
 	O_SIGNALS
 };
 
-static const char *view_option(enum view v)
+/* the option that chose o's view, as the user gave it */
+static const char *view_option(const struct opts *o)
 {
-	switch (v) {
+	switch (o->view) {
 	case V_TOOLS:
-		return "tools";
+		return o->signals ? "signals" : "tools";
 	case V_PROCS:
 		return "processes";
 	case V_TREE:
@@ -102,6 +104,20 @@ static int parse_states(struct opts *o)
 		}
 		o->state_mask |= 1 << s;
 	}
+	return 0;
+}
+
+static int parse_jobs(struct opts *o)
+{
+	char err[256];
+	int n = jobsel_list(o->jobs, &o->sel, err, sizeof(err));
+
+	if (n < 0) {
+		safe_text_inplace(err, sizeof(err)); /* it quotes the selector */
+		fprintf(stderr, JS_PROG ": %s\n", n == -ENOMEM ? "out of memory" : err);
+		return -1;
+	}
+	o->nsel = (size_t)n;
 	return 0;
 }
 
@@ -334,10 +350,13 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	if (o->allocations && o->view != V_JOBS && o->view != V_ARRAY) {
 		fprintf(stderr,
 			JS_PROG
-			": -X (--allocations) does not apply to --%s: its rows are per step%s\n",
-			view_option(o->view), o->view == V_WORKFLOW ? " and tool" : " or process");
+			": -X (--allocations) does not apply to --%s: its rows are per %s\n",
+			view_option(o),
+			o->view == V_PROCS || o->view == V_TREE ? "process" : "step and tool");
 		return -1;
 	}
+	if (o->jobs && parse_jobs(o) < 0)
+		return -1;
 	if (o->states && parse_states(o) < 0)
 		return -1;
 	if (o->users && parse_users(o) < 0)
@@ -349,4 +368,6 @@ void opts_free(struct opts *o)
 {
 	free(o->uids);
 	o->uids = NULL;
+	free(o->sel);
+	o->sel = NULL;
 }

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "fields.h"
+#include "jobids.h"
 #include "output.h"
 
 struct opts {
@@ -28,6 +29,8 @@ struct opts {
 	int state_mask;	       /* bit per base state; 0: any */
 	uid_t *uids;	       /* -u resolved */
 	size_t nuids;
+	struct jobsel *sel; /* -j parsed: a malformed id is a usage error */
+	size_t nsel;
 };
 
 /* Parse argv into o. Returns 0 to go on, 1 when a message said all (--help, --helpformat:

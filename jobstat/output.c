@@ -216,8 +216,8 @@ const char *view_json_format(enum view v)
 		       "ExitCode,OOMKills,"
 		       "Command";
 	case V_WORKFLOW:
-		return "Pipeline,Run,Step,Tool,Wildcards,Tag,JobID,NJobs,NProcs,Start,End,Elapsed,"
-		       "TotalCPU,"
+		return "Pipeline,Run,Step,Tool,Wildcards,Tag,JobID,NJobs,State,NProcs,Start,End,"
+		       "Elapsed,TotalCPU,"
 		       "UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,CPUWait,IOWait,OffCPU,NetRx,"
 		       "NetTx,ExitCodes,OOMKills";
 	case V_ARRAY:

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "convert.h"
 #include "pipelines.h"
 #include "tooltable.h"
@@ -150,6 +151,7 @@ static void count_job(struct acc *a, size_t ji, const struct job *j, const struc
 		return;
 	a->last_job = ji + 1;
 	a->r.njobs++;
+	arrays_count_state(a->r.state, sizeof(a->r.state), j->row.state);
 	at = strlen(a->r.jobid);
 	if (at + strlen(j->row.jobid) + 5 < sizeof(a->r.jobid))
 		snprintf(a->r.jobid + at, sizeof(a->r.jobid) - at, "%s%s", at ? "," : "",
@@ -280,6 +282,7 @@ static void finish(struct acc *a)
 	if (r->wf_level >= WF_STEP && !r->step[0])
 		snprintf(r->step, sizeof(r->step), JS_UNKNOWN);
 	exit_counts_format(&a->ec, 0, r->exit_codes, sizeof(r->exit_codes));
+	arrays_order_states(r->state, sizeof(r->state)); /* failed jobs first */
 }
 
 long pipelines_build(const struct report *rep, pipelines_tools_fn fetch, void *ctx, int64_t now_ns,

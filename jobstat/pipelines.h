@@ -24,7 +24,8 @@ size_t pipelines_filter(struct report *rep, const char *pipelines, const char *r
  * them (caller puts), or -errno. tooltable_unit_tools reads them from the model. */
 typedef int (*pipelines_tools_fn)(void *ctx, const struct unit_rec *u, struct json_object **tools);
 
-/* The rows of the grouped view (ROW_WF, wf_level set), in the order printed: pipelines by
+/* The rows of the grouped view (ROW_WF, wf_level set), their State the count of their jobs'
+ * states ("FAILED:1,COMPLETED:3": failures first), in the order printed: pipelines by
  * first start, each followed by its runs by first start, each by its steps by first start,
  * each by its tools with the most CPU first. Units with no workflow label are left out.
  * Labels not known print as "---". now_ns ends the span of what still runs. Returns the row

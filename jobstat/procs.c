@@ -144,21 +144,6 @@ static void step_labels(struct row *r, const struct row *s)
 	memcpy(r->tag, s->tag, sizeof(r->tag));
 }
 
-int procs_engine(const char *tool)
-{
-	static const char *const engines[] = { "snakemake", "nextflow", "cromwell",
-					       "cwltool",   "toil",	"toil-cwl-runner" };
-	size_t n;
-
-	for (size_t i = 0; i < sizeof(engines) / sizeof(*engines); i++) {
-		n = strlen(engines[i]);
-		/* "nextflow run": the tool with its subcommand */
-		if (!strncmp(tool, engines[i], n) && (!tool[n] || tool[n] == ' '))
-			return 1;
-	}
-	return 0;
-}
-
 const char *procs_state(const struct proc_rec *p)
 {
 	if (p->running)

@@ -41,10 +41,6 @@ void procs_agg_row(struct row *r, enum row_kind kind, const struct row *s);
  * started last before it. Pure; parent[] has n entries. */
 int procs_parents(const struct proc_rec *p, size_t n, long *parent);
 
-/* Is this tool a workflow engine (Snakemake, Nextflow, ...), whose own processes wait on
- * the tools it runs: never the tool a job is named by, named after them when they fail. */
-int procs_engine(const char *tool);
-
 /* A process's State as sacct names a step's: RUNNING, OUT_OF_MEMORY, CANCELLED (killed by a
  * signal), FAILED (non-zero exit), COMPLETED; "" when its end is unknown. Pure. */
 const char *procs_state(const struct proc_rec *p);

@@ -91,7 +91,7 @@ static void note_stalls(struct sig *c)
 			clock_of(from, sizeof(from), u->t.stalled_since_ns);
 			say(c,
 			    "%.64s (pid %" PRId64
-			    ") stalled since %s (%.48s): no CPU, I/O or network since",
+			    ") stalled since %s (%.48s): no CPU, I/O or network since then",
 			    u->t.stalled_tool, u->t.stalled_pid, from, u->t.stalled_reason);
 			said++;
 		}
@@ -239,10 +239,11 @@ static void note_cpu_wait(struct sig *c)
 			    "%.0f %% of %.64s's time was spent waiting for a CPU: %.1f runnable "
 			    "threads on "
 			    "%" PRId64
-			    " allocated cores; ask for --cpus-per-task=%.0f or run its tools with "
-			    "%" PRId64 " threads",
-			    100 * share, name, runnable, u->alloc_cpus, runnable + 0.5,
-			    u->alloc_cpus);
+			    " allocated core%s; ask for --cpus-per-task=%.0f or run its tools with "
+			    "%" PRId64 " thread%s",
+			    100 * share, name, runnable, u->alloc_cpus,
+			    u->alloc_cpus == 1 ? "" : "s", runnable + 0.5, u->alloc_cpus,
+			    u->alloc_cpus == 1 ? "" : "s");
 		else
 			say(c,
 			    "%.0f %% of %.64s's time was spent waiting for a CPU: %.1f runnable "

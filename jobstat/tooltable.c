@@ -7,6 +7,7 @@
 
 #include "convert.h"
 #include "procs.h"
+#include "engine_tools.h"
 #include "tooltable.h"
 
 #define CODES_MAX (sizeof(((struct exit_counts *)0)->c) / sizeof(((struct exit_counts *)0)->c[0]))
@@ -180,12 +181,30 @@ void tooltable_free(struct tooltable *tt)
 	memset(tt, 0, sizeof(*tt));
 }
 
-void tooltable_main_tool(const struct job *j, const struct row *s, char *out, size_t len)
+/* the main tool of step s: the most CPU, an engine only when no other tool ran; its CPU into
+ * *cpu_ns and whether it is an engine into *engine */
+static void main_tool(const struct job *j, const struct row *s, char *out, size_t len,
+		      int64_t *cpu_ns, int *engine)
 {
 	struct tooltable tt;
+	const struct row *best = NULL;
 
-	snprintf(out, len, "%s", tooltable_build(j, s, &tt) == 0 && tt.n ? tt.t[0].r.tool : "");
+	if (tooltable_build(j, s, &tt) == 0)
+		for (size_t i = 0; i < tt.n && (!best || engine_tool(best->tool)); i++)
+			if (!best || !engine_tool(tt.t[i].r.tool))
+				best = &tt.t[i].r;
+	snprintf(out, len, "%s", best ? best->tool : "");
+	*cpu_ns = best && best->cpu_ns != JS_NONE ? best->cpu_ns : -1;
+	*engine = best && engine_tool(best->tool);
 	tooltable_free(&tt);
+}
+
+void tooltable_main_tool(const struct job *j, const struct row *s, char *out, size_t len)
+{
+	int64_t cpu;
+	int engine;
+
+	main_tool(j, s, out, len, &cpu, &engine);
 }
 
 int tooltable_unit_tools(void *ctx, const struct unit_rec *u, struct json_object **tools)
@@ -205,12 +224,14 @@ int tooltable_unit_tools(void *ctx, const struct unit_rec *u, struct json_object
 	return -ENOENT;
 }
 
-/* the failing tool of row r (an OOM victim first), if it holds one */
+/* the failing tool of row r (an OOM victim first, a tool before the engine), if it holds
+ * one; where the OOM killer stopped only the engine, the tool that grew */
 static void failed_tool(const struct job *j, struct row *r)
 {
-	const struct failed_proc *p = j->fail.noom	? &j->fail.oom[0]
-				      : j->fail.nfailed ? &j->fail.first
-							: NULL;
+	const struct failed_proc *p = j->fail.nfailed ? &j->fail.first : NULL;
+
+	if (p && p->engine && j->fail.noom && j->fail.ngrew && j->fail.grew.maxrss_kb > 0)
+		p = &j->fail.grew;
 
 	if (p && (r == &j->row || strcmp(r->jobid, p->step) == 0))
 		snprintf(r->tool, sizeof(r->tool), "%s", p->tool);
@@ -218,21 +239,27 @@ static void failed_tool(const struct job *j, struct row *r)
 
 void tooltable_job_tools(struct job *j)
 {
-	int64_t best = -1;
+	int64_t best = -2, cpu; /* -2: none chosen yet; -1: CPU not known */
+	int best_engine = 1, engine;
 
 	if (j->row.kind == ROW_LOCAL) {
 		tooltable_main_tool(j, &j->row, j->row.tool, sizeof(j->row.tool));
 		failed_tool(j, &j->row);
 		return;
 	}
+	/* the job's: its steps' main tool with the most CPU of its own (not its step's: a
+	 * Snakemake job's batch step holds the engine, its srun step the tool), an engine only
+	 * when no step ran another tool */
 	for (size_t i = 0; i < j->nsteps; i++) {
 		struct row *s = &j->steps[i];
 
 		if (!s->f.nunits)
 			continue;
-		tooltable_main_tool(j, s, s->tool, sizeof(s->tool));
-		if (s->cpu_ns != JS_NONE && s->cpu_ns > best && s->tool[0]) {
-			best = s->cpu_ns;
+		main_tool(j, s, s->tool, sizeof(s->tool), &cpu, &engine);
+		if (s->tool[0] &&
+		    (best < -1 || best_engine > engine || (best_engine == engine && cpu > best))) {
+			best = cpu;
+			best_engine = engine;
 			snprintf(j->row.tool, sizeof(j->row.tool), "%s", s->tool);
 		}
 		failed_tool(j, s);

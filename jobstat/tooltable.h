@@ -46,10 +46,12 @@ struct tooltable {
  * warnings). */
 int tooltable_build(const struct job *j, const struct row *s, struct tooltable *tt);
 void tooltable_free(struct tooltable *tt);
-/* The tool of step row s that used the most CPU into out ("" when none). */
+/* The tool of step row s that used the most CPU into out ("" when none); a workflow engine
+ * (Snakemake, Nextflow) only when no other tool ran. */
 void tooltable_main_tool(const struct job *j, const struct row *s, char *out, size_t len);
 /* The Tool field of a job and its steps: the tool that failed when one did (j->fail, from
- * failures_of_job), else the one that used the most CPU. */
+ * failures_of_job), else the one that used the most CPU (of its own, for the job's), a
+ * workflow engine only when no other tool ran. */
 void tooltable_job_tools(struct job *j);
 
 #endif

@@ -68,6 +68,19 @@ void view_wanted(const struct viewctx *v, struct details_wanted *w)
 	}
 }
 
+/* Under a table with the wait columns, for a reader: they are thread time, which a sum of
+ * sleeping threads makes longer than the time that passed. */
+static void thread_time_legend(struct viewctx *v)
+{
+	if (!v->rows || v->e.json || v->o->parsable || v->o->noheader ||
+	    !(wants(v, F_CPUWAIT) || wants(v, F_IOWAIT) || wants(v, F_OFFCPU)))
+		return;
+	fprintf(v->out.f,
+		"\nCPUWait, IOWait and OffCPU are thread time, summed over each process's threads "
+		"as TotalCPU is:\nOffCPU / Elapsed is how many threads were asleep on average, "
+		"more than 1 when several sleep at once.\n");
+}
+
 /* the job's notes: rightsizing (notes.c), then failure and waste signals (signals.c) */
 static size_t job_notes(const struct job *j, int units, char lines[][NOTE_LEN])
 {
@@ -208,6 +221,7 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
 			put(v, &j->steps[k]);
 	}
 	out_flush(&v->out);
+	thread_time_legend(v);
 	if (notes)
 		for (size_t i = 0; i < rep->n; i++) {
 			if (rep->jobs[i].step_only)
@@ -354,10 +368,10 @@ size_t view_print(struct viewctx *v, struct report *rep)
 		break;
 	case V_JOBS:
 	default:
-		n = view_jobs(v, rep);
-		break;
+		return view_jobs(v, rep); /* its legend comes before its notes */
 	}
 	out_flush(&v->out);
+	thread_time_legend(v);
 	return n;
 }
 

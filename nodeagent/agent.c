@@ -136,10 +136,7 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 		memcpy(p->comm, e->comm, sizeof(p->comm));
 	p->comm[sizeof(p->comm) - 1] = 0;
 	inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
-	if (tool_identify_flags(a->rules, p->exe, p->argv, p->argv_len,
-				p->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0,
-				&p->tool) < 0)
-		snprintf(p->tool.name, sizeof(p->tool.name), "%s", p->comm);
+	proctable_name_tool(a->rules, p, p->comm, &p->tool);
 	if (store_add_process(a->store, p, a->offset_ns) == 0)
 		a->stored++;
 	if (u && p->stall.ns) {

@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "agent_internal.h"
+#include "engine_tools.h"
 #include "log.h"
 #include "procfs.h"
 #include "units.h"
@@ -32,6 +33,7 @@ struct sample_round {
 static void check_stall(struct sample_round *r, struct proc *p, const struct procfs_stat *st)
 {
 	uint64_t chars = 0, progress;
+	struct tool_id tool;
 
 	if (p->child_seen_ns == r->now_ns) { /* a parent of live work: theirs is its progress */
 		stall_parent(&p->stall, r->now_ns);
@@ -39,8 +41,16 @@ static void check_stall(struct sample_round *r, struct proc *p, const struct pro
 	}
 	procfs_read_io_chars(p->pid, &chars);
 	progress = st->cpu_ticks + chars + p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
-	if (stall_sample(&p->stall, p->pid, progress, r->now_ns,
-			 (uint64_t)r->a->cfg.stall_after_ms * 1000000))
+	if (!stall_sample(&p->stall, p->pid, progress, r->now_ns,
+			  (uint64_t)r->a->cfg.stall_after_ms * 1000000))
+		return;
+	/* srun and a workflow engine wait for the steps and jobs they started (other units),
+	 * whose work is their progress: the tool is named only now, once per StallAfter */
+	proctable_name_tool(r->a->rules, proctable_command_holder(&r->a->procs, p), st->comm,
+			    &tool);
+	if (works_elsewhere(st->comm, tool.name))
+		stall_drop(&p->stall, r->now_ns);
+	else
 		log_info("process %u (%s) of unit %llu stalled: no CPU, I/O or network for %u s "
 			 "(%s)",
 			 p->pid, p->comm, (unsigned long long)p->unit,

@@ -30,17 +30,6 @@ struct live_set {
 	int err;
 };
 
-/* A process that never exec'd runs its parent's program (as finish_proc names it). */
-static const struct proc *command_holder(struct agent *a, const struct proc *p)
-{
-	const struct proc *parent;
-
-	if ((p->flags & PROC_EXECED) || (p->exe && p->argv))
-		return p;
-	parent = proctable_find_pid(&a->procs, p->ppid);
-	return parent && parent != p ? parent : p;
-}
-
 static int take(struct proc *p, void *ctx)
 {
 	struct live_set *s = ctx;
@@ -79,11 +68,8 @@ static int take(struct proc *p, void *ctx)
 		f->hwm_kb = f->rss_kb;
 	if (!fresh || collector_proc_waits(s->a->collector, p->pid, p->start_ns, &f->w) < 0)
 		f->w = p->sample_w;
-	cmd = command_holder(s->a, p);
-	if (tool_identify_flags(s->a->rules, cmd->exe, cmd->argv, cmd->argv_len,
-				cmd->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0,
-				&f->tool) < 0)
-		snprintf(f->tool.name, sizeof(f->tool.name), "%s", p->comm);
+	cmd = proctable_command_holder(&s->a->procs, p);
+	proctable_name_tool(s->a->rules, cmd, p->comm, &f->tool);
 	return 0;
 }
 
@@ -122,7 +108,7 @@ static int64_t get_int(struct json_object *o, const char *key)
 /* a process row as stored ones are (store_process_json), no end_ns and no status: it runs */
 static struct json_object *proc_json(struct agent *a, const struct live_fig *f)
 {
-	const struct proc *p = f->p, *cmd = command_holder(a, p);
+	const struct proc *p = f->p, *cmd = proctable_command_holder(&a->procs, p);
 	struct rec_row r = {};
 	struct json_object *o;
 

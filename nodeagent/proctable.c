@@ -1,5 +1,6 @@
 /* Chained hash of live processes. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,25 @@ struct proc *proctable_find_pid(struct proctable *t, uint32_t pid)
 		if (p->pid == pid && (!best || p->start_ns > best->start_ns))
 			best = p;
 	return best;
+}
+
+const struct proc *proctable_command_holder(struct proctable *t, const struct proc *p)
+{
+	const struct proc *parent;
+
+	if ((p->flags & PROC_EXECED) || (p->exe && p->argv))
+		return p;
+	parent = proctable_find_pid(t, p->ppid);
+	return parent && parent != p ? parent : p;
+}
+
+void proctable_name_tool(const struct tool_rules *rules, const struct proc *cmd, const char *comm,
+			 struct tool_id *out)
+{
+	if (tool_identify_flags(rules, cmd->exe, cmd->argv, cmd->argv_len,
+				cmd->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0,
+				out) < 0)
+		snprintf(out->name, sizeof(out->name), "%s", comm);
 }
 
 /* Double the buckets when the table gets dense; failure to grow only costs speed. */

@@ -49,6 +49,12 @@ void proctable_free(struct proctable *t);
 struct proc *proctable_find(struct proctable *t, uint32_t pid, uint64_t start_ns);
 /* Any live process with this pid (the newest start). */
 struct proc *proctable_find_pid(struct proctable *t, uint32_t pid);
+/* The process whose command line p runs: p, or for one that never exec'd its parent (as its
+ * exit names it). */
+const struct proc *proctable_command_holder(struct proctable *t, const struct proc *p);
+/* Name the tool that cmd's command line runs by rules, or by comm when they name none. */
+void proctable_name_tool(const struct tool_rules *rules, const struct proc *cmd, const char *comm,
+			 struct tool_id *out);
 /* Find or create; -ENOMEM on failure. *created tells which. */
 int proctable_get(struct proctable *t, uint32_t pid, uint64_t start_ns, struct proc **out,
 		  int *created);

@@ -14,6 +14,8 @@ static const struct {
 	{ "do_wait", NULL }, /* waiting for a child: the child's stall, if any, is the stall */
 	{ "kernel_wait", NULL },
 	{ "pipe_", "waiting on a pipe or FIFO" },
+	{ "anon_pipe_", "waiting on a pipe or FIFO" }, /* Linux 6.16 on */
+	{ "fifo_pipe_", "waiting on a pipe or FIFO" },
 	{ "wait_for_partner", "waiting on a pipe or FIFO" },
 	{ "futex", "waiting on a lock" },
 	{ "hrtimer_nanosleep", "sleeping" },
@@ -88,6 +90,12 @@ void stall_close(struct stall *s, uint64_t end_ns)
 void stall_parent(struct stall *s, uint64_t now_ns)
 {
 	stall_close(s, now_ns);
+	s->since_ns = now_ns;
+}
+
+void stall_drop(struct stall *s, uint64_t now_ns)
+{
+	s->open_start_ns = 0;
 	s->since_ns = now_ns;
 }
 

@@ -194,6 +194,20 @@ static int cmd_status(struct target *t, int argc, char **argv)
 	return 0;
 }
 
+/* CPU time as MM:SS.mmm (H:MM:SS.mmm from an hour): the three figures of the summary's line in
+ * one format, where sacct's drops the milliseconds of a whole second */
+static void cpu_text(char *out, size_t len, int64_t ns)
+{
+	int64_t ms = ns > 0 ? ns / 1000000 : 0, s = ms / 1000;
+
+	if (s >= 3600)
+		snprintf(out, len, "%" PRId64 ":%02" PRId64 ":%02" PRId64 ".%03" PRId64, s / 3600,
+			 s / 60 % 60, s % 60, ms % 1000);
+	else
+		snprintf(out, len, "%02" PRId64 ":%02" PRId64 ".%03" PRId64, s / 60, s % 60,
+			 ms % 1000);
+}
+
 /* The one-screen summary of a finished run, on stderr so CMD's output stays clean. */
 static void print_summary(struct json_object *reply, double elapsed, const char *node)
 {
@@ -205,10 +219,9 @@ static void print_summary(struct json_object *reply, double elapsed, const char 
 	    !json_object_object_get_ex(reply, "totals", &t))
 		return;
 	status = (int)reply_int(u, "exit_status", -1);
-	/* as tracer-jobstat shows them: sacct's formats */
-	fmt_cputime(cpu, sizeof(cpu), reply_int(t, "cpu_ns", 0) / 1000);
-	fmt_cputime(user, sizeof(user), reply_int(t, "user_ns", 0) / 1000);
-	fmt_cputime(sys, sizeof(sys), reply_int(t, "sys_ns", 0) / 1000);
+	cpu_text(cpu, sizeof(cpu), reply_int(t, "cpu_ns", 0));
+	cpu_text(user, sizeof(user), reply_int(t, "user_ns", 0));
+	cpu_text(sys, sizeof(sys), reply_int(t, "sys_ns", 0));
 	fmt_size(rss, sizeof(rss), (double)reply_int(t, "maxrss_kb", 0), U_K, -1, 0);
 	fmt_size(rd, sizeof(rd), (double)reply_int(t, "read_bytes", 0), U_NONE, -1, 0);
 	fmt_size(wr, sizeof(wr), (double)reply_int(t, "write_bytes", 0), U_NONE, -1, 0);

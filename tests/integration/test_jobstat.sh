@@ -269,6 +269,23 @@ check "a job outside -S/-E filled in from tracerd says so ($(head -c 90 "$T/err"
   bash -c "[ $rc -eq 0 ] && grep -q \"warning: job $JA is not in Slurm's accounting for this -S/-E window\" '$T/err'"
 rc=$(status "$JS" -j "$JB" -X --tools)
 check "-X with --tools refused: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q -- '-X (--allocations) does not apply to --tools' '$T/err'"
+rc=$(status "$JS" -j "$JB" -X --signals)
+check "-X with --signals refused, naming --signals: exit 2 ($(cat "$T/err"))" \
+  bash -c "[ $rc -eq 2 ] && grep -q -- '-X (--allocations) does not apply to --signals: its rows are per step and tool' '$T/err'"
+rc=$(status "$JS" -j 12x)
+check "-j 12x is bad usage: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q '12x' '$T/err'"
+rc=$(status "$JS" -j "$JB.7")
+check "-j $JB.7 (no such step): exit 1, said ($(cat "$T/err"))" \
+  bash -c "[ $rc -eq 1 ] && [ ! -s '$T/out' ] && grep -qx \"tracer-jobstat: job $JB has no step 7 in Slurm's accounting\" '$T/err'"
+rc=$(status "$JS" -j "$JB.7,$JB.batch" -n -P -o JobID)
+check "-j $JB.7,$JB.batch: the step that exists is shown, exit 0 ($(cat "$T/out"))" \
+  bash -c "[ $rc -eq 0 ] && grep -qx '$JB.batch' '$T/out' && grep -q 'has no step 7' '$T/err'"
+rc=$(TRACER_JOBSTAT_FORMAT=JobID,Bogus status "$JS" -j "$JB")
+check "a bad field in TRACER_JOBSTAT_FORMAT names the variable: exit 2 ($(cat "$T/err"))" \
+  bash -c "[ $rc -eq 2 ] && grep -q '^tracer-jobstat: TRACER_JOBSTAT_FORMAT: Invalid field requested: \"Bogus\"' '$T/err'"
+rc=$(status "$JS" -j "$JB" --workflow -o Step,State,CPUEff,PeakMem)
+check "--workflow refuses the fields its rows do not fill, naming them: exit 2 ($(cat "$T/err"))" \
+  bash -c "[ $rc -eq 2 ] && grep -q 'fields CPUEff, PeakMem do not apply to workflow rows' '$T/err'"
 check "State and JobName widen to their values instead of '+'" \
   bash -c "'$JS' -j $JF -X | grep -q 'OUT_OF_MEMORY' && ! '$JS' -j $JF -X | grep -q '+ '"
 rc=$(status "$BUILD/tracerctl" register --uid 0 --pid 999999)
@@ -282,4 +299,9 @@ check "... and n1's tracerd still answers" bash -c "'$BUILD/tracerctl' -N n1 sta
 # --- usage errors
 check "an unknown field is an error (2)" bash -c "'$JS' -j $JB -o Bogus 2>/dev/null; [ \$? -eq 2 ]"
 check "--helpformat lists Suggest" bash -c "'$JS' --helpformat | grep -q Suggest"
+# the man pages render with no words run together (a sentence after a .BR/.IR on its line)
+if command -v man > /dev/null; then
+  glued=$(for m in "$TOP"/man/*.[0-9]; do MANWIDTH=100 man -l "$m" 2>/dev/null | grep -E '[a-z]\)*\.[A-Z][a-z]|[a-z]{20,}' | sed "s|^|$(basename "$m"): |"; done)
+  check "the man pages have no run-together words${glued:+: $glued}" [ -z "$glued" ]
+fi
 finish

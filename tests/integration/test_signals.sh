@@ -2,6 +2,8 @@
 # tracer.conf sets StallAfter = 5s and SampleInterval = 1s):
 #   a tool blocked on a FIFO for twice StallAfter is stalled, live (tracerctl status) and after
 #   (the job's notes, its process row);
+#   a parent blocked reading a pipe from its srun (whose step sleeps past StallAfter), and a
+#   workflow engine waiting on a FIFO with no child of its own, are not stalled;
 #   a job that works and then sleeps has its idle window, to the second of the sleep;
 #   of two runs of a 2-step pipeline, the one whose step was slowed by I/O wait is slower than
 #   usual, for that reason.
@@ -45,6 +47,26 @@ check "another user's status does not list it" [ "$user_live" = 0 ]
 running=$("$JS" -j "$JS1" 2>/dev/null)
 check "tracer-jobstat of the running job says it is stalled" grep -q "cat.*stalled since" <<< "$running"
 
+# --- not stalls: a parent reading a pipe from the srun it started, whose step sleeps 12 s (as
+# an engine reads its step's output), and an engine (a script named snakemake) waiting 12 s on a
+# FIFO for work it does not run itself
+cat > "$JOBS/snakemake" <<'ENGINE'
+#!/usr/bin/python3
+import sys
+open(sys.argv[1]).read()
+ENGINE
+chmod 755 "$JOBS/snakemake"
+cat > "$JOBS/waiters.sh" <<JOB
+#!/bin/bash
+#SBATCH -w n1 -n1 --mem=200M -t 2 -o /dev/null -J waiters
+python3 -c 'import subprocess; subprocess.run(["srun", "-n1", "sleep", "12"], stdout=subprocess.PIPE)' &
+mkfifo $JOBS/fifo2
+($HOLD 12; echo go > $JOBS/fifo2) &
+$JOBS/snakemake $JOBS/fifo2
+wait
+JOB
+JW=$(submit tracertest "$JOBS/waiters.sh")
+
 # --- idle: 3 s of work, then a 20 s sleep
 cat > "$JOBS/idle.sh" <<JOB
 #!/bin/bash
@@ -65,7 +87,7 @@ cat > "$JOBS/pipe.sh" <<JOB
 srun --tracer-step=align bash -c '$HOLD 1; [ "\$1" != slow ] || $WAITS io $JOBS/io.\$SLURM_JOB_ID 1024' x "\$1"
 srun --tracer-step=sort $HOLD 0.5
 JOB
-check "the stall and idle jobs ended" accounted "$JS1" "$JI"
+check "the stall, waiting and idle jobs ended" accounted "$JS1" "$JW" "$JI"
 JP1=$(submit tracertest "--tracer-run=r1 $JOBS/pipe.sh")
 check "the first pipeline run ended" accounted "$JP1"
 JP2=$(submit tracertest "--tracer-run=r2 $JOBS/pipe.sh slow")
@@ -80,6 +102,15 @@ stall_ns=$(sqlite3 "$STATE/n1/tracer.db" "SELECT stall_ns FROM processes WHERE c
 echo "  stall of cat: ${stall_ns:-none} ns"
 check "cat's process row has its stall (at least 2 x StallAfter, at most the job's time)" \
   awk -v n="${stall_ns:-0}" 'BEGIN { exit !(n >= 10e9 && n <= 25e9) }'
+
+stalled=$(sqlite3 "$STATE/n1/tracer.db" "SELECT comm, stall_ns, stall_reason FROM processes WHERE stall_ns > 0 AND unit IN (SELECT id FROM units WHERE job_id=$JW)")
+echo "  stalls of the waiting job: ${stalled:-none}"
+check "the parent reading its srun's pipe is not stalled" bash -c "! grep -q '^python3|' <<< \"\$1\"" _ "$stalled"
+check "srun waiting for its step is not stalled" bash -c "! grep -q '^srun|' <<< \"\$1\"" _ "$stalled"
+check "the engine waiting on a FIFO is not stalled" bash -c "! grep -q '^snakemake|' <<< \"\$1\"" _ "$stalled"
+out=$("$JS" -j "$JW" 2>&1)
+check "the waiting job's notes name no stalled parent, srun or engine" \
+  bash -c "! grep -qE '(python3|srun|snakemake) stalled' <<< \"\$1\"" _ "$out"
 
 out=$("$JS" -j "$JI" 2>&1)
 echo "$out" | sed 's/^/    /'
@@ -102,6 +133,7 @@ check "the slowed run's align is slower than usual, for its I/O wait" \
 check "its align's cgroup peak at the limit (1 GiB written) is said to be page cache, not a risk" \
   bash -c "grep -q 'memory at the limit is page cache' <<< \"\$1\" && ! grep -q 'memory near the limit' <<< \"\$1\"" _ "$out"
 check "its sort is not called slower" bash -c "! grep -q 'sort took' <<< \"\$1\"" _ "$out"
+check "its sruns, waiting for their steps, are not called stalled" bash -c "! grep -q 'stalled' <<< \"\$1\"" _ "$out"
 out=$("$JS" -j "$JP1" 2>&1)
 check "the first run has no history to be slower than" bash -c "! grep -q 'its median' <<< \"\$1\"" _ "$out"
 finish

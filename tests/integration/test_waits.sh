@@ -66,6 +66,21 @@ got=$(field offcpu_ns sleeper sleep)
 echo "  off-CPU of sleep 1: ${got} ns"
 check "sleep 1 is off the CPU for 1 s (within 20 ms)" within "${got:-0}" 1000000000 0 20000000
 
+# OffCPU is thread time: 4 threads sleeping 2 s and their leader joining them are ~10 s of it
+# in ~2 s, and a table with it says so (tracer-jobstat(1): OffCPU / Elapsed threads asleep)
+PY=/usr/bin/python3; [ -x $PY ] || PY=python3
+ctl run --name pool -- $PY -c 'import threading, time
+ts = [threading.Thread(target=time.sleep, args=(2,)) for _ in range(4)]
+[t.start() for t in ts]; [t.join() for t in ts]' >/dev/null 2>&1
+got=$(field offcpu_ns pool python3)
+echo "  off-CPU of 4 threads sleeping 2 s and their leader: ${got} ns"
+check "OffCPU sums the threads: 5 threads asleep 2 s are 10 s (within 5 %)" within "${got:-0}" 10000000000 0.05 0
+out=$(jobstat -j pool --signals 2>&1)
+echo "$out" | sed 's/^/    /'
+check "a table with OffCPU says it is thread time, OffCPU / Elapsed threads asleep" \
+  grep -q 'OffCPU / Elapsed is how many threads were asleep on average' <<< "$out"
+check "... not with -P" bash -c "! jobstat -j pool --signals -P 2>&1 | grep -q 'thread time'"
+
 # network: every byte sent and received over loopback TCP and UDP
 if [ -e /sys/kernel/tracing/events/sock/sock_send_length ] || [ -e /sys/kernel/debug/tracing/events/sock/sock_send_length ]; then
   read -r _ tx _ rx < <(ctl run --name net -- "$WAITS" net 4096 2>/dev/null)

@@ -15,6 +15,7 @@
 
 #include "testlib.h"
 
+#include "engine_tools.h"
 #include "tools.h"
 
 static struct tool_rules *rules;
@@ -751,6 +752,46 @@ static void test_rules_override(void **state)
 	tool_rules_free(r);
 }
 
+/* The engines' own command lines, as the built-in rules name them, are engines (never a job's
+ * Tool beside another, never stalled while their jobs work); the tools they run are not. */
+static void test_engines(void **state)
+{
+	static const struct cmd engine[] = {
+		C(NULL, "/usr/bin/python3\0-m\0snakemake\0--slurm-jobstep\0--jobs\0001",
+		  "snakemake", "", "python3", 0),
+		C(NULL, "/usr/bin/python3\0/usr/bin/snakemake\0--slurm", "snakemake", "", "python3",
+		  0),
+		C(NULL, "nextflow\0run\0main.nf", "nextflow", "run", "", 0),
+		C(NULL, "java\0-jar\0/opt/nextflow-24.04.4-one.jar\0run\0main.nf", "nextflow",
+		  "run", "java", 0),
+	};
+	static const struct cmd tool[] = {
+		C(NULL, "bwa\0mem\0ref.fa", "bwa", "", "", 0),
+		C(NULL, "/usr/bin/python3\0coverage_matrix.py", "coverage_matrix.py", "", "python3",
+		  0),
+	};
+	struct tool_id id;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(engine) / sizeof(engine[0]); i++) {
+		check(rules, &engine[i], 0);
+		assert_int_equal(identify(rules, NULL, engine[i].argv, engine[i].len, 0, &id), 0);
+		assert_true(engine_tool(id.name));
+	}
+	for (size_t i = 0; i < sizeof(tool) / sizeof(tool[0]); i++) {
+		assert_int_equal(identify(rules, NULL, tool[i].argv, tool[i].len, 0, &id), 0);
+		assert_false(engine_tool(id.name));
+	}
+	/* srun waits for its step whatever it runs; an engine whatever its comm */
+	assert_true(works_elsewhere("srun", "bwa"));
+	assert_true(works_elsewhere("python3", "snakemake"));
+	assert_false(works_elsewhere("python3", "coverage_matrix.py"));
+	assert_false(works_elsewhere(NULL, NULL));
+	assert_false(engine_tool(NULL));
+	assert_false(engine_tool(""));
+	assert_false(engine_tool("snakemake2"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_rules_limits),
 		cmocka_unit_test(test_rules_reload),
 		cmocka_unit_test(test_rules_override),
+		cmocka_unit_test(test_engines),
 	};
 
 	return cmocka_run_group_tests(tests, load_rules, free_rules);

@@ -207,6 +207,23 @@ static void test_acceptance_suggestion(void **state)
 	assert_string_equal(b, "");
 }
 
+/* one core is "core": "used 1 of 1 allocated core", "used 1 core" */
+static void test_notes_singular(void **state)
+{
+	char lines[NOTES_MAX][NOTE_LEN];
+	struct job j;
+	size_t n;
+
+	(void)state;
+	acceptance_job(&j);
+	j.row.alloc_cpus = 1;
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n, "used 1 of 1 allocated core ("));
+	j.row.alloc_cpus = JS_NONE;
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n, "used 1 core ("));
+}
+
 static void test_notes(void **state)
 {
 	char lines[NOTES_MAX][NOTE_LEN];
@@ -298,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_suggest_rounding),
 		cmocka_unit_test(test_acceptance_suggestion),
 		cmocka_unit_test(test_notes),
+		cmocka_unit_test(test_notes_singular),
 		cmocka_unit_test(test_notes_average_cores),
 	};
 

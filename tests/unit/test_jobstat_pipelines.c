@@ -41,7 +41,9 @@ static void unit(struct unit_rec *u, int64_t id, int64_t job, int64_t step, cons
 		 "\"state\":\"COMPLETED\",\"exit_status\":0%s%s,"
 		 "\"totals\":{\"nprocs\":%lld,\"cpu_ns\":%lld,\"user_ns\":%lld,\"sys_ns\":%lld,"
 		 "\"maxrss_kb\":%lld,"
-		 "\"read_bytes\":1000,\"write_bytes\":100,\"oom_kills\":0,\"first_start_ns\":%lld,"
+		 "\"read_bytes\":1000,\"write_bytes\":100,\"oom_kills\":0,\"cpu_wait_ns\":5,"
+		 "\"iowait_ns\":6,\"offcpu_ns\":7,\"net_rx_bytes\":8,\"net_tx_bytes\":9,"
+		 "\"first_start_ns\":%lld,"
 		 "\"last_end_ns\":%lld}}",
 		 (long long)id, (long long)job, (long long)job, (long long)step,
 		 (long long)(start_s * S), (long long)(end_s * S), *labels ? "," : "", labels,
@@ -229,6 +231,40 @@ static int fake_tools(void *ctx, const struct unit_rec *u, struct json_object **
 			 (long long)u->start_ns, (long long)(u->start_ns + S));
 	*tools = json_tokener_parse(text);
 	return *tools ? 0 : -EINVAL;
+}
+
+/* A Snakemake job's Tool is its rule's tool, not the engine whose CPU in the batch step (and
+ * around the tool in the srun step) is larger; a step where only the engine ran names it. */
+static void test_job_tool_not_engine(void **state)
+{
+	static const char engine_only[] =
+		"[{\"tool\":\"snakemake\",\"nprocs\":2,\"cpu_ns\":5000000000}]";
+	static const char with_tool[] =
+		"[{\"tool\":\"snakemake\",\"nprocs\":2,\"cpu_ns\":3000000000},"
+		"{\"tool\":\"bwa\",\"subcommand\":\"mem\",\"nprocs\":1,\"cpu_ns\":400000000},"
+		"{\"tool\":\"samtools\",\"subcommand\":\"view\",\"nprocs\":1,\"cpu_ns\":100000000}"
+		"]";
+	struct report rep;
+	struct job *j;
+
+	(void)state;
+	make_report(&rep);
+	j = &rep.jobs[0];
+	j->detail = calloc(j->nunits, sizeof(*j->detail));
+	assert_non_null(j->detail);
+	for (size_t i = 0; i < j->nunits; i++)
+		if (j->units[i].step_id == (int64_t)STEP_BATCH)
+			j->detail[i].tools = json_tokener_parse(engine_only);
+		else if (j->units[i].step_id == 0)
+			j->detail[i].tools = json_tokener_parse(with_tool);
+	tooltable_job_tools(j);
+	assert_string_equal(j->row.tool, "bwa mem");
+	for (size_t i = 0; i < j->nsteps; i++)
+		if (j->steps[i].step_id == 0)
+			assert_string_equal(j->steps[i].tool, "bwa mem");
+		else if (j->steps[i].step_id == (int64_t)STEP_BATCH)
+			assert_string_equal(j->steps[i].tool, "snakemake");
+	report_free(&rep);
 }
 
 /* a tool record: its name, figures and exit codes; a malformed status list keeps what it read */
@@ -448,6 +484,51 @@ static void test_emit_json(void **state)
 	report_free(&rep);
 }
 
+/* Every field --workflow accepts has a value in its rows (a field none of them fills is
+ * refused by -o, not printed blank), State among them: the jobs' states, failures first. */
+static void test_fields_filled(void **state)
+{
+	struct unit_rec nf;
+	struct report rep;
+	struct row *rows;
+	char buf[256];
+	int calls = 0, blank = 0;
+	long n;
+
+	(void)state;
+	make_report(&rep);
+	snprintf(rep.jobs[2].row.state, sizeof(rep.jobs[2].row.state), "OUT_OF_MEMORY");
+	unit(&nf, 90, 90, STEP_BATCH,
+	     "\"engine\":\"nextflow\",\"pipeline\":\"nf\",\"step_name\":\"WF:A\",\"tag\":\"s1\"",
+	     T0, T0 + 3, 2, 10, 5);
+	assert_int_equal(report_add_traced_job(&rep, &nf, 1), 0);
+	n = pipelines_build(&rep, fake_tools, &calls, (T0 + 100) * S, &rows);
+	assert_true(n > 0);
+	for (int f = 0; f < F_COUNT; f++) {
+		int filled = 0;
+
+		if (!field_applies(f, V_WORKFLOW))
+			continue;
+		for (long i = 0; i < n && !filled; i++) {
+			cell_text(f, &rows[i], &(struct cellctx){ .units = -1 }, buf, sizeof(buf));
+			filled = buf[0] && strcmp(buf, JS_UNKNOWN);
+		}
+		if (!filled)
+			fprintf(stderr, "--workflow accepts %s but fills none of its rows\n",
+				field_defs[f].name);
+		blank += !filled;
+	}
+	assert_int_equal(blank, 0);
+	assert_string_equal(find_row(rows, n, WF_STEP, "bwa_map", "")->state,
+			    "OUT_OF_MEMORY:1,COMPLETED:1");
+	assert_string_equal(find_row(rows, n, WF_STEP, "bwa_index", "")->state, "COMPLETED:1");
+	for (long i = 0; i < n; i++)
+		if (rows[i].wf_level == WF_PIPELINE && !strcmp(rows[i].pipeline, "vc"))
+			assert_string_equal(rows[i].state, "OUT_OF_MEMORY:1,COMPLETED:2");
+	free(rows);
+	report_free(&rep);
+}
+
 static void test_options_and_fields(void **state)
 {
 	struct col *cols;
@@ -456,10 +537,19 @@ static void test_options_and_fields(void **state)
 
 	(void)state;
 	n = fields_parse(view_default_format(V_WORKFLOW), V_WORKFLOW, &cols, err, sizeof(err));
-	assert_int_equal(n, 11);
+	assert_int_equal(n, 12);
 	assert_int_equal(cols[0].field, F_PIPELINE);
 	assert_int_equal(cols[3].field, F_TOOL);
+	assert_int_equal(cols[5].field, F_STATE);
 	free(cols);
+	/* fields its rows do not fill are refused, all of them named */
+	n = fields_parse("Step,State,CPUEff,TotalCPU,PeakMem", V_WORKFLOW, &cols, err, sizeof(err));
+	assert_int_equal(n, -EINVAL);
+	assert_string_equal(err,
+			    "fields CPUEff, PeakMem do not apply to workflow rows (--workflow)");
+	n = fields_parse("MemEff", V_WORKFLOW, &cols, err, sizeof(err));
+	assert_int_equal(n, -EINVAL);
+	assert_string_equal(err, "field MemEff does not apply to workflow rows (--workflow)");
 	n = fields_parse("Wildcards,Tag", V_JOBS, &cols, err, sizeof(err));
 	assert_int_equal(n, 2);
 	assert_int_equal(cols[0].field, F_WILDCARDS);
@@ -479,6 +569,8 @@ int main(void)
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_build_unknown_and_running),
 		cmocka_unit_test(test_emit_json),
+		cmocka_unit_test(test_fields_filled),
+		cmocka_unit_test(test_job_tool_not_engine),
 		cmocka_unit_test(test_options_and_fields),
 	};
 

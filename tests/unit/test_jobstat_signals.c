@@ -104,6 +104,9 @@ static void test_stall_named(void **state)
 	n = signals_notes(&j, -1, 1, lines, NOTES_MAX);
 	assert_int_equal(n, 1);
 	assert_true(has_line(lines, n, "cat (pid 42) stalled since"));
+	/* a sentence that ends */
+	assert_true(has_line(lines, n,
+			     "(waiting on a pipe or FIFO): no CPU, I/O or network since then"));
 }
 
 static void test_cpu_wait(void **state)

@@ -27,6 +27,10 @@ static void test_words(void **state)
 	(void)state;
 	assert_string_equal(stall_words('S', "pipe_read", buf, sizeof(buf)),
 			    "waiting on a pipe or FIFO");
+	assert_string_equal(stall_words('S', "anon_pipe_read", buf, sizeof(buf)),
+			    "waiting on a pipe or FIFO"); /* Linux 6.16 on */
+	assert_string_equal(stall_words('S', "fifo_pipe_read", buf, sizeof(buf)),
+			    "waiting on a pipe or FIFO");
 	assert_string_equal(stall_words('S', "wait_for_partner", buf, sizeof(buf)),
 			    "waiting on a pipe or FIFO");
 	assert_string_equal(stall_words('S', "futex_wait_queue", buf, sizeof(buf)),
@@ -71,6 +75,18 @@ static void test_sample(void **state)
 	assert_int_equal(stall_sample(&s, self, 5, 21 * S, 5 * S), 0); /* 1 s since its child */
 	assert_int_equal(stall_sample(&s, self, 5, 26 * S, 5 * S), 1); /* 6 s without */
 	assert_int_equal(s.open_start_ns, 20 * S);
+	/* a stall dropped as it began (a workflow engine's wait for its jobs): none is kept,
+	 * and the next is counted from the drop */
+	memset(&s, 0, sizeof(s));
+	stall_sample(&s, self, 5, 1 * S, 5 * S);
+	assert_int_equal(stall_sample(&s, self, 5, 7 * S, 5 * S), 1);
+	stall_drop(&s, 7 * S);
+	assert_int_equal(s.open_start_ns, 0);
+	assert_int_equal(stall_sample(&s, self, 5, 11 * S, 5 * S), 0); /* 4 s since the drop */
+	assert_int_equal(stall_sample(&s, self, 5, 12 * S, 5 * S), 1);
+	stall_drop(&s, 12 * S);
+	stall_close(&s, 30 * S);
+	assert_int_equal(s.ns, 0);
 	/* off: never stalled */
 	memset(&s, 0, sizeof(s));
 	stall_sample(&s, self, 1, 1 * S, 0);
