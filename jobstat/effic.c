@@ -41,11 +41,16 @@ int64_t eff_peak_memory(const struct figures *f, int64_t ntasks, const char **sr
 			       ? f->maxrss_kb
 			       : f->cgroup_mem_peak_kb;
 	}
-	/* samples miss a short peak: never below the largest process's own */
-	if (f->task_peak_rss_kb != JS_NONE && f->task_peak_rss_kb > 0 &&
-	    !(f->nprocs > 0 && f->maxrss_kb != JS_NONE && f->maxrss_kb > f->task_peak_rss_kb * n)) {
+	if (f->task_peak_rss_kb != JS_NONE && f->task_peak_rss_kb > 0) {
+		int64_t v = f->task_peak_rss_kb * n;
+
+		/* samples miss a short peak: never below the largest process's own */
 		*src = "sampled";
-		return f->task_peak_rss_kb * n;
+		if (f->nprocs > 0 && f->maxrss_kb != JS_NONE && f->maxrss_kb > v) {
+			*src = "maxrss";
+			v = f->maxrss_kb;
+		}
+		return v;
 	}
 	if (f->maxrss_kb != JS_NONE && f->nprocs > 0) {
 		*src = "maxrss";

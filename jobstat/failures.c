@@ -26,6 +26,7 @@ static void keep(struct failed_proc *d, const char *step, const struct proc_rec 
 	d->engine = engine_tool(p->tool);
 	d->oom = oom_victim(p->flags);
 	snprintf(d->tool, sizeof(d->tool), "%s", p->tool);
+	snprintf(d->node, sizeof(d->node), "%s", p->node);
 	snprintf(d->step, sizeof(d->step), "%s", step);
 	snprintf(d->cmd, sizeof(d->cmd), "%s", p->cmd ? p->cmd : "");
 }
@@ -34,25 +35,29 @@ static void keep(struct failed_proc *d, const char *step, const struct proc_rec 
  * may end first (ls closes its stdout before its exit, grep then sees the end of its input) */
 #define FAIL_TOGETHER_NS 100000000LL
 
-/* to be named before d: an OOM victim before a process that failed otherwise (the shell
- * that ran it exits 137 after it), a tool before the engine (the engine fails because its
- * tool did); then failed before d (an unknown end is last); of siblings whose failures end
- * together, the one that started first: upstream in their pipeline, what made the others
- * fail */
-static int earlier(const struct proc_rec *p, const struct failed_proc *d)
+static int together(const struct proc_rec *p, const struct failed_proc *d)
 {
-	int engine = engine_tool(p->tool), oom = oom_victim(p->flags);
+	return p->end_ns != JS_NONE && d->end_ns != JS_NONE &&
+	       llabs(p->end_ns - d->end_ns) < FAIL_TOGETHER_NS;
+}
 
-	if (oom != d->oom)
-		return oom;
-	if (engine != d->engine)
+/* failed before d (an unknown end is last); of failures that end together, a tool before the
+ * engine (the engine fails because its tool did), and of siblings the one that started first:
+ * upstream in their pipeline, what made the others fail. tools_first: a tool before the
+ * engine whenever each ended (the OOM killer's victims: at the job's limit it may pick the
+ * engine, while the tool is what grew). */
+static int earlier(const struct proc_rec *p, const struct failed_proc *d, int tools_first)
+{
+	int engine = engine_tool(p->tool);
+
+	if (engine != d->engine && (tools_first || together(p, d)))
 		return !engine;
 	if (p->end_ns == JS_NONE)
 		return 0;
 	if (d->end_ns == JS_NONE)
 		return 1;
-	if (llabs(p->end_ns - d->end_ns) < FAIL_TOGETHER_NS && p->ppid == d->ppid &&
-	    p->start_ns != JS_NONE && d->start_ns != JS_NONE && p->start_ns != d->start_ns)
+	if (together(p, d) && p->ppid == d->ppid && p->start_ns != JS_NONE &&
+	    d->start_ns != JS_NONE && p->start_ns != d->start_ns)
 		return p->start_ns < d->start_ns;
 	return p->end_ns < d->end_ns;
 }
@@ -63,7 +68,7 @@ static void add_victim(struct failures *f, const char *step, const struct proc_r
 	size_t named = f->noom < FAIL_OOM_NAMED ? f->noom : FAIL_OOM_NAMED, at = named;
 
 	f->noom++;
-	while (at > 0 && earlier(p, &f->oom[at - 1]))
+	while (at > 0 && earlier(p, &f->oom[at - 1], 1))
 		at--;
 	if (at == FAIL_OOM_NAMED)
 		return;
@@ -82,10 +87,25 @@ void failures_add(struct failures *f, const char *step, const struct proc_rec *p
 		if (oom)
 			add_victim(f, step, &p[i]);
 		if ((oom || (p[i].status != JS_NONE && p[i].status != 0)) &&
-		    (!f->nfailed++ || earlier(&p[i], &f->first)))
+		    (!f->nfailed++ || earlier(&p[i], &f->first, 0)))
 			keep(&f->first, step, &p[i]);
-		if (!engine_tool(p[i].tool) && p[i].maxrss_kb != JS_NONE &&
-		    (!f->ngrew++ || p[i].maxrss_kb > f->grew.maxrss_kb))
+	}
+}
+
+void failures_add_grown(struct failures *f, const char *step, const struct proc_rec *p, size_t n)
+{
+	const struct failed_proc *v = &f->oom[0];
+
+	if (!f->noom || v->end_ns == JS_NONE)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		/* a tool of the victim's node alive when the OOM killer struck */
+		if (engine_tool(p[i].tool) || p[i].maxrss_kb == JS_NONE ||
+		    strcmp(p[i].node, v->node) || p[i].start_ns == JS_NONE ||
+		    p[i].start_ns > v->end_ns ||
+		    (p[i].end_ns != JS_NONE && p[i].end_ns + FAIL_TOGETHER_NS < v->end_ns))
+			continue;
+		if (!f->ngrew++ || p[i].maxrss_kb > f->grew.maxrss_kb)
 			keep(&f->grew, step, &p[i]);
 	}
 }
@@ -108,15 +128,21 @@ void failures_of_job(struct job *j)
 	memset(&j->fail, 0, sizeof(j->fail));
 	if (!report_job_failed(j))
 		return;
-	for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
-		struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
-		struct procset ps = { 0 };
+	/* the failures, then (knowing the OOM killer's first victim) the tool that grew */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
+			struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
+			struct procset ps = { 0 };
 
-		/* a step tracer holds no unit of has no processes to name (its set stays empty) */
-		if (s->f.nunits && procs_of_step(j, s, &ps) == 0)
-			failures_add(&j->fail, s->jobid, ps.p, ps.n);
-		procs_free(&ps);
-	}
+			/* a step tracer holds no unit of has no processes (its set stays empty) */
+			if (s->f.nunits && procs_of_step(j, s, &ps) == 0) {
+				if (pass == 0)
+					failures_add(&j->fail, s->jobid, ps.p, ps.n);
+				else
+					failures_add_grown(&j->fail, s->jobid, ps.p, ps.n);
+			}
+			procs_free(&ps);
+		}
 }
 
 static struct json_object *proc_json(const struct failed_proc *p)
@@ -138,6 +164,7 @@ static struct json_object *proc_json(const struct failed_proc *p)
 				       ? NULL
 				       : json_object_new_int64(p->maxrss_kb));
 	json_object_object_add(o, "engine", json_object_new_boolean(p->engine));
+	json_object_object_add(o, "oom_victim", json_object_new_boolean(p->oom));
 	return o;
 }
 

@@ -15,6 +15,7 @@ struct failed_proc {
 	int engine; /* the workflow engine itself (procs_engine): named after its tools */
 	int oom;    /* the OOM killer stopped it */
 	char tool[64];
+	char node[64];
 	char step[64]; /* the step row's JobID: "123.batch" */
 	char cmd[160];
 };
@@ -28,16 +29,20 @@ struct failures {
 	 * FAIL_OOM_NAMED)) */
 	struct failed_proc oom[FAIL_OOM_NAMED];
 	size_t noom;
-	struct failed_proc first; /* the first to exit non-zero or on a signal, an OOM victim
-				   * before others, a tool before the engine, when nfailed */
+	struct failed_proc first; /* the first to exit non-zero or on a signal, a tool before
+				   * the engine that failed with it, when nfailed */
 	size_t nfailed;
-	struct failed_proc grew; /* the largest tool (not the engine) by its own peak: what
-				  * grew before an OOM kill, when ngrew */
+	struct failed_proc grew; /* the largest tool (not the engine) by its own peak of those
+				  * alive on the first victim's node when the OOM killer struck:
+				  * what grew before it, when ngrew */
 	int ngrew;
 };
 
 struct proc_rec;
 
+/* After failures_add has seen every step: the tool that grew, from the processes of one
+ * step. Pure. */
+void failures_add_grown(struct failures *f, const char *step, const struct proc_rec *p, size_t n);
 /* Add the processes of one step (row jobid step) to f: OOM victims and failures, the first
  * by end time. Pure. */
 void failures_add(struct failures *f, const char *step, const struct proc_rec *p, size_t n);

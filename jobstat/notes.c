@@ -194,10 +194,12 @@ static void note_failures(struct notes *c)
 	if (named) {
 		if (f->noom > named)
 			snprintf(more, sizeof(more), " and %zu more", f->noom - named);
-		note(c, "the OOM killer stopped %s%s%s%s%s%s%s%s: %.100s", who[0],
+		/* the first one's command where the line has room for it (--json has each) */
+		note(c, "the OOM killer stopped %s%s%s%s%s%s%s%s%s%.100s", who[0],
 		     named > 1 ? (named > 2 ? ", " : " and ") : "", named > 1 ? who[1] : "",
 		     named > 2 ? (named > 3 ? ", " : " and ") : "", named > 2 ? who[2] : "",
-		     named > 3 ? " and " : "", named > 3 ? who[3] : "", more, f->oom[0].cmd);
+		     named > 3 ? " and " : "", named > 3 ? who[3] : "", more, named > 2 ? "" : ": ",
+		     named > 2 ? "" : f->oom[0].cmd);
 		/* what grew: the largest tool, when the victims do not start with it */
 		if (f->ngrew && f->grew.maxrss_kb > 0) {
 			fmt_size(grew, sizeof(grew), (double)f->grew.maxrss_kb, U_K, c->units, 0);
@@ -308,40 +310,59 @@ static const char *slurmd_error_hint(int64_t code)
 	}
 }
 
-#define SLURMD_ERRORS_FIRST 4000
-#define SLURMD_ERRORS_END 5000
-
+/* slurmd's own errors (slurm_errno.h's ESLURMD_*, 4000 to 4099) as a wait status: an exit
+ * status of 16 and more reads 4096 on, so only a status with signal bits is one, and only
+ * one that Slurm has a text for */
 static int slurmd_error(int64_t st)
 {
-	return st != JS_NONE && st >= SLURMD_ERRORS_FIRST && st < SLURMD_ERRORS_END;
+	const char *t;
+
+	if (st == JS_NONE || st < ESLURMD_PIPE_ERROR_ON_TASK_SPAWN ||
+	    st >= ESLURMD_PIPE_ERROR_ON_TASK_SPAWN + 100 || !(st & 0x7f))
+		return 0;
+	t = slurm_strerror((int)st);
+	return t && strncmp(t, "Unknown error", 13) != 0;
+}
+
+const struct row *notes_not_started(const struct job *j, int64_t *code)
+{
+	for (size_t i = 0; i < j->nsteps; i++) {
+		const struct row *s = &j->steps[i];
+		/* the step's own status, else the job's for its batch step */
+		int64_t st = slurmd_error(s->exit_status)	 ? s->exit_status
+			     : s->step_id == (int64_t)STEP_BATCH ? j->row.exit_status
+								 : JS_NONE;
+
+		if (s->f.nprocs > 0 || s->running || j->row.running || !slurmd_error(st))
+			continue;
+		*code = st;
+		return s;
+	}
+	return NULL;
+}
+
+const char *notes_slurmd_error_text(int64_t code)
+{
+	return slurm_strerror((int)code);
 }
 
 /* a step that Slurm failed before it ran anything: no process of it was recorded, and its
  * wait status is one of slurmd's errors, which names the cause */
 static void note_not_started(struct notes *c)
 {
-	const struct job *j = c->j;
+	int64_t st;
+	const struct row *s = notes_not_started(c->j, &st);
+	const char *hint;
+	char code[16];
 
-	for (size_t i = 0; i < j->nsteps; i++) {
-		const struct row *s = &j->steps[i];
-		/* the step's own status, else the job's for its batch step */
-		int64_t st = slurmd_error(s->exit_status)	 ? s->exit_status
-			     : s->step_id == (int64_t)STEP_BATCH ? c->r->exit_status
-								 : JS_NONE;
-		const char *hint;
-		char code[16];
-
-		if (s->f.nprocs > 0 || s->running || !slurmd_error(st))
-			continue;
-		conv_exitcode(code, sizeof(code), st);
-		hint = slurmd_error_hint(st);
-		note(c,
-		     "%.100s never started: Slurm failed it before it ran anything (ExitCode %s is "
-		     "slurmd's error %" PRId64 ", \"%.60s\")%s%.160s",
-		     s->jobid, code, st, slurm_strerror((int)st), hint ? ": " : "",
-		     hint ? hint : "");
+	if (!s)
 		return;
-	}
+	conv_exitcode(code, sizeof(code), st);
+	hint = slurmd_error_hint(st);
+	note(c,
+	     "%.100s never started: Slurm failed it before it ran anything (ExitCode %s is "
+	     "slurmd's error %" PRId64 ", \"%.60s\")%s%.160s",
+	     s->jobid, code, st, notes_slurmd_error_text(st), hint ? ": " : "", hint ? hint : "");
 }
 
 /* the notes of a finished job tracer recorded, in the order printed */
@@ -354,7 +375,10 @@ size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_
 {
 	struct notes c = { .j = j, .r = &j->row, .units = units, .lines = lines, .max = max };
 
-	if (!c.r->f.nunits)
+	int64_t st;
+
+	/* nothing to record is no missing tracerd: the next note says why */
+	if (!c.r->f.nunits && !notes_not_started(j, &st))
 		note(&c,
 		     "tracer recorded nothing for it (no tracerd on its nodes then, or not yours)");
 	if (j->missing[0])

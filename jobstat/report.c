@@ -385,16 +385,14 @@ int report_add_local(struct report *rep, const struct unit_rec *u)
 	return 0;
 }
 
-/* The row's wall time to the nanosecond: its units' span, or Slurm's whole seconds where
- * they are longer (units registered after the step began) */
+/* The row's wall time to the nanosecond: its finished units' span by tracer's clock (their
+ * processes ran within it), else Slurm's Elapsed, in whole seconds */
 static int64_t wall_ns(const struct row *r)
 {
-	int64_t w = r->elapsed == JS_NONE || r->elapsed < 0 ? JS_NONE : r->elapsed * 1000000000;
-
 	if (r->f.nunits && !r->f.running && r->f.unit_start_ns != JS_NONE &&
 	    r->f.unit_end_ns != JS_NONE && r->f.unit_end_ns > r->f.unit_start_ns)
-		fig_max(&w, r->f.unit_end_ns - r->f.unit_start_ns);
-	return w;
+		return r->f.unit_end_ns - r->f.unit_start_ns;
+	return r->elapsed == JS_NONE || r->elapsed < 0 ? JS_NONE : r->elapsed * 1000000000;
 }
 
 /* v, at most limit_mb (unknown: no limit), at least floor */
@@ -489,8 +487,8 @@ static int64_t steps_at_once(const struct job *j, size_t off)
 }
 
 /* The job cgroup's own peak on each node (each task's end reads it): the highest node's, and
- * their sum over the nodes, JS_NONE when Slurm gave none. */
-static void job_cgroup_peaks(const struct job *j, int64_t *node_peak, int64_t *sum, int *node)
+ * their sum over the nodes, JS_NONE when Slurm gave none. Returns the nodes that had one. */
+static size_t job_cgroup_peaks(const struct job *j, int64_t *node_peak, int64_t *sum, int *node)
 {
 	int nodes[256];
 	int64_t peak[256];
@@ -520,6 +518,7 @@ static void job_cgroup_peaks(const struct job *j, int64_t *node_peak, int64_t *s
 			*node = nodes[k];
 		}
 	}
+	return nn;
 }
 
 /* Was the job held to its --mem by Slurm's cgroup plugin (a step or the job measured in its
@@ -551,21 +550,23 @@ static void hold_to_limit(struct row *r, int64_t limit_mb, int64_t node_limit_mb
 static void job_memory(struct job *j)
 {
 	struct row *r = &j->row;
-	int64_t node_peak, sum;
+	int64_t node_peak, sum, jc_node, jc_sum;
 	int node = -1;
+	size_t measured = job_cgroup_peaks(j, &jc_node, &jc_sum, &node);
 
 	r->own_peak_kb = steps_at_once(j, offsetof(struct row, own_peak_kb));
-	job_cgroup_peaks(j, &node_peak, &sum, &node);
-	if (node_peak != JS_NONE) {
-		if (node_peak >= r->node_peak_mem_kb || r->node_peak_mem_kb == JS_NONE) {
-			r->node_peak_mem_kb = node_peak;
+	/* on every node of the job (a node whose kernel keeps no memory.peak, or whose
+	 * tracerd is older, has none: the steps' peaks say more there) */
+	if (measured && measured >= (size_t)(r->f.nnodes > 1 ? r->f.nnodes : 1)) {
+		if (jc_node >= r->node_peak_mem_kb || r->node_peak_mem_kb == JS_NONE) {
+			r->node_peak_mem_kb = jc_node;
 			r->f.node_mem_peak_node = node;
 		}
-		if (sum >= r->peak_mem_kb || r->peak_mem_kb == JS_NONE) {
-			r->peak_mem_kb = sum;
+		if (jc_sum >= r->peak_mem_kb || r->peak_mem_kb == JS_NONE) {
+			r->peak_mem_kb = jc_sum;
 			r->peak_src = "jobcgroup";
 		}
-		hold_to_limit(r, r->req_mem_mb, r->req_mem_node_mb, sum, node_peak);
+		hold_to_limit(r, r->req_mem_mb, r->req_mem_node_mb, jc_sum, jc_node);
 		return;
 	}
 	node_peak = steps_at_once(j, offsetof(struct row, node_peak_mem_kb));
@@ -576,6 +577,7 @@ static void job_memory(struct job *j)
 		node_peak = at_most(node_peak, r->req_mem_node_mb, r->node_peak_mem_kb);
 		sum = at_most(sum, r->req_mem_mb, r->peak_mem_kb);
 	}
+	fig_max(&node_peak, jc_node); /* what the nodes that had one measured */
 	if (node_peak != JS_NONE && node_peak > r->node_peak_mem_kb)
 		r->node_peak_mem_kb = node_peak;
 	if (sum != JS_NONE && sum > r->peak_mem_kb) {

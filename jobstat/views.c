@@ -128,6 +128,8 @@ static struct json_object *notes_json(const struct job *j, int units)
 static struct json_object *jobs_json(struct viewctx *v, const struct report *rep, struct job *j)
 {
 	struct json_object *o = out_row_json(&j->row, v->e.jcols, v->e.njcols, &v->out.cc), *steps;
+	const struct row *ns = NULL;
+	int64_t code;
 
 	if (!o)
 		return NULL;
@@ -152,8 +154,21 @@ static struct json_object *jobs_json(struct viewctx *v, const struct report *rep
 	}
 	report_numa(j, rep);
 	json_object_object_add(o, "notes", notes_json(j, v->o->units));
-	if (j->fail.checked || j->fail.nfailed || j->fail.noom)
-		json_object_object_add(o, "failures", failures_json(&j->fail));
+	ns = notes_not_started(j, &code);
+	if (j->fail.checked || j->fail.nfailed || j->fail.noom || ns) {
+		struct json_object *f = failures_json(&j->fail), *n = NULL;
+
+		if (ns) {
+			n = json_object_new_object();
+			json_object_object_add(n, "step", json_object_new_string(ns->jobid));
+			json_object_object_add(n, "slurmd_error", json_object_new_int64(code));
+			json_object_object_add(
+				n, "message",
+				json_object_new_string(notes_slurmd_error_text(code)));
+		}
+		json_object_object_add(f, "not_started", n);
+		json_object_object_add(o, "failures", f);
+	}
 	return o;
 }
 
@@ -162,36 +177,48 @@ static void wfadvice_print(FILE *f, const struct report *rep)
 {
 	struct wf_advice *w = NULL;
 	long n = wfadvice_build(rep, &w);
-	char text[4096];
+	int users = 0;
 
+	for (long i = 0; i < n && !users; i++)
+		users = w[i].uid != w[0].uid;
 	for (long i = 0; i < n; i++) {
-		size_t jobs = 0;
+		size_t jobs = 0, len;
+		char *text;
 		long k;
 
-		for (k = 0; k < i; k++) /* once per engine and pipeline */
-			if (!strcmp(w[k].engine, w[i].engine) &&
-			    !strcmp(w[k].pipeline, w[i].pipeline))
-				break;
-		if (k < i ||
-		    !wfadvice_text(w, (size_t)n, w[i].engine, w[i].pipeline, text, sizeof(text)))
+		for (k = 0; k < i && !wfadvice_same_group(&w[k], &w[i]); k++)
+			; /* once per engine, pipeline and user */
+		if (k < i || !(len = wfadvice_text(w, (size_t)n, &w[i], NULL, 0)))
 			continue;
+		/* the whole line or nothing: a cut one would under-size what it leaves out */
+		if (!(text = malloc(len + 1))) {
+			fprintf(stderr, JS_PROG ": out of memory for the workflow advice\n");
+			break;
+		}
+		wfadvice_text(w, (size_t)n, &w[i], text, len + 1);
 		for (k = 0; k < n; k++)
-			if (!strcmp(w[k].engine, w[i].engine) &&
-			    !strcmp(w[k].pipeline, w[i].pipeline))
+			if (wfadvice_same_group(&w[k], &w[i]))
 				jobs += w[k].njobs;
 		fprintf(f, "\nNext time, per %s of ",
 			strcmp(w[i].engine, "nextflow") ? "Snakemake rule" : "Nextflow process");
 		safe_text_fputs(w[i].pipeline[0] ? w[i].pipeline : "this workflow", f);
-		fprintf(f,
-			" (the highest need over its %zu job%s, the engine's own share "
-			"included):\n",
-			jobs, jobs == 1 ? "" : "s");
+		if (users) {
+			fputs(" by ", f);
+			safe_text_fputs(w[i].user, f);
+		}
+		/* a Snakemake job runs the engine in its batch step; a Nextflow task job does not
+		 */
+		fprintf(f, " (the highest need over its %zu job%s%s):\n", jobs,
+			jobs == 1 ? "" : "s",
+			strcmp(w[i].engine, "snakemake") ? ""
+							 : ", the engine's own share included");
 		/* names that are identifiers only (wfadvice_build), escaped all the same */
 		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 			fputs("    ", f);
 			safe_text_fputs(line, f);
 			fputc('\n', f);
 		}
+		free(text);
 	}
 	free(w);
 }

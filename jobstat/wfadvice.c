@@ -52,7 +52,7 @@ long wfadvice_build(const struct report *rep, struct wf_advice **out)
 			continue;
 		for (k = 0; k < n; k++)
 			if (!strcmp(w[k].engine, engine) &&
-			    !strcmp(w[k].pipeline, j->row.pipeline) &&
+			    !strcmp(w[k].pipeline, j->row.pipeline) && w[k].uid == j->uid &&
 			    !strcmp(w[k].step, j->row.step))
 				break;
 		if (k == n) {
@@ -67,6 +67,8 @@ long wfadvice_build(const struct report *rep, struct wf_advice **out)
 			snprintf(w[n].engine, sizeof(w[n].engine), "%s", engine);
 			snprintf(w[n].pipeline, sizeof(w[n].pipeline), "%s", j->row.pipeline);
 			snprintf(w[n].step, sizeof(w[n].step), "%s", j->row.step);
+			snprintf(w[n].user, sizeof(w[n].user), "%s", j->row.user);
+			w[n].uid = j->uid;
 			w[n].a = a;
 			n++;
 		} else {
@@ -78,29 +80,36 @@ long wfadvice_build(const struct report *rep, struct wf_advice **out)
 	return (long)n;
 }
 
-#define PUT(...)                                                         \
-	do {                                                             \
-		if (at < len)                                            \
-			at += snprintf(out + at, len - at, __VA_ARGS__); \
+int wfadvice_same_group(const struct wf_advice *a, const struct wf_advice *g)
+{
+	return !strcmp(a->engine, g->engine) && !strcmp(a->pipeline, g->pipeline) &&
+	       a->uid == g->uid;
+}
+
+/* append to out[len] as snprintf does: at counts the whole text, what fits is written */
+#define PUT(...)                                                                       \
+	do {                                                                           \
+		int w_ = snprintf(at < len ? out + at : NULL, at < len ? len - at : 0, \
+				  __VA_ARGS__);                                        \
+		at += w_ > 0 ? (size_t)w_ : 0;                                         \
 	} while (0)
 
-static size_t snakemake_text(const struct wf_advice *w, size_t n, const char *pipeline, char *out,
-			     size_t len)
+static size_t snakemake_text(const struct wf_advice *w, size_t n, const struct wf_advice *g,
+			     char *out, size_t len)
 {
 	size_t at = 0;
 	int nt = 0, nr = 0;
 
 	PUT("snakemake");
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(w[i].engine, "snakemake") && !strcmp(w[i].pipeline, pipeline) &&
-		    w[i].a.cpus > 0)
+		if (wfadvice_same_group(&w[i], g) && w[i].a.cpus > 0)
 			PUT("%s %s=%d", nt++ ? "" : " --set-threads", w[i].step, w[i].a.cpus);
 #define RESOURCE(name, v) \
 	PUT("%s %s:" name "=%" PRId64, nr++ ? "" : " --set-resources", w[i].step, (int64_t)(v))
 	for (size_t i = 0; i < n; i++) {
 		const struct advice *a = &w[i].a;
 
-		if (strcmp(w[i].engine, "snakemake") || strcmp(w[i].pipeline, pipeline))
+		if (!wfadvice_same_group(&w[i], g))
 			continue;
 		if (a->mem_mb > 0)
 			RESOURCE("mem_mb", a->mem_mb);
@@ -110,13 +119,11 @@ static size_t snakemake_text(const struct wf_advice *w, size_t n, const char *pi
 			RESOURCE("runtime", a->time_min);
 	}
 #undef RESOURCE
-	if (!nt && !nr)
-		at = out[0] = 0;
-	return at < len ? at : len - 1;
+	return nt || nr ? at : 0;
 }
 
-static size_t nextflow_text(const struct wf_advice *w, size_t n, const char *pipeline, char *out,
-			    size_t len)
+static size_t nextflow_text(const struct wf_advice *w, size_t n, const struct wf_advice *g,
+			    char *out, size_t len)
 {
 	size_t at = 0;
 
@@ -124,7 +131,7 @@ static size_t nextflow_text(const struct wf_advice *w, size_t n, const char *pip
 		const struct advice *a = &w[i].a;
 		const char *sep = "";
 
-		if (strcmp(w[i].engine, "nextflow") || strcmp(w[i].pipeline, pipeline))
+		if (!wfadvice_same_group(&w[i], g))
 			continue;
 		PUT("%swithName: '%s' {", at ? "\n" : "process {\n", w[i].step);
 		if (a->cpus > 0) {
@@ -146,18 +153,20 @@ static size_t nextflow_text(const struct wf_advice *w, size_t n, const char *pip
 	}
 	if (at)
 		PUT("\n}");
-	return at < len ? at : len - 1;
+	return at;
 }
 
-size_t wfadvice_text(const struct wf_advice *w, size_t n, const char *engine, const char *pipeline,
-		     char *out, size_t len)
+size_t wfadvice_text(const struct wf_advice *w, size_t n, const struct wf_advice *g, char *out,
+		     size_t len)
 {
-	if (!len)
-		return 0;
-	out[0] = 0;
-	if (!strcmp(engine, "snakemake"))
-		return snakemake_text(w, n, pipeline, out, len);
-	if (!strcmp(engine, "nextflow"))
-		return nextflow_text(w, n, pipeline, out, len);
-	return 0;
+	size_t at;
+
+	if (len)
+		out[0] = 0;
+	at = !strcmp(g->engine, "snakemake")  ? snakemake_text(w, n, g, out, len)
+	     : !strcmp(g->engine, "nextflow") ? nextflow_text(w, n, g, out, len)
+					      : 0;
+	if (!at && len)
+		out[0] = 0; /* nothing to advise: not even the command's name */
+	return at;
 }

@@ -362,17 +362,31 @@ static void test_workflow_advice(void **state)
 	assert_int_equal(w[0].njobs, 2);
 	/* bwa_index: 1.2 x its larger job's 120M peak, the 2 threads of one job, the time of
 	 * the other */
-	wfadvice_text(w, (size_t)n, "snakemake", "wf", text, sizeof(text));
+	wfadvice_text(w, (size_t)n, &w[0], text, sizeof(text));
 	assert_string_equal(text, "snakemake --set-threads bwa_index=2 sort=1 --set-resources "
 				  "bwa_index:mem_mb=144 bwa_index:runtime=12 sort:mem_mb=168 "
 				  "sort:runtime=2");
-	wfadvice_text(w, (size_t)n, "nextflow", "wf", text, sizeof(text));
+	assert_true(wfadvice_same_group(&w[1], &w[0]));
+	assert_false(wfadvice_same_group(&w[2], &w[0]));
+	wfadvice_text(w, (size_t)n, &w[2], text, sizeof(text));
 	assert_string_equal(text,
 			    "process {\nwithName: 'MAIN:ALIGN' { cpus = 1; memory = '192 MB'; "
 			    "time = '2m' }\n}");
-	/* of another pipeline: nothing */
-	assert_int_equal(wfadvice_text(w, (size_t)n, "snakemake", "other", text, sizeof(text)), 0);
+	/* a short buffer: the whole length, as snprintf gives it, never a cut line to paste */
+	assert_int_equal(wfadvice_text(w, (size_t)n, &w[0], text, 20), 131);
+	assert_int_equal(wfadvice_text(w, (size_t)n, &w[0], NULL, 0), 131);
 	free(w);
+	/* another user's jobs of a rule of the same name never size this user's */
+	jobs[1].uid = 2000;
+	n = wfadvice_build(&rep, &w);
+	assert_int_equal(n, 4);
+	assert_false(wfadvice_same_group(&w[1], &w[0]));
+	wfadvice_text(w, (size_t)n, &w[0], text, sizeof(text));
+	assert_string_equal(text, "snakemake --set-threads bwa_index=1 sort=1 --set-resources "
+				  "bwa_index:mem_mb=120 bwa_index:runtime=12 sort:mem_mb=168 "
+				  "sort:runtime=2");
+	free(w);
+	jobs[1].uid = 0;
 	/* a step name that is no rule name is never pasted into a command line */
 	snprintf(jobs[2].row.step, sizeof(jobs[2].row.step), "sort; rm -rf ~");
 	n = wfadvice_build(&rep, &w);

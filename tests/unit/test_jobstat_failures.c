@@ -125,6 +125,9 @@ static void test_oom_engine_last(void **state)
 	proc(&p[2], 60, "coverage_matrix.py", "coverage_matrix.py in.bam", 9, PROC_FLAG_OOM, 710);
 	p[2].maxrss_kb = 58 * 1024;
 	failures_add(&j.fail, "99.0", &p[2], 1);
+	/* then, knowing the first victim, what grew: tools alive when it struck */
+	failures_add_grown(&j.fail, "99.batch", p, 2);
+	failures_add_grown(&j.fail, "99.0", &p[2], 1);
 	assert_int_equal(j.fail.noom, 2);
 	assert_int_equal(j.fail.oom[0].pid, 60); /* the tool, though it ended after the engine */
 	assert_int_equal(j.fail.oom[1].pid, 50);
@@ -146,7 +149,34 @@ static void test_oom_engine_last(void **state)
 	assert_int_equal(j.fail.oom[0].pid, 60);
 	assert_string_not_equal(j.fail.oom[FAIL_OOM_NAMED - 1].tool, "snakemake");
 	n = notes_build(&j, -1, lines, NOTES_MAX);
-	assert_true(has_line(lines, n, " and 3 more: coverage_matrix.py in.bam"));
+	assert_true(has_line(lines, n, "(bwa, step 99.1) and 3 more"));
+}
+
+/* the first failure by time, though an OOM kill came later; the tool that grew is one alive
+ * when the OOM killer struck, not the largest of the job */
+static void test_oom_after_a_failure(void **state)
+{
+	char lines[NOTES_MAX][NOTE_LEN];
+	struct proc_rec p[3];
+	struct job j;
+	size_t n;
+
+	(void)state;
+	failed_job(&j, "OUT_OF_MEMORY", 2);
+	proc(&p[0], 10, "bwa", "bwa index ref.fa", 0, 0, 1000);
+	p[0].maxrss_kb = 3000 * 1024; /* large, but over an hour before */
+	proc(&p[1], 11, "cp", "cp a b", 1 << 8, 0, 200 * 1000000000LL);
+	proc(&p[2], 12, "samtools", "samtools sort x", 9, PROC_FLAG_OOM, 3600 * 1000000000LL);
+	p[2].start_ns = 3000 * 1000000000LL;
+	p[2].maxrss_kb = 900 * 1024;
+	failures_add(&j.fail, "5.0", p, 3);
+	failures_add_grown(&j.fail, "5.0", p, 3);
+	assert_int_equal(j.fail.first.pid, 11);
+	assert_int_equal(j.fail.grew.pid, 12);
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_true(has_line(lines, n, "first to fail: process 11 (cp, step 5.0) exited with 1"));
+	assert_true(has_line(lines, n, "samtools had grown to 900M when it was killed"));
+	assert_false(has_line(lines, n, "bwa"));
 }
 
 /* a job Slurm failed before its batch script ran: its batch step has no unit (nothing to
@@ -182,12 +212,17 @@ static void test_not_started(void **state)
 			     "77.batch never started: Slurm failed it before it ran anything "
 			     "(ExitCode 0:53 is slurmd's error 4021, \"Slurmd could not connect "
 			     "IO\"): its output or error file (-o/-e) could not be opened"));
-	/* nothing recorded at all: the same cause */
+	/* nothing recorded at all: the same cause, and no word of a missing tracerd */
 	j.row.f.nunits = 0;
 	steps[1].f.nunits = 0;
 	n = notes_build(&j, -1, lines, NOTES_MAX);
-	assert_true(has_line(lines, n, "tracer recorded nothing for it"));
+	assert_false(has_line(lines, n, "tracer recorded nothing for it"));
 	assert_true(has_line(lines, n, "77.batch never started"));
+	/* an exit status of 16 and more (4096 on) is no slurmd error */
+	j.row.exit_status = steps[0].exit_status = 16 << 8;
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	assert_false(has_line(lines, n, "never started"));
+	assert_true(has_line(lines, n, "tracer recorded nothing for it"));
 }
 
 static void test_status_text(void **state)
@@ -237,8 +272,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_failure),	cmocka_unit_test(test_oom_victim),
-		cmocka_unit_test(test_oom_engine_last), cmocka_unit_test(test_not_started),
-		cmocka_unit_test(test_status_text),	cmocka_unit_test(test_notes_name_them),
+		cmocka_unit_test(test_oom_engine_last), cmocka_unit_test(test_oom_after_a_failure),
+		cmocka_unit_test(test_not_started),	cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_notes_name_them),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

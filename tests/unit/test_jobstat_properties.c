@@ -121,38 +121,48 @@ static void test_generated_jobs(void **state)
 	for (int n = 0; n < JOBS; n++) {
 		struct unit_rec u[8];
 		struct report rep = {};
-		int nsteps = 1 + (int)rnd(4), cpus = 1 + (int)rnd(4), nu = 0;
-		int64_t limit = 100 + (int64_t)rnd(1900);
+		int nsteps = 1 + (int)rnd(4), cpus = 1 + (int)rnd(4), nu = 0,
+		    nodes = 1 + (int)rnd(2);
+		int64_t limit = 100 + (int64_t)rnd(1900); /* --mem, per node */
 		int held = 0, cgroups = (int)rnd(2);
 		int64_t at = T0 * S + (int64_t)rnd(1000) * S, job_peak = 0;
 		struct advice a;
 		struct job *j;
 
-		/* steps one after the other or at once, each with its share of the CPUs (a
-		 * job's cgroup bounds them all together); whole-second and sub-second spans */
+		/* steps one after the other or at once, a task on each of the job's nodes, each
+		 * with its share of the CPUs (a job's cgroup bounds them all together);
+		 * whole-second and sub-second spans */
 		for (int s = 0; s < nsteps; s++) {
 			int64_t start = at + (int64_t)rnd(3) * S + (int64_t)rnd(S);
 			int64_t end =
 				start + (rnd(4) ? (int64_t)rnd(40) * S : 0) + 1 + (int64_t)rnd(S);
 
-			unit(&u[nu++], 100 + s, 0, s == 0 ? (int64_t)STEP_BATCH : s - 1, start, end,
-			     cpus, 0, limit, cgroups);
-			/* at most cpus busy at once: each unit's CPU within its share */
-			u[nu - 1].t.cpu_ns /= nsteps;
-			u[nu - 1].t.user_ns = u[nu - 1].t.cpu_ns / 2;
-			u[nu - 1].t.sys_ns = u[nu - 1].t.cpu_ns - u[nu - 1].t.user_ns;
+			for (int node = 0; node < nodes; node++) {
+				unit(&u[nu], 100 + nu, node, s == 0 ? (int64_t)STEP_BATCH : s - 1,
+				     start, end, cpus, 0, limit, cgroups);
+				/* the job's CPUs: of all its nodes, as AllocCPUS counts them */
+				u[nu++].alloc_cpus = cpus * nodes;
+				/* at most cpus busy at once: each unit's CPU within its share */
+				u[nu - 1].t.cpu_ns /= nsteps;
+				u[nu - 1].t.user_ns = u[nu - 1].t.cpu_ns / 2;
+				u[nu - 1].t.sys_ns = u[nu - 1].t.cpu_ns - u[nu - 1].t.user_ns;
+			}
 			if (rnd(2))
 				at = end; /* the next one after it */
 		}
-		if (rnd(2)) { /* the job cgroup's peak: its steps at once, within its limit */
+		/* the job cgroup's peak on each node: its steps there at once, within its limit */
+		for (int node = 0; rnd(2) && node < nodes; node++) {
+			job_peak = 0;
 			for (int k = 0; k < nu; k++)
-				job_peak += u[k].cgroup_mem_peak_kb != JS_NONE
-						    ? u[k].cgroup_mem_peak_kb
-						    : u[k].t.maxrss_kb;
+				if (u[k].node == node)
+					job_peak += u[k].cgroup_mem_peak_kb != JS_NONE
+							    ? u[k].cgroup_mem_peak_kb
+							    : u[k].t.maxrss_kb;
 			if (job_peak > limit * 1024)
 				job_peak = limit * 1024;
 			for (int k = 0; k < nu; k++)
-				u[k].job_mem_peak_kb = job_peak - (int64_t)rnd(2) * 1024;
+				if (u[k].node == node)
+					u[k].job_mem_peak_kb = job_peak - (int64_t)rnd(2) * 1024;
 		}
 		assert_int_equal(report_add_traced_job(&rep, u, (size_t)nu), 0);
 		j = &rep.jobs[0];
