@@ -195,4 +195,5 @@ void agent_tick(struct agent *a)
 		a->prune_backlog = prune(a, now);
 	}
 	store_commit(a->store);
+	log_flush(); /* what a flood of lines held back, said once its window is over */
 }

@@ -23,6 +23,29 @@ struct unit *units_find(struct agent *a, uint64_t id)
 	return NULL;
 }
 
+int units_admit(struct agent *a, uint32_t uid, char *err, size_t errlen)
+{
+	const struct unit *u;
+	unsigned running = 0;
+
+	for (u = a->units; u; u = u->next)
+		running += u->uid == uid && u->state == UNIT_RUNNING && !u->dropped &&
+			   !strcmp(u->kind, "local");
+	if (running >= a->cfg.max_units_per_user) {
+		snprintf(err, errlen, "uid %u has %u traced runs running (MaxUnitsPerUser)", uid,
+			 running);
+		return -EAGAIN;
+	}
+	if (quota_take(&a->run_quota, uid, a->cfg.unit_rate_per_user, (int64_t)clock_boot_ns())) {
+		snprintf(err, errlen,
+			 "uid %u begins more than %u traced runs a second "
+			 "(UnitRatePerUser)",
+			 uid, a->cfg.unit_rate_per_user);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 /* Create a running unit, keep it in memory; the caller stores it once it is filled in. */
 struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid)
 {
