@@ -140,7 +140,7 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 				p->flags & PROC_ARGV_TRUNCATED ? TOOL_ARGV_TRUNCATED : 0,
 				&p->tool) < 0)
 		snprintf(p->tool.name, sizeof(p->tool.name), "%s", p->comm);
-	if (store_add_process(a->store, p, a->offset_ns) == 0)
+	if (units_store_process(a, u, p) == 0)
 		a->stored++;
 	if (u && p->stall.ns) {
 		u->stalls++;

@@ -95,7 +95,7 @@ static int sample_one(struct proc *p, void *ctx)
 	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
 	check_stall(r, p, &st);
-	store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
+	units_store_sample(r->a, u, p, r->now_ns);
 	return 0;
 }
 

@@ -81,6 +81,16 @@ void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_n
 
 /* A finished process (PROC_FINISHED) with its totals; offset_ns turns boottime into unix time. */
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
+/* The bytes a process's row takes in the store, roughly: what a unit's and a user's share of
+ * the store are counted in. */
+size_t store_row_bytes(const struct proc *p);
+size_t store_sample_bytes(void);
+/* A finished process of a unit past its cap: added into the unit's row for its tool,
+ * subcommand, exit status and OOM kill (or, with any_tool, for its exit status alone: a unit
+ * with too many tools), which counts it in the unit's totals and tool table but does not list
+ * it. *new_row: whether the row was made for it. */
+int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int any_tool,
+		       int *new_row);
 /* A live process's sample for timelines. */
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
 		     int64_t offset_ns);

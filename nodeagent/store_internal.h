@@ -13,13 +13,18 @@
 #define STORE_WAL_FRAMES_MAX 16384
 /* ... and the checkpoint after a commit, as SQLite's own (wal_autocheckpoint) */
 #define STORE_WAL_CHECKPOINT 1000
+/* What the log file is truncated back to once checkpointed (journal_size_limit) */
+#define STORE_WAL_LIMIT_BYTES 4194304
+/* A sample's row in the store, roughly (store_row_bytes() for a process's) */
+#define STORE_SAMPLE_BYTES 120
 
 struct store {
 	sqlite3 *db;
 	char boot_id[40];
 	int in_txn;
 	unsigned pending;
-	int failing; /* writes fail (disk full, I/O error): said once, until they work */
+	size_t pending_bytes; /* of rows in the open batch, roughly */
+	int failing;	      /* writes fail (disk full, I/O error): said once, until they work */
 	struct {
 		uint64_t unit;
 		uint32_t n;
@@ -29,8 +34,9 @@ struct store {
 	store_loss_fn on_loss;
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
-	int wal_frames;	    /* pages in the write-ahead log after the last commit */
-	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
+	sqlite3_stmt *fold, *fold_has; /* store_fold.c's, prepared at its first use */
+	int wal_frames;		       /* pages in the write-ahead log after the last commit */
+	int wal_frames_max;	       /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
 	char unit_columns[2048];    /* every column of units, in the record's order */
 	char process_columns[2048]; /* the columns of processes that listings show */
@@ -68,6 +74,13 @@ void rec_unit_from_stmt(sqlite3_stmt *st, struct unit *u);
 struct json_object *store_strings_json(const char *b, size_t len);
 /* The process flags a statement names (:oom_killed), bound to their values. */
 void store_bind_flags(sqlite3_stmt *st);
+
+/* A write joins the open batch (begun if none is open); a batch of BATCH_MAX writes or
+ * BATCH_BYTES of rows is committed at once. bytes: the row's, roughly. */
+int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes);
+/* A process's row, and its write's outcome: counted for its unit in the batch, or lost. */
+void store_process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r);
+int store_wrote_process(struct store *s, uint64_t unit, int err);
 
 /* Log the database's error about what, and return -EIO. */
 int store_fail(struct store *s, const char *what);

@@ -1,13 +1,16 @@
-/* Bounded store: finished units older than StoreRetention, or the oldest ones while the live data
- * exceeds StoreMaxSize, are deleted with their processes and samples, a small batch at a time so
- * that the loop is never held long. A running unit is never pruned. Also the daemon's heartbeat,
- * from which a restart learns how long tracerd was away. */
+/* Bounded store: finished units older than StoreRetention, or while the live data exceeds
+ * StoreMaxSize the oldest ones of the user who holds the most, are deleted with their processes
+ * and samples, a small batch at a time so that the loop is never held long. A running unit is
+ * never pruned. Also the daemon's heartbeat, from which a restart learns how long tracerd was
+ * away. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "log.h"
 #include "store_internal.h"
+
+#define PRUNE_STEP 16 /* units of one user deleted before the heaviest user is chosen again */
 
 static int exec_sql(struct store *s, const char *sql)
 {
@@ -40,26 +43,14 @@ int store_used_bytes(struct store *s, uint64_t *out)
 	return err;
 }
 
-/* Select up to batch finished units (ended before before_ns, or the oldest ones if before_ns is
- * 0) into temp.prune, then delete them and everything recorded of them. */
-static int prune_batch(struct store *s, int64_t before_ns, unsigned batch, unsigned *n)
+/* Delete the units that st (an INSERT INTO temp.prune, bound) selects, and everything recorded
+ * of them; *n: how many. */
+static int prune_selected(struct store *s, sqlite3_stmt *st, unsigned *n)
 {
-	sqlite3_stmt *st;
-	int err;
+	int err = exec_sql(s, "DELETE FROM temp.prune");
 
-	err = exec_sql(s, "CREATE TEMP TABLE IF NOT EXISTS prune(id INTEGER PRIMARY KEY);"
-			  "DELETE FROM temp.prune");
-	if (err)
-		return err;
-	if (store_prepare(
-		    s,
-		    "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
-		    " AND end_ns IS NOT NULL AND (?1 = 0 OR end_ns < ?1) ORDER BY end_ns LIMIT ?2",
-		    &st))
-		return -EIO;
-	sqlite3_bind_int64(st, 1, before_ns);
-	sqlite3_bind_int64(st, 2, batch);
-	err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "prune");
+	if (!err)
+		err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "prune");
 	sqlite3_finalize(st);
 	if (err)
 		return err;
@@ -69,6 +60,59 @@ static int prune_batch(struct store *s, int64_t before_ns, unsigned batch, unsig
 	return exec_sql(s, "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
 			   "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
 			   "DELETE FROM units WHERE id IN (SELECT id FROM temp.prune)");
+}
+
+/* Up to batch finished units that ended before before_ns. */
+static int prune_old(struct store *s, int64_t before_ns, unsigned batch, unsigned *n)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s,
+			  "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
+			  " AND end_ns IS NOT NULL AND end_ns < ?1 ORDER BY end_ns LIMIT ?2",
+			  &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, before_ns);
+	sqlite3_bind_int64(st, 2, batch);
+	return prune_selected(s, st, n);
+}
+
+/* Up to batch finished units of the user whose units hold the most of the store (stored_bytes,
+ * running units' too), oldest first: one user's flood evicts that user's history first. Units
+ * stored before shares were counted weigh nothing; among equals the oldest unit's user goes
+ * first, as before. */
+static int prune_heaviest(struct store *s, unsigned batch, unsigned *n)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s,
+			  "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
+			  " AND end_ns IS NOT NULL AND uid = (SELECT uid FROM units GROUP BY uid"
+			  "  HAVING SUM(state != 'RUNNING' AND end_ns IS NOT NULL) > 0"
+			  "  ORDER BY SUM(COALESCE(stored_bytes, 0)) DESC, MIN(end_ns) LIMIT 1)"
+			  " ORDER BY end_ns LIMIT ?1",
+			  &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, batch);
+	return prune_selected(s, st, n);
+}
+
+/* A store made with auto_vacuum gives pages freed beyond an eighth of max_bytes back to the
+ * file system; an older store's file keeps them, and reuses them. */
+static int give_back(struct store *s, uint64_t max_bytes)
+{
+	int64_t vacuum = 0, free_pages = 0, page = 0;
+	char sql[64];
+
+	if (store_query_int(s, "PRAGMA auto_vacuum", "auto_vacuum", &vacuum) || vacuum != 2 ||
+	    store_query_int(s, "PRAGMA freelist_count", "freelist", &free_pages) ||
+	    store_query_int(s, "PRAGMA page_size", "page size", &page) || page <= 0)
+		return 0;
+	free_pages -= (int64_t)(max_bytes / 8 / (uint64_t)page);
+	if (free_pages <= 0)
+		return 0;
+	snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%lld)", (long long)free_pages);
+	return exec_sql(s, sql);
 }
 
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
@@ -82,18 +126,26 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 	/* the open batch first: pruning runs in a transaction of its own */
 	err = store_commit(s);
 	if (!err)
-		err = exec_sql(s, "BEGIN");
+		err = exec_sql(s, "BEGIN;"
+				  "CREATE TEMP TABLE IF NOT EXISTS prune(id INTEGER PRIMARY KEY)");
 	if (err)
 		return err;
 	if (before_ns > 0) {
-		err = prune_batch(s, before_ns, batch, &n);
+		err = prune_old(s, before_ns, batch, &n);
 		*pruned += n;
 	}
-	if (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
-	    used > max_bytes) {
-		err = prune_batch(s, 0, batch - *pruned, &n);
+	/* a few units at a time: the heaviest user may change as theirs go */
+	while (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
+	       used > max_bytes) {
+		n = 0;
+		err = prune_heaviest(s, batch - *pruned < PRUNE_STEP ? batch - *pruned : PRUNE_STEP,
+				     &n);
 		*pruned += n;
+		if (!n)
+			break; /* nothing finished left to prune */
 	}
+	if (!err && *pruned && max_bytes)
+		err = give_back(s, max_bytes);
 	if (err) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		*pruned = 0;

@@ -35,6 +35,13 @@ void units_save(struct agent *a, struct unit *u);
 /* Forget a unit: it is freed by units_reap (kept until its record is written, if it waits). */
 void units_drop(struct agent *a, struct unit *u);
 
+/* Store a finished process of unit u (NULL: of no unit in memory) and count what its row
+ * takes in u's share of the store. Past u's cap (StoreUnitMaxSize), the process is added into
+ * the unit's per-tool rows instead (store_fold_process) and counted in u->procs_folded. */
+int units_store_process(struct agent *a, struct unit *u, const struct proc *p);
+/* Store a live process's sample, unless its unit is past its cap. */
+void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, uint64_t now_ns);
+
 /* Live processes of a job's running units. */
 unsigned units_job_live(const struct agent *a, uint64_t job_id);
 /* Running units in memory. */

@@ -42,4 +42,53 @@ if has flood; then
   check "root's run after the flood is traced" bash -c "[ $rc = 0 ] && ! grep -q untraced '$T/after'"
 fi
 
+if has history; then
+  # the victim's three runs, then the attacker's six of 600 processes with 8 KB of arguments
+  for i in 1 2 3; do
+    as_user $VICTIM "$BUILD/tracerctl" -N $NODE run --name victim-hist-$i -- bash -c 'for i in $(seq 20); do /bin/true; done' 2>/dev/null
+  done
+  ARG=$(head -c 4000 /dev/zero | tr '\0' a)
+  for i in 1 2 3 4 5 6; do
+    as_user $ATTACKER "$BUILD/tracerctl" -N $NODE run --name flood-$i -- bash -c 'for i in $(seq 600); do /bin/true "$0" "$0"; done' "$ARG" 2>/dev/null
+  done
+  for _ in $(seq 150); do [ "$(in_use)" -le $MAX ] && break; sleep 0.2; done
+  sleep 2 # and a round more: nothing of the victim's goes later
+  used=$(in_use)
+  kept=$(db "SELECT COUNT(*) FROM units WHERE uid=$VUID AND name LIKE 'victim-hist-%'")
+  left=$(db "SELECT COUNT(*) FROM units WHERE uid=$AUID AND name LIKE 'flood-%'")
+  echo "  history: the victim's runs kept $kept of 3, the attacker's $left of 6; pages in use $used bytes (StoreMaxSize $MAX)"
+  check "the store is brought back under StoreMaxSize" [ "$used" -le $MAX ]
+  check "the attacker's own runs were evicted" [ "$left" -lt 6 ]
+  check "the victim's history survives the attacker's flood" [ "$kept" = 3 ]
+  check "and its report is there" bash -c "'$BUILD/tracer-jobstat' -N $NODE -j victim-hist-1 > /dev/null"
+fi
+
+if has storm; then
+  # one unit's exec storm, its processes' rows 8 KB each: the file is watched as it runs
+  STORM=$(prog argstorm) || exit 1
+  as_user $ATTACKER "$BUILD/tracerctl" -N $NODE run --name storm -- "$STORM" "$STORM_S" > "$T/storm.out" 2> "$T/storm.err" &
+  storm=$!
+  worst=0
+  while kill -0 $storm 2>/dev/null; do
+    b=$(file_bytes); [ "$b" -gt "$worst" ] && worst=$b
+    sleep 0.5
+  done
+  wait $storm
+  ran=$(cat "$T/storm.out")
+  sleep 1
+  unit=$(db "SELECT id FROM units WHERE name='storm'")
+  rows=$(db "SELECT COUNT(*) FROM processes WHERE unit=$unit AND folded IS NULL")
+  folded=$(db "SELECT COALESCE(procs_folded, 0) FROM units WHERE id=$unit")
+  lost=$(db "SELECT lost_events FROM units WHERE id=$unit")
+  nprocs=$(jobstat -j storm -P -n -o NProcs | head -1)
+  tools=$(jobstat -j storm --tools -P -n -o Tool,NProcs | awk -F'|' '$1 == "argstorm" {print $2}')
+  echo "  storm of ${STORM_S} s: $ran processes run; file (db + WAL) at most $worst bytes (limit $MAX + $MARGIN); $rows rows, $folded folded, $lost events lost; NProcs $nprocs, tool argstorm $tools"
+  check "the store's file stays within StoreMaxSize + 8 MiB during the storm" [ "$worst" -le $((MAX + MARGIN)) ]
+  check "processes past the unit's cap are folded" [ "$folded" -gt 0 ]
+  check "NProcs adds up: rows listed and folded ($nprocs = $rows + $folded)" [ "$nprocs" = $((rows + folded)) ]
+  check "every process run is counted or lost ($ran <= $nprocs + $lost)" [ "$ran" -le $((nprocs + lost)) ]
+  check "the tool table counts them too" [ "${tools:-0}" = "$nprocs" ]
+  check "the report says processes are not listed" bash -c "'$BUILD/tracer-jobstat' -N $NODE -j storm | grep -q 'not listed'"
+fi
+
 finish
