@@ -452,6 +452,7 @@ int agent_is_admin(const struct agent *a, const struct peer *peer)
 }
 
 #define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
+#define STATUS_SHARES_MAX 5   /* users shown with their share of the store, the most first */
 
 struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 {
@@ -492,6 +493,10 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 	json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
 	json_object_object_add(r, "running_units", json_object_new_int64(units_running(a)));
 	json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
+	/* an admin sees the users who hold the most, a user their own share */
+	json_object_object_add(r, "store",
+			       store_shares(a->store, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
+					    STATUS_SHARES_MAX));
 	/* the caller's own, as every listing: another user's commands are not theirs to see */
 	json_object_object_add(
 		r, "stalled",

@@ -234,6 +234,7 @@ void store_close(struct store *s)
 	while ((st = sqlite3_next_stmt(s->db, NULL)))
 		sqlite3_finalize(st);
 	sqlite3_close(s->db);
+	json_object_put(s->shares);
 	free(s);
 }
 

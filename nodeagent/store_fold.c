@@ -20,24 +20,15 @@ static const struct {
 	const char *name;
 	enum fold_how how;
 } fold_rules[] = {
-	{ "pid", FOLD_KEEP },
-	{ "start_boot_ns", FOLD_KEEP },
-	{ "unit", FOLD_KEEP },
-	{ "ppid", FOLD_KEEP },
-	{ "uid", FOLD_KEEP },
-	{ "gid", FOLD_KEEP },
-	{ "cgroup_id", FOLD_KEEP },
-	{ "status", FOLD_KEEP },
-	{ "flags", FOLD_KEEP },
-	{ "tool_excluded", FOLD_KEEP },
-	{ "tool_wrapper", FOLD_KEEP },
-	{ "stall_start_ns", FOLD_KEEP },
-	{ "start_ns", FOLD_MIN },
-	{ "exec_ns", FOLD_MIN },
-	{ "end_ns", FOLD_MAX },
-	{ "maxrss_kb", FOLD_MAX },
-	{ "ru_maxrss_kb", FOLD_MAX },
-	{ "threads", FOLD_MAX },
+	{ "pid", FOLD_KEEP },	       { "start_boot_ns", FOLD_KEEP },
+	{ "unit", FOLD_KEEP },	       { "ppid", FOLD_KEEP },
+	{ "uid", FOLD_KEEP },	       { "gid", FOLD_KEEP },
+	{ "cgroup_id", FOLD_KEEP },    { "status", FOLD_KEEP },
+	{ "flags", FOLD_KEEP },	       { "tool_excluded", FOLD_KEEP },
+	{ "tool_wrapper", FOLD_KEEP }, { "stall_start_ns", FOLD_KEEP },
+	{ "start_ns", FOLD_MIN },      { "exec_ns", FOLD_MIN },
+	{ "end_ns", FOLD_MAX },	       { "maxrss_kb", FOLD_MAX },
+	{ "ru_maxrss_kb", FOLD_MAX },  { "threads", FOLD_MAX },
 	{ "stall_ns", FOLD_MAX },
 };
 
@@ -75,15 +66,14 @@ static int fold_prepare(struct store *s)
 
 		if (how == FOLD_KEEP)
 			continue;
-		n = how == FOLD_SUM
-			    ? snprintf(sql + at, sizeof(sql) - at,
-				       "%s = CASE WHEN excluded.%s IS NULL THEN %s"
-				       " ELSE COALESCE(%s, 0) + excluded.%s END, ",
-				       c, c, c, c, c)
-			    : snprintf(sql + at, sizeof(sql) - at,
-				       "%s = CASE WHEN %s IS NULL OR excluded.%s %s %s"
-				       " THEN excluded.%s ELSE %s END, ",
-				       c, c, c, how == FOLD_MAX ? ">" : "<", c, c, c);
+		n = how == FOLD_SUM ? snprintf(sql + at, sizeof(sql) - at,
+					       "%s = CASE WHEN excluded.%s IS NULL THEN %s"
+					       " ELSE COALESCE(%s, 0) + excluded.%s END, ",
+					       c, c, c, c, c)
+				    : snprintf(sql + at, sizeof(sql) - at,
+					       "%s = CASE WHEN %s IS NULL OR excluded.%s %s %s"
+					       " THEN excluded.%s ELSE %s END, ",
+					       c, c, c, how == FOLD_MAX ? ">" : "<", c, c, c);
 		at += (size_t)n;
 	}
 	if (at + 1 >= sizeof(sql))

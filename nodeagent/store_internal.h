@@ -35,8 +35,10 @@ struct store {
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
 	sqlite3_stmt *fold, *fold_has; /* store_fold.c's, prepared at its first use */
-	int wal_frames;		       /* pages in the write-ahead log after the last commit */
-	int wal_frames_max;	       /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
+	/* users' shares, as the last pruning left them (store_prune.c) */
+	struct json_object *shares;
+	int wal_frames;	    /* pages in the write-ahead log after the last commit */
+	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
 	char unit_columns[2048];    /* every column of units, in the record's order */
 	char process_columns[2048]; /* the columns of processes that listings show */

@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
 
 #include "log.h"
 #include "store_internal.h"
 
-#define PRUNE_STEP 16 /* units of one user deleted before the heaviest user is chosen again */
+#define PRUNE_STEP 16	/* units of one user deleted before the heaviest user is chosen again */
+#define SHARE_USERS 256 /* users whose share of the store is kept for status, the most first */
 
 static int exec_sql(struct store *s, const char *sql)
 {
@@ -78,22 +81,27 @@ static int prune_old(struct store *s, int64_t before_ns, unsigned batch, unsigne
 }
 
 /* Up to batch finished units of the user whose units hold the most of the store (stored_bytes,
- * running units' too), oldest first: one user's flood evicts that user's history first. Units
- * stored before shares were counted weigh nothing; among equals the oldest unit's user goes
- * first, as before. */
-static int prune_heaviest(struct store *s, unsigned batch, unsigned *n)
+ * running units' too), oldest first, no more than make up need bytes: one user's flood evicts
+ * that user's history first, and only as much of it as the store must lose. Units stored
+ * before shares were counted weigh nothing; among equals the oldest unit's user goes first,
+ * as before. */
+static int prune_heaviest(struct store *s, uint64_t need, unsigned batch, unsigned *n)
 {
 	sqlite3_stmt *st;
 
 	if (store_prepare(s,
-			  "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
-			  " AND end_ns IS NOT NULL AND uid = (SELECT uid FROM units GROUP BY uid"
-			  "  HAVING SUM(state != 'RUNNING' AND end_ns IS NOT NULL) > 0"
-			  "  ORDER BY SUM(COALESCE(stored_bytes, 0)) DESC, MIN(end_ns) LIMIT 1)"
-			  " ORDER BY end_ns LIMIT ?1",
+			  "INSERT INTO temp.prune SELECT id FROM (SELECT id, end_ns,"
+			  "  SUM(COALESCE(stored_bytes, 0)) OVER (ORDER BY end_ns, id)"
+			  "   - COALESCE(stored_bytes, 0) AS before"
+			  "  FROM units WHERE state != 'RUNNING' AND end_ns IS NOT NULL"
+			  "  AND uid = (SELECT uid FROM units GROUP BY uid"
+			  "   HAVING SUM(state != 'RUNNING' AND end_ns IS NOT NULL) > 0"
+			  "   ORDER BY SUM(COALESCE(stored_bytes, 0)) DESC, MIN(end_ns) LIMIT 1))"
+			  " WHERE before < ?2 ORDER BY end_ns, id LIMIT ?1",
 			  &st))
 		return -EIO;
 	sqlite3_bind_int64(st, 1, batch);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)need);
 	return prune_selected(s, st, n);
 }
 
@@ -113,6 +121,71 @@ static int give_back(struct store *s, uint64_t max_bytes)
 		return 0;
 	snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%lld)", (long long)free_pages);
 	return exec_sql(s, sql);
+}
+
+/* Each user's share of the store as pruning left it, the most first: what status shows
+ * without reading every unit on each request. */
+static void keep_shares(struct store *s, uint64_t max_bytes)
+{
+	struct json_object *o = json_object_new_object(), *users = json_object_new_array();
+	uint64_t used = 0;
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_ERROR;
+
+	if (o && users && store_used_bytes(s, &used) == 0 &&
+	    !store_prepare(s,
+			   "SELECT uid, SUM(COALESCE(stored_bytes, 0)) AS bytes, COUNT(*) AS units"
+			   " FROM units GROUP BY uid ORDER BY bytes DESC LIMIT ?1",
+			   &st)) {
+		sqlite3_bind_int(st, 1, SHARE_USERS);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			json_object_array_add(users, store_row_to_json(st));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_object_put(users);
+		json_object_put(o);
+		return;
+	}
+	json_object_object_add(o, "used_bytes", json_object_new_int64((int64_t)used));
+	json_object_object_add(o, "max_bytes", json_object_new_int64((int64_t)max_bytes));
+	json_object_object_add(o, "users", users);
+	json_object_put(s->shares);
+	s->shares = o;
+}
+
+struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit)
+{
+	struct json_object *o, *users, *all;
+	size_t i, n;
+
+	if (!s->shares || !json_object_object_get_ex(s->shares, "users", &all))
+		return NULL;
+	o = json_object_new_object();
+	users = json_object_new_array();
+	if (!o || !users) {
+		json_object_put(o);
+		json_object_put(users);
+		return NULL;
+	}
+	json_object_object_foreach(s->shares, key, val)
+		if (strcmp(key, "users"))
+			json_object_object_add(o, key, json_object_get(val));
+	n = json_object_array_length(all);
+	for (i = 0; i < n; i++) {
+		struct json_object *u = json_object_array_get_idx(all, i), *v;
+
+		if (uid == ANY_UID ? json_object_array_length(users) < limit
+				   : json_object_object_get_ex(u, "uid", &v) &&
+					     json_object_get_int64(v) == (int64_t)uid)
+			json_object_array_add(users, json_object_get(u));
+	}
+	json_object_object_add(o, "users", users);
+	if (uid == ANY_UID)
+		json_object_object_add(
+			o, "more_users",
+			json_object_new_int64((int64_t)(n - json_object_array_length(users))));
+	return o;
 }
 
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
@@ -138,8 +211,8 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 	while (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
 	       used > max_bytes) {
 		n = 0;
-		err = prune_heaviest(s, batch - *pruned < PRUNE_STEP ? batch - *pruned : PRUNE_STEP,
-				     &n);
+		err = prune_heaviest(s, used - max_bytes,
+				     batch - *pruned < PRUNE_STEP ? batch - *pruned : PRUNE_STEP, &n);
 		*pruned += n;
 		if (!n)
 			break; /* nothing finished left to prune */
@@ -154,6 +227,8 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 	err = exec_sql(s, "COMMIT");
 	if (err && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (!err && *pruned < batch)
+		keep_shares(s, max_bytes); /* once a round is done, not on each of a backlog's */
 	return err;
 }
 

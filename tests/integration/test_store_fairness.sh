@@ -61,6 +61,12 @@ if has history; then
   check "the attacker's own runs were evicted" [ "$left" -lt 6 ]
   check "the victim's history survives the attacker's flood" [ "$kept" = 3 ]
   check "and its report is there" bash -c "'$BUILD/tracer-jobstat' -N $NODE -j victim-hist-1 > /dev/null"
+  sleep 11 # a housekeeping round: the shares status shows are as it leaves them
+  share=$(ctl status | grep '^  store ')
+  echo "  status:$share"
+  check "status shows the users' shares, the heaviest first" bash -c "echo '$share' | grep -q 'by user: $ATTACKER .*, $VICTIM '"
+  mine=$(as_user $VICTIM "$BUILD/tracerctl" -N $NODE status | grep '^  store ')
+  check "a user's status shows only their own share" bash -c "echo '$mine' | grep -q 'by user: $VICTIM [^,]*$'"
 fi
 
 if has storm; then
