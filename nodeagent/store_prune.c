@@ -212,7 +212,8 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 	       used > max_bytes) {
 		n = 0;
 		err = prune_heaviest(s, used - max_bytes,
-				     batch - *pruned < PRUNE_STEP ? batch - *pruned : PRUNE_STEP, &n);
+				     batch - *pruned < PRUNE_STEP ? batch - *pruned : PRUNE_STEP,
+				     &n);
 		*pruned += n;
 		if (!n)
 			break; /* nothing finished left to prune */
