@@ -27,11 +27,9 @@
 
 /* Tables come from common/records.h (store_record.c): a store written by an older tracerd
  * gains the columns added since. */
-/* auto_vacuum takes only on a new file: a new store gives freed pages back (store_prune.c); an
- * older one keeps and reuses them. The log is truncated back to STORE_WAL_LIMIT_BYTES after a
- * checkpoint, so that a burst of writes does not leave the file large. */
-static const char schema[] = "PRAGMA auto_vacuum=INCREMENTAL;"
-			     "PRAGMA journal_mode=WAL;"
+/* The log is truncated back to STORE_WAL_LIMIT_BYTES after a checkpoint, so that a burst of
+ * writes does not leave the file large. */
+static const char schema[] = "PRAGMA journal_mode=WAL;"
 			     "PRAGMA synchronous=NORMAL;"
 			     "PRAGMA journal_size_limit=" STR(
 				     STORE_WAL_LIMIT_BYTES) ";"

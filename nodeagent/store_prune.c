@@ -105,24 +105,6 @@ static int prune_heaviest(struct store *s, uint64_t need, unsigned batch, unsign
 	return prune_selected(s, st, n);
 }
 
-/* A store made with auto_vacuum gives pages freed beyond an eighth of max_bytes back to the
- * file system; an older store's file keeps them, and reuses them. */
-static int give_back(struct store *s, uint64_t max_bytes)
-{
-	int64_t vacuum = 0, free_pages = 0, page = 0;
-	char sql[64];
-
-	if (store_query_int(s, "PRAGMA auto_vacuum", "auto_vacuum", &vacuum) || vacuum != 2 ||
-	    store_query_int(s, "PRAGMA freelist_count", "freelist", &free_pages) ||
-	    store_query_int(s, "PRAGMA page_size", "page size", &page) || page <= 0)
-		return 0;
-	free_pages -= (int64_t)(max_bytes / 8 / (uint64_t)page);
-	if (free_pages <= 0)
-		return 0;
-	snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%lld)", (long long)free_pages);
-	return exec_sql(s, sql);
-}
-
 /* Each user's share of the store as pruning left it, the most first: what status shows
  * without reading every unit on each request. */
 static void keep_shares(struct store *s, uint64_t max_bytes)
@@ -218,8 +200,6 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 		if (!n)
 			break; /* nothing finished left to prune */
 	}
-	if (!err && *pruned && max_bytes)
-		err = give_back(s, max_bytes);
 	if (err) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		*pruned = 0;
