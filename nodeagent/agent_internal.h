@@ -40,6 +40,8 @@ struct agent {
 	unsigned ndropped;     /* units dropped, waiting for units_reap */
 	/* traced runs begun, per uid (UnitRatePerUser) */
 	struct quota run_quota;
+	/* store_written() when the store was last pruned */
+	uint64_t pruned_written;
 };
 
 /* Ring-buffer callback (collector_event_fn). */

@@ -190,8 +190,13 @@ void agent_tick(struct agent *a)
 	store_set_alive(a->store, now);
 	units_flush(a);
 	units_foreach(a, end_orphan, &orphans);
-	if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000) {
+	/* and as soon as a flood of writes may have filled an eighth of StoreMaxSize: the file
+	 * then stays near it, whatever a user writes in a housekeeping period */
+	if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000 ||
+	    (a->cfg.store_max_bytes &&
+	     store_written(a->store) - a->pruned_written >= a->cfg.store_max_bytes / 8)) {
 		a->housekept_ns = now;
+		a->pruned_written = store_written(a->store);
 		a->prune_backlog = prune(a, now);
 	}
 	store_commit(a->store);

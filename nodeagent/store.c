@@ -17,10 +17,6 @@
 #define SCHEMA_VERSION 1
 #define STR_(x) #x
 #define STR(x) STR_(x)
-#define BATCH_MAX 20000 /* commit early past this many pending writes */
-/* ... or this many bytes of rows: the write-ahead log holds a whole batch until its commit,
- * whatever the checkpoints, so a storm of large rows must not make one large batch */
-#define BATCH_BYTES (4u << 20)
 /* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
  * table and in the indexes, page slack. An estimate, what a user's share is counted in. */
 #define ROW_FIXED_BYTES 320
@@ -321,6 +317,11 @@ int store_commit(struct store *s)
 	return 0;
 }
 
+uint64_t store_written(const struct store *s)
+{
+	return s->written;
+}
+
 unsigned store_pending(const struct store *s)
 {
 	return s->pending;
@@ -344,6 +345,7 @@ int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes)
 	if (rc != SQLITE_DONE)
 		return store_write_failed(s, "write");
 	s->pending_bytes += bytes;
+	s->written += bytes;
 	if (++s->pending >= BATCH_MAX || s->pending_bytes >= BATCH_BYTES)
 		return store_commit(s);
 	return 0;

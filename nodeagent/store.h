@@ -22,6 +22,7 @@ void store_on_loss(struct store *s, store_loss_fn fn, void *ctx);
 void store_close(struct store *s); /* commits what is pending */
 int store_commit(struct store *s);
 unsigned store_pending(const struct store *s); /* writes not committed yet */
+uint64_t store_written(const struct store *s); /* bytes of rows written since open, roughly */
 
 /* Insert or update a unit (its id is the key). */
 int store_put_unit(struct store *s, const struct unit *u);

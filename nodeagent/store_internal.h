@@ -7,14 +7,18 @@
 #include "store.h"
 
 #define STORE_BATCH_UNITS 64 /* units whose processes an open batch tracks for loss counts */
+#define BATCH_MAX 20000	     /* commit early past this many pending writes */
+/* ... or this many bytes of rows: the write-ahead log holds a whole batch until its commit,
+ * whatever the checkpoints, so a storm of large rows must not make one large batch */
+#define BATCH_BYTES (1u << 20)
 /* Pages the write-ahead log may hold before streamed replies are cut (64 MiB of 4 KiB pages):
  * a reader's snapshot keeps the log from being checkpointed back to its start, and it would
  * otherwise grow for as long as a slow client keeps taking a listing, or several in turn. */
 #define STORE_WAL_FRAMES_MAX 16384
-/* ... and the checkpoint after a commit, as SQLite's own (wal_autocheckpoint) */
-#define STORE_WAL_CHECKPOINT 1000
+/* ... and the checkpoint after a commit that left it this long (2 MiB): the log stays small */
+#define STORE_WAL_CHECKPOINT 512
 /* What the log file is truncated back to once checkpointed (journal_size_limit) */
-#define STORE_WAL_LIMIT_BYTES 4194304
+#define STORE_WAL_LIMIT_BYTES 2097152
 /* A sample's row in the store, roughly (store_row_bytes() for a process's) */
 #define STORE_SAMPLE_BYTES 120
 
@@ -24,6 +28,7 @@ struct store {
 	int in_txn;
 	unsigned pending;
 	size_t pending_bytes; /* of rows in the open batch, roughly */
+	uint64_t written;     /* bytes of rows written since open, roughly */
 	int failing;	      /* writes fail (disk full, I/O error): said once, until they work */
 	struct {
 		uint64_t unit;
