@@ -119,6 +119,14 @@ static void site_close(struct log_site *st)
 }
 
 /* Whether this line of the call site fmt is said now; if not, it is held back and counted. */
+/* Is a quieter than b: free, or heard from less lately? The busiest sites keep their entries. */
+static int quieter(const struct log_site *a, const struct log_site *b)
+{
+	return !a->fmt ||
+	       (b->fmt && (a->window < b->window ||
+			   (a->window == b->window && a->lines + a->held < b->lines + b->held)));
+}
+
 static int site_admits(const char *fmt, enum tracer_log_level level, const char *msg)
 {
 	struct log_site *st = NULL, *quiet = &sites[0];
@@ -127,9 +135,7 @@ static int site_admits(const char *fmt, enum tracer_log_level level, const char 
 	for (size_t i = 0; i < LOG_SITES && !st; i++) {
 		if (sites[i].fmt == fmt)
 			st = &sites[i];
-		else if (!sites[i].fmt || sites[i].window < quiet->window ||
-			 (quiet->fmt && sites[i].window == quiet->window &&
-			  sites[i].lines < quiet->lines))
+		else if (quieter(&sites[i], quiet))
 			quiet = &sites[i];
 	}
 	if (!st) {
