@@ -180,13 +180,19 @@ struct rec_col {
 	X(rss_kb, INT, "INTEGER", 0, 0)                 \
 	WAITS_COLUMNS(X)
 
+/* How many processes rows stand for (a folded row for "folded" of them), and how many of those
+ * the OOM killer chose: what tool groups and totals count. Both add up over parts of the rows
+ * (a COUNT and SUMs), as totals counted in steps need. */
+#define REC_NPROCS "COUNT(*) + COALESCE(SUM(folded - 1), 0)"
+#define REC_OOM_KILLS "SUM(((flags & :oom_killed) != 0) * COALESCE(folded, 1))"
+
 /* One tool (and subcommand) of a unit: its processes in rows of p, grouped by tool and
  * subcommand; c counts their exit statuses (store_query.c). A wrapper's peak RSS is not its
  * tool's: time -v forked from a 70 MB python keeps python's peak as its ru_maxrss. */
 #define TOOL_RECORD(X)                                                         \
 	X(tool, TEXT, "tool", 0, 0)                                            \
 	X(subcommand, TEXT, "subcommand", 0, 0)                                \
-	X(nprocs, INT, "COUNT(*) + COALESCE(SUM(folded - 1), 0)", 0, 0)        \
+	X(nprocs, INT, REC_NPROCS, 0, 0)                                       \
 	X(cpu_ns, INT, "SUM(cpu_ns)", 0, 0)                                    \
 	X(user_ns, INT, "SUM(user_ns)", 0, 0)                                  \
 	X(sys_ns, INT, "SUM(sys_ns)", 0, 0)                                    \
@@ -205,24 +211,24 @@ struct rec_col {
 	  " FROM c WHERE c.tool = p.tool AND c.subcommand IS p.subcommand)",   \
 	  0, 0)                                                                \
 	WAITS_SUMS(X)                                                          \
-	X(oom_kills, INT, "SUM(((flags & :oom_killed) != 0) * COALESCE(folded, 1))", 0, 0)
+	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)
 
 /* A unit's totals over its processes. Its CPU is all its processes' CPU, their work before an
  * exec too (a tool's figures leave that out; it is mostly the kernel's fork and exec, counted
  * as system). */
-#define TOTALS_RECORD(X)                                                                   \
-	X(nprocs, INT, "COUNT(*) + COALESCE(SUM(folded - 1), 0)", 0, 0)                    \
-	X(cpu_ns, INT, "SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0))", 0, 0)                 \
-	X(user_ns, INT, "SUM(user_ns)", 0, 0)                                              \
-	X(sys_ns, INT, "SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0))", 0, 0)                 \
-	X(maxrss_kb, INT, "MAX(maxrss_kb)", 0, 0)                                          \
-	X(read_bytes, INT, "SUM(read_bytes)", 0, 0)                                        \
-	X(write_bytes, INT, "SUM(write_bytes)", 0, 0)                                      \
-	X(rchar, INT, "SUM(rchar)", 0, 0)                                                  \
-	X(wchar, INT, "SUM(wchar)", 0, 0)                                                  \
-	WAITS_SUMS(X)                                                                      \
-	X(oom_kills, INT, "SUM(((flags & :oom_killed) != 0) * COALESCE(folded, 1))", 0, 0) \
-	X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                                      \
+#define TOTALS_RECORD(X)                                                   \
+	X(nprocs, INT, REC_NPROCS, 0, 0)                                   \
+	X(cpu_ns, INT, "SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0))", 0, 0) \
+	X(user_ns, INT, "SUM(user_ns)", 0, 0)                              \
+	X(sys_ns, INT, "SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0))", 0, 0) \
+	X(maxrss_kb, INT, "MAX(maxrss_kb)", 0, 0)                          \
+	X(read_bytes, INT, "SUM(read_bytes)", 0, 0)                        \
+	X(write_bytes, INT, "SUM(write_bytes)", 0, 0)                      \
+	X(rchar, INT, "SUM(rchar)", 0, 0)                                  \
+	X(wchar, INT, "SUM(wchar)", 0, 0)                                  \
+	WAITS_SUMS(X)                                                      \
+	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)                             \
+	X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                      \
 	X(last_end_ns, INT, "MAX(end_ns)", 0, 0)
 
 /* ... and over its live samples (store_query.c): the most cores busy at once between two

@@ -231,7 +231,7 @@ int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt 
 		 "  AND (status != 0 OR (flags & :oom_killed) != 0)),"
 		 " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
 		 "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
-		 " c AS (SELECT tool, subcommand, status, SUM(COALESCE(folded, 1)) AS n FROM p"
+		 " c AS (SELECT tool, subcommand, status, " REC_NPROCS " AS n FROM p"
 		 "  WHERE NOT tool_wrapper"
 		 "  GROUP BY tool, subcommand, status)"
 		 " SELECT %s FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC",
