@@ -1,5 +1,5 @@
 /* How fast one user may begin traced runs: a token bucket per uid, refilled at rate a second and
- * full at a second's worth. A bounded table: a uid whose bucket is full again needs no entry. */
+ * full at burst. A bounded table: a uid whose bucket is full again needs no entry. */
 #ifndef TRACER_QUOTA_H
 #define TRACER_QUOTA_H
 
@@ -16,7 +16,7 @@ struct quota {
 };
 
 /* Take one token of uid's at now_ns (a monotonic clock): 0, or -EAGAIN when the bucket is
- * empty. rate is at least 1. */
-int quota_take(struct quota *q, uint32_t uid, uint32_t rate, int64_t now_ns);
+ * empty. rate and burst are at least 1. */
+int quota_take(struct quota *q, uint32_t uid, uint32_t rate, uint32_t burst, int64_t now_ns);
 
 #endif

@@ -39,7 +39,9 @@ int units_admit(struct agent *a, uint32_t uid, char *err, size_t errlen)
 			 running);
 		return -EAGAIN;
 	}
-	if (quota_take(&a->run_quota, uid, a->cfg.unit_rate_per_user, (int64_t)clock_boot_ns())) {
+	/* as many at once as may run at once, then UnitRatePerUser a second */
+	if (quota_take(&a->run_quota, uid, a->cfg.unit_rate_per_user, a->cfg.max_units_per_user,
+		       (int64_t)clock_boot_ns())) {
 		snprintf(err, errlen,
 			 "uid %u begins more than %u traced runs a second "
 			 "(UnitRatePerUser)",
@@ -297,12 +299,16 @@ void units_flush(struct agent *a)
 {
 	struct unit *u, *next;
 
+	/* in one commit: every running unit with new processes is here on each tick */
+	for (u = a->units; u; u = u->next)
+		if (u->dirty && store_put_unit(a->store, u))
+			return; /* still failing: the next tick tries again */
+	if (store_commit(a->store))
+		return;
 	for (u = a->units; u; u = next) {
 		next = u->next;
 		if (!u->dirty)
 			continue;
-		if (store_put_unit(a->store, u) || store_commit(a->store))
-			return; /* still failing: the next tick tries again */
 		u->dirty = 0;
 		if (u->state != UNIT_RUNNING && !u->live)
 			units_drop(a, u);

@@ -64,7 +64,8 @@ void units_move_proc(struct agent *a, struct proc *p, uint64_t to);
 /* A copy of a stored running unit into memory, with no live process yet (rediscovery);
  * NULL when out of memory. */
 struct unit *units_adopt(struct agent *a, const struct unit *stored);
-/* Write the records of units whose last write failed (disk full); drop those that are done. */
+/* Write the records of units whose last write failed (disk full) or that changed since (their
+ * share of the store, their samples' peaks); drop those that are done. */
 void units_flush(struct agent *a);
 /* Free every unit in memory (at the agent's end). */
 void units_free(struct agent *a);

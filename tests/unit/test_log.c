@@ -57,8 +57,9 @@ static void other(int k)
 {
 	switch (k) {
 		SITE(0)
-		SITE(1) SITE(2) SITE(3) SITE(4) SITE(5) SITE(6) SITE(7) SITE(8) SITE(9) SITE(10)
-			SITE(11) SITE(12) SITE(13) SITE(14) SITE(15)
+		SITE(1)
+		SITE(2) SITE(3) SITE(4) SITE(5) SITE(6) SITE(7) SITE(8) SITE(9) SITE(10) SITE(11)
+			SITE(12) SITE(13) SITE(14) SITE(15)
 	}
 }
 

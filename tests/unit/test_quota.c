@@ -1,5 +1,5 @@
-/* Unit tests for nodeagent/quota.c: a token bucket per uid, full at a second's worth, refilled
- * with time; a bounded table in which the quietest uid gives way. */
+/* Unit tests for nodeagent/quota.c: a token bucket per uid, full at its burst, refilled with
+ * time; a bounded table in which the quietest uid gives way. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,16 +17,17 @@ static void test_bucket(void **state)
 	int i;
 
 	(void)state;
-	for (i = 0; i < 5; i++) /* a burst of a second's worth */
-		assert_int_equal(quota_take(&q, 1001, 5, SEC), 0);
-	assert_int_equal(quota_take(&q, 1001, 5, SEC), -EAGAIN);
-	assert_int_equal(quota_take(&q, 1002, 5, SEC), 0); /* another uid's is its own */
-	assert_int_equal(quota_take(&q, 1001, 5, SEC + SEC / 10), -EAGAIN);
-	assert_int_equal(quota_take(&q, 1001, 5, SEC + SEC / 5), 0); /* a fifth of a second: one */
-	assert_int_equal(quota_take(&q, 1001, 5, SEC + SEC / 5), -EAGAIN);
-	for (i = 0; i < 5; i++) /* never more than full, however long it waited */
-		assert_int_equal(quota_take(&q, 1001, 5, 100 * SEC), 0);
-	assert_int_equal(quota_take(&q, 1001, 5, 100 * SEC), -EAGAIN);
+	for (i = 0; i < 8; i++) /* a burst */
+		assert_int_equal(quota_take(&q, 1001, 5, 8, SEC), 0);
+	assert_int_equal(quota_take(&q, 1001, 5, 8, SEC), -EAGAIN);
+	assert_int_equal(quota_take(&q, 1002, 5, 8, SEC), 0); /* another uid's is its own */
+	assert_int_equal(quota_take(&q, 1001, 5, 8, SEC + SEC / 10), -EAGAIN);
+	assert_int_equal(quota_take(&q, 1001, 5, 8, SEC + SEC / 5),
+			 0); /* a fifth of a second: one */
+	assert_int_equal(quota_take(&q, 1001, 5, 8, SEC + SEC / 5), -EAGAIN);
+	for (i = 0; i < 8; i++) /* never more than full, however long it waited */
+		assert_int_equal(quota_take(&q, 1001, 5, 8, 100 * SEC), 0);
+	assert_int_equal(quota_take(&q, 1001, 5, 8, 100 * SEC), -EAGAIN);
 }
 
 static void test_table_bounded(void **state)
@@ -35,15 +36,15 @@ static void test_table_bounded(void **state)
 	uint32_t uid;
 
 	(void)state;
-	assert_int_equal(quota_take(&q, 1, 1, SEC), 0);
-	assert_int_equal(quota_take(&q, 1, 1, SEC), -EAGAIN);
+	assert_int_equal(quota_take(&q, 1, 1, 1, SEC), 0);
+	assert_int_equal(quota_take(&q, 1, 1, 1, SEC), -EAGAIN);
 	/* as many other uids as the table holds, later: uid 1's entry gives way to the last */
 	for (uid = 2; uid <= QUOTA_UIDS + 1; uid++)
-		assert_int_equal(quota_take(&q, uid, 1, SEC + uid), 0);
+		assert_int_equal(quota_take(&q, uid, 1, 1, SEC + uid), 0);
 	for (uid = 2; uid <= QUOTA_UIDS + 1; uid++)
-		assert_int_equal(quota_take(&q, uid, 1, SEC + uid), -EAGAIN);
+		assert_int_equal(quota_take(&q, uid, 1, 1, SEC + uid), -EAGAIN);
 	/* uid 1 starts again full: it was the quietest */
-	assert_int_equal(quota_take(&q, 1, 1, 2 * SEC), 0);
+	assert_int_equal(quota_take(&q, 1, 1, 1, 2 * SEC), 0);
 }
 
 int main(void)
