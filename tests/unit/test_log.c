@@ -49,18 +49,29 @@ static size_t lines(const char *text, const char *with)
 }
 
 /* 16 call sites of their own, each saying what it is */
-#define SITE(k)                             \
-	case k:                             \
-		log_info("other site " #k); \
-		break;
+#define SITE(n)                                     \
+	do {                                        \
+		if (k == (n))                       \
+			log_info("other site " #n); \
+	} while (0)
 static void other(int k)
 {
-	switch (k) {
-		SITE(0)
-		SITE(1)
-		SITE(2) SITE(3) SITE(4) SITE(5) SITE(6) SITE(7) SITE(8) SITE(9) SITE(10) SITE(11)
-			SITE(12) SITE(13) SITE(14) SITE(15)
-	}
+	SITE(0);
+	SITE(1);
+	SITE(2);
+	SITE(3);
+	SITE(4);
+	SITE(5);
+	SITE(6);
+	SITE(7);
+	SITE(8);
+	SITE(9);
+	SITE(10);
+	SITE(11);
+	SITE(12);
+	SITE(13);
+	SITE(14);
+	SITE(15);
 }
 
 static void flood(void)
