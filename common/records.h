@@ -115,9 +115,14 @@ struct rec_col {
 	X(sample_peak_mcores, INT, "INTEGER", 0, 0)  \
 	X(sample_peak_rss_kb, INT0, "INTEGER", 0, 0) \
 	X(sample_rounds, INT, "INTEGER", 0, 0)       \
-	X(job_mem_peak_kb, INT0, "INTEGER", 0, 0)
+	X(job_mem_peak_kb, INT0, "INTEGER", 0, 0)    \
+	X(stored_bytes, INT0, "INTEGER", 0, 0)       \
+	X(procs_folded, INT0, "INTEGER", 0, 0)
 
-/* A finished process with its totals. Keyed by (boot_id, pid, start_boot_ns). */
+/* A finished process with its totals. Keyed by (boot_id, pid, start_boot_ns). A row with
+ * "folded" stands for that many processes of a unit past its cap, of one tool, subcommand and
+ * exit status, their figures added up (pid 0, a start_boot_ns below 0; nodeagent/store_fold.c):
+ * counted in totals and tools, never listed. */
 #define PROCESS_RECORD(X)                                        \
 	X(boot_id, BOOT, "TEXT NOT NULL", 0, REC_STORED)         \
 	X(pid, INT, "INTEGER NOT NULL", 0, 0)                    \
@@ -163,7 +168,8 @@ struct rec_col {
 	X(net_tx_calls, INT, "INTEGER", 0, 0)                    \
 	X(stall_start_ns, INT, "INTEGER", 0, 0)                  \
 	X(stall_ns, INT, "INTEGER", 0, 0)                        \
-	X(stall_reason, TEXT, "TEXT", 0, 0)
+	X(stall_reason, TEXT, "TEXT", 0, 0)                      \
+	X(folded, INT0, "INTEGER", 0, REC_STORED)
 
 /* A live process's sample, for timelines and a unit's peaks. */
 #define SAMPLE_RECORD(X)                                \
@@ -175,13 +181,19 @@ struct rec_col {
 	X(rss_kb, INT, "INTEGER", 0, 0)                 \
 	WAITS_COLUMNS(X)
 
+/* How many processes rows stand for (a folded row for "folded" of them), and how many of those
+ * the OOM killer chose: what tool groups and totals count. Both add up over parts of the rows
+ * (a COUNT and SUMs), as totals counted in steps need. */
+#define REC_NPROCS "COUNT(*) + COALESCE(SUM(folded - 1), 0)"
+#define REC_OOM_KILLS "SUM(((flags & :oom_killed) != 0) * COALESCE(folded, 1))"
+
 /* One tool (and subcommand) of a unit: its processes in rows of p, grouped by tool and
  * subcommand; c counts their exit statuses (store_query.c). A wrapper's peak RSS is not its
  * tool's: time -v forked from a 70 MB python keeps python's peak as its ru_maxrss. */
 #define TOOL_RECORD(X)                                                         \
 	X(tool, TEXT, "tool", 0, 0)                                            \
 	X(subcommand, TEXT, "subcommand", 0, 0)                                \
-	X(nprocs, INT, "COUNT(*)", 0, 0)                                       \
+	X(nprocs, INT, REC_NPROCS, 0, 0)                                       \
 	X(cpu_ns, INT, "SUM(cpu_ns)", 0, 0)                                    \
 	X(user_ns, INT, "SUM(user_ns)", 0, 0)                                  \
 	X(sys_ns, INT, "SUM(sys_ns)", 0, 0)                                    \
@@ -200,13 +212,13 @@ struct rec_col {
 	  " FROM c WHERE c.tool = p.tool AND c.subcommand IS p.subcommand)",   \
 	  0, 0)                                                                \
 	WAITS_SUMS(X)                                                          \
-	X(oom_kills, INT, "SUM((flags & :oom_killed) != 0)", 0, 0)
+	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)
 
 /* A unit's totals over its processes. Its CPU is all its processes' CPU, their work before an
  * exec too (a tool's figures leave that out; it is mostly the kernel's fork and exec, counted
  * as system). */
 #define TOTALS_RECORD(X)                                                   \
-	X(nprocs, INT, "COUNT(*)", 0, 0)                                   \
+	X(nprocs, INT, REC_NPROCS, 0, 0)                                   \
 	X(cpu_ns, INT, "SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0))", 0, 0) \
 	X(user_ns, INT, "SUM(user_ns)", 0, 0)                              \
 	X(sys_ns, INT, "SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0))", 0, 0) \
@@ -216,7 +228,7 @@ struct rec_col {
 	X(rchar, INT, "SUM(rchar)", 0, 0)                                  \
 	X(wchar, INT, "SUM(wchar)", 0, 0)                                  \
 	WAITS_SUMS(X)                                                      \
-	X(oom_kills, INT, "SUM((flags & :oom_killed) != 0)", 0, 0)         \
+	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)                             \
 	X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                      \
 	X(last_end_ns, INT, "MAX(end_ns)", 0, 0)
 

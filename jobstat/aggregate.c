@@ -235,6 +235,7 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
 			fig_max(&node_cpu[k], u->cgroup_cpu_ns);
 		}
 		fig_sum(&f->lost, u->lost_events); /* each unit counts its own losses */
+		fig_sum(&f->unlisted, u->procs_folded);
 		if (u->down_start_ns > 0) {
 			fig_min(&f->down_start_ns, u->down_start_ns);
 			fig_max(&f->down_end_ns, u->down_end_ns);
@@ -304,6 +305,7 @@ void figures_merge(struct figures *j, const struct figures *s)
 	figures_add_waits(j, s->cpu_wait_ns, s->iowait_ns, s->offcpu_ns, s->net_rx_bytes,
 			  s->net_tx_bytes);
 	fig_sum(&j->lost, s->lost);
+	fig_sum(&j->unlisted, s->unlisted);
 	fig_min(&j->down_start_ns, s->down_start_ns);
 	fig_max(&j->down_end_ns, s->down_end_ns);
 	fig_min(&j->first_start_ns, s->first_start_ns);

@@ -24,6 +24,7 @@ struct figures {
 	int64_t nprocs, cpu_ns, user_ns, sys_ns;
 	int64_t maxrss_kb; /* largest peak RSS of one process */
 	int64_t read_bytes, write_bytes, rchar, wchar, oom_kills, lost;
+	int64_t unlisted; /* processes counted but not listed one by one (StoreUnitMaxSize) */
 	int64_t first_start_ns, last_end_ns; /* of the processes, JS_NONE unknown */
 	int64_t unit_start_ns, unit_end_ns;  /* of the units; end JS_NONE while one runs */
 	double peak_cores;	    /* sum over task units of their peak cores busy; < 0 unknown */

@@ -253,6 +253,15 @@ static void note_lost(struct notes *c)
 		     c->r->f.lost);
 }
 
+static void note_unlisted(struct notes *c)
+{
+	if (c->r->f.unlisted > 0)
+		note(c,
+		     "%" PRId64 " of its processes are counted but not listed one by one: a unit "
+		     "past its share of the store (StoreUnitMaxSize) keeps their totals per tool",
+		     c->r->f.unlisted);
+}
+
 static void note_tracer_down(struct notes *c)
 {
 	const struct figures *f = &c->r->f;
@@ -367,8 +376,8 @@ static void note_not_started(struct notes *c)
 
 /* the notes of a finished job tracer recorded, in the order printed */
 static void (*const notes[])(struct notes *c) = {
-	note_not_started,    note_cpu,	note_memory,	  note_time,	  note_failures, note_numa,
-	note_oversubscribed, note_lost, note_tracer_down, note_next_time,
+	note_not_started,    note_cpu,	note_memory,   note_time,	 note_failures,	 note_numa,
+	note_oversubscribed, note_lost, note_unlisted, note_tracer_down, note_next_time,
 };
 
 size_t notes_build(const struct job *j, int units, char lines[][NOTE_LEN], size_t max)

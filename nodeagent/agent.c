@@ -137,7 +137,7 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 	p->comm[sizeof(p->comm) - 1] = 0;
 	inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
 	proctable_name_tool(a->rules, p, p->comm, &p->tool);
-	if (store_add_process(a->store, p, a->offset_ns) == 0)
+	if (units_store_process(a, u, p) == 0)
 		a->stored++;
 	if (u && p->stall.ns) {
 		u->stalls++;
@@ -449,6 +449,7 @@ int agent_is_admin(const struct agent *a, const struct peer *peer)
 }
 
 #define STATUS_STALLED_MAX 32 /* a status stays short: the rest are in the units' listings */
+#define STATUS_SHARES_MAX 5   /* users shown with their share of the store, the most first */
 
 struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 {
@@ -489,6 +490,10 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 	json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
 	json_object_object_add(r, "running_units", json_object_new_int64(units_running(a)));
 	json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
+	/* an admin sees the users who hold the most, a user their own share */
+	json_object_object_add(r, "store",
+			       store_shares(a->store, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
+					    STATUS_SHARES_MAX));
 	/* the caller's own, as every listing: another user's commands are not theirs to see */
 	json_object_object_add(
 		r, "stalled",

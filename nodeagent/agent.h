@@ -43,7 +43,7 @@ void agent_drain(struct agent *a);
 int agent_sample(struct agent *a);
 /* On every commit tick: the heartbeat, units' records the store refused before, orphaned local
  * units ended, the store committed; every AGENT_HOUSEKEEPING_MS (every tick while there is a
- * backlog), store pruning. */
+ * backlog, or an eighth of StoreMaxSize was written since), store pruning. */
 #define AGENT_HOUSEKEEPING_MS 10000
 void agent_tick(struct agent *a);
 

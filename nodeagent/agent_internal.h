@@ -8,6 +8,7 @@
 #include "agent.h"
 #include "collector.h"
 #include "proctable.h"
+#include "quota.h"
 #include "store.h"
 #include "topology.h"
 #include "tools.h"
@@ -37,6 +38,10 @@ struct agent {
 	int prune_backlog;     /* the last prune took a full batch: go on at the next tick */
 	uint64_t unstored;     /* processes the store could not write, of units gone */
 	unsigned ndropped;     /* units dropped, waiting for units_reap */
+	/* traced runs begun, per uid (UnitRatePerUser) */
+	struct quota run_quota;
+	/* store_written() when the store was last pruned */
+	uint64_t pruned_written;
 };
 
 /* Ring-buffer callback (collector_event_fn). */

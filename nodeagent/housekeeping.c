@@ -105,7 +105,7 @@ static int sample_one(struct proc *p, void *ctx)
 	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
 	check_stall(r, p, &st);
-	store_add_sample(r->a->store, p, r->now_ns, r->a->offset_ns);
+	units_store_sample(r->a, u, p, r->now_ns);
 	return 0;
 }
 
@@ -200,9 +200,15 @@ void agent_tick(struct agent *a)
 	store_set_alive(a->store, now);
 	units_flush(a);
 	units_foreach(a, end_orphan, &orphans);
-	if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000) {
+	/* and as soon as a flood of writes may have filled an eighth of StoreMaxSize: the file
+	 * then stays near it, whatever a user writes in a housekeeping period */
+	if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000 ||
+	    (a->cfg.store_max_bytes &&
+	     store_written(a->store) - a->pruned_written >= a->cfg.store_max_bytes / 8)) {
 		a->housekept_ns = now;
+		a->pruned_written = store_written(a->store);
 		a->prune_backlog = prune(a, now);
 	}
 	store_commit(a->store);
+	log_flush(); /* what a flood of lines held back, said once its window is over */
 }

@@ -1,4 +1,6 @@
-/* Logging: "ident: level: message" on stderr in the foreground, syslog(3) otherwise. */
+/* Logging: "ident: level: message" on stderr in the foreground, syslog(3) otherwise. A line
+ * said again and again (a user's flood of requests) is said LOG_BURST times a window, then
+ * summed: its last one, "... and N more like it". */
 #include "log.h"
 
 #include <errno.h>
@@ -6,11 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "safetext.h"
 
 #define LOG_LINE_MAX 2048
+#define LOG_BURST 10	/* lines of one call site per window */
+#define LOG_WINDOW_S 10 /* seconds */
+#define LOG_SITES 16	/* call sites followed at once; the quietest gives way */
 
 static char log_ident[64] = "tracer";
 static int log_to_stderr = 1; /* until log_open: tools log before they know better */
@@ -29,6 +35,15 @@ static const int level_prio[] = {
 	[LOG_LEVEL_INFO] = LOG_INFO,
 	[LOG_LEVEL_DEBUG] = LOG_DEBUG,
 };
+
+/* A call site (its format string) and its lines in the current window. */
+static struct log_site {
+	const char *fmt;
+	int64_t window;
+	unsigned lines, held; /* said, and held back, in this window */
+	enum tracer_log_level level;
+	char last[LOG_LINE_MAX]; /* the last held back */
+} sites[LOG_SITES];
 
 static enum tracer_log_level clamp_level(enum tracer_log_level level)
 {
@@ -58,13 +73,98 @@ void log_set_level(enum tracer_log_level level)
 	log_level = clamp_level(level);
 }
 
+static void emit(enum tracer_log_level level, const char *msg)
+{
+	char line[LOG_LINE_MAX + 96];
+	int len;
+
+	if (!log_to_stderr) {
+		syslog(level_prio[level], "%s", msg);
+		return;
+	}
+	/* One write per line, so lines from several processes do not interleave. */
+	len = snprintf(line, sizeof(line), "%s: %s: %s\n", log_ident, level_names[level], msg);
+	if (len > 0) {
+		size_t off = 0, total = (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1;
+		while (off < total) {
+			ssize_t w = write(STDERR_FILENO, line + off, total - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+	}
+}
+
+static int64_t window_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec / LOG_WINDOW_S;
+}
+
+/* The window of a site is over: what it held back is said, summed in its last line. */
+static void site_close(struct log_site *st)
+{
+	char line[LOG_LINE_MAX + 64];
+
+	if (st->held == 1)
+		emit(st->level, st->last);
+	else if (st->held > 1) {
+		snprintf(line, sizeof(line), "%s ... and %u more like it", st->last, st->held - 1);
+		emit(st->level, line);
+	}
+	st->lines = st->held = 0;
+	st->window = window_now();
+}
+
+/* Whether this line of the call site fmt is said now; if not, it is held back and counted. */
+/* Is a quieter than b: free, or heard from less lately? The busiest sites keep their entries. */
+static int quieter(const struct log_site *a, const struct log_site *b)
+{
+	return !a->fmt ||
+	       (b->fmt && (a->window < b->window ||
+			   (a->window == b->window && a->lines + a->held < b->lines + b->held)));
+}
+
+static int site_admits(const char *fmt, enum tracer_log_level level, const char *msg)
+{
+	struct log_site *st = NULL, *quiet = &sites[0];
+	int64_t now = window_now();
+
+	for (size_t i = 0; i < LOG_SITES && !st; i++) {
+		if (sites[i].fmt == fmt)
+			st = &sites[i];
+		else if (quieter(&sites[i], quiet))
+			quiet = &sites[i];
+	}
+	if (!st) {
+		st = quiet;
+		if (st->fmt)
+			site_close(st);
+		st->fmt = fmt;
+		st->window = now;
+	}
+	if (st->window != now)
+		site_close(st);
+	if (st->lines < LOG_BURST) {
+		st->lines++;
+		return 1;
+	}
+	st->held++;
+	st->level = level;
+	snprintf(st->last, sizeof(st->last), "%s", msg);
+	return 0;
+}
+
 void log_msg(enum tracer_log_level level, const char *fmt, ...)
 {
 	int saved = errno; /* so that %m (and the caller) see the errno of the failure */
-	char msg[LOG_LINE_MAX], line[LOG_LINE_MAX + 96];
+	char msg[LOG_LINE_MAX];
 	va_list ap;
 	size_t n;
-	int len;
 
 	level = clamp_level(level);
 	if (level > log_level) {
@@ -82,25 +182,18 @@ void log_msg(enum tracer_log_level level, const char *fmt, ...)
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
 	safe_text_inplace(msg, sizeof(msg));
+	if (site_admits(fmt, level, msg))
+		emit(level, msg);
+	errno = saved;
+}
 
-	if (log_to_stderr) {
-		/* One write per line, so lines from several processes do not interleave. */
-		len = snprintf(line, sizeof(line), "%s: %s: %s\n", log_ident, level_names[level],
-			       msg);
-		if (len > 0) {
-			size_t off = 0,
-			       total = (size_t)len < sizeof(line) ? (size_t)len : sizeof(line) - 1;
-			while (off < total) {
-				ssize_t w = write(STDERR_FILENO, line + off, total - off);
-				if (w < 0 && errno == EINTR)
-					continue;
-				if (w <= 0)
-					break;
-				off += (size_t)w;
-			}
-		}
-	} else {
-		syslog(level_prio[level], "%s", msg);
-	}
+void log_flush(void)
+{
+	int64_t now = window_now();
+	int saved = errno;
+
+	for (size_t i = 0; i < LOG_SITES; i++)
+		if (sites[i].fmt && sites[i].window != now)
+			site_close(&sites[i]);
 	errno = saved;
 }

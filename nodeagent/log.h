@@ -6,8 +6,12 @@
 
 void log_open(const char *ident, int to_stderr, enum tracer_log_level level);
 void log_set_level(enum tracer_log_level level);
+/* A call site says LOG_BURST lines in a window of 10 s; the rest are held back and said as
+ * one, its last line "... and N more like it", when the window is over. */
 void log_msg(enum tracer_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Say what windows now over held back (on a timer: a flood that stopped is summed too). */
+void log_flush(void);
 
 /* Messages carry the function name; %m works since errno is preserved. */
 #define log_error(fmt, ...) log_msg(LOG_LEVEL_ERROR, "%s: " fmt, __func__, ##__VA_ARGS__)

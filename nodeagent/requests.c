@@ -45,6 +45,8 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 	/* a user may only trace a command of their own that they just started */
 	if (peer->uid != 0 && (uid != peer->uid || (pid_t)st.ppid != peer->pid))
 		return ERR_REPLY("process %" PRId64 " is not a child of the caller", pid);
+	if (!agent_is_admin(a, peer) && units_admit(a, uid, err, sizeof(err)))
+		return ERR_REPLY("%s", err);
 	u = units_new(a, "local", name, uid, peer->gid);
 	if (!u)
 		return ERR_REPLY("out of memory");

@@ -15,13 +15,25 @@
 #include "store_internal.h"
 
 #define SCHEMA_VERSION 1
-#define BATCH_MAX 20000 /* commit early past this many pending writes */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
+ * table and in the indexes, page slack. An estimate, what a user's share is counted in. */
+#define ROW_FIXED_BYTES 320
 
 /* Tables come from common/records.h (store_record.c): a store written by an older tracerd
  * gains the columns added since. */
-static const char schema[] = "PRAGMA journal_mode=WAL;"
+/* The log is truncated back to STORE_WAL_LIMIT_BYTES after a checkpoint, so that a burst of
+ * writes does not leave the file large; and pruning does not zero every page it frees (as
+ * builds with SQLITE_SECURE_DELETE would): that would write all it deletes through the log
+ * again. Freed pages stay in the file, which is the daemon's alone, until they are reused. */
+static const char schema[] = "PRAGMA secure_delete=FAST;"
+			     "PRAGMA journal_mode=WAL;"
 			     "PRAGMA synchronous=NORMAL;"
-			     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);";
+			     "PRAGMA journal_size_limit=" STR(
+				     STORE_WAL_LIMIT_BYTES) ";"
+							    "CREATE TABLE IF NOT EXISTS meta(key "
+							    "TEXT PRIMARY KEY, value TEXT);";
 
 static const char indexes[] =
 	"CREATE INDEX IF NOT EXISTS units_name ON units(name);"
@@ -206,6 +218,8 @@ fail:
 
 void store_close(struct store *s)
 {
+	sqlite3_stmt *st;
+
 	if (!s)
 		return;
 	if (s->db)
@@ -213,7 +227,11 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->put_unit);
 	sqlite3_finalize(s->add_process);
 	sqlite3_finalize(s->add_sample);
+	/* and those other files prepared for the connection's life (store_fold.c's) */
+	while ((st = sqlite3_next_stmt(s->db, NULL)))
+		sqlite3_finalize(st);
 	sqlite3_close(s->db);
+	json_object_put(s->shares);
 	free(s);
 }
 
@@ -258,6 +276,7 @@ static void batch_lost(struct store *s)
 	s->batch_rest = 0;
 	s->in_txn = 0;
 	s->pending = 0;
+	s->pending_bytes = 0;
 }
 
 /* A write or the commit failed (disk full, I/O error). Said once until writes work again; the
@@ -295,9 +314,15 @@ int store_commit(struct store *s)
 	s->failing = 0;
 	s->in_txn = 0;
 	s->pending = 0;
+	s->pending_bytes = 0;
 	s->nbatch = 0;
 	s->batch_rest = 0;
 	return 0;
+}
+
+uint64_t store_written(const struct store *s)
+{
+	return s->written;
 }
 
 unsigned store_pending(const struct store *s)
@@ -305,8 +330,7 @@ unsigned store_pending(const struct store *s)
 	return s->pending;
 }
 
-/* Every write joins the open batch; a full batch is committed at once. */
-static int write_step(struct store *s, sqlite3_stmt *st)
+int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes)
 {
 	int rc;
 
@@ -323,7 +347,9 @@ static int write_step(struct store *s, sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE)
 		return store_write_failed(s, "write");
-	if (++s->pending >= BATCH_MAX)
+	s->pending_bytes += bytes;
+	s->written += bytes;
+	if (++s->pending >= BATCH_MAX || s->pending_bytes >= BATCH_BYTES)
 		return store_commit(s);
 	return 0;
 }
@@ -334,7 +360,7 @@ int store_put_unit(struct store *s, const struct unit *u)
 
 	rec_unit_to_row(u, &r);
 	rec_bind(s, s->put_unit, &store_units, &r);
-	return write_step(s, s->put_unit);
+	return store_write_step(s, s->put_unit, ROW_FIXED_BYTES);
 }
 
 int store_query_int(struct store *s, const char *sql, const char *what, int64_t *out)
@@ -389,7 +415,7 @@ void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_n
 
 /* A process's row: the fields of common/records.h's PROCESS_RECORD, from the table entry and
  * its exit event. */
-static void process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r)
+void store_process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r)
 {
 	const struct exit_event *e = &p->exit;
 	uint64_t user, sys;
@@ -458,16 +484,31 @@ static void process_row(const struct proc *p, int64_t offset_ns, struct rec_row 
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
 	struct rec_row r = {};
-	int err;
 
-	process_row(p, offset_ns, &r);
+	store_process_row(p, offset_ns, &r);
 	rec_bind(s, s->add_process, &store_processes, &r);
-	err = write_step(s, s->add_process);
+	return store_wrote_process(s, p->unit,
+				   store_write_step(s, s->add_process, store_row_bytes(p)));
+}
+
+int store_wrote_process(struct store *s, uint64_t unit, int err)
+{
 	if (err)
-		lose(s, p->unit, 1);
+		lose(s, unit, 1);
 	else if (s->in_txn)
-		note_batch(s, p->unit);
+		note_batch(s, unit);
 	return err;
+}
+
+size_t store_sample_bytes(void)
+{
+	return STORE_SAMPLE_BYTES;
+}
+
+size_t store_row_bytes(const struct proc *p)
+{
+	return ROW_FIXED_BYTES + strlen(p->comm) + (p->exe ? strlen(p->exe) : 0) + p->argv_len +
+	       strlen(p->tool.name) + strlen(p->tool.subcommand);
 }
 
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
@@ -487,5 +528,5 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 	rec_int(&r, SCOL_net_rx_bytes, p->sample_w.net_rx_bytes);
 	rec_int(&r, SCOL_net_tx_bytes, p->sample_w.net_tx_bytes);
 	rec_bind(s, s->add_sample, &store_samples, &r);
-	return write_step(s, s->add_sample);
+	return store_write_step(s, s->add_sample, STORE_SAMPLE_BYTES);
 }

@@ -22,6 +22,7 @@ void store_on_loss(struct store *s, store_loss_fn fn, void *ctx);
 void store_close(struct store *s); /* commits what is pending */
 int store_commit(struct store *s);
 unsigned store_pending(const struct store *s); /* writes not committed yet */
+uint64_t store_written(const struct store *s); /* bytes of rows written since open, roughly */
 
 /* Insert or update a unit (its id is the key). */
 int store_put_unit(struct store *s, const struct unit *u);
@@ -35,6 +36,10 @@ int store_close_stale_units(struct store *s);
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
 		unsigned *pruned);
 int store_used_bytes(struct store *s, uint64_t *out);
+/* The store's use as the last pruning round left it: {used_bytes, max_bytes, users: [{uid,
+ * bytes, units}], more_users}, users' shares (stored_bytes) the most first: the first limit
+ * of them for ANY_UID, else uid's own alone (and no more_users). NULL before the first round. */
+struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
 int store_set_alive(struct store *s, int64_t now_ns);
 int store_last_alive(struct store *s, int64_t *out); /* -ENOENT: never written */
@@ -81,6 +86,16 @@ void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_n
 
 /* A finished process (PROC_FINISHED) with its totals; offset_ns turns boottime into unix time. */
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
+/* The bytes a process's row takes in the store, roughly: what a unit's and a user's share of
+ * the store are counted in. */
+size_t store_row_bytes(const struct proc *p);
+size_t store_sample_bytes(void);
+/* A finished process of a unit past its cap: added into the unit's row for its tool,
+ * subcommand, exit status and OOM kill (or, with any_tool, for its exit status alone: a unit
+ * with too many tools), which counts it in the unit's totals and tool table but does not list
+ * it. *new_row: whether the row was made for it. */
+int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int any_tool,
+		       int *new_row);
 /* A live process's sample for timelines. */
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
 		     int64_t offset_ns);

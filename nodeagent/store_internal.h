@@ -7,19 +7,29 @@
 #include "store.h"
 
 #define STORE_BATCH_UNITS 64 /* units whose processes an open batch tracks for loss counts */
+#define BATCH_MAX 20000	     /* commit early past this many pending writes */
+/* ... or this many bytes of rows: the write-ahead log holds a whole batch until its commit,
+ * whatever the checkpoints, so a storm of large rows must not make one large batch */
+#define BATCH_BYTES (1u << 20)
 /* Pages the write-ahead log may hold before streamed replies are cut (64 MiB of 4 KiB pages):
  * a reader's snapshot keeps the log from being checkpointed back to its start, and it would
  * otherwise grow for as long as a slow client keeps taking a listing, or several in turn. */
 #define STORE_WAL_FRAMES_MAX 16384
-/* ... and the checkpoint after a commit, as SQLite's own (wal_autocheckpoint) */
-#define STORE_WAL_CHECKPOINT 1000
+/* ... and the checkpoint after a commit that left it this long (2 MiB): the log stays small */
+#define STORE_WAL_CHECKPOINT 512
+/* What the log file is truncated back to once checkpointed (journal_size_limit) */
+#define STORE_WAL_LIMIT_BYTES 2097152
+/* A sample's row in the store, roughly (store_row_bytes() for a process's) */
+#define STORE_SAMPLE_BYTES 120
 
 struct store {
 	sqlite3 *db;
 	char boot_id[40];
 	int in_txn;
 	unsigned pending;
-	int failing; /* writes fail (disk full, I/O error): said once, until they work */
+	size_t pending_bytes; /* of rows in the open batch, roughly */
+	uint64_t written;     /* bytes of rows written since open, roughly */
+	int failing;	      /* writes fail (disk full, I/O error): said once, until they work */
 	struct {
 		uint64_t unit;
 		uint32_t n;
@@ -29,6 +39,9 @@ struct store {
 	store_loss_fn on_loss;
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
+	sqlite3_stmt *fold, *fold_has; /* store_fold.c's, prepared at its first use */
+	/* users' shares, as the last pruning left them (store_prune.c) */
+	struct json_object *shares;
 	int wal_frames;	    /* pages in the write-ahead log after the last commit */
 	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
@@ -68,6 +81,13 @@ void rec_unit_from_stmt(sqlite3_stmt *st, struct unit *u);
 struct json_object *store_strings_json(const char *b, size_t len);
 /* The process flags a statement names (:oom_killed), bound to their values. */
 void store_bind_flags(sqlite3_stmt *st);
+
+/* A write joins the open batch (begun if none is open); a batch of BATCH_MAX writes or
+ * BATCH_BYTES of rows is committed at once. bytes: the row's, roughly. */
+int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes);
+/* A process's row, and its write's outcome: counted for its unit in the batch, or lost. */
+void store_process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r);
+int store_wrote_process(struct store *s, uint64_t unit, int err);
 
 /* Log the database's error about what, and return -EIO. */
 int store_fail(struct store *s, const char *what);

@@ -1,13 +1,19 @@
-/* Bounded store: finished units older than StoreRetention, or the oldest ones while the live data
- * exceeds StoreMaxSize, are deleted with their processes and samples, a small batch at a time so
- * that the loop is never held long. A running unit is never pruned. Also the daemon's heartbeat,
- * from which a restart learns how long tracerd was away. */
+/* Bounded store: finished units older than StoreRetention, or while the live data exceeds
+ * StoreMaxSize the oldest ones of the user who holds the most, are deleted with their processes
+ * and samples, a small batch at a time so that the loop is never held long. A running unit is
+ * never pruned. Also the daemon's heartbeat, from which a restart learns how long tracerd was
+ * away. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
 
 #include "log.h"
 #include "store_internal.h"
+
+#define PRUNE_STEP 16	/* units of one user deleted before the heaviest user is chosen again */
+#define SHARE_USERS 256 /* users whose share of the store is kept for status, the most first */
 
 static int exec_sql(struct store *s, const char *sql)
 {
@@ -40,26 +46,14 @@ int store_used_bytes(struct store *s, uint64_t *out)
 	return err;
 }
 
-/* Select up to batch finished units (ended before before_ns, or the oldest ones if before_ns is
- * 0) into temp.prune, then delete them and everything recorded of them. */
-static int prune_batch(struct store *s, int64_t before_ns, unsigned batch, unsigned *n)
+/* Delete the units that st (an INSERT INTO temp.prune, bound) selects, and everything recorded
+ * of them; *n: how many. */
+static int prune_selected(struct store *s, sqlite3_stmt *st, unsigned *n)
 {
-	sqlite3_stmt *st;
-	int err;
+	int err = exec_sql(s, "DELETE FROM temp.prune");
 
-	err = exec_sql(s, "CREATE TEMP TABLE IF NOT EXISTS prune(id INTEGER PRIMARY KEY);"
-			  "DELETE FROM temp.prune");
-	if (err)
-		return err;
-	if (store_prepare(
-		    s,
-		    "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
-		    " AND end_ns IS NOT NULL AND (?1 = 0 OR end_ns < ?1) ORDER BY end_ns LIMIT ?2",
-		    &st))
-		return -EIO;
-	sqlite3_bind_int64(st, 1, before_ns);
-	sqlite3_bind_int64(st, 2, batch);
-	err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "prune");
+	if (!err)
+		err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "prune");
 	sqlite3_finalize(st);
 	if (err)
 		return err;
@@ -69,6 +63,111 @@ static int prune_batch(struct store *s, int64_t before_ns, unsigned batch, unsig
 	return exec_sql(s, "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
 			   "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
 			   "DELETE FROM units WHERE id IN (SELECT id FROM temp.prune)");
+}
+
+/* Up to batch finished units that ended before before_ns. */
+static int prune_old(struct store *s, int64_t before_ns, unsigned batch, unsigned *n)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s,
+			  "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
+			  " AND end_ns IS NOT NULL AND end_ns < ?1 ORDER BY end_ns LIMIT ?2",
+			  &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, before_ns);
+	sqlite3_bind_int64(st, 2, batch);
+	return prune_selected(s, st, n);
+}
+
+/* Up to batch finished units of the user whose units hold the most of the store (stored_bytes,
+ * running units' too), oldest first, no more than make up need bytes: one user's flood evicts
+ * that user's history first, and only as much of it as the store must lose. Units stored
+ * before shares were counted weigh nothing; among equals the oldest unit's user goes first,
+ * as before. */
+static int prune_heaviest(struct store *s, uint64_t need, unsigned batch, unsigned *n)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s,
+			  "INSERT INTO temp.prune SELECT id FROM (SELECT id, end_ns,"
+			  "  SUM(COALESCE(stored_bytes, 0)) OVER (ORDER BY end_ns, id)"
+			  "   - COALESCE(stored_bytes, 0) AS before"
+			  "  FROM units WHERE state != 'RUNNING' AND end_ns IS NOT NULL"
+			  "  AND uid = (SELECT uid FROM units GROUP BY uid"
+			  "   HAVING SUM(state != 'RUNNING' AND end_ns IS NOT NULL) > 0"
+			  "   ORDER BY SUM(COALESCE(stored_bytes, 0)) DESC, MIN(end_ns) LIMIT 1))"
+			  " WHERE before < ?2 ORDER BY end_ns, id LIMIT ?1",
+			  &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, batch);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)need);
+	return prune_selected(s, st, n);
+}
+
+/* Each user's share of the store as pruning left it, the most first: what status shows
+ * without reading every unit on each request. */
+static void keep_shares(struct store *s, uint64_t max_bytes)
+{
+	struct json_object *o = json_object_new_object(), *users = json_object_new_array();
+	uint64_t used = 0;
+	sqlite3_stmt *st = NULL;
+	int rc = SQLITE_ERROR;
+
+	if (o && users && store_used_bytes(s, &used) == 0 &&
+	    !store_prepare(s,
+			   "SELECT uid, SUM(COALESCE(stored_bytes, 0)) AS bytes, COUNT(*) AS units"
+			   " FROM units GROUP BY uid ORDER BY bytes DESC LIMIT ?1",
+			   &st)) {
+		sqlite3_bind_int(st, 1, SHARE_USERS);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			json_object_array_add(users, store_row_to_json(st));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_object_put(users);
+		json_object_put(o);
+		return;
+	}
+	json_object_object_add(o, "used_bytes", json_object_new_int64((int64_t)used));
+	json_object_object_add(o, "max_bytes", json_object_new_int64((int64_t)max_bytes));
+	json_object_object_add(o, "users", users);
+	json_object_put(s->shares);
+	s->shares = o;
+}
+
+struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit)
+{
+	struct json_object *o, *users, *all;
+	size_t i, n;
+
+	if (!s->shares || !json_object_object_get_ex(s->shares, "users", &all))
+		return NULL;
+	o = json_object_new_object();
+	users = json_object_new_array();
+	if (!o || !users) {
+		json_object_put(o);
+		json_object_put(users);
+		return NULL;
+	}
+	json_object_object_foreach(s->shares, key, val)
+		if (strcmp(key, "users"))
+			json_object_object_add(o, key, json_object_get(val));
+	n = json_object_array_length(all);
+	for (i = 0; i < n; i++) {
+		struct json_object *u = json_object_array_get_idx(all, i), *v;
+
+		if (uid == ANY_UID ? json_object_array_length(users) < limit
+				   : json_object_object_get_ex(u, "uid", &v) &&
+					     json_object_get_int64(v) == (int64_t)uid)
+			json_object_array_add(users, json_object_get(u));
+	}
+	json_object_object_add(o, "users", users);
+	if (uid == ANY_UID)
+		json_object_object_add(
+			o, "more_users",
+			json_object_new_int64((int64_t)(n - json_object_array_length(users))));
+	return o;
 }
 
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
@@ -82,17 +181,24 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 	/* the open batch first: pruning runs in a transaction of its own */
 	err = store_commit(s);
 	if (!err)
-		err = exec_sql(s, "BEGIN");
+		err = exec_sql(s, "BEGIN;"
+				  "CREATE TEMP TABLE IF NOT EXISTS prune(id INTEGER PRIMARY KEY)");
 	if (err)
 		return err;
 	if (before_ns > 0) {
-		err = prune_batch(s, before_ns, batch, &n);
+		err = prune_old(s, before_ns, batch, &n);
 		*pruned += n;
 	}
-	if (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
-	    used > max_bytes) {
-		err = prune_batch(s, 0, batch - *pruned, &n);
+	/* a few units at a time: the heaviest user may change as theirs go */
+	while (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
+	       used > max_bytes) {
+		n = 0;
+		err = prune_heaviest(s, used - max_bytes,
+				     batch - *pruned < PRUNE_STEP ? batch - *pruned : PRUNE_STEP,
+				     &n);
 		*pruned += n;
+		if (!n)
+			break; /* nothing finished left to prune */
 	}
 	if (err) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -102,6 +208,8 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 	err = exec_sql(s, "COMMIT");
 	if (err && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (!err && *pruned < batch)
+		keep_shares(s, max_bytes); /* once a round is done, not on each of a backlog's */
 	return err;
 }
 

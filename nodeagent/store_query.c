@@ -202,7 +202,8 @@ int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_s
 	char sql[2560];
 
 	snprintf(sql, sizeof(sql),
-		 "SELECT %s FROM processes WHERE unit=? ORDER BY start_boot_ns, pid",
+		 "SELECT %s FROM processes WHERE unit=? AND folded IS NULL"
+		 " ORDER BY start_boot_ns, pid",
 		 s->process_columns);
 	if (prepare_on(s, db, sql, out))
 		return -EIO;
@@ -235,8 +236,8 @@ int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt 
 		 "  AND (status != 0 OR (flags & :oom_killed) != 0)),"
 		 " p AS (SELECT * FROM processes WHERE unit=?1 AND tool IS NOT NULL"
 		 "  AND (NOT tool_excluded OR tool IN (SELECT tool FROM f))),"
-		 " c AS (SELECT tool, subcommand, status, COUNT(*) AS n FROM p WHERE NOT "
-		 "tool_wrapper"
+		 " c AS (SELECT tool, subcommand, status, " REC_NPROCS " AS n FROM p"
+		 "  WHERE NOT tool_wrapper"
 		 "  GROUP BY tool, subcommand, status)"
 		 " SELECT %s FROM p GROUP BY tool, subcommand ORDER BY SUM(cpu_ns) DESC",
 		 s->tool_columns);

@@ -65,6 +65,10 @@ struct unit {
 	int64_t sample_peak_mcores;
 	int64_t sample_peak_rss_kb;
 	int64_t sample_rounds;
+	/* what its rows take in the store, roughly (units.c), and its processes past the cap on
+	 * that (StoreUnitMaxSize), counted in per-tool rows instead of their own */
+	uint64_t stored_bytes;
+	uint64_t procs_folded;
 	/* in memory only */
 	uint64_t unstored;     /* its processes the store could not write (disk full) */
 	int dirty;	       /* its record waits for the store to take it again */
@@ -72,6 +76,7 @@ struct unit {
 	uint32_t live;	       /* live processes in the table */
 	int64_t idle_since_ns; /* unix ns: since when it has had no live process */
 	uint64_t finished;     /* processes stored since the daemon started */
+	unsigned fold_groups;  /* per-tool rows of processes past the cap, since the start */
 	struct activity activity;
 	double round_busy;	/* this sample round's cores busy, summed over its processes */
 	int64_t round_rss_kb;	/* and their RSS */

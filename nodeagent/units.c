@@ -13,6 +13,9 @@
 #include "procfs.h"
 #include "units.h"
 
+/* Per-tool rows of a unit past its cap, at most, before further tools share one row */
+#define FOLD_GROUPS_MAX 64
+
 struct unit *units_find(struct agent *a, uint64_t id)
 {
 	struct unit *u;
@@ -21,6 +24,31 @@ struct unit *units_find(struct agent *a, uint64_t id)
 		if (u->id == id && !u->dropped)
 			return u;
 	return NULL;
+}
+
+int units_admit(struct agent *a, uint32_t uid, char *err, size_t errlen)
+{
+	const struct unit *u;
+	unsigned running = 0;
+
+	for (u = a->units; u; u = u->next)
+		running += u->uid == uid && u->state == UNIT_RUNNING && !u->dropped &&
+			   !strcmp(u->kind, "local");
+	if (running >= a->cfg.max_units_per_user) {
+		snprintf(err, errlen, "uid %u has %u traced runs running (MaxUnitsPerUser)", uid,
+			 running);
+		return -EAGAIN;
+	}
+	/* as many at once as may run at once, then UnitRatePerUser a second */
+	if (quota_take(&a->run_quota, uid, a->cfg.unit_rate_per_user, a->cfg.max_units_per_user,
+		       (int64_t)clock_boot_ns())) {
+		snprintf(err, errlen,
+			 "uid %u begins more than %u traced runs a second "
+			 "(UnitRatePerUser)",
+			 uid, a->cfg.unit_rate_per_user);
+		return -EAGAIN;
+	}
+	return 0;
 }
 
 /* Create a running unit, keep it in memory; the caller stores it once it is filled in. */
@@ -117,6 +145,55 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 			collector_untrack_pid(a->collector, pid);
 	}
 	return r;
+}
+
+/* A unit's cap on its rows in the store: StoreUnitMaxSize (0: none), and at most a quarter of
+ * StoreMaxSize, so that one running unit cannot take the whole store from finished ones */
+static uint64_t unit_cap(const struct agent *a)
+{
+	uint64_t cap = a->cfg.store_unit_max_bytes ? a->cfg.store_unit_max_bytes : UINT64_MAX,
+		 quarter = a->cfg.store_max_bytes / 4;
+
+	return quarter && quarter < cap ? quarter : cap;
+}
+
+int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
+{
+	int r, new_row = 0;
+
+	if (!u || u->stored_bytes < unit_cap(a)) {
+		r = store_add_process(a->store, p, a->offset_ns);
+		if (!r && u)
+			u->stored_bytes += store_row_bytes(p);
+	} else {
+		if (!u->procs_folded)
+			log_info("unit %" PRIu64 " (%s) holds %" PRIu64 " bytes of the store "
+				 "(StoreUnitMaxSize): its further processes are counted per tool, "
+				 "not listed",
+				 u->id, u->name, u->stored_bytes);
+		r = store_fold_process(a->store, p, a->offset_ns, u->fold_groups >= FOLD_GROUPS_MAX,
+				       &new_row);
+		if (!r) {
+			u->procs_folded++;
+			u->fold_groups += new_row;
+			u->stored_bytes += new_row ? store_row_bytes(p) : 0;
+		}
+	}
+	/* its share and counts: a running unit's row is written on the next tick (units_flush),
+	 * an ended one's now, as it may leave memory with this process */
+	if (!r && u && u->state == UNIT_RUNNING)
+		u->dirty = 1;
+	else if (!r && u)
+		units_save(a, u);
+	return r;
+}
+
+void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, uint64_t now_ns)
+{
+	if (u && u->stored_bytes >= unit_cap(a))
+		return; /* its peaks are kept in its row all the same (housekeeping.c) */
+	if (store_add_sample(a->store, p, now_ns, a->offset_ns) == 0 && u)
+		u->stored_bytes += store_sample_bytes();
 }
 
 unsigned units_job_live(const struct agent *a, uint64_t job_id)
@@ -226,12 +303,16 @@ void units_flush(struct agent *a)
 {
 	struct unit *u, *next;
 
+	/* in one commit: every running unit with new processes is here on each tick */
+	for (u = a->units; u; u = u->next)
+		if (u->dirty && store_put_unit(a->store, u))
+			return; /* still failing: the next tick tries again */
+	if (store_commit(a->store))
+		return;
 	for (u = a->units; u; u = next) {
 		next = u->next;
 		if (!u->dirty)
 			continue;
-		if (store_put_unit(a->store, u) || store_commit(a->store))
-			return; /* still failing: the next tick tries again */
 		u->dirty = 0;
 		if (u->state != UNIT_RUNNING && !u->live)
 			units_drop(a, u);

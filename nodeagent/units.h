@@ -5,6 +5,7 @@
 #ifndef TRACER_UNITS_H
 #define TRACER_UNITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -15,6 +16,9 @@ struct proc;
 
 /* The unit id in memory (not dropped), or NULL. */
 struct unit *units_find(struct agent *a, uint64_t id);
+/* Whether uid may begin one more traced run: under MaxUnitsPerUser running and
+ * UnitRatePerUser a second. 0, or -EAGAIN with why it may not in err. */
+int units_admit(struct agent *a, uint32_t uid, char *err, size_t errlen);
 /* A new running unit in memory (not stored yet); NULL when out of memory. */
 struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid);
 /* Seed the kernel's tracked set with pid for u; its descendants follow. Returns 0 or -errno
@@ -30,6 +34,13 @@ int units_end(struct agent *a, struct unit *u, int status, enum unit_state state
 void units_save(struct agent *a, struct unit *u);
 /* Forget a unit: it is freed by units_reap (kept until its record is written, if it waits). */
 void units_drop(struct agent *a, struct unit *u);
+
+/* Store a finished process of unit u (NULL: of no unit in memory) and count what its row
+ * takes in u's share of the store. Past u's cap (StoreUnitMaxSize), the process is added into
+ * the unit's per-tool rows instead (store_fold_process) and counted in u->procs_folded. */
+int units_store_process(struct agent *a, struct unit *u, const struct proc *p);
+/* Store a live process's sample, unless its unit is past its cap. */
+void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, uint64_t now_ns);
 
 /* Live processes of a job's running units. */
 unsigned units_job_live(const struct agent *a, uint64_t job_id);
@@ -53,7 +64,8 @@ void units_move_proc(struct agent *a, struct proc *p, uint64_t to);
 /* A copy of a stored running unit into memory, with no live process yet (rediscovery);
  * NULL when out of memory. */
 struct unit *units_adopt(struct agent *a, const struct unit *stored);
-/* Write the records of units whose last write failed (disk full); drop those that are done. */
+/* Write the records of units whose last write failed (disk full) or that changed since (their
+ * share of the store, their samples' peaks); drop those that are done. */
 void units_flush(struct agent *a);
 /* Free every unit in memory (at the agent's end). */
 void units_free(struct agent *a);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -137,6 +138,38 @@ static void print_stalled(struct json_object *reply)
 	}
 }
 
+/* One line: the store's use, and the users who hold the most of it (a user: their own). */
+static void print_store(struct json_object *reply)
+{
+	struct json_object *st, *users;
+	char used[32], max[32], held[32];
+	size_t i, n;
+
+	if (!json_object_object_get_ex(reply, "store", &st) ||
+	    !json_object_object_get_ex(st, "users", &users))
+		return;
+	fmt_size(used, sizeof(used), (double)reply_int(st, "used_bytes", 0), U_NONE, -1, 0);
+	fmt_size(max, sizeof(max), (double)reply_int(st, "max_bytes", 0), U_NONE, -1, 0);
+	printf("  store             %s of %s", used,
+	       reply_int(st, "max_bytes", 0) ? max : "no limit");
+	n = json_object_array_length(users);
+	for (i = 0; i < n; i++) {
+		struct json_object *u = json_object_array_get_idx(users, i);
+		const struct passwd *pw = getpwuid((uid_t)reply_int(u, "uid", -1));
+
+		fmt_size(held, sizeof(held), (double)reply_int(u, "bytes", 0), U_NONE, -1, 0);
+		printf("%s", i ? ", " : "; by user: ");
+		if (pw)
+			printf("%s", pw->pw_name);
+		else
+			printf("uid %" PRId64, reply_int(u, "uid", -1));
+		printf(" %s in %" PRId64 " units", held, reply_int(u, "units", 0));
+	}
+	if (reply_int(st, "more_users", 0) > 0)
+		printf(", %" PRId64 " more users", reply_int(st, "more_users", 0));
+	printf("\n");
+}
+
 static int cmd_status(struct target *t, int argc, char **argv)
 {
 	struct json_object *reply, *sigs, *ev;
@@ -162,6 +195,7 @@ static int cmd_status(struct target *t, int argc, char **argv)
 	printf("  live processes    %" PRId64 "\n", reply_int(reply, "live_processes", 0));
 	printf("  stored processes  %" PRId64 " since start\n",
 	       reply_int(reply, "stored_processes", 0));
+	print_store(reply);
 	if (json_object_object_get_ex(reply, "events", &ev))
 		printf("  kernel events     fork %" PRId64 ", exec %" PRId64 ", exit %" PRId64
 		       ", oom %" PRId64 ", lost %" PRId64 ", unstored %" PRId64 "\n",

@@ -27,6 +27,8 @@
 #define CLIENTS_MAX 4096u
 #define RETENTION_MIN_MS (60ull * 1000)
 #define STORESIZE_MIN (1ull << 20)
+#define UNITSIZE_MIN (64ull << 10)
+#define RATE_MAX 10000u
 #define TIMEOUT_MIN_MS 1000u
 #define TIMEOUT_MAX_MS (24u * 3600u * 1000u)
 #define CLIENT_BUF_MIN (64ull * 1024)
@@ -56,6 +58,9 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->log_level = LOG_LEVEL_INFO;
 	cfg->store_retention_ms = 180ull * 24 * 3600 * 1000;
 	cfg->store_max_bytes = 4ull << 30;
+	cfg->store_unit_max_bytes = 256ull << 20;
+	cfg->max_units_per_user = 64;
+	cfg->unit_rate_per_user = 20;
 }
 
 /* ---- value parsers: each returns NULL on success or a reason for the error message */
@@ -188,6 +193,22 @@ uint32_t config_listen_port(const struct tracer_config *cfg, const char *node)
 	return cfg->listen_port;
 }
 
+/* A whole number between lo and hi. */
+static const char *number_in(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	static char why[64];
+	const char *end;
+
+	if (parse_u64(v, out, &end) || *end)
+		return "expected a number";
+	if (*out < lo || *out > hi) {
+		snprintf(why, sizeof(why), "must be between %llu and %llu", (unsigned long long)lo,
+			 (unsigned long long)hi);
+		return why;
+	}
+	return NULL;
+}
+
 /* ---- keys */
 
 enum key_type {
@@ -204,6 +225,8 @@ enum key_type {
 	K_PORT,
 	K_RETENTION,
 	K_STORESIZE,
+	K_UNITSIZE,
+	K_RATE,
 	K_NODEPORTS,
 	K_STALL
 };
@@ -241,6 +264,9 @@ static const struct key_def keys[] = {
 	KEY("BtfPath", K_PATH, btf_path),
 	KEY("StoreRetention", K_RETENTION, store_retention_ms),
 	KEY("StoreMaxSize", K_STORESIZE, store_max_bytes),
+	KEY("StoreUnitMaxSize", K_UNITSIZE, store_unit_max_bytes),
+	KEY("MaxUnitsPerUser", K_CLIENTS, max_units_per_user),
+	KEY("UnitRatePerUser", K_RATE, unit_rate_per_user),
 	KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
 	KEY("SubUidFile", K_PATH, sub_uid_file),
 };
@@ -299,15 +325,11 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 			return "must be a power of two between 64K and 1G";
 		cfg->ring_buffer_bytes = n;
 		return NULL;
-	case K_CLIENTS: {
-		const char *end;
-		if (parse_u64(v, &n, &end) || *end)
-			return "expected a number";
-		if (n < CLIENTS_MIN || n > CLIENTS_MAX)
-			return "must be between 1 and 4096";
+	case K_CLIENTS:
+		if ((why = number_in(v, CLIENTS_MIN, CLIENTS_MAX, &n)))
+			return why;
 		*(uint32_t *)field = (uint32_t)n;
 		return NULL;
-	}
 	case K_RESERVED: {
 		const char *end;
 		if (parse_u64(v, &n, &end) || *end)
@@ -360,6 +382,18 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		if (n != 0 && n < STORESIZE_MIN)
 			return "must be 0 (no limit) or at least 1M";
 		cfg->store_max_bytes = n;
+		return NULL;
+	case K_UNITSIZE:
+		if ((why = parse_size(v, &n)))
+			return why;
+		if (n < UNITSIZE_MIN)
+			return "must be at least 64K";
+		cfg->store_unit_max_bytes = n;
+		return NULL;
+	case K_RATE:
+		if ((why = number_in(v, 1, RATE_MAX, &n)))
+			return why;
+		cfg->unit_rate_per_user = (uint32_t)n;
 		return NULL;
 	case K_NODEPORTS:
 		if ((why = check_node_ports(v, k->size)))

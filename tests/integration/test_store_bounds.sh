@@ -7,8 +7,9 @@ write_config
 printf 'StoreRetention = 1m\nStoreMaxSize = 4M\n' >> "$T/tracer.conf"
 start_daemon || exit 1
 
-# a unit that is still running, started long ago, must stay
-ctl run --name keeper -- sleep 60 2>/dev/null &
+# a unit that is still running, started long ago, must stay (it outlasts the test: pruning
+# waits for housekeeping rounds, 10 s apart)
+ctl run --name keeper -- sleep 300 2>/dev/null &
 keeper=$!
 sleep 0.5
 

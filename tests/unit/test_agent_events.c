@@ -624,6 +624,37 @@ static void test_many_events(void **state)
 	json_object_put(t);
 }
 
+/* A unit past its cap (StoreUnitMaxSize, here a byte): its first process has a row, the rest
+ * are counted in per-tool rows; the unit's record says how many, its totals count them all. */
+static void test_unit_cap(void **state)
+{
+	struct agent *a = *state;
+	struct unit *u = units_find(a, 1), stored;
+	json_object *t, *rows;
+	uint32_t i;
+
+	a->cfg.store_unit_max_bytes = 1;
+	for (i = 0; i < 50; i++) {
+		fork_ev(a, 3000 + i, SEC + i, 1, 1, 0);
+		EXEC(a, 3000 + i, SEC + i, 1, 1, "/usr/bin/bwa", "bwa\0mem");
+		exit_ev(a, 3000 + i, SEC + i, 1, i % 2 ? 0 : 256);
+	}
+	assert_int_equal(u->procs_folded, 49);
+	assert_int_equal(u->fold_groups, 2); /* exit 0 and exit 1 */
+	assert_true(u->stored_bytes > 0);
+	units_flush(a);
+	assert_int_equal(store_get_unit(a->store, 1, &stored), 0);
+	assert_int_equal(stored.procs_folded, 49);
+	assert_int_equal(stored.stored_bytes, u->stored_bytes);
+	assert_int_equal(store_unit_totals(a->store, 1, &t), 0);
+	assert_int_equal(geti(t, "nprocs"), 50);
+	assert_int_equal(geti(t, "cpu_ns"), 50 * 2 * SEC);
+	json_object_put(t);
+	assert_int_equal(store_unit_processes(a->store, 1, &rows), 0);
+	assert_int_equal(json_object_array_length(rows), 1);
+	json_object_put(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -637,6 +668,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unit_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unit_cap, setup, teardown),
 	};
 
 	/* malformed records and OOM kills are logged as warnings: keep the output to errors */

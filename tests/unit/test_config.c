@@ -248,6 +248,21 @@ static void test_durations(void **state)
 	assert_int_equal(ok("StoreMaxSize = 0\n").store_max_bytes, 0);
 	bad("StoreMaxSize = 100K\n",
 	    "t.conf:1: StoreMaxSize: bad value \"100K\": must be 0 (no limit) or at least 1M");
+	/* a unit's share of the store, and how many runs a user may have and begin */
+	assert_int_equal(ok("").store_unit_max_bytes, 256ull << 20);
+	assert_int_equal(ok("StoreUnitMaxSize = 64K\n").store_unit_max_bytes, 64ull << 10);
+	bad("StoreUnitMaxSize = 0\n",
+	    "t.conf:1: StoreUnitMaxSize: bad value \"0\": must be at least 64K");
+	assert_int_equal(ok("").max_units_per_user, 64);
+	assert_int_equal(ok("MaxUnitsPerUser = 1\n").max_units_per_user, 1);
+	bad("MaxUnitsPerUser = 0\n",
+	    "t.conf:1: MaxUnitsPerUser: bad value \"0\": must be between 1 and 4096");
+	assert_int_equal(ok("").unit_rate_per_user, 20);
+	assert_int_equal(ok("UnitRatePerUser = 10000\n").unit_rate_per_user, 10000);
+	bad("UnitRatePerUser = 10001\n",
+	    "t.conf:1: UnitRatePerUser: bad value \"10001\": must be between 1 and 10000");
+	bad("UnitRatePerUser = 2x\n",
+	    "t.conf:1: UnitRatePerUser: bad value \"2x\": expected a number");
 	bad("SampleInterval = -1\n", "t.conf:1: SampleInterval: bad value \"-1\": expected a "
 				     "duration like 500ms, 10s or 5m");
 	bad("SampleInterval = 1.5s\n", "t.conf:1: SampleInterval: bad value \"1.5s\": unknown "

@@ -752,7 +752,7 @@ static void test_batching(void **state)
 	struct store *s = open_store(BOOT_A);
 	struct unit u = mkunit(1, "job-1", 1000, 1, UNIT_RUNNING);
 	struct proc p = mkproc(1, 50, 123);
-	unsigned i;
+	unsigned i, full;
 
 	(void)state;
 	assert_int_equal(store_pending(s), 0);
@@ -775,14 +775,17 @@ static void test_batching(void **state)
 	assert_int_equal(count_rows("SELECT time_ns FROM samples"), OFFSET + 1000);
 	assert_int_equal(count_rows("SELECT rss_kb FROM samples"), 6);
 
-	/* a full batch commits by itself */
-	for (i = 1; i < 20000; i++) {
+	/* a full batch commits by itself: BATCH_MAX writes, or sooner BATCH_BYTES of rows */
+	full = BATCH_BYTES / store_sample_bytes() + 1;
+	if (full > BATCH_MAX)
+		full = BATCH_MAX;
+	for (i = 1; i < full; i++) {
 		assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
 		assert_int_equal(store_pending(s), i);
 	}
 	assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
 	assert_int_equal(store_pending(s), 0);
-	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), 20001);
+	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), full + 1);
 
 	/* close commits what is pending */
 	u = mkunit(2, "job-2", 1000, 2, UNIT_RUNNING);

@@ -1,0 +1,147 @@
+/* Processes past their unit's cap (StoreUnitMaxSize) are not stored one row each: each is added
+ * into one row of its unit per tool, subcommand, exit status and OOM kill, whose "folded" says
+ * how many processes it stands for. Totals and tool tables add those rows up with the others
+ * (common/records.h: a row counts as folded processes, or 1); listings leave them out. A
+ * unit's storm thus costs the store a few rows, whatever its length, and its report still adds
+ * up. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "store_internal.h"
+
+#define FOLD_OTHER_TOOL "(other tools)" /* the row of a unit with too many tools folded */
+
+/* How a column of a folded row takes one more process: integers are summed, but for these.
+ * Strings and the row's key stay those of its first process. */
+enum fold_how { FOLD_SUM, FOLD_MAX, FOLD_MIN, FOLD_KEEP };
+static const struct {
+	const char *name;
+	enum fold_how how;
+} fold_rules[] = {
+	{ "pid", FOLD_KEEP },	       { "start_boot_ns", FOLD_KEEP },
+	{ "unit", FOLD_KEEP },	       { "ppid", FOLD_KEEP },
+	{ "uid", FOLD_KEEP },	       { "gid", FOLD_KEEP },
+	{ "cgroup_id", FOLD_KEEP },    { "status", FOLD_KEEP },
+	{ "flags", FOLD_KEEP },	       { "tool_excluded", FOLD_KEEP },
+	{ "tool_wrapper", FOLD_KEEP }, { "stall_start_ns", FOLD_KEEP },
+	{ "start_ns", FOLD_MIN },      { "exec_ns", FOLD_MIN },
+	{ "end_ns", FOLD_MAX },	       { "maxrss_kb", FOLD_MAX },
+	{ "ru_maxrss_kb", FOLD_MAX },  { "threads", FOLD_MAX },
+	{ "stall_ns", FOLD_MAX },
+};
+
+static enum fold_how fold_how(const struct rec_col *c)
+{
+	size_t i;
+
+	if (c->kind != REC_INT && c->kind != REC_INT0)
+		return FOLD_KEEP;
+	for (i = 0; i < sizeof(fold_rules) / sizeof(*fold_rules); i++)
+		if (!strcmp(fold_rules[i].name, c->name))
+			return fold_rules[i].how;
+	return FOLD_SUM;
+}
+
+/* INSERT of a process row that, on its key's row already there, adds into it instead */
+static int fold_prepare(struct store *s)
+{
+	char names[2048], params[512], sql[8192];
+	size_t at;
+	int n, err = rec_list(&store_processes, REC_NAMES, names, sizeof(names));
+
+	if (!err)
+		err = rec_list(&store_processes, REC_PARAMS, params, sizeof(params));
+	if (err)
+		return err;
+	n = snprintf(sql, sizeof(sql),
+		     "INSERT INTO processes(%s) VALUES(%s)"
+		     " ON CONFLICT(boot_id, pid, start_boot_ns) DO UPDATE SET ",
+		     names, params);
+	at = (size_t)n;
+	for (size_t i = 0; i < store_processes.n && at < sizeof(sql); i++) {
+		const char *c = store_processes.cols[i].name;
+		enum fold_how how = fold_how(&store_processes.cols[i]);
+
+		if (how == FOLD_KEEP)
+			continue;
+		n = how == FOLD_SUM ? snprintf(sql + at, sizeof(sql) - at,
+					       "%s = CASE WHEN excluded.%s IS NULL THEN %s"
+					       " ELSE COALESCE(%s, 0) + excluded.%s END, ",
+					       c, c, c, c, c)
+				    : snprintf(sql + at, sizeof(sql) - at,
+					       "%s = CASE WHEN %s IS NULL OR excluded.%s %s %s"
+					       " THEN excluded.%s ELSE %s END, ",
+					       c, c, c, how == FOLD_MAX ? ">" : "<", c, c, c);
+		at += (size_t)n;
+	}
+	if (at + 1 >= sizeof(sql))
+		return -ENAMETOOLONG;
+	sql[at - 2] = 0; /* the last ", " */
+	if (store_prepare(s, sql, &s->fold) ||
+	    store_prepare(s,
+			  "SELECT 1 FROM processes WHERE boot_id=?1 AND pid=0 AND start_boot_ns=?2",
+			  &s->fold_has))
+		return -EIO;
+	return 0;
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The folded row's key: below 0, never a real process's start. */
+static int64_t fold_key(const struct proc *p, const char *tool, const char *subcommand)
+{
+	int32_t status = p->exit.status;
+	unsigned char oom = !!(p->flags & PROC_OOM_KILLED), excl = !!p->tool.excluded,
+		      wrap = !!p->tool.wrapper;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = fnv(h, &p->unit, sizeof(p->unit));
+	h = fnv(h, tool, strlen(tool) + 1);
+	h = fnv(h, subcommand, strlen(subcommand) + 1);
+	h = fnv(h, &status, sizeof(status));
+	h = fnv(h, &oom, 1);
+	h = fnv(h, &excl, 1);
+	h = fnv(h, &wrap, 1);
+	return -(int64_t)(h >> 2) - 1;
+}
+
+int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int any_tool,
+		       int *new_row)
+{
+	const char *tool = any_tool ? FOLD_OTHER_TOOL : p->tool.name,
+		   *sub = any_tool ? "" : p->tool.subcommand;
+	int64_t key = fold_key(p, tool, sub);
+	struct rec_row r = {};
+	int rc;
+
+	if (!s->fold && fold_prepare(s))
+		return store_wrote_process(s, p->unit, -EIO);
+	sqlite3_bind_text(s->fold_has, 1, s->boot_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s->fold_has, 2, key);
+	rc = sqlite3_step(s->fold_has);
+	sqlite3_reset(s->fold_has);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_wrote_process(s, p->unit, store_fail(s, "folded row"));
+	*new_row = rc == SQLITE_DONE;
+	/* the process's figures; who it was is not kept */
+	store_process_row(p, offset_ns, &r);
+	rec_int(&r, PCOL_pid, 0);
+	rec_int(&r, PCOL_start_boot_ns, key);
+	rec_int(&r, PCOL_folded, 1);
+	rec_text(&r, PCOL_tool, tool);
+	rec_text(&r, PCOL_subcommand, sub);
+	r.set[PCOL_ppid] = r.set[PCOL_exe] = r.set[PCOL_argv] = r.set[PCOL_interpreter] = 0;
+	r.set[PCOL_stall_reason] = r.set[PCOL_stall_start_ns] = 0;
+	rec_bind(s, s->fold, &store_processes, &r);
+	return store_wrote_process(s, p->unit,
+				   store_write_step(s, s->fold, *new_row ? store_row_bytes(p) : 0));
+}

@@ -1,0 +1,122 @@
+/* Unit tests for nodeagent/log.c's summing: a call site says LOG_BURST lines in its window, the
+ * rest are held back and said as one, "... and N more like it", when its window is over or
+ * when it gives way to another call site. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "log.h"
+
+/* Run fn with stderr going to a file; its text, NUL-terminated (the caller frees it). */
+static char *captured(void (*fn)(void))
+{
+	char path[] = "/tmp/test_log.XXXXXX", *text;
+	int fd = mkstemp(path), saved = dup(2);
+	long n;
+	FILE *f;
+
+	assert_true(fd >= 0 && saved >= 0);
+	assert_int_equal(dup2(fd, 2), 2);
+	fn();
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	close(fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, 1 << 16);
+	assert_non_null(text);
+	n = (long)fread(text, 1, (1 << 16) - 1, f);
+	assert_true(n >= 0);
+	fclose(f);
+	unlink(path);
+	return text;
+}
+
+static size_t lines(const char *text, const char *with)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, with)); p++)
+		n++;
+	return n;
+}
+
+/* 16 call sites of their own, each saying what it is */
+#define SITE(n)                                     \
+	do {                                        \
+		if (k == (n))                       \
+			log_info("other site " #n); \
+	} while (0)
+static void other(int k)
+{
+	SITE(0);
+	SITE(1);
+	SITE(2);
+	SITE(3);
+	SITE(4);
+	SITE(5);
+	SITE(6);
+	SITE(7);
+	SITE(8);
+	SITE(9);
+	SITE(10);
+	SITE(11);
+	SITE(12);
+	SITE(13);
+	SITE(14);
+	SITE(15);
+}
+
+static void flood(void)
+{
+	struct timespec ts;
+	int i, k;
+
+	log_open("t", 1, LOG_LEVEL_INFO);
+	/* at the start of a window of 10 s: the flood fits in it */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (ts.tv_sec % 10 == 9)
+		sleep(2);
+	for (i = 0; i < 25; i++)
+		log_info("flooded line %d", i);
+	log_flush(); /* its window is not over: nothing yet */
+	log_warn("flush said nothing");
+	/* as many other places as the table holds: the quietest of them gives way, not the
+	 * flood, which is summed when its window is over */
+	for (k = 0; k < 16; k++)
+		other(k);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sleep((unsigned)(10 - ts.tv_sec % 10));
+	log_flush();
+}
+
+static void test_summed(void **state)
+{
+	char *text = captured(flood), *sum;
+
+	(void)state;
+	assert_int_equal(lines(text, "flooded line"), 11); /* 10 said, then the sum */
+	assert_non_null(strstr(text, "flooded line 9\n"));
+	assert_null(strstr(text, "flooded line 10\n"));
+	sum = strstr(text, "flooded line 24 ... and 14 more like it\n");
+	assert_non_null(sum);
+	assert_true(sum > strstr(text, "flush said nothing"));
+	assert_non_null(strstr(text, "other site 15\n"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

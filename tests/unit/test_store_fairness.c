@@ -1,0 +1,228 @@
+/* Unit tests for the store's fairness between units and users: processes of a unit past its cap
+ * folded into per-tool rows (nodeagent/store_fold.c) that totals and tool tables still count,
+ * and pruning over StoreMaxSize from the user who holds the most (store_prune.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "testlib.h"
+#include <sqlite3.h>
+
+#include "store.h"
+#include "store_internal.h"
+
+#define BOOT "0b1d7a44-0000-4000-8000-0000000000f0"
+#define OFFSET 1700000000000000000ll
+#define SEC 1000000000ll
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	struct store *s = NULL;
+	char path[96];
+
+	snprintf(dir, sizeof(dir), "/tmp/test_store_fairness.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/db", dir);
+	if (store_open(&s, path, BOOT))
+		return -1;
+	*state = s;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	store_close(*state);
+	return tl_rmtree(dir);
+}
+
+static struct proc mkproc(uint64_t unit, uint32_t pid, const char *tool, int status)
+{
+	struct proc p;
+
+	memset(&p, 0, sizeof(p));
+	p.pid = pid;
+	p.ppid = 1;
+	p.uid = 1000;
+	p.start_ns = (uint64_t)pid * SEC;
+	p.unit = unit;
+	p.flags = PROC_FINISHED | PROC_EXECED;
+	snprintf(p.comm, sizeof(p.comm), "%s", tool);
+	snprintf(p.tool.name, sizeof(p.tool.name), "%s", tool);
+	p.exit.h.type = EVENT_EXIT;
+	p.exit.h.pid = pid;
+	p.exit.h.start_ns = p.start_ns;
+	p.exit.h.time_ns = p.start_ns + SEC;
+	p.exit.status = status;
+	p.exit.runtime_ns = 10;
+	p.exit.read_bytes = 100;
+	p.exit.peak_rss_kb = pid; /* the largest pid's is the peak */
+	return p;
+}
+
+static json_object *tool_row(json_object *tools, const char *name)
+{
+	for (size_t i = 0; i < json_object_array_length(tools); i++) {
+		json_object *t = json_object_array_get_idx(tools, i);
+
+		if (!strcmp(gets_(t, "tool"), name))
+			return t;
+	}
+	fail_msg("no tool row %s", name);
+	return NULL;
+}
+
+/* Folded processes: counted in totals and tools with their sums, peaks and exit statuses; one
+ * row per tool and status however many they are; never listed. */
+static void test_fold(void **state)
+{
+	struct store *s = *state;
+	json_object *t, *tools, *rows;
+	struct proc p;
+	int fresh, i;
+
+	for (i = 1; i <= 2; i++) {
+		p = mkproc(5, i, "bwa", 0);
+		assert_int_equal(store_add_process(s, &p, OFFSET), 0);
+	}
+	for (i = 3; i <= 5; i++) { /* three more of bwa exiting 0: one row */
+		p = mkproc(5, i, "bwa", 0);
+		assert_int_equal(store_fold_process(s, &p, OFFSET, 0, &fresh), 0);
+		assert_int_equal(fresh, i == 3);
+	}
+	p = mkproc(5, 9, "bwa", 256); /* exit 1: a row of its own */
+	assert_int_equal(store_fold_process(s, &p, OFFSET, 0, &fresh), 0);
+	assert_true(fresh);
+	p = mkproc(5, 6, "samtools", 0);
+	p.flags |= PROC_OOM_KILLED;
+	assert_int_equal(store_fold_process(s, &p, OFFSET, 0, &fresh), 0);
+	p = mkproc(5, 7, "gzip", 0); /* a unit with too many tools: one row for the rest */
+	assert_int_equal(store_fold_process(s, &p, OFFSET, 1, &fresh), 0);
+	p = mkproc(5, 8, "xz", 0);
+	assert_int_equal(store_fold_process(s, &p, OFFSET, 1, &fresh), 0);
+	assert_false(fresh);
+	p = mkproc(6, 10, "bwa", 0); /* another unit's is its own */
+	assert_int_equal(store_fold_process(s, &p, OFFSET, 0, &fresh), 0);
+	assert_true(fresh);
+	assert_int_equal(store_commit(s), 0);
+
+	assert_int_equal(store_unit_totals(s, 5, &t), 0);
+	assert_int_equal(geti(t, "nprocs"), 9);
+	assert_int_equal(geti(t, "cpu_ns"), 90);
+	assert_int_equal(geti(t, "read_bytes"), 900);
+	assert_int_equal(geti(t, "maxrss_kb"), 9);
+	assert_int_equal(geti(t, "oom_kills"), 1);
+	assert_int_equal(geti(t, "first_start_ns"), OFFSET + SEC);
+	assert_int_equal(geti(t, "last_end_ns"), OFFSET + 10 * SEC);
+	json_object_put(t);
+
+	assert_int_equal(store_unit_tools(s, 5, &tools), 0);
+	t = tool_row(tools, "bwa");
+	assert_int_equal(geti(t, "nprocs"), 6);
+	assert_int_equal(geti(t, "cpu_ns"), 60);
+	assert_string_equal(gets_(t, "status_counts"), "0:5,256:1");
+	assert_int_equal(geti(tool_row(tools, "samtools"), "oom_kills"), 1);
+	assert_int_equal(geti(tool_row(tools, "(other tools)"), "nprocs"), 2);
+	json_object_put(tools);
+
+	/* listed: the two stored one by one */
+	assert_int_equal(store_unit_processes(s, 5, &rows), 0);
+	assert_int_equal(json_object_array_length(rows), 2);
+	json_object_put(rows);
+}
+
+static void put_unit(struct store *s, uint64_t id, uint32_t uid, int64_t end_s, uint64_t bytes)
+{
+	struct unit u;
+	struct proc p;
+
+	memset(&u, 0, sizeof(u));
+	u.id = id;
+	snprintf(u.name, sizeof(u.name), "u%llu", (unsigned long long)id);
+	snprintf(u.kind, sizeof(u.kind), "local");
+	u.uid = uid;
+	u.task_id = -1;
+	u.exit_status = 0;
+	u.start_ns = OFFSET;
+	u.end_ns = end_s ? OFFSET + end_s * SEC : 0;
+	u.state = end_s ? UNIT_COMPLETED : UNIT_RUNNING;
+	u.stored_bytes = bytes;
+	assert_int_equal(store_put_unit(s, &u), 0);
+	p = mkproc(id, 1000 + (uint32_t)id, "x", 0);
+	assert_int_equal(store_add_process(s, &p, OFFSET), 0);
+}
+
+static int64_t count(struct store *s, const char *sql)
+{
+	int64_t n = -1;
+
+	assert_int_equal(store_query_int(s, sql, "count", &n), 0);
+	return n;
+}
+
+/* Over StoreMaxSize: the oldest finished units of the user who holds the most go first, and a
+ * lighter user's older history stays; a running unit is never pruned, and its user, holding
+ * the most with nothing finished, does not make anyone else's go first. */
+static void test_evicts_heaviest_user(void **state)
+{
+	struct store *s = *state;
+	json_object *sh, *users;
+	unsigned n;
+	int i;
+
+	for (i = 1; i <= 3; i++) /* the victim's: the oldest units in the store */
+		put_unit(s, i, 1002, i, 1000);
+	for (i = 4; i <= 9; i++) /* the attacker's flood, after them */
+		put_unit(s, i, 1001, 10 + i, 100000);
+	put_unit(s, 10, 1003, 0, 1000000000); /* a storm still running */
+	assert_int_equal(store_commit(s), 0);
+
+	assert_int_equal(store_prune(s, 0, 1, 4, &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM units WHERE uid=1002"), 3);
+	assert_int_equal(count(s, "SELECT MIN(id) FROM units WHERE uid=1001"), 8);
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM processes WHERE unit < 8 AND unit > 3"), 0);
+	/* the attacker still holds more than the victim */
+	assert_int_equal(store_prune(s, 0, 1, 2, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM units WHERE uid=1001"), 0);
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM units WHERE uid=1002"), 3);
+	/* then the victim's, oldest first; the running unit stays */
+	assert_int_equal(store_prune(s, 0, 1, 1, &n), 0);
+	assert_int_equal(count(s, "SELECT MIN(id) FROM units WHERE uid=1002"), 2);
+	assert_int_equal(store_prune(s, 0, 1, 100, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM units"), 1);
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM units WHERE uid=1003"), 1);
+
+	/* the shares status shows: the heaviest first, a user's own alone */
+	sh = store_shares(s, ANY_UID, 5);
+	assert_non_null(sh);
+	users = key(sh, "users");
+	assert_int_equal(json_object_array_length(users), 1);
+	assert_int_equal(geti(json_object_array_get_idx(users, 0), "uid"), 1003);
+	assert_int_equal(geti(json_object_array_get_idx(users, 0), "bytes"), 1000000000);
+	assert_int_equal(geti(sh, "max_bytes"), 1);
+	json_object_put(sh);
+	sh = store_shares(s, 1002, 5);
+	assert_int_equal(json_object_array_length(key(sh, "users")), 0);
+	assert_false(has(sh, "more_users"));
+	json_object_put(sh);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evicts_heaviest_user, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
