@@ -53,6 +53,7 @@ void config_defaults(struct tracer_config *cfg)
 	snprintf(cfg->tool_rules, sizeof(cfg->tool_rules), "%s", TRACER_TOOL_RULES_DEFAULT);
 	snprintf(cfg->slurmd_spool_dir, sizeof(cfg->slurmd_spool_dir), "%s", "/var/spool/slurmd");
 	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->nice = -10;
 	cfg->store_retention_ms = 180ull * 24 * 3600 * 1000;
 	cfg->store_max_bytes = 4ull << 30;
 }
@@ -204,7 +205,8 @@ enum key_type {
 	K_RETENTION,
 	K_STORESIZE,
 	K_NODEPORTS,
-	K_STALL
+	K_STALL,
+	K_NICE
 };
 
 struct key_def {
@@ -241,6 +243,7 @@ static const struct key_def keys[] = {
 	KEY("StoreRetention", K_RETENTION, store_retention_ms),
 	KEY("StoreMaxSize", K_STORESIZE, store_max_bytes),
 	KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
+	KEY("Nice", K_NICE, nice),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -364,6 +367,17 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 			return why;
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;
+	case K_NICE: {
+		const char *end;
+		int neg = v[0] == '-';
+
+		if (parse_u64(v + neg, &n, &end) || *end)
+			return "expected a number";
+		if (n > (neg ? 20 : 19))
+			return "must be between -20 and 19";
+		cfg->nice = neg ? -(int32_t)n : (int32_t)n;
+		return NULL;
+	}
 	case K_LOGLEVEL:
 		if (!strcasecmp(v, "error"))
 			cfg->log_level = LOG_LEVEL_ERROR;

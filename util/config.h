@@ -45,6 +45,7 @@ struct tracer_config {
 	char slurmd_spool_dir[PATH_MAX]; /* SlurmdSpoolDir: where batch scripts may be read, %n =
 					    node */
 	enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
+	int32_t nice; /* Nice: tracerd's scheduling nice value, -20..19 (default -10) */
 };
 
 /* Fill *cfg with defaults. */
