@@ -61,7 +61,7 @@ storms() { # storms N LABEL
   check "$2: the victim lost no event" grep -q " 0 events lost" "$out/b.sum"
   check "$2: every event lost is the attacker's ($alost of $((lost1 - lost0)))" \
     [ "$alost" -eq $((lost1 - lost0)) ]
-  [ "$3" != full ] || check "$2: the ring was full: the attacker lost $alost events" [ "$alost" -gt 0 ]
+  [ "${3:-}" != full ] || check "$2: the ring was full: the attacker lost $alost events" [ "$alost" -gt 0 ]
 }
 storms 8 8storms
 storms 16 16storms
