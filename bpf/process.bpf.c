@@ -58,6 +58,10 @@ const volatile __u32 page_kb = 4;
  * that to wakeup_bytes over the CPUs, so that unasked bytes stay below wakeup_bytes). */
 const volatile __u64 wakeup_bytes = 0;
 const volatile __u64 wakeup_check_bytes = 0;
+/* The ring's size (set by tracerd), and what a user may hold of it without being looked at:
+ * below that, an event goes in whenever there is room (see ring_claim). */
+const volatile __u64 ring_bytes = 4 * 1024 * 1024;
+const volatile __s64 share_quiet = 64 * 1024;
 
 /* Set on the first exit traced while the address space is still there (6.18 does, 6.12 not). */
 volatile __u32 exit_sees_mm = 0;
@@ -193,6 +197,10 @@ static __always_inline void count(__u32 idx)
 		*v += 1;
 }
 
+/* See struct ring_share. Its own section, so that the lines the CPUs and tracerd write are not
+ * those every event of untracked tasks reads (the flags above). */
+struct ring_share shares[SHARE_SLOTS] SEC(".data.shares");
+
 /* An event of unit could not be recorded (ring buffer or a map full). */
 static __always_inline void lose(__u64 unit)
 {
@@ -206,10 +214,63 @@ static __always_inline void lose(__u64 unit)
 		bpf_map_update_elem(&unit_lost, &unit, &one, BPF_NOEXIST);
 }
 
+/* The current user's slot in shares: the one it holds, else the first of its probes that is
+ * free or has nothing left in the ring (taken over), else its first probe, shared. */
+static __always_inline __u32 share_slot(void)
+{
+	__u32 owner = (__u32)bpf_get_current_uid_gid() + 1, first = owner * 2654435761u >> 22;
+	__u32 i, k, o, take = SHARE_SLOTS;
+
+	for (k = 0; k < SHARE_PROBES; k++) {
+		i = (first + k) & (SHARE_SLOTS - 1);
+		o = shares[i].owner;
+		if (o == owner)
+			return i;
+		if (take == SHARE_SLOTS && (!o || shares[i].bytes <= 0))
+			take = i;
+	}
+	if (take == SHARE_SLOTS)
+		return first & (SHARE_SLOTS - 1);
+	take &= SHARE_SLOTS - 1;
+	/* two users after the same slot at once: the loser shares it, which only blurs whose
+	 * bytes they are (each event gives back to the slot it was charged to) */
+	o = shares[take].owner;
+	__sync_val_compare_and_swap(&shares[take].owner, o, owner);
+	return take;
+}
+
+/* An event of size bytes of unit, about to go in the ring: charged to the current user's share,
+ * and the slot's number returned for the event's header. A user who holds no less of the ring
+ * than is left free is refused (-1; counted lost to unit): so the heaviest are refused first,
+ * and a ring that their events fill to the half stays half free for everyone else's. */
+static __always_inline int ring_claim(__u64 size, __u64 unit)
+{
+	__u32 i = share_slot() & (SHARE_SLOTS - 1);
+	__s64 charge = ring_charge(size), held = shares[i].bytes;
+
+	if (held > share_quiet &&
+	    (__u64)held + bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ring_bytes) {
+		count(STAT_REFUSED);
+		lose(unit);
+		return -1;
+	}
+	__sync_fetch_and_add(&shares[i].bytes, charge);
+	return i + 1;
+}
+
+/* The event did not go in after all (the ring was full): its bytes back, and lost to unit. */
+static __always_inline void ring_unclaim(int share, __u64 size, __u64 unit)
+{
+	__sync_fetch_and_add(&shares[(share - 1) & (SHARE_SLOTS - 1)].bytes,
+			     -(__s64)ring_charge(size));
+	lose(unit);
+}
+
 static __always_inline void header(struct event_header *h, __u32 type, __u32 pid, __u64 start,
 				   __u64 unit)
 {
 	h->type = type;
+	h->share = 0;
 	h->pid = pid;
 	h->start_ns = start;
 	h->unit = unit;
@@ -350,15 +411,20 @@ static __always_inline struct proc_state *track(struct task_struct *task, __u32 
 static __always_inline void send_fork(struct task_struct *task, struct tracked_proc *t)
 {
 	struct fork_event *e;
+	int share;
 
 	if (!(__sync_fetch_and_and(&t->flags, ~TRACKED_FORK_UNSENT) & TRACKED_FORK_UNSENT))
 		return;
+	share = ring_claim(sizeof(*e), t->unit);
+	if (share < 0)
+		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		lose(t->unit);
+		ring_unclaim(share, sizeof(*e), t->unit);
 		return;
 	}
 	e->h.type = EVENT_FORK;
+	e->h.share = share;
 	e->h.pid = task->tgid;
 	e->h.start_ns = t->start_ns;
 	e->h.unit = t->unit;
@@ -536,6 +602,7 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 	struct exec_event *e;
 	const char *filename;
 	long n;
+	int share;
 
 	if (maybe_tracked(task))
 		ps = proc_of(task); /* the task leads its process now */
@@ -600,8 +667,11 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 	e->argv_len = len;
 
 	len += offsetof(struct exec_event, argv);
+	if ((share = ring_claim(len, unit)) < 0)
+		return 0;
+	e->h.share = share;
 	if (bpf_ringbuf_output(&events, e, len, wakeup(len))) {
-		lose(unit);
+		ring_unclaim(share, len, unit);
 		return 0;
 	}
 	count(STAT_EXEC);
@@ -710,8 +780,13 @@ static __always_inline void exit_peaks(struct task_struct *task, struct tracked_
 
 static __always_inline void send_exit(struct exit_event *e)
 {
+	int share = ring_claim(sizeof(*e), e->h.unit);
+
+	if (share < 0)
+		return;
+	e->h.share = share;
 	if (bpf_ringbuf_output(&events, e, sizeof(*e), wakeup(sizeof(*e)))) {
-		lose(e->h.unit);
+		ring_unclaim(share, sizeof(*e), e->h.unit);
 		return;
 	}
 	count(STAT_EXIT);

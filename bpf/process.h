@@ -26,8 +26,28 @@ enum stat_index {
 	STAT_EXEC,
 	STAT_EXIT,
 	STAT_OOM,
+	STAT_REFUSED, /* of STAT_LOST: refused to a user who held too much of the ring (shares) */
 	STAT_MAX,
 };
+
+/* What each user's events hold of the ring, so that the ring's last free space is refused to
+ * those who fill it and left to the others (bpf/process.bpf.c, ring_claim). A slot per uid
+ * (open addressing; a slot none of whose bytes are left in the ring may pass to another uid);
+ * the kernel side adds an event's bytes before it puts it in the ring, tracerd takes them off
+ * as it reads it (event_header.share names the slot), through the section's memory map. */
+#define SHARE_SLOTS 1024 /* power of two */
+#define SHARE_PROBES 4
+struct ring_share {
+	__u32 owner; /* uid + 1; 0: never used */
+	__u32 pad;
+	__s64 bytes; /* in the ring now, as ring_charge counts them */
+};
+
+/* What an event of size bytes takes of the ring: its 8-byte header, rounded up to 8. */
+static inline __u64 ring_charge(__u64 size)
+{
+	return (size + 8 + 7) & ~7ULL;
+}
 
 /* Where a process's time went besides its CPU, and what it sent and received over IP sockets.
  * Counted in the kernel while it runs: tracerd reads the tracked entry for live figures; the
@@ -67,7 +87,8 @@ struct tracked_proc {
 #define START_TICK_NS 10000000ULL /* one USER_HZ tick, /proc/PID/stat's unit of start time */
 
 struct event_header {
-	__u32 type;
+	__u16 type;
+	__u16 share;	/* the ring_share slot charged for it, plus one; 0: none */
 	__u32 pid;	/* thread group id */
 	__u64 start_ns; /* group leader's start, CLOCK_BOOTTIME ns: with pid, the identity */
 	__u64 unit;	/* tracked unit the process belongs to */

@@ -364,8 +364,12 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
 
 static void agent_fini(struct agent *a)
 {
-	if (a->collector)
-		collector_drain(a->collector);
+	int i;
+
+	/* what the ring holds at the end, for a second at most: a storm may not end */
+	for (i = 0; a->collector && i < 1000 / COLLECTOR_DRAIN_BUDGET_MS; i++)
+		if (collector_drain(a->collector) <= 0 || !collector_drain_more(a->collector))
+			break;
 	collector_close(a->collector);
 	if (a->store)
 		store_set_alive(a->store, clock_unix_ns()); /* away from now on */
@@ -478,6 +482,7 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 	json_object_object_add(ev, "exit", json_object_new_int64(st[STAT_EXIT]));
 	json_object_object_add(ev, "oom", json_object_new_int64(st[STAT_OOM]));
 	json_object_object_add(ev, "lost", json_object_new_int64(st[STAT_LOST]));
+	json_object_object_add(ev, "refused", json_object_new_int64(st[STAT_REFUSED]));
 	/* processes a full disk kept out of the store, of units already gone from memory */
 	json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
 	json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));

@@ -17,16 +17,27 @@ static const char *const secret_words[] = {
 	"private_key", "private-key", "credential", "auth",	  "pwd",
 };
 
+/* Where secret word i first ends in arg[0..len), or 0. The first letter is matched before the
+ * call: a long argument is mostly letters no secret word starts with. */
+static size_t word_end(const char *arg, size_t len, size_t i)
+{
+	const char *word = secret_words[i];
+	size_t w, wl = strlen(word);
+
+	for (w = 0; w + wl <= len; w++)
+		if (tolower((unsigned char)arg[w]) == word[0] &&
+		    strncasecmp(arg + w, word, wl) == 0)
+			return w + wl;
+	return 0;
+}
+
 int argv_is_secret_name(const char *arg, size_t len)
 {
-	size_t i, w, wl;
+	size_t i;
 
-	for (i = 0; i < sizeof(secret_words) / sizeof(*secret_words); i++) {
-		wl = strlen(secret_words[i]);
-		for (w = 0; w + wl <= len; w++)
-			if (strncasecmp(arg + w, secret_words[i], wl) == 0)
-				return 1;
-	}
+	for (i = 0; i < sizeof(secret_words) / sizeof(*secret_words); i++)
+		if (word_end(arg, len, i))
+			return 1;
 	return 0;
 }
 
@@ -40,16 +51,14 @@ static int is_secret_flag(const char *arg, size_t len)
  * before it looks secret, as in `token=x` or `--conf=a.password=x`), or NULL. */
 static const char *secret_eq(const char *arg, size_t len)
 {
-	size_t i, w, wl, end = 0;
+	const char *last = memrchr(arg, '=', len);
+	size_t i, e, end = 0;
 
-	for (i = 0; i < sizeof(secret_words) / sizeof(*secret_words); i++) {
-		wl = strlen(secret_words[i]);
-		for (w = 0; w + wl <= len && (!end || w + wl < end); w++) {
-			if (strncasecmp(arg + w, secret_words[i], wl) == 0) {
-				end = w + wl;
-				break;
-			}
-		}
+	/* a word after the last '=' has no value: only what comes before it is searched */
+	for (i = 0; last && i < sizeof(secret_words) / sizeof(*secret_words); i++) {
+		e = word_end(arg, end ? end - 1 : (size_t)(last - arg), i);
+		if (e && (!end || e < end))
+			end = e;
 	}
 	return end ? memchr(arg + end, '=', len - end) : NULL;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -43,6 +44,9 @@ struct collector {
 	collector_event_fn fn;
 	void *ctx;
 	int ncpus;
+	uint64_t drain_end_ns; /* CLOCK_MONOTONIC: the drain under way stops here */
+	unsigned drained;      /* events the drain under way handled */
+	int stopped;	       /* it stopped there, with events left */
 };
 
 static const struct {
@@ -234,11 +238,39 @@ static int attach_signals(struct collector *c)
 	return 0;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* What the event held of the ring is free again: taken off its user's share (ring_share). */
+static void share_release(struct collector *c, const void *data, size_t size)
+{
+	const struct event_header *h = data;
+
+	if (size >= sizeof(*h) && h->share && h->share <= SHARE_SLOTS)
+		__atomic_fetch_sub(&c->skel->data_shares->shares[h->share - 1].bytes,
+				   (int64_t)ring_charge(size), __ATOMIC_RELAXED);
+}
+
+/* A negative return stops libbpf's consuming after this event, which counts as read. */
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
+	int err = c->fn(c->ctx, data, size);
 
-	return c->fn(c->ctx, data, size);
+	share_release(c, data, size);
+	if (err < 0)
+		return err;
+	/* the clock every few events: each costs microseconds, the clock some nanoseconds */
+	if (++c->drained % COLLECTOR_DRAIN_CHECK == 0 && monotonic_ns() >= c->drain_end_ns) {
+		c->stopped = 1;
+		return -EAGAIN;
+	}
+	return 0;
 }
 
 /* Once an exit shows that this kernel keeps the address space until the exit tracepoint, the
@@ -303,6 +335,8 @@ static int load(struct collector *c, const struct collector_opts *o, const struc
 		c->skel->rodata->wakeup_bytes = o->ring_bytes / 8;
 		c->skel->rodata->wakeup_check_bytes =
 			o->ring_bytes / 8 / (c->ncpus > 0 ? c->ncpus : 1);
+		c->skel->rodata->ring_bytes = o->ring_bytes;
+		c->skel->rodata->share_quiet = o->ring_bytes / 64;
 		bpf_map__set_max_entries(c->skel->maps.events, o->ring_bytes);
 
 		probe_signals(c, vmlinux);
@@ -419,13 +453,19 @@ int collector_fd(const struct collector *c)
 
 int collector_drain(struct collector *c)
 {
+	int n;
+
 	drop_exit_group(c);
-	return ring_buffer__consume(c->rb);
+	c->drain_end_ns = monotonic_ns() + COLLECTOR_DRAIN_BUDGET_MS * 1000000ULL;
+	c->drained = 0;
+	c->stopped = 0;
+	n = ring_buffer__consume(c->rb);
+	return c->stopped ? (int)c->drained : n;
 }
 
-int collector_poll(struct collector *c, int timeout_ms)
+int collector_drain_more(const struct collector *c)
 {
-	return ring_buffer__poll(c->rb, timeout_ms);
+	return c->stopped;
 }
 
 static int pidfd_open(uint32_t pid, unsigned flags)

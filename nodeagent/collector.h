@@ -38,8 +38,14 @@ void collector_close(struct collector *c);
  * (COLLECTOR_DRAIN_MS), so that a busy node is not woken per event. */
 #define COLLECTOR_DRAIN_MS 50
 int collector_fd(const struct collector *c);
-int collector_drain(struct collector *c); /* handle every pending event; count or -errno */
-int collector_poll(struct collector *c, int timeout_ms); /* wait for events, then handle them */
+/* Handle pending events for COLLECTOR_DRAIN_BUDGET_MS at most (the clock is read every
+ * COLLECTOR_DRAIN_CHECK events), so that the loop comes back to its clients whatever the event
+ * rate: what the ring cannot hold meanwhile is refused by the kernel side and counted (see
+ * struct ring_share). Returns the count handled or -errno. */
+#define COLLECTOR_DRAIN_BUDGET_MS 10
+#define COLLECTOR_DRAIN_CHECK 8
+int collector_drain(struct collector *c);
+int collector_drain_more(const struct collector *c); /* the last drain stopped with events left */
 
 /* start_ticks: the process's start from /proc/PID/stat; -ESRCH when the pid is no longer that
  * process's. Its threads are marked too (see task_mark). */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -161,6 +162,14 @@ struct daemon {
 	int epfd, sigfd, commit_fd, sample_fd;
 };
 
+/* Nice: on a node whose CPUs users' work fills, tracerd is still scheduled soon enough to
+ * answer within 100 ms (its loop bounds its own work per turn). */
+static void set_nice(int nice)
+{
+	if (setpriority(PRIO_PROCESS, 0, nice) < 0)
+		log_warn("cannot set the nice value %d: %m", nice);
+}
+
 /* SIGHUP: settings that can change live do; the rest wait for a restart, and say so. */
 static void reload(struct daemon *d)
 {
@@ -172,6 +181,7 @@ static void reload(struct daemon *d)
 		return;
 	}
 	agent_reload(d->agent, &cfg);
+	set_nice(cfg.nice);
 	timer_set(d->commit_fd, cfg.commit_interval_ms);
 	timer_set(d->sample_fd, cfg.sample_interval_ms);
 	log_info("configuration reloaded from %s", d->opt.config);
@@ -183,6 +193,22 @@ static void drain_timer(int fd)
 
 	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		log_warn("timer read: %m");
+}
+
+/* The clients of a turn before its timers: a commit or a sample round may take a while. */
+static void timers_last(const struct daemon *d, struct epoll_event *evs, int n)
+{
+	struct epoll_event t;
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		fd = evs[i].data.fd;
+		if (fd == d->commit_fd || fd == d->sample_fd) {
+			t = evs[i];
+			evs[i--] = evs[--n];
+			evs[n] = t;
+		}
+	}
 }
 
 static int run_loop(struct daemon *d)
@@ -201,12 +227,16 @@ static int run_loop(struct daemon *d)
 			log_error("epoll_wait: %m");
 			return -errno;
 		}
-		agent_drain(d->agent); /* below the wakeup mark, events wait for this */
+		/* Once per turn, ring readable or not (below the wakeup mark, events wait for
+		 * this), and bounded (collector_drain): the clients ready now are served next
+		 * whatever the event rate. Events left make the ring's fd readable again. */
+		agent_drain(d->agent);
+		timers_last(d, evs, n);
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 
 			if (fd == cfd) {
-				agent_drain(d->agent);
+				continue; /* drained above */
 			} else if (fd == d->sigfd) {
 				if (read(d->sigfd, &si, sizeof(si)) != sizeof(si))
 					continue;
@@ -378,6 +408,7 @@ int main(int argc, char **argv)
 		}
 	}
 	lock_owner(lock_fd);
+	set_nice(cfg.nice);
 	d.sigfd = block_signals();
 	if (d.sigfd < 0) {
 		log_error("cannot set up signals: %s", strerror(-d.sigfd));

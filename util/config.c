@@ -56,6 +56,7 @@ void config_defaults(struct tracer_config *cfg)
 	snprintf(cfg->slurmd_spool_dir, sizeof(cfg->slurmd_spool_dir), "%s", "/var/spool/slurmd");
 	snprintf(cfg->sub_uid_file, sizeof(cfg->sub_uid_file), "%s", "/etc/subuid");
 	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->nice = -10;
 	cfg->store_retention_ms = 180ull * 24 * 3600 * 1000;
 	cfg->store_max_bytes = 4ull << 30;
 	cfg->store_unit_max_bytes = 256ull << 20;
@@ -228,7 +229,8 @@ enum key_type {
 	K_UNITSIZE,
 	K_RATE,
 	K_NODEPORTS,
-	K_STALL
+	K_STALL,
+	K_NICE
 };
 
 struct key_def {
@@ -269,6 +271,7 @@ static const struct key_def keys[] = {
 	KEY("UnitRatePerUser", K_RATE, unit_rate_per_user),
 	KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
 	KEY("SubUidFile", K_PATH, sub_uid_file),
+	KEY("Nice", K_NICE, nice),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -400,6 +403,17 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 			return why;
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;
+	case K_NICE: {
+		const char *end;
+		int neg = v[0] == '-';
+
+		if (parse_u64(v + neg, &n, &end) || *end)
+			return "expected a number";
+		if (n > (neg ? 20 : 19))
+			return "must be between -20 and 19";
+		cfg->nice = neg ? -(int32_t)n : (int32_t)n;
+		return NULL;
+	}
 	case K_LOGLEVEL:
 		if (!strcasecmp(v, "error"))
 			cfg->log_level = LOG_LEVEL_ERROR;

@@ -52,6 +52,7 @@ struct tracer_config {
 					    node */
 	char sub_uid_file[PATH_MAX]; /* SubUidFile: subordinate uids, counted as their owners' */
 	enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
+	int32_t nice; /* Nice: tracerd's scheduling nice value, -20..19 (default -10) */
 };
 
 /* Fill *cfg with defaults. */

@@ -371,7 +371,7 @@ static void test_bad_events(void **state)
 	deliver(a, &x, sizeof(x));
 	x.h.type = EVENT_OOM + 1;
 	deliver(a, &x, sizeof(x));
-	x.h.type = UINT32_MAX;
+	x.h.type = UINT16_MAX;
 	deliver(a, &x, sizeof(x));
 	bad += 3;
 	assert_int_equal(a->bad_events, bad);

@@ -59,6 +59,12 @@ static void test_key_value(void **state)
 	EXPECT("-Dtoken=abc", "-Dtoken=***");
 	/* a secret word only in the value hides nothing without a later '=' */
 	UNCHANGED("--input=/data/tokens/file.txt");
+	/* the word right before the last '=', or one of two words that ends first */
+	EXPECT("a=b,c=d,xauth=v", "a=b,c=d,xauth=***");
+	EXPECT("--secret-token=v", "--secret-token=***");
+	EXPECT("--tokenpassword=v", "--tokenpassword=***");
+	EXPECT("a=TOKEN=v", "a=TOKEN=***");
+	UNCHANGED("a=b,tok=c,password");
 }
 
 static void test_flag_then_value(void **state)

@@ -102,6 +102,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.ring_buffer_bytes, 4 * 1024 * 1024);
 	assert_int_equal(c.max_clients, 64);
 	assert_int_equal(c.log_level, LOG_LEVEL_INFO);
+	assert_int_equal(c.nice, -10);
 }
 
 static void test_empty_and_comments_give_defaults(void **state)
@@ -289,6 +290,19 @@ static void test_durations(void **state)
 	    "t.conf:1: CommitInterval: bad value \"61s\": must be between 10ms and 60s");
 	bad("CommitInterval = 2m\n",
 	    "t.conf:1: CommitInterval: bad value \"2m\": must be between 10ms and 60s");
+}
+
+static void test_nice(void **state)
+{
+	(void)state;
+	assert_int_equal(ok("Nice = -20\n").nice, -20);
+	assert_int_equal(ok("Nice = 0\n").nice, 0);
+	assert_int_equal(ok("Nice = 19\n").nice, 19);
+	bad("Nice = -21\n", "t.conf:1: Nice: bad value \"-21\": must be between -20 and 19");
+	bad("Nice = 20\n", "t.conf:1: Nice: bad value \"20\": must be between -20 and 19");
+	bad("Nice = --1\n", "t.conf:1: Nice: bad value \"--1\": expected a number");
+	bad("Nice = -\n", "t.conf:1: Nice: bad value \"-\": expected a number");
+	bad("Nice = 5x\n", "t.conf:1: Nice: bad value \"5x\": expected a number");
 }
 
 static void test_sizes(void **state)
@@ -841,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_quoted_values),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_nice),
 		cmocka_unit_test(test_max_clients),
 		cmocka_unit_test(test_client_limits),
 		cmocka_unit_test(test_log_levels),

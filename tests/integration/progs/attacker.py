@@ -16,6 +16,8 @@ attacker.py SOCK run_end UNIT              ask to end UNIT; print the reply
 attacker.py SOCK zombies N                 N times: fork a child that exits at once and, before
                                            reaping it, ask to trace its pid; print "PID accepted|refused"
 attacker.py SOCK status_watch OUTFILE      (root) ask for status every 50 ms until SIGTERM; write the slowest answer in ms
+attacker.py SOCK status_probe N OUTFILE    (root) the same, N times: write the slowest answer in ms, the failures
+                                           and every answer's time
 """
 import os, select, signal, socket, sys, threading, time
 
@@ -182,12 +184,14 @@ elif WHAT == "zombies":
         s.close()
         os.waitpid(pid, 0)
         print(pid, "accepted" if b'"ok":true' in reply else "refused", flush=True)
-elif WHAT == "status_watch":
-    out = ARGS[0]
+elif WHAT in ("status_watch", "status_probe"):
+    probes = int(ARGS[0]) if WHAT == "status_probe" else -1
+    out = ARGS[-1]
     stop = [False]
     signal.signal(signal.SIGTERM, lambda *_: stop.__setitem__(0, True))
-    worst, fails = 0.0, 0
-    while not stop[0]:
+    worst, fails, times = 0.0, 0, []
+    while not stop[0] and probes != 0:
+        probes -= 1
         t0 = time.monotonic()
         try:
             s = connect()
@@ -204,9 +208,11 @@ elif WHAT == "status_watch":
                 fails += 1
         except OSError:
             fails += 1
-        worst = max(worst, (time.monotonic() - t0) * 1000)
+        times.append((time.monotonic() - t0) * 1000)
+        worst = max(worst, times[-1])
         time.sleep(0.05)
     with open(out, "w") as f:
-        f.write("%.1f %d\n" % (worst, fails))
+        f.write("%.1f %d" % (worst, fails))
+        f.write(" %s\n" % " ".join("%.0f" % t for t in times) if WHAT == "status_probe" else "\n")
 else:
     sys.exit(__doc__)

@@ -1,0 +1,122 @@
+# One user's exec storms against another user's work. User A runs 8, then 16,
+# `tracerctl run -- storm` at once (vfork + exec of /bin/true with two 4000-byte arguments, as
+# fast as they go): on this test's daemon, where user B runs 3000 processes with `tracerctl
+# run`, then 16 again with a ring of 64K that they fill; and on n1 of the test cluster
+# (tests/slurm-docker), where B's Slurm batch job runs 3000 processes. Meanwhile root asks for
+# status 50 times, each answered within 100 ms, and B's work is recorded whole with 0 events
+# lost: what the ring cannot take is refused to the user who holds most of it, and every event
+# lost is the attacker's. Prints tracerd's CPU and the attacker's own loss. STORM_WHERE=local
+# or cluster runs one half only (the cluster's under its lock, held for less time).
+. "$(dirname "$0")/lib.sh"
+start_daemon || exit 1
+ATTACKER=tracertest
+BYSTANDER=tracertest2
+STORM=$(prog storm) || { fail "build storm"; finish; exit 1; }
+ATK_PY=$TOP/tests/integration/progs/attacker.py
+STATUS_MAX_MS=100
+STORM_SECONDS=${STORM_SECONDS:-90} # at most: they stop once the victim's work is done
+chmod 755 "$STORM" "$BUILD" "$BUILD/itest"
+# the daemon under attack: its node, tracer.conf, socket and pid (this test's to begin with)
+ON_NODE=$NODE ON_CONF=$TRACER_CONF ON_SOCK=$T/run/tracerd-$NODE.sock ON_PID=$DAEMON_PID
+asuser() { local u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
+onctl() { TRACER_CONF=$ON_CONF "$BUILD/tracerctl" -N "$ON_NODE" "$@"; }
+# the daemon's CPU time so far, in clock ticks
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$ON_PID/stat"; }
+# a number out of a run's summary: summary_n FILE WORD (recorded, lost)
+summary_n() { grep -o "[0-9]* $2" "$1" | head -1 | cut -d' ' -f1; }
+# a counter of the daemon's status: status_n NAME (lost, refused)
+status_n() { onctl status --json | grep -o "\"$1\": *[0-9]*" | grep -o '[0-9]*$'; }
+
+# B's 3000 processes, traced with tracerctl run: victim_run TAG OUTDIR (its loss in OUTDIR/blost)
+victim_run() {
+  asuser $BYSTANDER env TRACER_CONF="$ON_CONF" "$BUILD/tracerctl" -N "$ON_NODE" run \
+    --name "victim$1" -- bash -c 'for i in $(seq 3000); do /bin/true; done' 2> "$2/b.sum"
+  sed 's/^/    victim: /' "$2/b.sum"
+  check "$1: the victim's run was traced" grep -q "recorded" "$2/b.sum"
+  check "$1: the victim's 3002 processes recorded" grep -q " 3002 recorded, 0 still running" "$2/b.sum"
+  check "$1: the victim lost no event" grep -q " 0 events lost" "$2/b.sum"
+  summary_n "$2/b.sum" "events lost" > "$2/blost"
+}
+
+# storms N TAG VICTIM [full]: N storms of A's while VICTIM (a function, as victim_run) runs
+storms() {
+  local n=$1 tag=$2 victim=$3 i t0 c0 t1 c1 start wall pids=() out=$T/storm$2 worst fails times
+  local rec lost alost=0 aruns=0 blost lost0 lost1 refused0 refused1 probe
+  mkdir -p "$out"; chmod 777 "$out"
+  lost0=$(status_n lost); refused0=$(status_n refused)
+  t0=$(date +%s%N); c0=$(cpu_ticks)
+  for i in $(seq "$n"); do
+    asuser $ATTACKER env TRACER_CONF="$ON_CONF" "$BUILD/tracerctl" -N "$ON_NODE" run \
+      --name "storm$tag-$i" -- "$STORM" "$STORM_SECONDS" "$out/stop" > "$out/a$i.out" 2> "$out/a$i.sum" &
+    pids+=($!)
+  done
+  sleep 3 # the storms are under way
+  /usr/bin/python3 "$ATK_PY" "$ON_SOCK" status_probe 50 "$out/probe" & probe=$!
+  start=$(date +%s%N)
+  $victim "$tag" "$out"
+  blost=$(cat "$out/blost")
+  wall=$((($(date +%s%N) - start) / 1000000))
+  wait $probe
+  touch "$out/stop" # B done: the storms are not needed any longer
+  for i in "${pids[@]}"; do wait "$i"; done
+  t1=$(date +%s%N); c1=$(cpu_ticks)
+  lost1=$(status_n lost); refused1=$(status_n refused)
+  for i in $(seq "$n"); do
+    lost=$(summary_n "$out/a$i.sum" "events lost"); rec=$(summary_n "$out/a$i.sum" recorded)
+    alost=$((alost + ${lost:-0})); aruns=$((aruns + ${rec:-0}))
+  done
+  read -r worst fails times < "$out/probe"
+  echo "  $tag: status slowest ${worst} ms ($fails failed); tracerd CPU" \
+    "$(( (c1 - c0) * 100 * 1000000000 / $(getconf CLK_TCK) / (t1 - t0) ))%;" \
+    "attacker: $aruns processes recorded, $alost events lost; daemon: $((lost1 - lost0)) lost," \
+    "$((refused1 - refused0)) refused; the victim's work took ${wall} ms"
+  echo "    status answers (ms): $times"
+  check "$tag: status answered within $STATUS_MAX_MS ms, 50 times (slowest ${worst} ms, $fails failed)" \
+    awk -v w="$worst" -v f="$fails" -v m=$STATUS_MAX_MS 'BEGIN { exit !(w <= m && f == 0) }'
+  check "$tag: every event lost is the attacker's ($alost of $((lost1 - lost0)), the victim's ${blost:-?})" \
+    [ "$alost" -eq $((lost1 - lost0)) ]
+  [ "${4:-}" != full ] || check "$tag: the ring was full: the attacker lost $alost events" [ "$alost" -gt 0 ]
+}
+
+WHERE=${STORM_WHERE:-both}
+if [ "$WHERE" != cluster ]; then
+  storms 8 8storms victim_run
+  storms 16 16storms victim_run
+  # a ring that the storms fill whatever tracerd's pace
+  stop_daemon
+  echo "RingBufferSize = 64K" >> "$T/tracer.conf"
+  start_daemon || { fail "restart with a 64K ring"; finish; exit 1; }
+  ON_PID=$DAEMON_PID
+  storms 16 16storms-ring64K victim_run full
+fi
+[ "$WHERE" = local ] && { finish; exit; }
+
+# On n1 of the test cluster: B's Slurm batch job of 3000 processes, in its batch step.
+cluster_up
+ON_NODE=n1 ON_CONF=$TRACER_CONF ON_SOCK=$BASE/run/tracerd-n1.sock ON_PID=$(cat "$BASE/run/tracerd-n1.pid")
+ndb() { sqlite3 "$BASE/state/n1/tracer.db" "$@"; }
+victim_job() { # victim_job TAG OUTDIR, as victim_run
+  local j b l st
+  cat > "$2/job.sh" <<'JOB'
+#!/bin/bash
+#SBATCH -w n1 -n1 --mem=100M -o /dev/null
+for i in $(seq 3000); do /bin/true; done
+JOB
+  chmod 644 "$2/job.sh"
+  j=$(submit $BYSTANDER "$2/job.sh")
+  wait_jobs "$j"
+  for _ in $(seq 30); do # n1 commits within its CommitInterval
+    b=$(ndb "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit=u.id WHERE u.name='$j.batch' AND p.comm='true'")
+    l=$(ndb "SELECT COALESCE(SUM(lost_events), -1) FROM units WHERE job_id=$j")
+    st=$(ndb "SELECT group_concat(DISTINCT state) FROM units WHERE job_id=$j")
+    [ "$b" = 3000 ] && [ "$st" = COMPLETED ] && break
+    sleep 0.2
+  done
+  echo "    victim: job $j of $BYSTANDER: $b of 3000 true in its batch step, $l events lost, units $st"
+  check "$1: the victim's job $j: its 3000 processes recorded" [ "$b" = 3000 ]
+  check "$1: the victim's job $j lost no event, its units COMPLETED" [ "$l" = 0 -a "$st" = COMPLETED ]
+  echo "$l" > "$2/blost"
+}
+storms 8 n1-8storms victim_job
+storms 16 n1-16storms victim_job
+finish
