@@ -296,8 +296,34 @@ static int net(int kib)
 	return 0;
 }
 
+static void *nap(void *arg)
+{
+	struct timespec t = { .tv_sec = (time_t) * (double *)arg,
+			      .tv_nsec = (long)((*(double *)arg - (time_t) * (double *)arg) * 1e9) };
+
+	nanosleep(&t, NULL);
+	return NULL;
+}
+
+/* off-CPU: n threads asleep for secs while their leader waits for them */
+static int sleepers(int n, double secs)
+{
+	pthread_t t[64];
+
+	if (n < 1 || n > 64)
+		return 2;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, nap, &secs))
+			return 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "sleep"))
+		return sleepers(atoi(argv[2]), atof(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "cpu"))
 		return cpu(atoi(argv[2]), atof(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "cpu-leader-first"))
@@ -307,6 +333,6 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "net"))
 		return net(atoi(argv[2]));
 	fprintf(stderr,
-		"usage: waits cpu|cpu-leader-first THREADS SECONDS | io FILE MIB | net KIB\n");
+		"usage: waits cpu|cpu-leader-first|sleep THREADS SECONDS | io FILE MIB | net KIB\n");
 	return 2;
 }
