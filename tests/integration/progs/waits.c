@@ -299,7 +299,8 @@ static int net(int kib)
 static void *nap(void *arg)
 {
 	struct timespec t = { .tv_sec = (time_t) * (double *)arg,
-			      .tv_nsec = (long)((*(double *)arg - (time_t) * (double *)arg) * 1e9) };
+			      .tv_nsec =
+				      (long)((*(double *)arg - (time_t) * (double *)arg) * 1e9) };
 
 	nanosleep(&t, NULL);
 	return NULL;
@@ -332,7 +333,7 @@ int main(int argc, char **argv)
 		return io(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "net"))
 		return net(atoi(argv[2]));
-	fprintf(stderr,
-		"usage: waits cpu|cpu-leader-first|sleep THREADS SECONDS | io FILE MIB | net KIB\n");
+	fprintf(stderr, "usage: waits cpu|cpu-leader-first|sleep THREADS SECONDS | io FILE MIB | "
+			"net KIB\n");
 	return 2;
 }
