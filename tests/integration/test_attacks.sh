@@ -342,12 +342,13 @@ check "planting: n1: job $job of $BYSTANDER traced whole, batch step and step 0"
 within_limits zombies n1 "$(n1_pid)" "$T/watch-n1" -n1
 check "planting: pid_max is restored" [ "$(cat /proc/sys/kernel/pid_max)" = "$old_pid_max" ]
 
-# out of open files (a LimitNOFILE below what MaxClients needs): connections beyond it are
-# let go, the loop does not spin, and the daemon serves again once they are gone
+# out of open files (a LimitNOFILE below what MaxClients needs; tracerd holds some 47 itself:
+# its BPF objects, store, log and loop): connections beyond it are let go, the loop does not
+# spin, and the daemon serves again once they are gone
 stop_daemon
 chmod 644 "$T/state/$NODE/tracer.db"; chmod 777 "$T/state/$NODE"
 echo "MaxClientsPerUser = 100" >> "$T/tracer.conf"
-prlimit --nofile=48:48 "$BUILD/tracerd" -f -N $NODE -c "$T/tracer.conf" >> "$T/tracerd.log" 2>&1 &
+prlimit --nofile=64:64 "$BUILD/tracerd" -f -N $NODE -c "$T/tracer.conf" >> "$T/tracerd.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 50); do ctl status > /dev/null 2>&1 && break; sleep 0.1; done
 check "a restart puts the store's mode right again (0600, its directory 0750)" \
