@@ -72,8 +72,14 @@ static struct proc *get_proc(struct agent *a, const struct event_header *h)
 	if (created) {
 		p->unit = h->unit;
 		u = units_find(a, h->unit);
-		if (u)
+		/* until its fork or exec says otherwise (they may have been refused or lost, and
+		 * an exit carries no uid): a process of a unit runs as the unit's user, the one
+		 * whose tree the kernel side followed to it, never as root by default */
+		if (u) {
 			u->live++;
+			p->uid = u->uid;
+			p->gid = u->gid;
+		}
 	} else if (h->unit && h->unit != p->unit) {
 		units_move_proc(a, p,
 				h->unit); /* registered as another unit's root since its fork */

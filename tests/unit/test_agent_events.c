@@ -404,7 +404,10 @@ static void test_exit_of_unseen_process(void **state)
 	struct exit_event x = mk_exit(500, 5 * SEC, 1, 1 << 8);
 	json_object *rows, *r;
 
-	/* its fork and exec were lost (or it started before tracking): its totals still count */
+	/* its fork and exec were lost (or it started before tracking): its totals still count,
+	 * under its unit's user (an exit carries no uid: not root's by default) */
+	units_find(a, 1)->uid = 1001;
+	units_find(a, 1)->gid = 1002;
 	x.ppid = 499;
 	deliver(a, &x, sizeof(x));
 	assert_int_equal(a->stored, 1);
@@ -417,6 +420,7 @@ static void test_exit_of_unseen_process(void **state)
 	assert_int_equal(geti(r, "pid"), 500);
 	assert_int_equal(geti(r, "ppid"), 499);
 	assert_int_equal(geti(r, "status"), 256);
+	assert_int_equal(geti(r, "uid"), 1001);
 	assert_int_equal(geti(r, "cpu_ns"), 2 * SEC);
 	assert_string_equal(json_object_get_string(key(r, "comm")), "exitcomm");
 	assert_false(has(r, "exe"));
