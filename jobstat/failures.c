@@ -68,6 +68,12 @@ static void add_victim(struct failures *f, const char *step, const struct proc_r
 	size_t named = f->noom < FAIL_OOM_NAMED ? f->noom : FAIL_OOM_NAMED, at = named;
 
 	f->noom++;
+	if (p->end_ns != JS_NONE) {
+		if (!f->oom_from_ns || p->end_ns < f->oom_from_ns)
+			f->oom_from_ns = p->end_ns;
+		if (p->end_ns > f->oom_to_ns)
+			f->oom_to_ns = p->end_ns;
+	}
 	while (at > 0 && earlier(p, &f->oom[at - 1], 1))
 		at--;
 	if (at == FAIL_OOM_NAMED)
@@ -94,16 +100,15 @@ void failures_add(struct failures *f, const char *step, const struct proc_rec *p
 
 void failures_add_grown(struct failures *f, const char *step, const struct proc_rec *p, size_t n)
 {
-	const struct failed_proc *v = &f->oom[0];
-
-	if (!f->noom || v->end_ns == JS_NONE)
+	if (!f->noom || !f->oom_to_ns)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		/* a tool of the victim's node alive when the OOM killer struck */
+		/* a tool of the first victim's node alive while the OOM killer struck (at the
+		 * job's limit it may stop the engines first, the tool a moment later) */
 		if (engine_tool(p[i].tool) || p[i].maxrss_kb == JS_NONE ||
-		    strcmp(p[i].node, v->node) || p[i].start_ns == JS_NONE ||
-		    p[i].start_ns > v->end_ns ||
-		    (p[i].end_ns != JS_NONE && p[i].end_ns + FAIL_TOGETHER_NS < v->end_ns))
+		    strcmp(p[i].node, f->oom[0].node) || p[i].start_ns == JS_NONE ||
+		    p[i].start_ns > f->oom_to_ns ||
+		    (p[i].end_ns != JS_NONE && p[i].end_ns + FAIL_TOGETHER_NS < f->oom_from_ns))
 			continue;
 		if (!f->ngrew++ || p[i].maxrss_kb > f->grew.maxrss_kb)
 			keep(&f->grew, step, &p[i]);
@@ -129,12 +134,12 @@ void failures_of_job(struct job *j)
 	if (!report_job_failed(j))
 		return;
 	/* the failures, then (knowing the OOM killer's first victim) the tool that grew */
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 1 + (j->fail.noom && j->fail.oom_to_ns); pass++)
 		for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
 			struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
 			struct procset ps = { 0 };
 
-			/* a step tracer holds no unit of has no processes (its set stays empty) */
+			/* a step without units has no processes: its set stays empty */
 			if (s->f.nunits && procs_of_step(j, s, &ps) == 0) {
 				if (pass == 0)
 					failures_add(&j->fail, s->jobid, ps.p, ps.n);
@@ -180,7 +185,6 @@ struct json_object *failures_json(const struct failures *f)
 	json_object_object_add(o, "first_failed", f->nfailed ? proc_json(&f->first) : NULL);
 	json_object_object_add(o, "failed_count", json_object_new_int64((int64_t)f->nfailed));
 	json_object_object_add(o, "largest_tool",
-			       f->noom && f->ngrew && f->grew.maxrss_kb > 0 ? proc_json(&f->grew)
-									    : NULL);
+			       f->ngrew && f->grew.maxrss_kb > 0 ? proc_json(&f->grew) : NULL);
 	return o;
 }

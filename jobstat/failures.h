@@ -29,11 +29,12 @@ struct failures {
 	 * FAIL_OOM_NAMED)) */
 	struct failed_proc oom[FAIL_OOM_NAMED];
 	size_t noom;
-	struct failed_proc first; /* the first to exit non-zero or on a signal, a tool before
-				   * the engine that failed with it, when nfailed */
+	int64_t oom_from_ns, oom_to_ns; /* the first and the last kill (known ends), 0 none */
+	struct failed_proc first;	/* the first to exit non-zero or on a signal, a tool before
+					 * the engine that failed with it, when nfailed */
 	size_t nfailed;
 	struct failed_proc grew; /* the largest tool (not the engine) by its own peak of those
-				  * alive on the first victim's node when the OOM killer struck:
+				  * alive on the first victim's node while the OOM killer struck:
 				  * what grew before it, when ngrew */
 	int ngrew;
 };

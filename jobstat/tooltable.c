@@ -228,9 +228,12 @@ int tooltable_unit_tools(void *ctx, const struct unit_rec *u, struct json_object
  * one; where the OOM killer stopped only the engine, the tool that grew */
 static void failed_tool(const struct job *j, struct row *r)
 {
-	const struct failed_proc *p = j->fail.nfailed ? &j->fail.first : NULL;
+	const struct failed_proc *p = j->fail.noom	? &j->fail.oom[0]
+				      : j->fail.nfailed ? &j->fail.first
+							: NULL;
 
-	if (p && p->engine && j->fail.noom && j->fail.ngrew && j->fail.grew.maxrss_kb > 0)
+	/* oom[] names tools first: an engine first means the OOM killer stopped only engines */
+	if (p && p->engine && j->fail.ngrew && j->fail.grew.maxrss_kb > 0)
 		p = &j->fail.grew;
 
 	if (p && (r == &j->row || strcmp(r->jobid, p->step) == 0))

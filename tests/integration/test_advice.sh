@@ -8,7 +8,9 @@
 #   with it, no job is OOM-killed; with 0.8 x of each mem_mb, at least one is;
 # - a job Slurm failed before its script ran (its output file cannot be opened: 0:53) is
 #   reported 100 times (5 more under valgrind) without a crash or a memory error, with a note
-#   naming the cause.
+#   naming the cause;
+# - a Snakemake rule outgrowing its mem_mb is reported at its limit (peak and MemEff not above
+#   it) with the tool that grew named, not the engine.
 # The cluster is shared: it is brought up (idempotent) and left running.
 . "$(dirname "$0")/lib.sh"
 cluster_up
@@ -78,6 +80,24 @@ smk() { # DIR EXTRA-ARGS: run the workflow in a fresh DIR as the user; prints it
   grep -o 'submitted with SLURM jobid [0-9]*' "$1/snakemake.log" | grep -o '[0-9]*$' | paste -sd,
 }
 states() { sacct -n -X -P -j "$1" -o JobName,State | sort | uniq -c | awk '{ $1 = $1; print }' | paste -sd' '; }
+# a rule OOM-killed at its mem_mb of 200 (the engines fit, the tool outgrows it): the job's peak
+# is its limit, the tool that grew is named
+mkdir -p "$T/oom"; cp "$HERE/oom.smk" "$T/oom/Snakefile"; chown -R tracertest "$T/oom"
+su tracertest -c "cd '$T/oom' && SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF snakemake --slurm --jobs 1 \
+  --default-resources slurm_account=tracer slurm_partition=debug runtime=10 \
+  --max-status-checks-per-second 1 --latency-wait 5 > snakemake.log 2>&1"
+J5=$(grep -o 'submitted with SLURM jobid [0-9]*' "$T/oom/snakemake.log" | grep -o '[0-9]*$')
+wait_ended ${J5:-0}
+out=$(as tracertest "$JS -j ${J5:-0}")
+echo "$out" | sed 's/^/  | /'
+lim=$(sed -nE 's/.*killed by the OOM killer at its ([0-9.]+)M limit \(peak ([0-9.]+)M.*/\1 \2/p' <<< "$out")
+eff=$(as tracertest "$JS -j ${J5:-0} -X -P -n -o MemEff,Tool")
+check "a Snakemake rule OOM-killed at mem_mb=200 ($(state "${J5:-0}")): its peak is not above its limit ($lim)" \
+  awk -v l="${lim% *}" -v p="${lim#* }" 'BEGIN { exit !(l > 0 && p <= l && p >= 0.9 * l) }'
+check "... MemEff at most 100 %, and its Tool not the engine ($eff)" \
+  awk -F'|' '{ e = $1; sub(/%/, "", e); exit !(e + 0 > 0 && e + 0 <= 100.5 && $2 != "snakemake" && $2 != "") }' <<< "$eff"
+check "... the tool that grew is named" grep -qE "the largest tool then: process [0-9]+ \(python3|python3 had grown to" <<< "$out"
+
 S1=$(smk "$T/wf1" "")
 wait_ended ${S1//,/ }
 out=$(as tracertest "$JS -j $S1")
