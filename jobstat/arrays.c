@@ -24,32 +24,26 @@ void arrays_stats(double *v, size_t n, double *min, double *median, double *max)
 	*median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void arrays_count_state(char *states, size_t len, const char *state)
+void arrays_count_state(struct state_counts *c, const char *state)
 {
-	char name[32], buf[256];
-	char *p = states;
-	size_t l;
-	long c;
+	size_t l = strcspn(state, " "), k; /* "CANCELLED by 0" counts as CANCELLED */
 
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(state, " "),
-		 state); /* "CANCELLED by 0" */
-	l = strlen(name);
 	if (!l)
 		return;
-	while (p && *p) {
-		if (strncmp(p, name, l) == 0 && p[l] == ':') {
-			c = strtol(p + l + 1, NULL, 10) + 1;
-			snprintf(buf, sizeof(buf), "%.*s%s:%ld%s", (int)(p - states), states, name,
-				 c, strchr(p, ',') ? strchr(p, ',') : "");
-			snprintf(states, len, "%s", buf);
+	if (l >= sizeof(c->k[0].name))
+		l = sizeof(c->k[0].name) - 1;
+	for (k = 0; k < c->n; k++)
+		if (strlen(c->k[k].name) == l && !strncmp(c->k[k].name, state, l))
+			break;
+	if (k == c->n) {
+		if (c->n == STATE_KINDS) {
+			c->other++;
 			return;
 		}
-		p = strchr(p, ',');
-		p = p ? p + 1 : NULL;
+		snprintf(c->k[k].name, sizeof(c->k[k].name), "%.*s", (int)l, state);
+		c->n++;
 	}
-	l = strlen(states);
-	if (l + strlen(name) + 4 < len)
-		snprintf(states + l, len - l, "%s%s:1", l ? "," : "", name);
+	c->k[k].n++;
 }
 
 /* failures first, the worst first; then the unfinished; COMPLETED last */
@@ -59,12 +53,11 @@ static int state_rank(const char *s)
 		"OUT_OF_MEMORY", "FAILED",    "TIMEOUT", "NODE_FAIL", "BOOT_FAIL", "DEADLINE",
 		"PREEMPTED",	 "CANCELLED", "RUNNING", "SUSPENDED", "PENDING",   "REQUEUED"
 	};
-	size_t l = strcspn(s, ":");
 
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (strlen(order[i]) == l && strncmp(s, order[i], l) == 0)
+		if (!strcmp(s, order[i]))
 			return (int)i;
-	return strncmp(s, "COMPLETED", l) == 0 ? 100 : 50;
+	return strcmp(s, "COMPLETED") == 0 ? 100 : 50;
 }
 
 static int by_rank(const void *a, const void *b)
@@ -75,18 +68,42 @@ static int by_rank(const void *a, const void *b)
 	return d ? d : strcmp(x, y);
 }
 
-void arrays_order_states(char *states, size_t len)
+void arrays_states_text(const struct state_counts *c, char *out, size_t len)
 {
-	char buf[256], *part[32], *save = NULL, *t;
-	size_t n = 0, at = 0;
+	const char *name[STATE_KINDS];
+	size_t at = 0;
+	char part[48];
 
-	snprintf(buf, sizeof(buf), "%s", states);
-	for (t = strtok_r(buf, ",", &save); t && n < 32; t = strtok_r(NULL, ",", &save))
-		part[n++] = t;
-	qsort(part, n, sizeof(*part), by_rank);
-	states[0] = 0;
-	for (size_t i = 0; i < n && at < len; i++)
-		at += (size_t)snprintf(states + at, len - at, "%s%s", i ? "," : "", part[i]);
+	if (!len)
+		return;
+	out[0] = 0;
+	for (size_t k = 0; k < c->n; k++)
+		name[k] = c->k[k].name;
+	qsort(name, c->n, sizeof(*name), by_rank);
+	for (size_t i = 0; i <= c->n; i++) {
+		size_t k;
+		int w;
+
+		if (i == c->n) {
+			if (!c->other)
+				break;
+			w = snprintf(part, sizeof(part), "%sother:%" PRId64, at ? "," : "",
+				     c->other);
+		} else {
+			for (k = 0; name[i] != c->k[k].name; k++)
+				;
+			w = snprintf(part, sizeof(part), "%s%s:%" PRId64, at ? "," : "", name[i],
+				     c->k[k].n);
+		}
+		/* whole entries only: a cut count would read as another number */
+		if (at + (size_t)w + 4 >= len) {
+			if (at + 4 < len)
+				snprintf(out + at, len - at, "%s...", at ? "," : "");
+			break;
+		}
+		memcpy(out + at, part, (size_t)w + 1);
+		at += (size_t)w;
+	}
 }
 
 int arrays_build(const struct report *rep, struct row **rows_out, struct array_stats **stats_out)
@@ -103,6 +120,7 @@ int arrays_build(const struct report *rep, struct row **rows_out, struct array_s
 		size_t k;
 		struct row *r;
 		struct array_stats *s;
+		struct state_counts sc = { 0 };
 
 		if (a <= 0 || rep->jobs[i].array_task_id < 0)
 			continue;
@@ -128,7 +146,7 @@ int arrays_build(const struct report *rep, struct row **rows_out, struct array_s
 			if (rep->jobs[j].array_job_id != a || rep->jobs[j].array_task_id < 0)
 				continue;
 			s->njobs++;
-			arrays_count_state(s->states, sizeof(s->states), rep->jobs[j].row.state);
+			arrays_count_state(&sc, rep->jobs[j].row.state);
 			if (rep->jobs[j].array_last)
 				snprintf(s->suggest, sizeof(s->suggest), "%s",
 					 rep->jobs[j].array_suggest);
@@ -137,7 +155,7 @@ int arrays_build(const struct report *rep, struct row **rows_out, struct array_s
 			if (rep->jobs[j].array_task_id > hi)
 				hi = rep->jobs[j].array_task_id;
 		}
-		arrays_order_states(s->states, sizeof(s->states));
+		arrays_states_text(&sc, s->states, sizeof(s->states));
 		snprintf(r->jobid, sizeof(r->jobid),
 			 lo == hi ? "%" PRId64 "_%" PRId64
 				  : "%" PRId64 "_[%" PRId64 "-%" PRId64 "]",

@@ -4,6 +4,7 @@
 #define JOBSTAT_ARRAYS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 #include "fields.h"
@@ -25,12 +26,21 @@ int arrays_build(const struct report *rep, struct row **rows, struct array_stats
 /* min, median (the mean of the middle two for an even count) and max of v[0..n), sorted in
  * place. */
 void arrays_stats(double *v, size_t n, double *min, double *median, double *max);
-/* Count one job of state ("CANCELLED by 0" counts as CANCELLED) into states, a list
- * "COMPLETED:2,FAILED:1" of at most len bytes (a state that does not fit is left out). */
-void arrays_count_state(char *states, size_t len, const char *state);
-/* "COMPLETED:2,FAILED:1,OUT_OF_MEMORY:1" in place as "OUT_OF_MEMORY:1,FAILED:1,COMPLETED:2":
- * failures first, the worst first, COMPLETED last. */
-void arrays_order_states(char *states, size_t len);
+/* Jobs counted by state ("CANCELLED by 0" counts as CANCELLED); states past STATE_KINDS
+ * distinct ones are counted as "other". */
+#define STATE_KINDS 16
+struct state_counts {
+	struct {
+		char name[24];
+		int64_t n;
+	} k[STATE_KINDS];
+	size_t n;
+	int64_t other;
+};
+void arrays_count_state(struct state_counts *c, const char *state);
+/* "OUT_OF_MEMORY:1,FAILED:1,COMPLETED:2": failures first, the worst first, COMPLETED last;
+ * whole entries only, ",..." where the rest does not fit in len. */
+void arrays_states_text(const struct state_counts *c, char *out, size_t len);
 /* Their cells, as text and JSON, are in fields.h (array_cell, array_json). */
 
 #endif

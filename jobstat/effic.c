@@ -6,12 +6,26 @@
 #include "convert.h"
 #include "effic.h"
 
-double eff_cpu(int64_t cpu_ns, int64_t elapsed_s, int64_t alloc_cpus)
+/* TotalCPU / (wall x AllocCPUS), wall in ns */
+static double eff_cpu_ns(int64_t cpu_ns, int64_t wall_ns, int64_t alloc_cpus)
 {
-	if (cpu_ns == JS_NONE || cpu_ns < 0 || elapsed_s == JS_NONE || elapsed_s <= 0 ||
+	if (cpu_ns == JS_NONE || cpu_ns < 0 || wall_ns == JS_NONE || wall_ns <= 0 ||
 	    alloc_cpus == JS_NONE || alloc_cpus <= 0)
 		return -1;
-	return 100.0 * (double)cpu_ns / 1e9 / ((double)elapsed_s * (double)alloc_cpus);
+	return 100.0 * (double)cpu_ns / ((double)wall_ns * (double)alloc_cpus);
+}
+
+double eff_cpu(int64_t cpu_ns, int64_t elapsed_s, int64_t alloc_cpus)
+{
+	return eff_cpu_ns(cpu_ns,
+			  elapsed_s == JS_NONE || elapsed_s <= 0 ? JS_NONE : elapsed_s * 1000000000,
+			  alloc_cpus);
+}
+
+/* the tasks a row's per-task figures scale by: the given count, else its task units, else 1 */
+static int64_t tasks_of(const struct figures *f, int64_t ntasks)
+{
+	return ntasks == JS_NONE || ntasks < 1 ? (f->ntasks > 0 ? f->ntasks : 1) : ntasks;
 }
 
 double eff_mem(int64_t peak_kb, int64_t req_mb)
@@ -30,7 +44,7 @@ double eff_time(int64_t elapsed_s, int64_t limit_min)
 
 int64_t eff_peak_memory(const struct figures *f, int64_t ntasks, const char **src)
 {
-	int64_t n = ntasks == JS_NONE || ntasks < 1 ? (f->ntasks > 0 ? f->ntasks : 1) : ntasks;
+	int64_t n = tasks_of(f, ntasks);
 
 	*src = NULL;
 	if (!f->nunits)
@@ -61,7 +75,7 @@ int64_t eff_peak_memory(const struct figures *f, int64_t ntasks, const char **sr
 
 int64_t eff_own_peak(const struct figures *f, int64_t ntasks)
 {
-	int64_t n = ntasks == JS_NONE || ntasks < 1 ? (f->ntasks > 0 ? f->ntasks : 1) : ntasks;
+	int64_t n = tasks_of(f, ntasks);
 	int64_t own = JS_NONE;
 
 	if (f->maxrss_kb != JS_NONE && f->maxrss_kb > 0 && f->nprocs > 0)
@@ -73,7 +87,7 @@ int64_t eff_own_peak(const struct figures *f, int64_t ntasks)
 
 int64_t eff_node_peak_memory(const struct figures *f, int64_t ntasks, int64_t nnodes)
 {
-	int64_t n = ntasks == JS_NONE || ntasks < 1 ? (f->ntasks > 0 ? f->ntasks : 1) : ntasks;
+	int64_t n = tasks_of(f, ntasks);
 	int64_t nodes = nnodes == JS_NONE || nnodes < 1 ? (f->nnodes > 0 ? f->nnodes : 1) : nnodes;
 	int64_t per_node = (n + nodes - 1) / nodes, v = JS_NONE;
 
@@ -94,7 +108,7 @@ int64_t eff_node_peak_memory(const struct figures *f, int64_t ntasks, int64_t nn
 double eff_cores(const struct figures *f, int64_t cpu_ns, int64_t wall_ns, int64_t ntasks,
 		 const char **src)
 {
-	int64_t n = ntasks == JS_NONE || ntasks < 1 ? (f->ntasks > 0 ? f->ntasks : 1) : ntasks;
+	int64_t n = tasks_of(f, ntasks);
 
 	*src = NULL;
 	if (f->task_peak_cores >= 0) {
@@ -163,10 +177,10 @@ double row_cpu_eff(const struct row *r)
 {
 	if (r->running)
 		return -1;
-	/* exact times: Elapsed's whole seconds would put a short job above 100 % */
-	if (r->wall_ns != JS_NONE && r->wall_ns > 0 && r->cpu_ns != JS_NONE && r->cpu_ns >= 0 &&
-	    r->alloc_cpus != JS_NONE && r->alloc_cpus > 0)
-		return 100.0 * (double)r->cpu_ns / ((double)r->wall_ns * (double)r->alloc_cpus);
+	/* exact times (report.c's wall_ns): Elapsed's whole seconds would put a short job above
+	 * 100 % */
+	if (r->wall_ns != JS_NONE)
+		return eff_cpu_ns(r->cpu_ns, r->wall_ns, r->alloc_cpus);
 	return eff_cpu(r->cpu_ns, r->elapsed, r->alloc_cpus);
 }
 
@@ -251,6 +265,7 @@ static void advise_mem(const struct row *r, struct advice *a)
 		a->mem_why = MEM_FLOOR;
 		need = SLURM_MIN_MEM_MB;
 	}
+	a->node_mem_mb = need;
 	if (r->req_mem_per_cpu_mb == JS_NONE) {
 		a->mem_mb = need;
 		return;
@@ -271,7 +286,7 @@ void row_advice(const struct row *r, struct advice *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->cpus = -1;
-	a->mem_mb = a->mem_per_cpu_mb = a->time_min = a->limit_mb = -1;
+	a->mem_mb = a->mem_per_cpu_mb = a->node_mem_mb = a->time_min = a->limit_mb = -1;
 	if ((r->kind != ROW_JOB && r->kind != ROW_LOCAL) || r->running)
 		return;
 	a->oom = row_oom(r);
@@ -298,6 +313,7 @@ void advice_merge(struct advice *into, const struct advice *a)
 	}
 	if (a->mem_per_cpu_mb > into->mem_per_cpu_mb)
 		into->mem_per_cpu_mb = a->mem_per_cpu_mb;
+	into->node_mem_mb = max64(into->node_mem_mb, a->node_mem_mb);
 	into->time_min = max64(into->time_min, a->time_min);
 	into->limit_mb = max64(into->limit_mb, a->limit_mb);
 	into->oom |= a->oom;

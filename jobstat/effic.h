@@ -73,6 +73,7 @@ struct advice {
 	int cpus;		/* --cpus-per-task */
 	int64_t mem_mb;		/* --mem (per node), when the job asked --mem */
 	int64_t mem_per_cpu_mb; /* --mem-per-cpu, when the job asked for it */
+	int64_t node_mem_mb;	/* what a node needs, whichever of the two was asked */
 	int64_t time_min;	/* --time */
 	enum mem_why mem_why;
 	int oom, timeout; /* the job hit its memory / time limit */

@@ -186,20 +186,26 @@ static void note_failures(struct notes *c)
 {
 	const struct failures *f = &c->j->fail;
 	const struct failed_proc *p = &f->first;
-	char st[48], more[48] = "", who[FAIL_OOM_NAMED][112], grew[48];
-	size_t named = f->noom < FAIL_OOM_NAMED ? f->noom : FAIL_OOM_NAMED;
+	size_t named = f->noom < FAIL_OOM_NAMED ? f->noom : FAIL_OOM_NAMED, fit = 0, at;
+	char st[48], more[48] = "", who[NOTE_LEN] = "", one[112], grew[48];
 
-	for (size_t i = 0; i < named; i++)
-		proc_name(who[i], sizeof(who[i]), &f->oom[i]);
+	/* as many victims as the line holds whole (room kept for "and N more"), the first
+	 * one's command where only one or two are named (--json has each one's) */
+	for (at = 0; fit < named; fit++) {
+		proc_name(one, sizeof(one), &f->oom[fit]);
+		if (at + strlen(one) + 8 + 48 >= sizeof(who) - 32)
+			break;
+		at += (size_t)snprintf(who + at, sizeof(who) - at, "%s%s",
+				       !fit		  ? ""
+				       : fit + 1 == named ? " and "
+							  : ", ",
+				       one);
+	}
 	if (named) {
-		if (f->noom > named)
-			snprintf(more, sizeof(more), " and %zu more", f->noom - named);
-		/* the first one's command where the line has room for it (--json has each) */
-		note(c, "the OOM killer stopped %s%s%s%s%s%s%s%s%s%.100s", who[0],
-		     named > 1 ? (named > 2 ? ", " : " and ") : "", named > 1 ? who[1] : "",
-		     named > 2 ? (named > 3 ? ", " : " and ") : "", named > 2 ? who[2] : "",
-		     named > 3 ? " and " : "", named > 3 ? who[3] : "", more, named > 2 ? "" : ": ",
-		     named > 2 ? "" : f->oom[0].cmd);
+		if (f->noom > fit)
+			snprintf(more, sizeof(more), " and %zu more", f->noom - fit);
+		note(c, "the OOM killer stopped %s%s%s%.100s", who, more, fit > 2 ? "" : ": ",
+		     fit > 2 ? "" : f->oom[0].cmd);
 		/* what grew: the largest tool, when the victims do not start with it */
 		if (f->ngrew && f->grew.maxrss_kb > 0) {
 			fmt_size(grew, sizeof(grew), (double)f->grew.maxrss_kb, U_K, c->units, 0);

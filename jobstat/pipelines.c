@@ -64,9 +64,10 @@ size_t pipelines_filter(struct report *rep, const char *pipelines, const char *r
 
 struct acc {
 	struct row r;
-	long up[WF_TOOL];      /* the pipeline, run and step rows above (-1: none) */
-	size_t last_job;       /* the last job counted, + 1 */
-	struct exit_counts ec; /* exit statuses of a tool */
+	long up[WF_TOOL];	/* the pipeline, run and step rows above (-1: none) */
+	size_t last_job;	/* the last job counted, + 1 */
+	struct exit_counts ec;	/* exit statuses of a tool */
+	struct state_counts sc; /* its jobs' states */
 };
 
 struct accs {
@@ -151,7 +152,7 @@ static void count_job(struct acc *a, size_t ji, const struct job *j, const struc
 		return;
 	a->last_job = ji + 1;
 	a->r.njobs++;
-	arrays_count_state(a->r.state, sizeof(a->r.state), j->row.state);
+	arrays_count_state(&a->sc, j->row.state);
 	at = strlen(a->r.jobid);
 	if (at + strlen(j->row.jobid) + 5 < sizeof(a->r.jobid))
 		snprintf(a->r.jobid + at, sizeof(a->r.jobid) - at, "%s%s", at ? "," : "",
@@ -172,6 +173,8 @@ static void add_unit(struct acc *a, const struct unit_rec *u, int64_t now_ns)
 	} else {
 		fig_max(&f->last_end_ns, u->end_ns);
 	}
+	fig_sum(&f->lost, u->lost_events); /* each unit counts its own losses */
+	fig_sum(&f->unlisted, u->procs_folded);
 	if (!u->have_totals)
 		return;
 	fig_sum(&f->nprocs, u->t.nprocs);
@@ -181,6 +184,8 @@ static void add_unit(struct acc *a, const struct unit_rec *u, int64_t now_ns)
 	fig_max(&f->maxrss_kb, u->t.maxrss_kb);
 	fig_sum(&f->read_bytes, u->t.read_bytes);
 	fig_sum(&f->write_bytes, u->t.write_bytes);
+	fig_sum(&f->rchar, u->t.rchar);
+	fig_sum(&f->wchar, u->t.wchar);
 	fig_sum(&f->oom_kills, u->t.oom_kills);
 	figures_add_waits(f, u->t.cpu_wait_ns, u->t.iowait_ns, u->t.offcpu_ns, u->t.net_rx_bytes,
 			  u->t.net_tx_bytes);
@@ -282,7 +287,7 @@ static void finish(struct acc *a)
 	if (r->wf_level >= WF_STEP && !r->step[0])
 		snprintf(r->step, sizeof(r->step), JS_UNKNOWN);
 	exit_counts_format(&a->ec, 0, r->exit_codes, sizeof(r->exit_codes));
-	arrays_order_states(r->state, sizeof(r->state)); /* failed jobs first */
+	arrays_states_text(&a->sc, r->state, sizeof(r->state)); /* failed jobs first */
 }
 
 long pipelines_build(const struct report *rep, pipelines_tools_fn fetch, void *ctx, int64_t now_ns,

@@ -432,15 +432,22 @@ static void resolve_leaf(struct row *r, int64_t job_req_mb, int64_t job_nnodes)
 		r->req_mem_share_mb = job_req_mb * r->nnodes / job_nnodes;
 }
 
-/* A step's time span in ns: its units', else Slurm's seconds; unknown ends are open. */
+/* A step's time span in ns, by its units (a step with a figure has units); an end not yet
+ * known is open. */
 static void step_span(const struct row *s, int64_t *from, int64_t *to)
 {
-	*from = s->f.unit_start_ns != JS_NONE ? s->f.unit_start_ns
-		: s->start > 0		      ? s->start * 1000000000
-					      : 0;
+	*from = s->f.unit_start_ns != JS_NONE ? s->f.unit_start_ns : 0;
 	*to = !s->running && !s->f.running && s->f.unit_end_ns != JS_NONE ? s->f.unit_end_ns
-	      : !s->running && s->end > 0				  ? s->end * 1000000000
 									  : INT64_MAX;
+}
+
+/* Did step s run on node (an index of the report's nodes; -1: any)? */
+static int step_on_node(const struct job *j, const struct row *s, int node)
+{
+	for (size_t i = 0; node >= 0 && i < j->nunits; i++)
+		if (j->units[i].node == node && j->units[i].step_id == s->step_id)
+			return 1;
+	return node < 0;
 }
 
 struct span_event {
@@ -456,11 +463,11 @@ static int by_time(const void *a, const void *b)
 	return x->delta < y->delta ? 1 : x->delta > y->delta ? -1 : 0; /* starts first */
 }
 
-/* The most of a figure (at offset off in struct row) held by the job's steps at once: their
- * peaks added over the steps whose spans overlap (steps that ran at once hold their memory
- * at once, within one job cgroup). An upper bound, as each step's peak may come at another
- * moment; JS_NONE when no step has the figure. */
-static int64_t steps_at_once(const struct job *j, size_t off)
+/* The most of a figure (at offset off in struct row) held by the job's steps at once, of
+ * those that ran on node (-1: all): their peaks added over the steps whose spans overlap
+ * (steps that ran at once on a node hold their memory at once, in one job cgroup). An upper
+ * bound, as each step's peak may come at another moment; JS_NONE when no step has it. */
+static int64_t steps_at_once(const struct job *j, size_t off, int node)
 {
 	struct span_event *ev = malloc((2 * j->nsteps + 1) * sizeof(*ev));
 	int64_t now = 0, most = JS_NONE;
@@ -471,7 +478,7 @@ static int64_t steps_at_once(const struct job *j, size_t off)
 	for (size_t i = 0; i < j->nsteps; i++) {
 		int64_t v = *(const int64_t *)((const char *)&j->steps[i] + off), from, to;
 
-		if (v == JS_NONE || v <= 0)
+		if (v == JS_NONE || v <= 0 || !step_on_node(j, &j->steps[i], node))
 			continue;
 		step_span(&j->steps[i], &from, &to);
 		ev[n++] = (struct span_event){ from, v };
@@ -486,39 +493,44 @@ static int64_t steps_at_once(const struct job *j, size_t off)
 	return most;
 }
 
+/* The nodes the job's units ran on (indexes of the report's nodes), at most max. */
+static size_t job_nodes(const struct job *j, int *nodes, size_t max)
+{
+	size_t nn = 0, k;
+
+	for (size_t i = 0; i < j->nunits; i++) {
+		for (k = 0; k < nn && nodes[k] != j->units[i].node; k++)
+			;
+		if (k == nn && nn < max)
+			nodes[nn++] = j->units[i].node;
+	}
+	return nn;
+}
+
 /* The job cgroup's own peak on each node (each task's end reads it): the highest node's, and
  * their sum over the nodes, JS_NONE when Slurm gave none. Returns the nodes that had one. */
 static size_t job_cgroup_peaks(const struct job *j, int64_t *node_peak, int64_t *sum, int *node)
 {
 	int nodes[256];
-	int64_t peak[256];
-	size_t nn = 0;
+	size_t nn = job_nodes(j, nodes, 256), measured = 0;
 
 	*node_peak = *sum = JS_NONE;
-	for (size_t i = 0; i < j->nunits; i++) {
-		const struct unit_rec *u = &j->units[i];
-		size_t k;
-
-		if (u->job_mem_peak_kb == JS_NONE || u->job_mem_peak_kb <= 0)
-			continue;
-		for (k = 0; k < nn && nodes[k] != u->node; k++)
-			;
-		if (k == nn) {
-			if (nn == 256)
-				continue;
-			nodes[nn] = u->node;
-			peak[nn++] = JS_NONE;
-		}
-		fig_max(&peak[k], u->job_mem_peak_kb);
-	}
 	for (size_t k = 0; k < nn; k++) {
-		fig_sum(sum, peak[k]);
-		if (*node_peak == JS_NONE || peak[k] > *node_peak) {
-			*node_peak = peak[k];
+		int64_t peak = JS_NONE;
+
+		for (size_t i = 0; i < j->nunits; i++)
+			if (j->units[i].node == nodes[k] && j->units[i].job_mem_peak_kb > 0)
+				fig_max(&peak, j->units[i].job_mem_peak_kb);
+		if (peak == JS_NONE)
+			continue;
+		measured++;
+		fig_sum(sum, peak);
+		if (peak > *node_peak) {
+			*node_peak = peak;
 			*node = nodes[k];
 		}
 	}
-	return nn;
+	return measured;
 }
 
 /* Was the job held to its --mem by Slurm's cgroup plugin (a step or the job measured in its
@@ -526,10 +538,10 @@ static size_t job_cgroup_peaks(const struct job *j, int64_t *node_peak, int64_t 
 static int job_held(const struct job *j)
 {
 	for (size_t i = 0; i < j->nsteps; i++)
-		if (j->steps[i].f.cgroup_mem_peak_kb != JS_NONE)
+		if (j->steps[i].f.cgroup_mem_peak_kb > 0)
 			return 1;
 	for (size_t i = 0; i < j->nunits; i++)
-		if (j->units[i].job_mem_peak_kb != JS_NONE && j->units[i].job_mem_peak_kb > 0)
+		if (j->units[i].job_mem_peak_kb > 0)
 			return 1;
 	return 0;
 }
@@ -546,41 +558,57 @@ static void hold_to_limit(struct row *r, int64_t limit_mb, int64_t node_limit_mb
 }
 
 /* The job's memory: what its cgroup held on each node (what --mem limits, all its steps at
- * once), else its steps' peaks added where they ran at once; never below one step's. */
-static void job_memory(struct job *j)
+ * once), else its steps' peaks added where they ran at once on one node; never below one
+ * step's. held: job_held. */
+static void job_memory(struct job *j, int held)
 {
 	struct row *r = &j->row;
-	int64_t node_peak, sum, jc_node, jc_sum;
-	int node = -1;
-	size_t measured = job_cgroup_peaks(j, &jc_node, &jc_sum, &node);
+	int64_t node_peak = JS_NONE, sum, jc_node, jc_sum;
+	int node = -1, jc_at = -1, nodes[256];
+	size_t measured = job_cgroup_peaks(j, &jc_node, &jc_sum, &jc_at), nn;
 
-	r->own_peak_kb = steps_at_once(j, offsetof(struct row, own_peak_kb));
+	r->own_peak_kb = steps_at_once(j, offsetof(struct row, own_peak_kb), -1);
 	/* on every node of the job (a node whose kernel keeps no memory.peak, or whose
 	 * tracerd is older, has none: the steps' peaks say more there) */
 	if (measured && measured >= (size_t)(r->f.nnodes > 1 ? r->f.nnodes : 1)) {
-		if (jc_node >= r->node_peak_mem_kb || r->node_peak_mem_kb == JS_NONE) {
+		if (jc_node >= r->node_peak_mem_kb) {
 			r->node_peak_mem_kb = jc_node;
-			r->f.node_mem_peak_node = node;
+			r->f.node_mem_peak_node = jc_at;
 		}
-		if (jc_sum >= r->peak_mem_kb || r->peak_mem_kb == JS_NONE) {
+		if (jc_sum >= r->peak_mem_kb) {
 			r->peak_mem_kb = jc_sum;
 			r->peak_src = "jobcgroup";
 		}
 		hold_to_limit(r, r->req_mem_mb, r->req_mem_node_mb, jc_sum, jc_node);
 		return;
 	}
-	node_peak = steps_at_once(j, offsetof(struct row, node_peak_mem_kb));
-	sum = steps_at_once(j, offsetof(struct row, peak_mem_kb));
+	/* per node, the steps that ran there at once; summed over nodes, all that ran at once */
+	nn = job_nodes(j, nodes, 256);
+	for (size_t k = 0; k < nn; k++) {
+		int64_t v = steps_at_once(j, offsetof(struct row, node_peak_mem_kb), nodes[k]);
+
+		if (v != JS_NONE && v > node_peak) {
+			node_peak = v;
+			node = nodes[k];
+		}
+	}
+	sum = steps_at_once(j, offsetof(struct row, peak_mem_kb), -1);
 	/* steps held within the job's limit were held there together (no lower than one
 	 * step's own peak, where the limit was not enforced) */
-	if (job_held(j)) {
+	if (held) {
 		node_peak = at_most(node_peak, r->req_mem_node_mb, r->node_peak_mem_kb);
 		sum = at_most(sum, r->req_mem_mb, r->peak_mem_kb);
 	}
-	fig_max(&node_peak, jc_node); /* what the nodes that had one measured */
-	if (node_peak != JS_NONE && node_peak > r->node_peak_mem_kb)
+	if (jc_node > node_peak) { /* what the nodes that had one measured */
+		node_peak = jc_node;
+		node = jc_at;
+	}
+	if (node_peak > r->node_peak_mem_kb) {
 		r->node_peak_mem_kb = node_peak;
-	if (sum != JS_NONE && sum > r->peak_mem_kb) {
+		if (node >= 0)
+			r->f.node_mem_peak_node = node;
+	}
+	if (sum > r->peak_mem_kb) {
 		r->peak_mem_kb = sum;
 		r->peak_src = "steps";
 	}
@@ -655,7 +683,7 @@ void report_resolve(struct job *j)
 		if (!r->run[0])
 			snprintf(r->run, sizeof(r->run), "%s", s->run);
 	}
-	job_memory(j);
+	job_memory(j, held);
 	job_label(r->step, sizeof(r->step), j, offsetof(struct row, step));
 	job_label(r->wildcards, sizeof(r->wildcards), j, offsetof(struct row, wildcards));
 	job_label(r->tag, sizeof(r->tag), j, offsetof(struct row, tag));

@@ -48,7 +48,7 @@ long wfadvice_build(const struct report *rep, struct wf_advice **out)
 		    !name_ok(engine, j->row.step))
 			continue;
 		row_advice(&j->row, &a);
-		if (a.cpus <= 0 && a.mem_mb <= 0 && a.mem_per_cpu_mb <= 0 && a.time_min <= 0)
+		if (a.cpus <= 0 && a.node_mem_mb <= 0 && a.time_min <= 0)
 			continue;
 		for (k = 0; k < n; k++)
 			if (!strcmp(w[k].engine, engine) &&
@@ -138,13 +138,8 @@ static size_t nextflow_text(const struct wf_advice *w, size_t n, const struct wf
 			PUT(" cpus = %d", a->cpus);
 			sep = ";";
 		}
-		if (a->mem_mb > 0 || a->mem_per_cpu_mb > 0) {
-			/* Nextflow's memory is the task's: per CPU times its CPUs */
-			int64_t mb = a->mem_mb > 0
-					     ? a->mem_mb
-					     : a->mem_per_cpu_mb * (a->cpus > 0 ? a->cpus : 1);
-
-			PUT("%s memory = '%" PRId64 " MB'", sep, mb);
+		if (a->node_mem_mb > 0) { /* Nextflow's memory is the task's: the node's need */
+			PUT("%s memory = '%" PRId64 " MB'", sep, a->node_mem_mb);
 			sep = ";";
 		}
 		if (a->time_min > 0)

@@ -387,6 +387,17 @@ static void test_workflow_advice(void **state)
 				  "sort:runtime=2");
 	free(w);
 	jobs[1].uid = 0;
+	/* a --mem-per-cpu job whose cores are unknown: the task's memory is the node's need,
+	 * not one CPU's share of it */
+	jobs[3].row.req_mem_per_cpu_mb = 50;
+	jobs[3].row.alloc_cpus = 4;
+	jobs[3].row.cores_per_task = -1;
+	n = wfadvice_build(&rep, &w);
+	assert_int_equal(n, 3);
+	wfadvice_text(w, (size_t)n, &w[2], text, sizeof(text));
+	assert_string_equal(text, "process {\nwithName: 'MAIN:ALIGN' { memory = '192 MB'; "
+				  "time = '2m' }\n}");
+	free(w);
 	/* a step name that is no rule name is never pasted into a command line */
 	snprintf(jobs[2].row.step, sizeof(jobs[2].row.step), "sort; rm -rf ~");
 	n = wfadvice_build(&rep, &w);

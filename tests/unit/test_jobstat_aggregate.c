@@ -205,6 +205,15 @@ static void test_job_from_units(void **state)
 	assert_int_equal(rep.jobs[0].row.peak_mem_kb, 300 * 1024);
 	report_free(&rep);
 
+	/* at once but on two nodes: the job's total adds them, its highest node holds one */
+	unit(&u[0], 0, 20, STEP_BATCH, 0, 8, 200 * 1024, 250 * 1024, 1.0, 300 * 1024);
+	unit(&u[1], 1, 21, 0, 0, 4, 100 * 1024, 150 * 1024, 0.5, 280 * 1024);
+	assert_int_equal(report_add_traced_job(&rep, u, 2), 0);
+	assert_int_equal(rep.jobs[0].row.peak_mem_kb, 580 * 1024);
+	assert_int_equal(rep.jobs[0].row.node_peak_mem_kb, 300 * 1024);
+	assert_int_equal(rep.jobs[0].row.f.node_mem_peak_node, 0);
+	report_free(&rep);
+
 	/* the job cgroup's own peak, where a task's end read it, is the job's on its node */
 	unit(&u[0], 0, 20, STEP_BATCH, 0, 8, 200 * 1024, 250 * 1024, 1.0, 300 * 1024);
 	unit(&u[1], 0, 21, 0, 0, 4, 100 * 1024, 150 * 1024, 0.5, 0);
@@ -277,9 +286,23 @@ static void test_array_stats(void **state)
 	assert_string_equal(st[0].states, "FAILED:1,COMPLETED:2"); /* failures lead */
 	cell_text(F_ELAPSED, &rows[0], &cc, b, sizeof(b));
 	assert_string_equal(b, "00:00:10/00:00:20/00:01:00");
-	snprintf(b, sizeof(b), "COMPLETED:2,CANCELLED:1,FAILED:1,OUT_OF_MEMORY:1,TIMEOUT:3");
-	arrays_order_states(b, sizeof(b));
-	assert_string_equal(b, "OUT_OF_MEMORY:1,FAILED:1,TIMEOUT:3,CANCELLED:1,COMPLETED:2");
+	{
+		static const char *const jobs[] = { "COMPLETED",     "CANCELLED by 0", "FAILED",
+						    "OUT_OF_MEMORY", "TIMEOUT",	       "TIMEOUT",
+						    "COMPLETED",     "TIMEOUT" };
+		struct state_counts sc = { 0 };
+
+		for (size_t i = 0; i < sizeof(jobs) / sizeof(*jobs); i++)
+			arrays_count_state(&sc, jobs[i]);
+		arrays_states_text(&sc, b, sizeof(b));
+		assert_string_equal(b,
+				    "OUT_OF_MEMORY:1,FAILED:1,TIMEOUT:3,CANCELLED:1,COMPLETED:2");
+		/* whole entries only where the text is short: never a cut count */
+		for (int i = 0; i < 1000; i++)
+			arrays_count_state(&sc, "COMPLETED");
+		arrays_states_text(&sc, b, 40);
+		assert_string_equal(b, "OUT_OF_MEMORY:1,FAILED:1,TIMEOUT:3,...");
+	}
 	cell_text(F_NPROCS, &rows[0], &cc, b, sizeof(b));
 	assert_string_equal(b, "---");
 	cell_text(F_NJOBS, &rows[0], &cc, b, sizeof(b));

@@ -150,6 +150,20 @@ static void test_oom_engine_last(void **state)
 	assert_string_not_equal(j.fail.oom[FAIL_OOM_NAMED - 1].tool, "snakemake");
 	n = notes_build(&j, -1, lines, NOTES_MAX);
 	assert_true(has_line(lines, n, "(bwa, step 99.1) and 3 more"));
+	/* long names: the line names whole ones and counts the rest, never cut */
+	memset(&j.fail, 0, sizeof(j.fail));
+	for (int i = 0; i < 5; i++) {
+		proc(&p[0], 80 + i, "a-tool-with-a-name-of-32-chars--", "t", 9, PROC_FLAG_OOM,
+		     900 + i);
+		failures_add(&j.fail, "99.000000000000000000000000002", p, 1);
+	}
+	n = notes_build(&j, -1, lines, NOTES_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (strstr(lines[i], "OOM killer stopped")) {
+			assert_true(strlen(lines[i]) < NOTE_LEN - 1);
+			assert_non_null(strstr(lines[i], " more"));
+			assert_non_null(strstr(lines[i], "--, step"));
+		}
 }
 
 /* the first failure by time, though an OOM kill came later; the tool that grew is one alive

@@ -38,10 +38,11 @@ static void unit(struct unit_rec *u, int64_t id, int64_t job, int64_t step, cons
 		 "{\"id\":%lld,\"name\":\"%lld.x\",\"kind\":\"slurm\",\"uid\":0,\"job_id\":%lld,"
 		 "\"step_id\":%lld,\"task_id\":0,\"job_name\":\"j\",\"start_ns\":%lld,\"end_ns\":%"
 		 "lld,"
-		 "\"state\":\"COMPLETED\",\"exit_status\":0%s%s,"
+		 "\"state\":\"COMPLETED\",\"exit_status\":0,\"lost_events\":1%s%s,"
 		 "\"totals\":{\"nprocs\":%lld,\"cpu_ns\":%lld,\"user_ns\":%lld,\"sys_ns\":%lld,"
 		 "\"maxrss_kb\":%lld,"
-		 "\"read_bytes\":1000,\"write_bytes\":100,\"oom_kills\":0,\"cpu_wait_ns\":5,"
+		 "\"read_bytes\":1000,\"write_bytes\":100,\"rchar\":2000,\"wchar\":300,"
+		 "\"oom_kills\":0,\"cpu_wait_ns\":5,"
 		 "\"iowait_ns\":6,\"offcpu_ns\":7,\"net_rx_bytes\":8,\"net_tx_bytes\":9,"
 		 "\"first_start_ns\":%lld,"
 		 "\"last_end_ns\":%lld}}",
@@ -523,8 +524,14 @@ static void test_fields_filled(void **state)
 			    "OUT_OF_MEMORY:1,COMPLETED:1");
 	assert_string_equal(find_row(rows, n, WF_STEP, "bwa_index", "")->state, "COMPLETED:1");
 	for (long i = 0; i < n; i++)
-		if (rows[i].wf_level == WF_PIPELINE && !strcmp(rows[i].pipeline, "vc"))
+		if (rows[i].wf_level == WF_PIPELINE && !strcmp(rows[i].pipeline, "vc")) {
 			assert_string_equal(rows[i].state, "OUT_OF_MEMORY:1,COMPLETED:2");
+			/* sums of every figure the row offers, not a 0 for those it skipped */
+			assert_int_equal(rows[i].f.rchar % 2000, 0);
+			assert_true(rows[i].f.rchar > 0);
+			assert_int_equal(rows[i].f.wchar, rows[i].f.rchar / 2000 * 300);
+			assert_true(rows[i].f.lost > 0);
+		}
 	free(rows);
 	report_free(&rep);
 }
