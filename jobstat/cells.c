@@ -105,7 +105,7 @@ static int blank_when_unknown(int field, const struct row *r)
 	case F_TIMEEFF:
 		return r->kind != ROW_JOB && r->kind != ROW_LOCAL && r->kind != ROW_ARRAY;
 	case F_ALLOCCPUS:
-		return r->kind == ROW_TOOL || r->kind == ROW_TREE;
+		return r->kind == ROW_TOOL || r->kind == ROW_TREE || r->kind == ROW_WF;
 	case F_ELAPSED:
 		return r->kind == ROW_TOOL || r->kind == ROW_TREE;
 	case F_RESERVED: /* sacct's: of jobs only */
@@ -188,7 +188,7 @@ void cell_text(int field, const struct row *r, const struct cellctx *c, char *ou
 			 r->maxrss_node[0] || !r->f.nunits ? r->maxrss_node : JS_UNKNOWN);
 		break;
 	case F_EXITCODE:
-		if (r->kind == ROW_TOOL)
+		if (r->kind == ROW_TOOL || r->kind == ROW_WF)
 			break;
 		conv_exitcode(out, len, r->exit_status);
 		break;
@@ -309,7 +309,7 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
 				r->timelimit == TL_UNLIMITED ? "UNLIMITED" : "Partition_Limit");
 		return json_object_new_int64(r->timelimit * 60);
 	case F_EXITCODE:
-		if (r->exit_status == JS_NONE || r->kind == ROW_TOOL)
+		if (r->exit_status == JS_NONE || r->kind == ROW_TOOL || r->kind == ROW_WF)
 			return NULL;
 		break;
 	case F_PID:
