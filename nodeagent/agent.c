@@ -373,9 +373,11 @@ static void agent_fini(struct agent *a)
 	int i;
 
 	/* what the ring holds at the end, for a second at most: a storm may not end */
-	for (i = 0; a->collector && i < 1000 / COLLECTOR_DRAIN_BUDGET_MS; i++)
-		if (collector_drain(a->collector) <= 0 || !collector_drain_more(a->collector))
+	for (i = 0; a->collector && i < 1000 / COLLECTOR_DRAIN_BUDGET_MS; i++) {
+		collector_drain(a->collector);
+		if (!collector_drain_more(a->collector))
 			break;
+	}
 	collector_close(a->collector);
 	if (a->store)
 		store_set_alive(a->store, clock_unix_ns()); /* away from now on */
@@ -436,6 +438,11 @@ int agent_events_fd(const struct agent *a)
 void agent_drain(struct agent *a)
 {
 	collector_drain(a->collector);
+}
+
+int agent_drain_more(const struct agent *a)
+{
+	return collector_drain_more(a->collector);
 }
 
 const char *agent_node(const struct agent *a)
