@@ -255,6 +255,8 @@ static __always_inline int ring_claim(__u64 size, __u64 unit)
 
 	if (i >= SHARE_SLOTS)
 		return 0;
+	i &= SHARE_SLOTS -
+	     1; /* a bound every verifier keeps, whatever the compiler made of the test */
 	held = shares[i].bytes;
 	if (held > share_quiet &&
 	    (__u64)held + bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ring_bytes) {
