@@ -215,39 +215,49 @@ static __always_inline void lose(__u64 unit)
 }
 
 /* The current user's slot in shares: the one it holds, else the first of its probes that is
- * free or has nothing left in the ring (taken over), else its first probe, shared. */
+ * free or has nothing left in the ring (taken over); SHARE_SLOTS when others hold all its probes.
+ * That user is then charged nothing (never refused by share): charged to a probe on top of its
+ * holder, it could be refused for another's bytes, and the hash is fixed, so a user with many
+ * uids could fill a chosen user's probes. */
 static __always_inline __u32 share_slot(void)
 {
 	__u32 owner = (__u32)bpf_get_current_uid_gid() + 1, first = owner * 2654435761u >> 22;
-	__u32 i, k, o, take = SHARE_SLOTS;
+	__u32 i, k, o, seen = 0, take = SHARE_SLOTS;
 
 	for (k = 0; k < SHARE_PROBES; k++) {
 		i = (first + k) & (SHARE_SLOTS - 1);
 		o = shares[i].owner;
 		if (o == owner)
 			return i;
-		if (take == SHARE_SLOTS && (!o || shares[i].bytes <= 0))
+		if (take == SHARE_SLOTS && (!o || shares[i].bytes <= 0)) {
 			take = i;
+			seen = o;
+		}
 	}
 	if (take == SHARE_SLOTS)
-		return first & (SHARE_SLOTS - 1);
+		return SHARE_SLOTS;
 	take &= SHARE_SLOTS - 1;
-	/* two users after the same slot at once: the loser shares it, which only blurs whose
-	 * bytes they are (each event gives back to the slot it was charged to) */
-	o = shares[take].owner;
-	__sync_val_compare_and_swap(&shares[take].owner, o, owner);
-	return take;
+	/* another user may have taken the slot since it was looked at: the swap fails then, and
+	 * this event is charged nothing (another CPU of the same user winning is as good) */
+	o = __sync_val_compare_and_swap(&shares[take].owner, seen, owner);
+	return o == seen || o == owner ? take : SHARE_SLOTS;
 }
 
 /* An event of size bytes of unit, about to go in the ring: charged to the current user's share,
- * and the slot's number returned for the event's header. A user who holds no less of the ring
- * than is left free is refused (-1; counted lost to unit): so the heaviest are refused first,
- * and a ring that their events fill to the half stays half free for everyone else's. */
+ * and the slot's number returned for the event's header (0: charged nothing, see share_slot). A
+ * user who holds no less of the ring than is left free is refused (-1; counted lost to unit): so
+ * the heaviest are refused first, and a ring that their events fill to the half stays half free
+ * for everyone else's. */
 static __always_inline int ring_claim(__u64 size, __u64 unit)
 {
-	__u32 i = share_slot() & (SHARE_SLOTS - 1);
-	__s64 charge = ring_charge(size), held = shares[i].bytes;
+	__u32 i = share_slot();
+	__s64 charge = ring_charge(size), held;
 
+	if (i >= SHARE_SLOTS)
+		return 0;
+	i &= SHARE_SLOTS -
+	     1; /* a bound every verifier keeps, whatever the compiler made of the test */
+	held = shares[i].bytes;
 	if (held > share_quiet &&
 	    (__u64)held + bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ring_bytes) {
 		count(STAT_REFUSED);
@@ -261,8 +271,9 @@ static __always_inline int ring_claim(__u64 size, __u64 unit)
 /* The event did not go in after all (the ring was full): its bytes back, and lost to unit. */
 static __always_inline void ring_unclaim(int share, __u64 size, __u64 unit)
 {
-	__sync_fetch_and_add(&shares[(share - 1) & (SHARE_SLOTS - 1)].bytes,
-			     -(__s64)ring_charge(size));
+	if (share)
+		__sync_fetch_and_add(&shares[(share - 1) & (SHARE_SLOTS - 1)].bytes,
+				     -(__s64)ring_charge(size));
 	lose(unit);
 }
 

@@ -53,6 +53,7 @@ static void set_command(struct proc *p, const struct exec_event *e, size_t argv_
 		p->argv_len = len;
 	}
 	p->flags |= PROC_EXECED;
+	p->elsewhere = ELSEWHERE_UNKNOWN;
 	if (e->flags & EXEC_ARGV_TRUNCATED)
 		p->flags |= PROC_ARGV_TRUNCATED;
 	else
@@ -85,22 +86,6 @@ static struct proc *get_proc(struct agent *a, const struct event_header *h)
 				h->unit); /* registered as another unit's root since its fork */
 	}
 	return p;
-}
-
-/* A process that never exec'd runs its parent's program: name it so. */
-static void inherit_command(struct proc *p, const struct proc *parent)
-{
-	if ((p->flags & PROC_EXECED) || !parent)
-		return;
-	if (parent->exe && !p->exe)
-		p->exe = strdup(parent->exe);
-	if (parent->argv && !p->argv) {
-		p->argv = malloc(parent->argv_len + 1);
-		if (p->argv) {
-			memcpy(p->argv, parent->argv, parent->argv_len + 1);
-			p->argv_len = parent->argv_len;
-		}
-	}
 }
 
 static uint64_t minus(uint64_t v, uint64_t base)
@@ -141,7 +126,7 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 	if (!p->comm[0])
 		memcpy(p->comm, e->comm, sizeof(p->comm));
 	p->comm[sizeof(p->comm) - 1] = 0;
-	inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
+	proctable_inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
 	proctable_name_tool(a->rules, p, p->comm, &p->tool);
 	if (units_store_process(a, u, p) == 0)
 		a->stored++;
@@ -210,7 +195,8 @@ int agent_on_event(void *ctx, const void *data, size_t size)
 			p->ppid = e->ppid;
 			p->uid = e->uid;
 			/* now: the parent may be gone by the child's exit */
-			inherit_command(p, proctable_find(&a->procs, e->ppid, e->parent_start_ns));
+			proctable_inherit_command(
+				p, proctable_find(&a->procs, e->ppid, e->parent_start_ns));
 		}
 		break;
 	}
@@ -271,6 +257,13 @@ bad:
 	return 0;
 }
 
+static int forget_elsewhere(struct proc *p, void *ctx)
+{
+	(void)ctx;
+	p->elsewhere = ELSEWHERE_UNKNOWN;
+	return 0;
+}
+
 int agent_load_rules(struct agent *a, const char *path)
 {
 	struct tool_rules *rules = NULL, *local = NULL;
@@ -311,6 +304,7 @@ int agent_load_rules(struct agent *a, const char *path)
 	tool_rules_free(a->rules);
 	a->rules = rules;
 	rules = NULL;
+	proctable_foreach(&a->procs, forget_elsewhere, NULL); /* named again by the new rules */
 cleanup:
 	tool_rules_free(local);
 	tool_rules_free(rules);
@@ -373,9 +367,11 @@ static void agent_fini(struct agent *a)
 	int i;
 
 	/* what the ring holds at the end, for a second at most: a storm may not end */
-	for (i = 0; a->collector && i < 1000 / COLLECTOR_DRAIN_BUDGET_MS; i++)
-		if (collector_drain(a->collector) <= 0 || !collector_drain_more(a->collector))
+	for (i = 0; a->collector && i < 1000 / COLLECTOR_DRAIN_BUDGET_MS; i++) {
+		collector_drain(a->collector);
+		if (!collector_drain_more(a->collector))
 			break;
+	}
 	collector_close(a->collector);
 	if (a->store)
 		store_set_alive(a->store, clock_unix_ns()); /* away from now on */
@@ -436,6 +432,11 @@ int agent_events_fd(const struct agent *a)
 void agent_drain(struct agent *a)
 {
 	collector_drain(a->collector);
+}
+
+int agent_drain_more(const struct agent *a)
+{
+	return collector_drain_more(a->collector);
 }
 
 const char *agent_node(const struct agent *a)

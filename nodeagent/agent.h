@@ -39,6 +39,8 @@ void agent_reload(struct agent *a, const struct tracer_config *cfg);
 int agent_events_fd(const struct agent *a);
 /* Handle every kernel event waiting. */
 void agent_drain(struct agent *a);
+/* The last drain stopped on its time budget with events left in the ring. */
+int agent_drain_more(const struct agent *a);
 /* Sample live processes for timelines; close those gone from /proc whose exit never came. */
 int agent_sample(struct agent *a);
 /* On every commit tick: the heartbeat, units' records the store refused before, orphaned local

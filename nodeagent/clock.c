@@ -16,6 +16,11 @@ uint64_t clock_boot_ns(void)
 	return read_ns(CLOCK_BOOTTIME);
 }
 
+uint64_t clock_mono_ns(void)
+{
+	return read_ns(CLOCK_MONOTONIC);
+}
+
 int64_t clock_unix_ns(void)
 {
 	return read_ns(CLOCK_REALTIME);

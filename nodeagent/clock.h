@@ -7,5 +7,6 @@
 
 uint64_t clock_boot_ns(void);
 int64_t clock_unix_ns(void);
+uint64_t clock_mono_ns(void); /* CLOCK_MONOTONIC: for time budgets */
 
 #endif

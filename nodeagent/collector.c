@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "collector.h"
 #include "log.h"
 #include "procfs.h"
@@ -238,14 +238,6 @@ static int attach_signals(struct collector *c)
 	return 0;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* What the event held of the ring is free again: taken off its user's share (ring_share). */
 static void share_release(struct collector *c, const void *data, size_t size)
 {
@@ -266,7 +258,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (err < 0)
 		return err;
 	/* the clock every few events: each costs microseconds, the clock some nanoseconds */
-	if (++c->drained % COLLECTOR_DRAIN_CHECK == 0 && monotonic_ns() >= c->drain_end_ns) {
+	if (++c->drained % COLLECTOR_DRAIN_CHECK == 0 && clock_mono_ns() >= c->drain_end_ns) {
 		c->stopped = 1;
 		return -EAGAIN;
 	}
@@ -456,11 +448,12 @@ int collector_drain(struct collector *c)
 	int n;
 
 	drop_exit_group(c);
-	c->drain_end_ns = monotonic_ns() + COLLECTOR_DRAIN_BUDGET_MS * 1000000ULL;
+	c->drain_end_ns = clock_mono_ns() + COLLECTOR_DRAIN_BUDGET_MS * 1000000ULL;
 	c->drained = 0;
 	c->stopped = 0;
 	n = ring_buffer__consume(c->rb);
-	return c->stopped ? (int)c->drained : n;
+	/* stopped: libbpf returns on_event's stop, not a failure */
+	return n < 0 && !c->stopped ? n : (int)c->drained;
 }
 
 int collector_drain_more(const struct collector *c)

@@ -28,29 +28,35 @@ struct sample_round {
 	unsigned ngone;
 };
 
+/* srun and a workflow engine wait for the steps and jobs they started (other units), whose
+ * work is their progress. Their tool is named once per command (see ELSEWHERE_*). */
+static int works_elsewhere_now(struct sample_round *r, struct proc *p, const char *comm)
+{
+	struct tool_id tool;
+
+	if (p->elsewhere == ELSEWHERE_UNKNOWN) {
+		proctable_name_tool(r->a->rules, proctable_command_holder(&r->a->procs, p), comm,
+				    &tool);
+		p->elsewhere = works_elsewhere(comm, tool.name) ? ELSEWHERE_YES : ELSEWHERE_NO;
+	}
+	return p->elsewhere == ELSEWHERE_YES;
+}
+
 /* Progress is any of CPU, I/O or network moving; a process that shows none for StallAfter is
  * stalled until one moves again. */
 static void check_stall(struct sample_round *r, struct proc *p, const struct procfs_stat *st)
 {
 	uint64_t chars = 0, progress;
-	struct tool_id tool;
 
-	if (p->child_seen_ns == r->now_ns) { /* a parent of live work: theirs is its progress */
+	/* a parent of live work, or one whose work runs elsewhere: theirs is its progress */
+	if (p->child_seen_ns == r->now_ns || works_elsewhere_now(r, p, st->comm)) {
 		stall_parent(&p->stall, r->now_ns);
 		return;
 	}
 	procfs_read_io_chars(p->pid, &chars);
 	progress = st->cpu_ticks + chars + p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
-	if (!stall_sample(&p->stall, p->pid, progress, r->now_ns,
-			  (uint64_t)r->a->cfg.stall_after_ms * 1000000))
-		return;
-	/* srun and a workflow engine wait for the steps and jobs they started (other units),
-	 * whose work is their progress: the tool is named only now, once per StallAfter */
-	proctable_name_tool(r->a->rules, proctable_command_holder(&r->a->procs, p), st->comm,
-			    &tool);
-	if (works_elsewhere(st->comm, tool.name))
-		stall_drop(&p->stall, r->now_ns);
-	else
+	if (stall_sample(&p->stall, p->pid, progress, r->now_ns,
+			 (uint64_t)r->a->cfg.stall_after_ms * 1000000))
 		log_info("process %u (%s) of unit %llu stalled: no CPU, I/O or network for %u s "
 			 "(%s)",
 			 p->pid, p->comm, (unsigned long long)p->unit,

@@ -218,9 +218,12 @@ static int run_loop(struct daemon *d)
 	int i, n, cfd = agent_events_fd(d->agent);
 
 	for (;;) {
-		/* a parked reply waits for exits: look again soon */
+		/* events left in the ring by the last drain: no wait (the kernel side may have
+		 * sent no wakeup for them); a parked reply waits for exits: look again soon */
 		n = epoll_wait(d->epfd, evs, 32,
-			       server_has_parked(d->server) ? 5 : COLLECTOR_DRAIN_MS);
+			       agent_drain_more(d->agent)     ? 0
+			       : server_has_parked(d->server) ? 5
+							      : COLLECTOR_DRAIN_MS);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -229,7 +232,7 @@ static int run_loop(struct daemon *d)
 		}
 		/* Once per turn, ring readable or not (below the wakeup mark, events wait for
 		 * this), and bounded (collector_drain): the clients ready now are served next
-		 * whatever the event rate. Events left make the ring's fd readable again. */
+		 * whatever the event rate. */
 		agent_drain(d->agent);
 		timers_last(d, evs, n);
 		for (i = 0; i < n; i++) {

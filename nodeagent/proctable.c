@@ -74,14 +74,38 @@ struct proc *proctable_find_pid(struct proctable *t, uint32_t pid)
 	return best;
 }
 
+/* A process runs a command of its own once it exec'd, or once its parent's was copied to it
+ * (proctable_inherit_command: the program it was forked in, even if the parent exec'd since). */
+static int own_command(const struct proc *p)
+{
+	return (p->flags & PROC_EXECED) || (p->exe && p->argv);
+}
+
 const struct proc *proctable_command_holder(struct proctable *t, const struct proc *p)
 {
 	const struct proc *parent;
 
-	if ((p->flags & PROC_EXECED) || (p->exe && p->argv))
+	if (own_command(p))
 		return p;
 	parent = proctable_find_pid(t, p->ppid);
 	return parent && parent != p ? parent : p;
+}
+
+void proctable_inherit_command(struct proc *p, const struct proc *parent)
+{
+	if (own_command(p) || !parent || parent == p)
+		return;
+	if (parent->exe && !p->exe)
+		p->exe = strdup(parent->exe);
+	if (parent->argv && !p->argv) {
+		p->argv = malloc(parent->argv_len + 1);
+		if (p->argv) {
+			memcpy(p->argv, parent->argv, parent->argv_len + 1);
+			p->argv_len = parent->argv_len;
+			p->flags |= parent->flags & PROC_ARGV_TRUNCATED;
+		}
+	}
+	p->elsewhere = ELSEWHERE_UNKNOWN; /* its command changed */
 }
 
 void proctable_name_tool(const struct tool_rules *rules, const struct proc *cmd, const char *comm,

@@ -34,7 +34,11 @@ struct proc {
 	uint64_t oom_rss_kb;	/* its size when the OOM killer chose it, 0 if it did not */
 	struct exit_event exit;
 	struct tool_id tool; /* named at exit, from exe and argv */
+	uint8_t elsewhere;   /* ELSEWHERE_*: does its tool's work run elsewhere (housekeeping.c)? */
 };
+
+/* Named once per command (its exec, its inherited one) and per rule set, not per sample round. */
+enum { ELSEWHERE_UNKNOWN = 0, ELSEWHERE_NO, ELSEWHERE_YES };
 
 struct proctable {
 	struct proc **buckets;
@@ -49,9 +53,13 @@ void proctable_free(struct proctable *t);
 struct proc *proctable_find(struct proctable *t, uint32_t pid, uint64_t start_ns);
 /* Any live process with this pid (the newest start). */
 struct proc *proctable_find_pid(struct proctable *t, uint32_t pid);
-/* The process whose command line p runs: p, or for one that never exec'd its parent (as its
- * exit names it). */
+/* A process that never exec'd runs its parent's program. The process whose command line p runs:
+ * p once it exec'd or was given its parent's command (proctable_inherit_command), else its
+ * parent (by ppid), else p. */
 const struct proc *proctable_command_holder(struct proctable *t, const struct proc *p);
+/* Copy parent's command line into p if p never exec'd: its record names it even once the parent
+ * is gone. Failure to copy (no memory) leaves it to proctable_command_holder. */
+void proctable_inherit_command(struct proc *p, const struct proc *parent);
 /* Name the tool that cmd's command line runs by rules, or by comm when they name none. */
 void proctable_name_tool(const struct tool_rules *rules, const struct proc *cmd, const char *comm,
 			 struct tool_id *out);

@@ -93,12 +93,6 @@ void stall_parent(struct stall *s, uint64_t now_ns)
 	s->since_ns = now_ns;
 }
 
-void stall_drop(struct stall *s, uint64_t now_ns)
-{
-	s->open_start_ns = 0;
-	s->since_ns = now_ns;
-}
-
 int stall_sample(struct stall *s, pid_t pid, uint64_t progress, uint64_t now_ns, uint64_t after_ns)
 {
 	char buf[STALL_REASON_MAX];

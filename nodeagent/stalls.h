@@ -26,9 +26,6 @@ void stall_close(struct stall *s, uint64_t end_ns);
 /* The process has live children at now_ns: their work is its progress (a shell running a
  * tool), so it is not stalled, and a stall under way ends. */
 void stall_parent(struct stall *s, uint64_t now_ns);
-/* The stall that began with this sample is none: the process waits for work of its own that
- * is measured elsewhere (a workflow engine's jobs and steps). It is counted from now again. */
-void stall_drop(struct stall *s, uint64_t now_ns);
 /* What a sleeping process waits in, in words, from its threads' states and its wchan; NULL when
  * it waits for its children (their work is its progress, never a stall of its own). */
 const char *stall_reason(pid_t pid, char *buf, size_t len);

@@ -312,6 +312,50 @@ static void test_remove_unknown(void **state)
 	assert_non_null(proctable_find(t, 77, 1));
 }
 
+/* One rule for whose command a process runs, whether copied into it (its fork, its exit) or
+ * looked up (live rows, stall checks): its own once it exec'd or was given its parent's. */
+static void test_command_holder_and_inherit(void **state)
+{
+	struct proctable *t = *state;
+	struct proc *parent = add(t, 10, 100), *child = add(t, 11, 200), *lone = add(t, 12, 300);
+
+	parent->flags |= PROC_EXECED | PROC_ARGV_TRUNCATED;
+	parent->exe = strdup("/usr/bin/srun");
+	parent->argv = malloc(9);
+	assert_non_null(parent->argv);
+	memcpy(parent->argv, "srun\0bwa", 9);
+	parent->argv_len = 8;
+	child->ppid = 10;
+	lone->ppid = 99; /* its parent is not tracked */
+	assert_ptr_equal(proctable_command_holder(t, child), parent);
+	assert_ptr_equal(proctable_command_holder(t, lone), lone);
+	assert_ptr_equal(proctable_command_holder(t, parent), parent);
+
+	child->elsewhere = ELSEWHERE_NO;
+	proctable_inherit_command(child, parent);
+	assert_string_equal(child->exe, "/usr/bin/srun");
+	assert_memory_equal(child->argv, "srun\0bwa", 9);
+	assert_int_equal(child->argv_len, 8);
+	assert_true(child->flags & PROC_ARGV_TRUNCATED);
+	assert_int_equal(child->elsewhere, ELSEWHERE_UNKNOWN); /* named again */
+	assert_ptr_equal(proctable_command_holder(t, child), child);
+
+	/* the parent's later exec is not the child's: it keeps what it was forked in */
+	free(parent->exe);
+	parent->exe = strdup("/bin/sh");
+	proctable_inherit_command(child, parent);
+	assert_string_equal(child->exe, "/usr/bin/srun");
+	assert_ptr_equal(proctable_command_holder(t, child), child);
+
+	/* an exec'd process inherits nothing, nor does one from no parent or itself */
+	proctable_inherit_command(parent, child);
+	assert_string_equal(parent->exe, "/bin/sh");
+	proctable_inherit_command(lone, NULL);
+	proctable_inherit_command(lone, lone);
+	assert_null(lone->exe);
+	assert_null(lone->argv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +369,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreach, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreach_remove_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_holder_and_inherit, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
