@@ -11,8 +11,9 @@
 #    bidi control or mark, no line or paragraph separator and nothing that shows as nothing
 #    (U+200B-U+200D, U+2060-U+2064, U+FEFF, tags), every --json read by a strict UTF-8 JSON
 #    parser, the escapes shown;
-#  - runs named like ids (r1, 4242, 4242.batch) are refused, and a stored run whose name reads
-#    as an id does not answer -j for that id;
+#  - runs named like ids (r1, 4242, 4242.batch) are refused, one that only begins with a digit
+#    (1000genomes) is not, and a stored run whose name reads as an id does not answer -j for
+#    that id;
 #  - the user's connections (MaxClientsPerUser = 4) are capped with those of uids in their
 #    /etc/subuid range, reached with setpriv and, where newuidmap is installed, from a real user
 #    namespace; a uid in no range keeps its own share; a changed file is read again.
@@ -140,6 +141,12 @@ for name in r1 4242 4242.batch 12_3; do
     grep -q "may not read as an id" "$T/idname.err"
   check "... with exit status 2, the command not run" [ $rc = 2 ]
 done
+# a name that only begins with a digit is a name, and -j finds it by it
+asattacker "$BUILD/tracerctl" -N $NODE run --name 1000genomes -- /bin/true > /dev/null 2> "$T/digitname.err"
+check "a run named 1000genomes is taken (exit $?: $(head -c 90 "$T/digitname.err"))" \
+  grep -q -- "-j r[0-9]" "$T/digitname.err"
+got=$(jobstat -j 1000genomes -P -n -o JobName 2>&1 | paste -sd' ')
+check "-j 1000genomes shows it by its name ($got)" [ "$got" = "1000genomes" ]
 # ... and tracerd refuses it too, to a client that does not check
 asattacker /usr/bin/python3 - "$SOCK" > "$T/idname.raw" <<'PY'
 import os, socket, sys
