@@ -75,26 +75,33 @@ static size_t next_unit(const unsigned char *s, size_t n, char unit[UNIT_MAX], s
 	return l;
 }
 
-size_t safe_text(char *out, size_t len, const char *s, size_t n)
+size_t safe_text_cut(char *out, size_t len, const char *s, size_t n, size_t *read)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t at = 0, used, ul;
+	size_t at = 0, used, ul, left = n;
 	char unit[UNIT_MAX];
 	int same;
 
-	if (!len)
-		return 0;
-	while (n) {
-		ul = next_unit(p, n, unit, &used, &same);
-		if (at + ul >= len)
-			break;
-		memcpy(out + at, unit, ul);
-		at += ul;
-		p += used;
-		n -= used;
+	if (len) {
+		while (left) {
+			ul = next_unit(p, left, unit, &used, &same);
+			if (at + ul >= len)
+				break;
+			memcpy(out + at, unit, ul);
+			at += ul;
+			p += used;
+			left -= used;
+		}
+		out[at] = 0;
 	}
-	out[at] = 0;
+	if (read)
+		*read = n - left;
 	return at;
+}
+
+size_t safe_text(char *out, size_t len, const char *s, size_t n)
+{
+	return safe_text_cut(out, len, s, n, NULL);
 }
 
 /* Would safe_text print these n bytes as they are? */

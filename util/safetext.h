@@ -22,6 +22,8 @@
 /* Escape the n bytes at s into out (len bytes, NUL-terminated when len > 0). What does not fit
  * is left out whole: never half an escape or half a character. Returns the length written. */
 size_t safe_text(char *out, size_t len, const char *s, size_t n);
+/* The same, with the bytes of s escaped (not left out) in *read. */
+size_t safe_text_cut(char *out, size_t len, const char *s, size_t n, size_t *read);
 /* The same for a NUL-terminated string in a buffer of len bytes, in place. */
 void safe_text_inplace(char *buf, size_t len);
 /* Write s escaped to f, however long. */
