@@ -15,6 +15,7 @@
 #include "convert.h"
 #include "effic.h"
 #include "output.h"
+#include "safetext.h"
 
 static void test_parse_widths(void **state)
 {
@@ -377,6 +378,13 @@ static void test_json_cells(void **state)
 	json_object_put(o);
 	o = cell_json(F_JOBNAME, &r, &cc);
 	assert_string_equal(json_object_get_string(o), "a|b");
+	json_object_put(o);
+	/* text is left as it is: the whole document is escaped once, before it is written */
+	snprintf(r.jobname, sizeof(r.jobname), "x\x1b[2J\xc2\x9b");
+	o = cell_json(F_JOBNAME, &r, &cc);
+	assert_string_equal(json_object_get_string(o), "x\x1b[2J\xc2\x9b");
+	assert_int_equal(safe_text_json(o), 0);
+	assert_string_equal(json_object_get_string(o), "x\\x1b[2J\\u009b");
 	json_object_put(o);
 }
 
