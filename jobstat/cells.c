@@ -115,7 +115,8 @@ static int blank_when_unknown(int field, const struct row *r)
 	}
 }
 
-void cell_text(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)
+/* The text of a field as it is: what users wrote is escaped by the caller, once */
+static void cell_raw(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)
 {
 	double v;
 	int k;
@@ -252,6 +253,12 @@ void cell_text(int field, const struct row *r, const struct cellctx *c, char *ou
 		break;
 	}
 done:
+	return;
+}
+
+void cell_text(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)
+{
+	cell_raw(field, r, c, out, len);
 	safe_text_inplace(out, len); /* every value shown: text of users' making */
 }
 
@@ -322,7 +329,8 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
 	default:
 		break;
 	}
-	cell_text(field, r, c, buf, sizeof(buf));
+	/* escaped with the whole document (safe_text_json), not here too */
+	cell_raw(field, r, c, buf, sizeof(buf));
 	if (!buf[0] || strcmp(buf, JS_UNKNOWN) == 0)
 		return NULL;
 	return json_object_new_string(buf);
@@ -350,7 +358,7 @@ struct json_object *array_json(const struct row *r, const struct col *cols, size
 				json_object_object_add(v, "max", cell_json_number(f, s->v[f].max));
 			}
 		} else {
-			cell_text(f, r, c, buf, sizeof(buf));
+			cell_raw(f, r, c, buf, sizeof(buf));
 			if (buf[0])
 				v = json_object_new_string(buf);
 		}

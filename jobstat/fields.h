@@ -128,7 +128,7 @@ struct cellctx {
 	int units; /* --units: U_K..U_P, or -1 */
 };
 
-/* The text of a field in a row (already free of control characters). */
+/* The text of a field in a row, escaped (safetext.h) for a table or -p/-P. */
 void cell_text(int field, const struct row *r, const struct cellctx *c, char *out, size_t len);
 /* The number behind a numeric field: 1 and *v when known, 0 when not; -1 not numeric. */
 int cell_number(int field, const struct row *r, double *v);
@@ -137,7 +137,8 @@ void cell_format_number(int field, double v, const struct cellctx *c, char *out,
 /* The percentage behind an efficiency field for colouring, -1 otherwise. */
 double cell_eff(int field, const struct row *r);
 /* The field as JSON: numbers raw (durations in seconds, sizes in bytes, efficiencies in
- * percent), text as strings; NULL for unknown or not applicable. */
+ * percent), text as strings, not escaped (the document is, whole, before it is written: once);
+ * NULL for unknown or not applicable. */
 struct json_object *cell_json(int field, const struct row *r, const struct cellctx *c);
 /* A number of a numeric field as cell_json writes it. */
 struct json_object *cell_json_number(int field, double v);

@@ -1,5 +1,4 @@
 /* -j selectors as sacct reads them. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,82 +8,28 @@
 #include "jobids.h"
 #include "jobstat.h"
 #include "protocol.h"
-
-static int parse_u32(const char *s, char **end, uint32_t *out)
-{
-	unsigned long long v;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, end, 10);
-	if (errno || v > 0xfffffff0ull)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
+#include "slurm_ids.h"
 
 int64_t jobsel_step_parse(const char *s)
 {
-	uint32_t v;
-	char *end;
-
-	if (slurm_step_by_name(s, &v) == 0)
-		return v;
-	if (parse_u32(s, &end, &v) == 0 && !*end)
-		return v;
-	return -1;
+	return slurm_step_parse(s);
 }
 
-/* "[1-3,5]" or "4" after the underscore; returns chars consumed or -EINVAL */
-static int parse_tasks(const char *s, struct jobsel *o)
+static int add_range(void *ctx, uint32_t lo, uint32_t hi)
 {
-	const char *p = s;
-	int bracket = *p == '[';
-	char *end;
+	struct jobsel *o = ctx;
 
-	if (bracket)
-		p++;
-	for (;;) {
-		uint32_t lo, hi;
-
-		if (o->nranges == JOBSEL_RANGES || parse_u32(p, &end, &lo))
-			return -EINVAL;
-		hi = lo;
-		if (bracket && *end == '-' && parse_u32(end + 1, &end, &hi))
-			return -EINVAL;
-		if (hi < lo)
-			return -EINVAL;
-		o->ranges[o->nranges].lo = lo;
-		o->ranges[o->nranges].hi = hi;
-		o->nranges++;
-		p = end;
-		if (!bracket)
-			break;
-		if (*p == '%') { /* a throttle, as sbatch --array takes it: not a selection */
-			uint32_t ignore;
-
-			if (parse_u32(p + 1, &end, &ignore))
-				return -EINVAL;
-			p = end;
-		}
-		if (*p == ']') {
-			p++;
-			break;
-		}
-		if (*p != ',')
-			return -EINVAL;
-		p++;
-	}
-	o->has_tasks = 1;
-	return (int)(p - s);
+	if (o->nranges == JOBSEL_RANGES)
+		return -E2BIG;
+	o->ranges[o->nranges].lo = lo;
+	o->ranges[o->nranges].hi = hi;
+	o->nranges++;
+	return 0;
 }
 
 int jobsel_parse(const char *s, struct jobsel *o, char *err, size_t errlen)
 {
-	const char *p;
-	char *end;
-	int n;
+	struct slurm_id id;
 
 	memset(o, 0, sizeof(*o));
 	if (!s || !*s || strlen(s) >= sizeof(o->text)) {
@@ -92,34 +37,21 @@ int jobsel_parse(const char *s, struct jobsel *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	snprintf(o->text, sizeof(o->text), "%s", s);
-	if (!isdigit((unsigned char)*s))
-		return 0; /* a name */
+	/* what does not read as a Slurm id is a name, or a run's id (rN), for tracerd to find:
+	 * the one rule tracerctl run and tracerd refuse names by */
+	if (!slurm_id_shaped(s) || s[0] == 'r')
+		return 0;
+	if (slurm_id_parse(s, &id, add_range, o) < 0) {
+		proto_errf(err, errlen, "job id '%s' has more than %d task ranges", s,
+			   JOBSEL_RANGES);
+		return -EINVAL;
+	}
 	o->numeric = 1;
-	if (parse_u32(s, &end, &o->job) || o->job == 0)
-		goto bad;
-	p = end;
-	if (*p == '_') {
-		n = parse_tasks(p + 1, o);
-		if (n < 0)
-			goto bad;
-		p += 1 + n;
-	}
-	if (*p == '.') {
-		int64_t st = jobsel_step_parse(p + 1);
-
-		if (st < 0)
-			goto bad;
-		o->has_step = 1;
-		o->step = (uint32_t)st;
-		p += strlen(p);
-	}
-	if (*p)
-		goto bad;
+	o->job = id.job;
+	o->has_tasks = id.has_tasks;
+	o->has_step = id.has_step;
+	o->step = id.step;
 	return 0;
-bad:
-	proto_errf(err, errlen,
-		   "invalid job id '%s' (JOBID, JOBID_TASK, JOBID_[A-B,C] or JOBID.STEP)", s);
-	return -EINVAL;
 }
 
 int jobsel_list(const char *list, struct jobsel **out, char *err, size_t errlen)

@@ -20,9 +20,9 @@ struct jobsel {
 	uint32_t step;
 };
 
-/* Parse one selector. Returns 0, or -EINVAL with a message in err. Anything that does not
- * start with a digit is a name; a digit followed by anything else than sacct's forms is an
- * error (a typo, not a name). */
+/* Parse one selector. Returns 0, or -EINVAL with a message in err (empty or too long). What
+ * does not read as an id (slurm_id_shaped) is a name, "1000genomes" too; "rN" is a run's id,
+ * for tracerd to find. */
 int jobsel_parse(const char *s, struct jobsel *out, char *err, size_t errlen);
 /* Split a comma-separated list (commas inside [...] belong to the array ranges) and parse
  * each. Returns the number of selectors (*out: caller frees) or -EINVAL/-ENOMEM. */

@@ -15,19 +15,21 @@
 /* A cell: its value (at most 1023 bytes), padding to the widest width (1023) and colours */
 #define CELL_BYTES 2112
 
-/* Widths count characters, not bytes (the values are escaped text: valid UTF-8), and a value
- * is cut between two of them. */
+/* Widths count terminal columns, not bytes (the values are escaped text: valid UTF-8), and a
+ * value is cut between two characters; a wide character that does not fit whole leaves its
+ * column as padding. */
 void out_cell(char *buf, size_t len, const char *v, int width, int colour)
 {
-	size_t w = (size_t)(width < 0 ? -width : width), cols = safe_text_width(v);
+	size_t w = (size_t)(width < 0 ? -(long)width : width), cols = safe_text_width(v);
 	size_t keep = strlen(v), pad;
-	int cut = cols > w;
+	int cut;
 
-	if (w > 1023)
+	if (w > 1023) /* before cols is compared with it: pad never wraps */
 		w = 1023;
+	cut = cols > w;
 	if (cut) {
-		keep = safe_text_prefix(v, w ? w - 1 : 0);
-		cols = w;
+		keep = safe_text_prefix(v, w ? w - 1 : 0, &cols);
+		cols += w ? 1 : 0; /* the "+" */
 	}
 	pad = w - cols;
 	snprintf(buf, len, "%s%*s%.*s%s%*s%s ",

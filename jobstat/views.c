@@ -425,8 +425,11 @@ void view_warnings(struct viewctx *v, const struct report *rep)
 		}
 		snprintf(msg, sizeof(msg), "node %s: %s%s%s", c->name, c->error,
 			 at ? "; figures missing for job(s) " : "", jobs);
-		safe_text_inplace(msg, sizeof(msg)); /* a daemon's message */
-		fprintf(stderr, JS_PROG ": warning: %s\n", msg);
+		/* node names, a connection's or a daemon's error, job ids: escaped as printed, and
+		 * in --json with the whole document */
+		fputs(JS_PROG ": warning: ", stderr);
+		safe_text_fputs(msg, stderr);
+		fputc('\n', stderr);
 		if (v->warnings)
 			json_object_array_add(v->warnings, json_object_new_string(msg));
 	}

@@ -139,7 +139,7 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
 			task = strtoll(end + 1, &end, 10);
 		if (*end)
 			num = task = -1;
-	} else if (selector[0] == 'r' && isdigit((unsigned char)selector[1])) {
+	} else if (selector[0] == 'r' && slurm_id_shaped(selector)) {
 		run = strtoll(selector + 1, &end, 10);
 		if (*end)
 			run = -1;

@@ -14,13 +14,23 @@
 
 struct subuid_range {
 	uint32_t start, count;
-	uid_t owner;
+	uid_t owner;   /* when looked > 0 */
+	uint32_t name; /* the owner's name: its offset in the file's text */
+	uint32_t line; /* the range's place in the file */
+	int8_t looked; /* 1: owner known (a uid, or its name looked up), -1: no such user, 0:
+			* not looked up yet */
 };
 
+/* A name is looked up (getpwnam, on LDAP a network round trip) only when a uid of its range
+ * connects, once per range until the file changes; the file itself is read when it changed,
+ * without a lookup. */
 struct subuids {
 	char path[4096];
-	struct subuid_range *r; /* sorted by start */
+	/* sorted by start, none overlapping: where lines overlap, the uids they share are the
+	 * range's that starts first (of two that start together, the earlier line's) */
+	struct subuid_range *r;
 	size_t n;
+	char *text; /* the file as read: the owners' names, NUL-terminated in it */
 	/* the file as last read: read again when it changes, looked at once a second at most */
 	dev_t dev;
 	ino_t ino;
@@ -30,7 +40,9 @@ struct subuids {
 	int missing; /* the file is absent or unreadable (said once) */
 };
 
-/* Set up for the file at path (read at once; an absent file means no ranges). */
+/* Set up for the file at path (read at once; an absent file means no ranges). The file is read
+ * only when it is root's and not writable by group or others, in a directory that is root's and
+ * not writable by group or others (the file's, after links). */
 void subuids_init(struct subuids *s, const char *path);
 void subuids_fini(struct subuids *s);
 /* Who uid counts as: the owner of the range that holds it, else uid itself. The file is read

@@ -20,22 +20,23 @@
 
 /* One directory on the way: root's, and writable by nobody else; an ancestor may be writable by
  * others when sticky (/tmp), as they cannot then rename or remove root's entries in it. */
-static int check_dir(const char *path, const char *dir, const struct stat *st, int is_parent,
-		     char *err, size_t errlen)
+int trust_dir(const char *what, const char *path, const char *dir, const struct stat *st,
+	      int is_parent, char *err, size_t errlen)
 {
 	if (!S_ISDIR(st->st_mode)) {
-		proto_errf(err, errlen, "socket %s not trusted: %s is not a directory", path, dir);
+		proto_errf(err, errlen, "%s %s not trusted: %s is not a directory", what, path,
+			   dir);
 		return -EPERM;
 	}
 	if (st->st_uid != 0) {
 		proto_errf(err, errlen,
-			   "socket %s not trusted: directory %s is owned by uid %u, not root", path,
-			   dir, (unsigned)st->st_uid);
+			   "%s %s not trusted: directory %s is owned by uid %u, not root", what,
+			   path, dir, (unsigned)st->st_uid);
 		return -EPERM;
 	}
 	if ((st->st_mode & WRITABLE) && (is_parent || !(st->st_mode & S_ISVTX))) {
 		proto_errf(err, errlen,
-			   "socket %s not trusted: directory %s is writable by %s (mode %04o)",
+			   "%s %s not trusted: directory %s is writable by %s (mode %04o)", what,
 			   path, dir, st->st_mode & S_IWOTH ? "all users" : "its group",
 			   (unsigned)(st->st_mode & 07777));
 		return -EPERM;
@@ -70,7 +71,7 @@ int trust_socket_path(const char *path, char *resolved, size_t len, char *err, s
 		goto out;
 	}
 	slash = strrchr(real, '/'); /* realpath gives an absolute path: there is one */
-	if ((ret = check_dir(path, "/", &st, slash == real, err, errlen)) < 0)
+	if ((ret = trust_dir("socket", path, "/", &st, slash == real, err, errlen)) < 0)
 		goto out;
 	/* down from "/", each component opened without following a link, relative to the last */
 	for (comp = real + 1; comp < slash; comp = end + 1) {
@@ -92,7 +93,7 @@ int trust_socket_path(const char *path, char *resolved, size_t len, char *err, s
 		}
 		close(dfd);
 		dfd = next;
-		ret = check_dir(path, real, &st, end == slash, err, errlen);
+		ret = trust_dir("socket", path, real, &st, end == slash, err, errlen);
 		*end = '/';
 		if (ret < 0)
 			goto out;

@@ -4,6 +4,7 @@
 #define TRACER_TRUST_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 
 /* Longest reply root's clients read: theirs are a few hundred bytes, and slurmstepd must not
@@ -17,6 +18,12 @@
  * -EPERM when the path is not trusted, or another negative errno (-ENOENT: no socket there);
  * err says which path and what is wrong. */
 int trust_socket_path(const char *path, char *resolved, size_t len, char *err, size_t errlen);
+
+/* Is directory dir (st its stat) one only root changes: owned by root, not group- or
+ * world-writable unless sticky (never when is_parent: the directory of what is checked)?
+ * 0, or -EPERM with err saying "WHAT PATH not trusted: ...". */
+int trust_dir(const char *what, const char *path, const char *dir, const struct stat *st,
+	      int is_parent, char *err, size_t errlen);
 
 /* Is the server on connected unix socket fd root (SO_PEERCRED)? 0 or -EPERM, err naming path. */
 int trust_peer(int fd, const char *path, char *err, size_t errlen);

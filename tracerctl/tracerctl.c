@@ -357,8 +357,9 @@ static int cmd_run(const char *sock, const char *node, int argc, char **argv)
 	}
 	if (vals[0] && slurm_id_shaped(vals[0])) { /* tracerd refuses it too */
 		fprintf(stderr,
-			"%s run: a run's name may not read as an id (begin with a digit, or be r "
-			"and a number): tracer-jobstat -j would take it for one\n",
+			"%s run: a run's name may not read as an id (a Slurm job id such as 42, "
+			"42_3 or 42.batch, or r and a number): tracer-jobstat -j would take it "
+			"for one\n",
 			prog);
 		return 2;
 	}

@@ -2,6 +2,7 @@
  * stops the daemon with "file:line: what" instead of running with a surprising setting. */
 #include "config.h"
 #include "readfile.h"
+#include "safetext.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -449,19 +450,17 @@ static void set_err(char *err, size_t errlen, const char *name, unsigned line, c
 	va_end(ap);
 }
 
-/* Quote user text for an error message: bounded, control bytes shown as '?', so a hostile
- * file cannot inject lines or terminal escapes into logs. */
+/* Quote user text for an error message: bounded, escaped as every tool shows text others
+ * wrote (safetext.h), "..." when cut, so a hostile file cannot inject lines or terminal
+ * escapes into logs or a terminal. */
 static void show(char *dst, size_t cap, const char *s, size_t n)
 {
-	size_t keep = n < cap - 1 ? n : cap - 4, i; /* room for "..." when truncating */
+	size_t read, at = safe_text_cut(dst, cap, s, n, &read);
 
-	for (i = 0; i < keep; i++) {
-		unsigned char c = (unsigned char)s[i];
-		dst[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	if (read < n) { /* room for "..." */
+		at = safe_text_cut(dst, cap - 3, s, n, &read);
+		memcpy(dst + at, "...", 4);
 	}
-	if (keep < n)
-		memcpy(dst + i, "...", 3), i += 3;
-	dst[i] = '\0';
 }
 
 static bool is_blank(char c)

@@ -12,6 +12,12 @@
 int readfile(const char *path, size_t max, unsigned flags, char **out, size_t *len, char *err,
 	     size_t errlen)
 {
+	return readfile_at(AT_FDCWD, path, max, flags, NULL, out, len, err, errlen);
+}
+
+int readfile_at(int dirfd, const char *path, size_t max, unsigned flags, struct stat *stp,
+		char **out, size_t *len, char *err, size_t errlen)
+{
 	/* O_NONBLOCK: a FIFO at the path must not hang the reader (it is refused below);
 	 * it changes nothing for a regular file. */
 	int fd, oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, ret = 0;
@@ -24,7 +30,7 @@ int readfile(const char *path, size_t max, unsigned flags, char **out, size_t *l
 		return -EINVAL;
 	if (flags & READFILE_NOFOLLOW)
 		oflags |= O_NOFOLLOW;
-	if ((fd = open(path, oflags)) < 0) {
+	if ((fd = openat(dirfd, path, oflags)) < 0) {
 		ret = -errno;
 		goto fail;
 	}
@@ -32,6 +38,8 @@ int readfile(const char *path, size_t max, unsigned flags, char **out, size_t *l
 		ret = -errno;
 		goto cleanup;
 	}
+	if (stp)
+		*stp = st;
 	if (!S_ISREG(st.st_mode)) {
 		ret = -EINVAL;
 		goto cleanup;

@@ -5,6 +5,7 @@
 #define TRACER_READFILE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #define READFILE_NOFOLLOW 1u /* refuse a symbolic link in the last component (-ELOOP) */
 #define READFILE_PREFIX 2u   /* a longer file gives its first max bytes, not -EFBIG */
@@ -16,5 +17,10 @@
  * *out and *len are untouched on failure. */
 int readfile(const char *path, size_t max, unsigned flags, char **out, size_t *len, char *err,
 	     size_t errlen);
+/* The same for path relative to directory dirfd (or AT_FDCWD), with the file's fstat of the
+ * descriptor read in *st (when st is not NULL and the file was opened): what is checked about
+ * the file is then what was read. */
+int readfile_at(int dirfd, const char *path, size_t max, unsigned flags, struct stat *st,
+		char **out, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -6,9 +6,12 @@
  * (tab and newline too: a value never breaks a line) and every byte of invalid UTF-8 (overlong
  * forms, surrogates, beyond U+10FFFF, a cut sequence, and so the raw C1 bytes 0x80-0x9f) as
  * "\xHH"; the C1 controls encoded in UTF-8 (U+0080-U+009F), the bidi overrides, embeddings and
- * isolates (U+202A-U+202E, U+2066-U+2069), the directional marks (U+200E, U+200F, U+061C) and
- * the line and paragraph separators (U+2028, U+2029) as "\uHHHH". A backslash is kept: the
- * result only needs to be harmless, and escaping the result again changes nothing. */
+ * isolates (U+202A-U+202E, U+2066-U+2069), the directional marks (U+200E, U+200F, U+061C),
+ * the line and paragraph separators (U+2028, U+2029) and the characters that show as nothing
+ * (U+200B-U+200D, U+2060-U+2064, U+FEFF) as "\uHHHH"; the tag characters (U+E0000-U+E007F)
+ * as "\U000HHHHH" (8 hex digits, never read as a 4-digit escape and a digit). A backslash is
+ * kept: the result only needs to be harmless, and escaping the result again changes nothing.
+ * The escaped text is at most 4 bytes per byte in. */
 #ifndef TRACER_SAFETEXT_H
 #define TRACER_SAFETEXT_H
 
@@ -19,6 +22,8 @@
 /* Escape the n bytes at s into out (len bytes, NUL-terminated when len > 0). What does not fit
  * is left out whole: never half an escape or half a character. Returns the length written. */
 size_t safe_text(char *out, size_t len, const char *s, size_t n);
+/* The same, with the bytes of s escaped (not left out) in *read. */
+size_t safe_text_cut(char *out, size_t len, const char *s, size_t n, size_t *read);
 /* The same for a NUL-terminated string in a buffer of len bytes, in place. */
 void safe_text_inplace(char *buf, size_t len);
 /* Write s escaped to f, however long. */
@@ -27,9 +32,10 @@ void safe_text_fputs(const char *s, FILE *f);
  * is valid UTF-8 with nothing a terminal acts on. Returns 0 or -ENOMEM. */
 int safe_text_json(struct json_object *o);
 
-/* For aligned columns of escaped (valid UTF-8) text: the characters in s, and the bytes of its
- * longest prefix of at most cols characters. */
+/* For aligned columns of escaped (valid UTF-8) text: the terminal columns s takes (2 for East
+ * Asian wide and fullwidth characters and emoji, none for combining marks), and the bytes of
+ * its longest prefix of at most cols columns (its columns in *width unless NULL). */
 size_t safe_text_width(const char *s);
-size_t safe_text_prefix(const char *s, size_t cols);
+size_t safe_text_prefix(const char *s, size_t cols, size_t *width);
 
 #endif

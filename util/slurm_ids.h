@@ -21,9 +21,24 @@ const char *slurm_step_name(uint32_t step, char *buf, size_t len);
 /* The reverse for the steps that run processes (batch, extern, interactive): 0 and *step, or
  * -EINVAL for any other word (*step untouched). */
 int slurm_step_by_name(const char *name, uint32_t *step);
-/* Does s read as an id rather than a name: a Slurm job, array task or step ("4242",
- * "4242_3", "4242.batch", anything that begins with a digit) or a traced run ("r17")? Such a
- * selector matches ids only, and a traced run may not be named so. */
+/* A Slurm job selector as sacct -j reads it: JOB, JOB_TASK, JOB_[A-B,C...] (a "%N" throttle
+ * after a range, as sbatch --array takes it, is no selection), each optionally .STEP (batch,
+ * extern, interactive or a number). Numbers are decimal, at most 0xfffffff0; JOB is not 0;
+ * A <= B. */
+struct slurm_id {
+	uint32_t job, step;
+	int has_tasks, has_step;
+};
+/* Parse s into *id (may be NULL), calling task(ctx, lo, hi) for each task range when task is
+ * not NULL: a negative return from it ends the parse with that value. 0, or -EINVAL when s is
+ * not a selector. */
+int slurm_id_parse(const char *s, struct slurm_id *id,
+		   int (*task)(void *ctx, uint32_t lo, uint32_t hi), void *ctx);
+/* A step after the dot: its id (batch, extern, interactive, or a number), or -1. */
+int64_t slurm_step_parse(const char *s);
+/* Does s read as an id rather than a name: a Slurm job selector (above: "4242", "4242_3",
+ * "4242.batch") or a traced run ("r17": r and digits)? Such a selector matches ids only, and
+ * a traced run may not be named so; anything else ("1000genomes", "16S-rRNA") is a name. */
 int slurm_id_shaped(const char *s);
 
 #endif

@@ -1,9 +1,11 @@
 /* libFuzzer target: the escaping of text before it is printed (util/safetext.c). The input is the
  * text (NULs included); byte 0 also picks an output buffer size. Checks that what comes out,
  * whole or cut to a small buffer, in place, and as json-c writes a document of it, has no byte
- * 0x00-0x1f or 0x7f, is valid UTF-8 with no C1 control (U+0080-U+009F) and no bidi control
- * (U+202A-U+202E, U+2066-U+2069), that a cut result is the start of the whole one, and that
- * escaping it again changes nothing. */
+ * 0x00-0x1f or 0x7f, is valid UTF-8 with no C1 control (U+0080-U+009F), no bidi control or
+ * mark (U+202A-U+202E, U+2066-U+2069, U+061C, U+200E, U+200F), no line or paragraph separator
+ * (U+2028, U+2029) and nothing that shows as nothing (U+200B-U+200D, U+2060-U+2064, U+FEFF,
+ * the tags U+E0000-U+E007F), that it is at most 4 bytes per byte in, that a cut result is the start
+ * of the whole one, and that escaping it again changes nothing. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +37,9 @@ static void check_safe(const char *s, size_t n)
 		    (l == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
 		    (l == 4 && (c < 0x10000 || c > 0x10ffff)))
 			abort(); /* overlong or not a character */
-		if ((c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) ||
-		    (c >= 0x2066 && c <= 0x2069))
+		if ((c >= 0x80 && c <= 0x9f) || c == 0x61c || (c >= 0x200b && c <= 0x200f) ||
+		    (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
+		    (c >= 0x2066 && c <= 0x2069) || c == 0xfeff || (c >= 0xe0000 && c <= 0xe007f))
 			abort();
 		i += l;
 	}
@@ -81,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!whole || !again || !cut)
 		goto out;
 	n = safe_text(whole, cap, (const char *)data, size);
-	if (n != strlen(whole))
+	if (n != strlen(whole) || n > size * 4)
 		abort();
 	check_safe(whole, n);
 	if (safe_text(again, cap, whole, n) != n || memcmp(again, whole, n) != 0)
@@ -103,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		safe_text_inplace(buf, cap);
 		check_safe(buf, strlen(buf));
 		if (safe_text_width(buf) > strlen(buf) ||
-		    safe_text_prefix(buf, small) > strlen(buf))
+		    safe_text_prefix(buf, small, NULL) > strlen(buf))
 			abort();
 		free(buf);
 	}

@@ -273,7 +273,10 @@ rc=$(status "$JS" -j "$JB" -X --signals)
 check "-X with --signals refused, naming --signals: exit 2 ($(cat "$T/err"))" \
   bash -c "[ $rc -eq 2 ] && grep -q -- '-X (--allocations) does not apply to --signals: its rows are per step and tool' '$T/err'"
 rc=$(status "$JS" -j 12x)
-check "-j 12x is bad usage: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q '12x' '$T/err'"
+check "-j 12x is a run's name (no id): none, exit 1 ($(cat "$T/err"))" \
+  bash -c "[ $rc -eq 1 ] && grep -q \"no job or run '12x'\" '$T/err'"
+rc=$(status "$JS" -j ,)
+check "-j , is bad usage: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q 'no job given' '$T/err'"
 rc=$(status "$JS" -j "$JB.7")
 check "-j $JB.7 (no such step): exit 1, said ($(cat "$T/err"))" \
   bash -c "[ $rc -eq 1 ] && [ ! -s '$T/out' ] && grep -qx \"tracer-jobstat: job $JB has no step 7 in Slurm's accounting\" '$T/err'"

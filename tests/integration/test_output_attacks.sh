@@ -2,14 +2,18 @@
 # an id, and subordinate uids share their owner's connections. On this test's own daemon:
 #  - a user traces a run whose name, pipeline, run and step, program file name (so its comm and
 #    tool) and arguments hold terminal escapes (ESC [2J, an OSC title ending in BEL), C1 controls
-#    raw and in UTF-8 (CSI, OSC), invalid UTF-8 and a bidi override; the program waits on a FIFO
+#    raw and in UTF-8 (CSI, OSC), invalid UTF-8, a bidi override and (in an argument) the
+#    directional marks, separators and characters that show as nothing; the program waits on a FIFO
 #    long enough to be listed as stalled, then fails. Root's tracerctl status (stalled list, and
 #    --json) and every view of tracer-jobstat (default with its notes, -P, -p, --json, --tools,
 #    --processes, --tree, --workflow, by id and by name, and on a terminal) are byte-scanned:
-#    no byte 0x00-0x08, 0x0b-0x1f or 0x7f, valid UTF-8 with no C1 control (U+0080-U+009F) and
-#    no bidi control, every --json read by a strict UTF-8 JSON parser, the escapes shown;
-#  - runs named like ids (r1, 4242, 4242.batch) are refused, and a stored run whose name reads
-#    as an id does not answer -j for that id;
+#    no byte 0x00-0x08, 0x0b-0x1f or 0x7f, valid UTF-8 with no C1 control (U+0080-U+009F), no
+#    bidi control or mark, no line or paragraph separator and nothing that shows as nothing
+#    (U+200B-U+200D, U+2060-U+2064, U+FEFF, tags), every --json read by a strict UTF-8 JSON
+#    parser, the escapes shown;
+#  - runs named like ids (r1, 4242, 4242.batch) are refused, one that only begins with a digit
+#    (1000genomes) is not, and a stored run whose name reads as an id does not answer -j for
+#    that id;
 #  - the user's connections (MaxClientsPerUser = 4) are capped with those of uids in their
 #    /etc/subuid range, reached with setpriv and, where newuidmap is installed, from a real user
 #    namespace; a uid in no range keeps its own share; a changed file is read again.
@@ -39,7 +43,9 @@ except UnicodeDecodeError as e:
     text = None
     bad.append(f"invalid UTF-8 ({e})")
 if text is not None:
-    bad += [f"U+{ord(c):04X}" for c in text if 0x80 <= ord(c) <= 0x9f or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
+    hidden = lambda c: (0x80 <= c <= 0x9f or c == 0x61c or 0x200b <= c <= 0x200f or 0x2028 <= c <= 0x202e
+                        or 0x2060 <= c <= 0x2064 or 0x2066 <= c <= 0x2069 or c == 0xfeff or 0xe0000 <= c <= 0xe007f)
+    bad += [f"U+{ord(c):04X}" for c in text if hidden(ord(c))]
     if path.endswith(".json"):
         try:
             json.loads(text)
@@ -58,7 +64,7 @@ scan_outputs() {
       dirty=$((dirty + 1)); echo "    $v: $why"; fi
   done
   echo "  bytes of each output:${sizes%,}"
-  echo "  outputs scanned: $clean clean, $dirty with raw controls, C1, bidi or invalid UTF-8"
+  echo "  outputs scanned: $clean clean, $dirty with raw controls, C1, bidi, invisibles or invalid UTF-8"
   [ $dirty = 0 ]
 }
 n_of() { local v; v=$(cat "$1" 2> /dev/null); echo "${v:-0}"; } # a count from a file, 0 if none
@@ -72,6 +78,8 @@ ESC=$'\x1b[2J\x1b]0;OWNED\x07'
 C1=$'\xc2\x9b2J\xc2\x9d0;T\x9b'
 BAD=$'\xff\xfe'
 BIDI=$'\xe2\x80\xae'
+# U+200B, U+2060, U+FEFF, a tag, U+061C, U+200E, U+200F, U+2028, U+2029
+HIDDEN=$'al\xe2\x80\x8bice\xe2\x81\xa0\xef\xbb\xbf\xf3\xa0\x80\x81\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f\xe2\x80\xa8\xe2\x80\xa9'
 EVIL="x${ESC}${C1}${BAD}${BIDI}txt"
 B=$T/bin
 mkdir -p "$B"
@@ -82,7 +90,7 @@ chmod 666 "$T/fifo"
 printf '#!/bin/sh\nread go < %s\nexit 3\n' "$T/fifo" > "$PROG"
 chmod 755 "$PROG"
 asattacker "$BUILD/tracerctl" -N $NODE run --name "$EVIL" --pipeline "$EVIL" --run "$EVIL" \
-  --step "$EVIL" -- "$PROG" "$EVIL" "$ESC" "$C1" "$BAD" "$BIDI" 2> "$T/run.err" & rpid=$!
+  --step "$EVIL" -- "$PROG" "$EVIL" "$ESC" "$C1" "$BAD" "$BIDI" "$HIDDEN" 2> "$T/run.err" & rpid=$!
 for _ in $(seq 100); do # StallAfter (2 s) and a sample round
   ctl status > "$T/out.status" 2>&1
   grep -q "stalled since" "$T/out.status" && break
@@ -101,7 +109,7 @@ check "the run ended FAILED, as $RUN" [ -n "$RUN" ]
 cp "$T/run.err" "$T/out.summary" # tracerctl run's own summary: the user's terminal
 
 views=(default "" P "-P" p "-p" json "--json" tools "--tools" procs "--processes"
-  procs.json "--processes --json" tree "--tree" tools.json "--tools --json" workflow "--workflow"
+  procs.P "--processes -P" procs.json "--processes --json" tree "--tree" tools.json "--tools --json" workflow "--workflow"
   workflow.json "--workflow --json" workflow.P "--workflow -P")
 for ((i = 0; i < ${#views[@]}; i += 2)); do
   # shellcheck disable=SC2086
@@ -114,12 +122,14 @@ jobstat -j "$EVIL${ESC}nothing" > "$T/out.notfound" 2>&1
 script -qec "$BUILD/tracer-jobstat -N $NODE -j $RUN" /dev/null > "$T/tty.raw" 2>&1
 sed -e $'s/\x1b\\[3[12]m//g; s/\x1b\\[0m//g; s/\r$//' "$T/tty.raw" > "$T/out.tty"
 
-check "every output is clean (no C0 but tab and newline, no DEL, no C1, no bidi, valid UTF-8; JSON parses)" scan_outputs out
+check "every output is clean (no C0 but tab and newline, no DEL, no C1, no bidi, no invisibles, valid UTF-8; JSON parses)" scan_outputs out
 check "the escapes are shown: the notes header names the run with \\x1b[2J visible" \
   grep -qF "Run $RUN (x\\x1b[2J\\x1b]0;OWNED\\x07\\u009b2J\\u009d0;T\\x9b\\xff\\xfe\\u202etxt), FAILED:" "$T/out.default"
 check "... and tracerctl status the stalled process and its unit" \
   grep -qF "(unit ${RUN#r} x\\x1b[2J" "$T/out.status"
 check "... and -P the command, with the bidi override as \\u202e" grep -qF '\u202e' "$T/out.procs"
+check "... and the characters that show as nothing, the tag as \\U000e0001" \
+  grep -qF 'al\u200bice\u2060\ufeff\U000e0001\u061c\u200e\u200f\u2028\u2029' "$T/out.procs.P"
 check "... and --json the name, escaped before json-c writes it" \
   python3 -c "import json,sys; d=json.load(open(sys.argv[1], encoding='utf-8')); sys.exit(d['jobs'][0]['JobName'] != 'x\\\\x1b[2J\\\\x1b]0;OWNED\\\\x07\\\\u009b2J\\\\u009d0;T\\\\x9b\\\\xff\\\\xfe\\\\u202etxt')" "$T/out.json"
 
@@ -131,6 +141,12 @@ for name in r1 4242 4242.batch 12_3; do
     grep -q "may not read as an id" "$T/idname.err"
   check "... with exit status 2, the command not run" [ $rc = 2 ]
 done
+# a name that only begins with a digit is a name, and -j finds it by it
+asattacker "$BUILD/tracerctl" -N $NODE run --name 1000genomes -- /bin/true > /dev/null 2> "$T/digitname.err"
+check "a run named 1000genomes is taken (exit $?: $(head -c 90 "$T/digitname.err"))" \
+  grep -q -- "-j r[0-9]" "$T/digitname.err"
+got=$(jobstat -j 1000genomes -P -n -o JobName 2>&1 | paste -sd' ')
+check "-j 1000genomes shows it by its name ($got)" [ "$got" = "1000genomes" ]
 # ... and tracerd refuses it too, to a client that does not check
 asattacker /usr/bin/python3 - "$SOCK" > "$T/idname.raw" <<'PY'
 import os, socket, sys

@@ -465,9 +465,22 @@ static void test_paths(void **state)
 	snprintf(want, sizeof(want),
 		 "t.conf:3: SocketDir: bad value \"%.76s...\": must be an absolute path", p + 1);
 	bad(text, want);
-	/* A control character (here a vertical tab) is refused and shown as '?'. */
+	/* A control character (here a vertical tab) is refused and shown escaped, as the tools
+	 * show all text others wrote: C1, invalid UTF-8 and bidi controls too. */
 	bad("SocketDir = /run/a\vb\n",
-	    "t.conf:1: SocketDir: bad value \"/run/a?b\": control character");
+	    "t.conf:1: SocketDir: bad value \"/run/a\\x0bb\": control character");
+	bad("SocketDir = /run/\xc2\x9b\xff\xe2\x80\xae\v\n",
+	    "t.conf:1: SocketDir: bad value \"/run/\\u009b\\xff\\u202e\\x0b\": control "
+	    "character");
+	bad("SocketDir\xe2\x80\xae = /run\n", "t.conf:1: unknown key 'SocketDir\\u202e'");
+	/* cut whole, never in an escape, with "..." */
+	memset(p + 1, 0x1b, 100);
+	snprintf(text, sizeof(text), "SocketDir=%s\n", p + 1);
+	snprintf(want, sizeof(want), "t.conf:1: SocketDir: bad value \"");
+	for (int i = 0; i < 19; i++)
+		strcat(want, "\\x1b");
+	strcat(want, "...\": control character");
+	bad(text, want);
 }
 
 /* ---- errors: each kind, with its line number */
@@ -583,7 +596,7 @@ static void test_error_buffer_handling(void **state)
 	assert_int_equal(config_parse("x", 1, NULL, &c, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "(config):1: missing '=' after 'x'");
 	/* Hostile text in a message is bounded and made printable. */
-	bad("\x1b[31mKey = 1\n", "t.conf:1: unknown key '?[31mKey'");
+	bad("\x1b[31mKey = 1\n", "t.conf:1: unknown key '\\x1b[31mKey'");
 }
 
 /* ---- config_load */

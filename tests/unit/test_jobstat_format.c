@@ -15,6 +15,7 @@
 #include "convert.h"
 #include "effic.h"
 #include "output.h"
+#include "safetext.h"
 
 static void test_parse_widths(void **state)
 {
@@ -110,6 +111,31 @@ static void test_cell(void **state)
 	assert_string_equal(b, "\xc3\xa9t\xc3\xa9   ");
 	out_cell(b, sizeof(b), "\xe6\x97\xa5\xe6\x97\xa5", 1, 0);
 	assert_string_equal(b, "+ ");
+	/* widths in terminal columns: a wide character takes 2, a combining mark none */
+	out_cell(b, sizeof(b), "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", -6, 0);
+	assert_string_equal(b, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e ");
+	out_cell(b, sizeof(b), "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", -5, 0);
+	assert_string_equal(b, "\xe6\x97\xa5\xe6\x9c\xac+ ");
+	out_cell(b, sizeof(b), "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 4, 0);
+	assert_string_equal(b, " \xe6\x97\xa5+ "); /* the second one does not fit whole */
+	out_cell(b, sizeof(b), "e\xcc\x81x", -4, 0);
+	assert_string_equal(b, "e\xcc\x81x   ");
+}
+
+/* a width beyond the widest cell is the widest: a longer value is cut, never padded by a
+ * wrapped count */
+static void test_cell_widest(void **state)
+{
+	char v[1101], b[2112];
+	size_t n;
+
+	(void)state;
+	memset(v, 'a', sizeof(v) - 1);
+	v[sizeof(v) - 1] = 0;
+	out_cell(b, sizeof(b), v, 2000, 0);
+	n = strlen(b);
+	assert_int_equal(n, 1024);
+	assert_string_equal(b + n - 2, "+ ");
 }
 
 /* a job row whose name holds the delimiter */
@@ -353,6 +379,13 @@ static void test_json_cells(void **state)
 	o = cell_json(F_JOBNAME, &r, &cc);
 	assert_string_equal(json_object_get_string(o), "a|b");
 	json_object_put(o);
+	/* text is left as it is: the whole document is escaped once, before it is written */
+	snprintf(r.jobname, sizeof(r.jobname), "x\x1b[2J\xc2\x9b");
+	o = cell_json(F_JOBNAME, &r, &cc);
+	assert_string_equal(json_object_get_string(o), "x\x1b[2J\xc2\x9b");
+	assert_int_equal(safe_text_json(o), 0);
+	assert_string_equal(json_object_get_string(o), "x\\x1b[2J\\u009b");
+	json_object_put(o);
 }
 
 static void test_colour_choice(void **state)
@@ -386,12 +419,19 @@ static void test_helpformat(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_widths),  cmocka_unit_test(test_parse_errors),
-		cmocka_unit_test(test_cell),	      cmocka_unit_test(test_parsable),
-		cmocka_unit_test(test_aligned),	      cmocka_unit_test(test_unknown_and_blank),
-		cmocka_unit_test(test_json_cells),    cmocka_unit_test(test_colour_choice),
-		cmocka_unit_test(test_helpformat),    cmocka_unit_test(test_fit_widths),
-		cmocka_unit_test(test_state_colours), cmocka_unit_test(test_sacct_fields),
+		cmocka_unit_test(test_parse_widths),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_cell),
+		cmocka_unit_test(test_cell_widest),
+		cmocka_unit_test(test_parsable),
+		cmocka_unit_test(test_aligned),
+		cmocka_unit_test(test_unknown_and_blank),
+		cmocka_unit_test(test_json_cells),
+		cmocka_unit_test(test_colour_choice),
+		cmocka_unit_test(test_helpformat),
+		cmocka_unit_test(test_fit_widths),
+		cmocka_unit_test(test_state_colours),
+		cmocka_unit_test(test_sacct_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,8 +72,51 @@ static void test_bidi(void **state)
 			    "evil\\u202etxt.exe");
 	assert_string_equal(ESC("\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9"), "\\u202a\\u2066\\u2069");
 	assert_string_equal(ESC("\xe2\x80\x8f\xe2\x80\xa8"), "\\u200f\\u2028");
+	assert_string_equal(ESC("\xd8\x9c\xe2\x80\x8e\xe2\x80\xa9"), "\\u061c\\u200e\\u2029");
 	/* their neighbours are text */
 	assert_string_equal(ESC("\xe2\x80\x94\xe2\x81\xb0"), "\xe2\x80\x94\xe2\x81\xb0");
+}
+
+/* characters that show as nothing: two names that look the same are told apart */
+static void test_invisible(void **state)
+{
+	(void)state;
+	assert_string_equal(ESC("al\xe2\x80\x8bice"), "al\\u200bice");
+	assert_string_equal(ESC("\xe2\x80\x8c\xe2\x80\x8d"), "\\u200c\\u200d");
+	assert_string_equal(ESC("\xe2\x81\xa0"
+				"4242\xe2\x81\xa4"),
+			    "\\u20604242\\u2064");
+	assert_string_equal(ESC("\xef\xbb\xbfx"), "\\ufeffx");
+	/* tag characters: 8 hex digits, so a digit after one is not read as part of it */
+	assert_string_equal(ESC("\xf3\xa0\x80\x81"
+				"1\xf3\xa0\x81\xbf"),
+			    "\\U000e00011\\U000e007f");
+	/* their neighbours are text */
+	assert_string_equal(ESC("\xe2\x80\x8a\xe2\x81\xa5\xef\xbb\xbe\xf3\xa0\x82\x80"),
+			    "\xe2\x80\x8a\xe2\x81\xa5\xef\xbb\xbe\xf3\xa0\x82\x80");
+}
+
+/* the escaped text is at most 4 bytes per byte in, for every kind of escape (the buffer a
+ * string is escaped into in a JSON document is that large) */
+static void test_growth(void **state)
+{
+	static const char *const units[] = {
+		"\x1b", "\xff", "\xc2\x9b", "\xe2\x80\x8b", "\xf3\xa0\x80\x81", "\xf4\x90\x80\x80"
+	};
+	char in[64], out[64 * 4 + 1];
+
+	(void)state;
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		size_t l = strlen(units[u]), n = 0;
+
+		while (n + l <= sizeof(in)) {
+			memcpy(in + n, units[u], l);
+			n += l;
+		}
+		assert_true(safe_text(out, n * 4 + 1, in, n) <= n * 4);
+		/* nothing was left out */
+		assert_int_equal(safe_text(out, n * 4 + 1, in, n), strlen(esc(in, n)));
+	}
 }
 
 static void test_cut(void **state)
@@ -134,13 +177,74 @@ static void test_json(void **state)
 	json_object_put(o);
 }
 
+/* a key that escapes to one already there keeps its value beside the other */
+static void test_json_key_clash(void **state)
+{
+	struct json_object *o = json_object_new_object(), *v;
+
+	(void)state;
+	json_object_object_add(o, "\\x1b", json_object_new_string("literal"));
+	json_object_object_add(o, "\x1b", json_object_new_string("esc"));
+	json_object_object_add(o, "\\x1b (2)", json_object_new_string("taken"));
+	assert_int_equal(safe_text_json(o), 0);
+	assert_int_equal(json_object_object_length(o), 3);
+	assert_true(json_object_object_get_ex(o, "\\x1b", &v));
+	assert_string_equal(json_object_get_string(v), "literal");
+	assert_true(json_object_object_get_ex(o, "\\x1b (2)", &v));
+	assert_string_equal(json_object_get_string(v), "taken");
+	assert_true(json_object_object_get_ex(o, "\\x1b (3)", &v));
+	assert_string_equal(json_object_get_string(v), "esc");
+	json_object_put(o);
+}
+
+/* a long string of the widest escapes is escaped whole in a document */
+static void test_json_growth(void **state)
+{
+	char in[4 * 100 + 1] = "", want[10 * 100 + 1] = "";
+	struct json_object *s;
+
+	(void)state;
+	for (int i = 0; i < 100; i++) {
+		strcat(in, "\xf3\xa0\x80\x81");
+		strcat(want, "\\U000e0001");
+	}
+	s = json_object_new_string(in);
+	assert_int_equal(safe_text_json(s), 0);
+	assert_string_equal(json_object_get_string(s), want);
+	json_object_put(s);
+	s = json_object_new_string("\x1b\x1b\x1b");
+	assert_int_equal(safe_text_json(s), 0);
+	assert_string_equal(json_object_get_string(s), "\\x1b\\x1b\\x1b");
+	json_object_put(s);
+}
+
 static void test_width(void **state)
 {
+	size_t w;
+
 	(void)state;
 	assert_int_equal(safe_text_width("r\xc3\xa9sum\xc3\xa9"), 6);
-	assert_int_equal(safe_text_prefix("r\xc3\xa9sum\xc3\xa9", 2), 3);
-	assert_int_equal(safe_text_prefix("ab", 5), 2);
-	assert_int_equal(safe_text_prefix("\xe6\x97\xa5x", 1), 3);
+	assert_int_equal(safe_text_prefix("r\xc3\xa9sum\xc3\xa9", 2, NULL), 3);
+	assert_int_equal(safe_text_prefix("ab", 5, &w), 2);
+	assert_int_equal(w, 2);
+	/* wide characters (CJK, fullwidth, emoji) take 2 columns */
+	assert_int_equal(safe_text_width("\xe6\x97\xa5\xe6\x9c\xac"), 4);
+	assert_int_equal(safe_text_width("\xef\xbc\xa1"), 2);
+	assert_int_equal(safe_text_width("\xf0\x9f\x98\x80x"), 3);
+	assert_int_equal(safe_text_width("\xea\xb0\x80"), 2); /* a Hangul syllable */
+	/* combining marks take none */
+	assert_int_equal(safe_text_width("e\xcc\x81"), 1);
+	assert_int_equal(safe_text_width("\xe2\x83\x90"), 0);
+	/* a wide character that does not fit whole is left out */
+	assert_int_equal(safe_text_prefix("\xe6\x97\xa5x", 1, &w), 0);
+	assert_int_equal(w, 0);
+	assert_int_equal(safe_text_prefix("\xe6\x97\xa5x", 2, &w), 3);
+	assert_int_equal(w, 2);
+	assert_int_equal(safe_text_prefix("a\xe6\x97\xa5", 2, &w), 1);
+	assert_int_equal(w, 1);
+	/* a combining mark stays with its character */
+	assert_int_equal(safe_text_prefix("e\xcc\x81x", 1, &w), 3);
+	assert_int_equal(w, 1);
 }
 
 int main(void)
@@ -150,10 +254,14 @@ int main(void)
 		cmocka_unit_test(test_c0),
 		cmocka_unit_test(test_c1_and_invalid),
 		cmocka_unit_test(test_bidi),
+		cmocka_unit_test(test_invisible),
+		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_inplace),
 		cmocka_unit_test(test_fputs),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_key_clash),
+		cmocka_unit_test(test_json_growth),
 		cmocka_unit_test(test_width),
 	};
 

@@ -53,7 +53,8 @@ static void test_id_shaped(void **state)
 	assert_true(slurm_id_shaped("4242"));
 	assert_true(slurm_id_shaped("4242_3"));
 	assert_true(slurm_id_shaped("4242.batch"));
-	assert_true(slurm_id_shaped("1000genomes"));
+	assert_true(slurm_id_shaped("4242.0"));
+	assert_true(slurm_id_shaped("4242_[1-3,5%2].extern"));
 	assert_true(slurm_id_shaped("r1"));
 	assert_true(slurm_id_shaped("r0042"));
 	assert_false(slurm_id_shaped("r"));
@@ -62,6 +63,50 @@ static void test_id_shaped(void **state)
 	assert_false(slurm_id_shaped("align"));
 	assert_false(slurm_id_shaped(""));
 	assert_false(slurm_id_shaped("R1"));
+	/* a name that begins with a digit but is no id is a name */
+	assert_false(slurm_id_shaped("1000genomes"));
+	assert_false(slurm_id_shaped("16S-rRNA"));
+	assert_false(slurm_id_shaped("10x-cellranger"));
+	assert_false(slurm_id_shaped("0"));
+	assert_false(slurm_id_shaped("4242_"));
+	assert_false(slurm_id_shaped("4242_[3-1]"));
+	assert_false(slurm_id_shaped("4242.pending"));
+	assert_false(slurm_id_shaped("99999999999"));
+	assert_false(slurm_id_shaped("4242 "));
+}
+
+/* the selector's parts, and each task range given to the caller */
+static int ranges_seen(void *ctx, uint32_t lo, uint32_t hi)
+{
+	uint32_t *v = ctx;
+
+	v[v[0] * 2 + 1] = lo;
+	v[v[0] * 2 + 2] = hi;
+	v[0]++;
+	return v[0] > 2 ? -E2BIG : 0;
+}
+
+static void test_id_parse(void **state)
+{
+	struct slurm_id id;
+	uint32_t v[8] = { 0 };
+
+	(void)state;
+	assert_int_equal(slurm_id_parse("12_[1-3,7%2].batch", &id, ranges_seen, v), 0);
+	assert_int_equal(id.job, 12);
+	assert_true(id.has_tasks);
+	assert_true(id.has_step);
+	assert_int_equal(id.step, STEP_BATCH);
+	assert_int_equal(v[0], 2);
+	assert_int_equal(v[1], 1);
+	assert_int_equal(v[2], 3);
+	assert_int_equal(v[3], 7);
+	assert_int_equal(v[4], 7);
+	v[0] = 0;
+	assert_int_equal(slurm_id_parse("12_[1,2,3]", &id, ranges_seen, v), -E2BIG);
+	assert_int_equal(slurm_step_parse("17"), 17);
+	assert_int_equal(slurm_step_parse("interactive"), STEP_INTERACTIVE);
+	assert_int_equal(slurm_step_parse("17x"), -1);
 }
 
 int main(void)
@@ -70,6 +115,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_by_name),
 		cmocka_unit_test(test_id_shaped),
+		cmocka_unit_test(test_id_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
