@@ -179,12 +179,10 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 			u->stored_bytes += new_row ? store_row_bytes(p) : 0;
 		}
 	}
-	/* its share and counts: a running unit's row is written on the next tick (units_flush),
-	 * an ended one's now, as it may leave memory with this process */
-	if (!r && u && u->state == UNIT_RUNNING)
+	/* its share and counts: its row is written on the next tick (units_flush), in that
+	 * tick's one commit; an ended unit stays in memory until then (units_drop) */
+	if (!r && u)
 		u->dirty = 1;
-	else if (!r && u)
-		units_save(a, u);
 	return r;
 }
 

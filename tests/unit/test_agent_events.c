@@ -550,13 +550,16 @@ static void test_unit_counters(void **state)
 	assert_int_equal(u2->live, 1);
 	assert_int_equal(u2->finished, 0);
 
-	/* a unit that ended while it still had processes leaves memory with its last one */
+	/* a unit that ended while it still had processes leaves memory once its row with its
+	 * last one is written (units_flush, on the next tick) */
 	u2->state = UNIT_COMPLETED;
 	exit_ev(a, 950, SEC, 2, 0);
+	units_flush(a);
 	assert_null(units_find(a, 2));
 	assert_ptr_equal(units_find(a, 1), u1);
 	u1->state = UNIT_FAILED;
 	exit_ev(a, 902, SEC, 1, 0);
+	units_flush(a);
 	assert_null(units_find(a, 1));
 	units_reap(a); /* freed by the loop, not under the event */
 	assert_int_equal(units_running(a), 0);
@@ -659,6 +662,34 @@ static void test_unit_cap(void **state)
 	json_object_put(rows);
 }
 
+/* A process that ends after its unit did: the unit's row is written on the next tick with the
+ * others (units_flush), not in a commit of its own; the unit stays in memory until then. */
+static void test_late_exit(void **state)
+{
+	struct agent *a = *state;
+	struct unit *u = units_find(a, 1), stored;
+	uint64_t bytes;
+
+	fork_ev(a, 4000, SEC, 1, 1, 0);
+	EXEC(a, 4000, SEC, 1, 1, "/bin/sleep",
+	     "sleep\0"
+	     "9");
+	u->state = UNIT_COMPLETED; /* as units_end leaves it, its row written */
+	units_save(a, u);
+	assert_int_equal(store_pending(a->store), 0);
+	exit_ev(a, 4000, SEC, 1, 0);
+	assert_ptr_equal(units_find(a, 1), u); /* kept until its row is written */
+	assert_true(u->dirty);
+	assert_true(store_pending(a->store) > 0); /* not committed on its own */
+	bytes = u->stored_bytes;
+	assert_true(bytes > 0);
+	units_flush(a);
+	assert_int_equal(store_pending(a->store), 0);
+	assert_null(units_find(a, 1));
+	assert_int_equal(store_get_unit(a->store, 1, &stored), 0);
+	assert_int_equal(stored.stored_bytes, bytes); /* with its last process's */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +704,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unit_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_exit, setup, teardown),
 	};
 
 	/* malformed records and OOM kills are logged as warnings: keep the output to errors */
