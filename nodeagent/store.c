@@ -222,15 +222,13 @@ void store_close(struct store *s)
 
 	if (!s)
 		return;
-	if (s->db)
+	if (s->db) {
 		store_commit(s);
-	sqlite3_finalize(s->put_unit);
-	sqlite3_finalize(s->add_process);
-	sqlite3_finalize(s->add_sample);
-	/* and those other files prepared for the connection's life (store_fold.c's) */
-	while ((st = sqlite3_next_stmt(s->db, NULL)))
-		sqlite3_finalize(st);
-	sqlite3_close(s->db);
+		/* every statement prepared for the connection's life, store_fold.c's too */
+		while ((st = sqlite3_next_stmt(s->db, NULL)))
+			sqlite3_finalize(st);
+		sqlite3_close(s->db);
+	}
 	json_object_put(s->shares);
 	free(s);
 }

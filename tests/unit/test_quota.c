@@ -30,7 +30,8 @@ static void test_bucket(void **state)
 	assert_int_equal(quota_take(&q, 1001, 5, 8, 100 * SEC), -EAGAIN);
 }
 
-/* A drained bucket refills at rate, not back to its burst once it holds more than a second's worth. */
+/* A drained bucket refills at rate, not back to its burst once it holds more than a second's worth.
+ */
 static void test_refill_capped(void **state)
 {
 	struct quota q = {};
