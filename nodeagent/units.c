@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "agent_internal.h"
 #include "cgroup.h"
+#include "cgroup_path.h"
 #include "log.h"
 #include "procfs.h"
 #include "units.h"
@@ -147,12 +148,11 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 	return r;
 }
 
-/* A unit's cap on its rows in the store: StoreUnitMaxSize (0: none), and at most a quarter of
+/* A unit's cap on its rows in the store: StoreUnitMaxSize, and at most a quarter of
  * StoreMaxSize, so that one running unit cannot take the whole store from finished ones */
 static uint64_t unit_cap(const struct agent *a)
 {
-	uint64_t cap = a->cfg.store_unit_max_bytes ? a->cfg.store_unit_max_bytes : UINT64_MAX,
-		 quarter = a->cfg.store_max_bytes / 4;
+	uint64_t cap = a->cfg.store_unit_max_bytes, quarter = a->cfg.store_max_bytes / 4;
 
 	return quarter && quarter < cap ? quarter : cap;
 }
@@ -268,6 +268,8 @@ static void end_activity(struct agent *a, struct unit *u)
 int units_end(struct agent *a, struct unit *u, int status, enum unit_state state)
 {
 	struct cgroup_counters cg;
+	char step[sizeof(u->cgroup_path)];
+	int has_step;
 
 	if (u->state == UNIT_RUNNING) {
 		u->end_ns = clock_unix_ns();
@@ -279,14 +281,15 @@ int units_end(struct agent *a, struct unit *u, int status, enum unit_state state
 	}
 	/* the step's own counters, while its cgroup still exists: each task's end rereads
 	 * them, so the last task of a step leaves the step's totals */
-	if (u->cgroup_path[0] && cgroup_step_counters(u->cgroup_path, &cg) == 0) {
+	has_step = u->cgroup_path[0] && cgroup_step_dir(u->cgroup_path, step, sizeof(step)) == 0;
+	if (has_step && cgroup_step_counters(step, &cg) == 0) {
 		u->cgroup_cpu_ns = cg.cpu_ns;
 		u->cgroup_mem_peak_kb = cg.mem_peak_kb;
 	}
 	/* and the job's, which --mem limits: its steps at once, so far (the last task's end
 	 * on the node reads the job's whole peak there) */
-	if (u->cgroup_path[0])
-		(void)cgroup_job_mem_peak(u->cgroup_path, &u->job_mem_peak_kb);
+	if (has_step)
+		(void)cgroup_job_mem_peak(step, &u->job_mem_peak_kb);
 	end_activity(a, u);
 	units_save(a, u);
 	return 0;

@@ -55,6 +55,7 @@ static int setup(void **state)
 	a->tick_ns = TICK;
 	a->offset_ns = OFFSET;
 	a->slurm_uid = (uid_t)-1;
+	a->cfg.store_unit_max_bytes = 256ull << 20; /* config.c's default: the least is 64 KiB */
 	if (proctable_init(&a->procs, a->tick_ns) || store_open(&a->store, path, a->boot_id))
 		return -1;
 	add_unit(a, 1, UNIT_RUNNING);
