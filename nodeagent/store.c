@@ -17,10 +17,6 @@
 #define SCHEMA_VERSION 1
 #define STR_(x) #x
 #define STR(x) STR_(x)
-/* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
- * table and in the indexes, page slack. An estimate, what a user's share is counted in. */
-#define ROW_FIXED_BYTES 320
-
 /* Tables come from common/records.h (store_record.c): a store written by an older tracerd
  * gains the columns added since. */
 /* The log is truncated back to STORE_WAL_LIMIT_BYTES after a checkpoint, so that a burst of

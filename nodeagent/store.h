@@ -91,11 +91,12 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
 size_t store_row_bytes(const struct proc *p);
 size_t store_sample_bytes(void);
 /* A finished process of a unit past its cap: added into the unit's row for its tool,
- * subcommand, exit status and OOM kill (or, with any_tool, for its exit status alone: a unit
- * with too many tools), which counts it in the unit's totals and tool table but does not list
- * it. *new_row: whether the row was made for it. */
-int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int any_tool,
-		       int *new_row);
+ * subcommand, exit status and OOM kill, which counts it in the unit's totals and tool table but
+ * does not list it. With no_new_tool (a unit with too many such rows) a process whose row is
+ * not there yet goes to the "(other tools)" row of its exit status instead. *new_row_bytes: the
+ * bytes of the row made for it, roughly; 0 when it was added into one already there. */
+int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool,
+		       size_t *new_row_bytes);
 /* A live process's sample for timelines. */
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
 		     int64_t offset_ns);

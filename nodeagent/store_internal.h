@@ -19,6 +19,9 @@
 #define STORE_WAL_CHECKPOINT 512
 /* What the log file is truncated back to once checkpointed (journal_size_limit) */
 #define STORE_WAL_LIMIT_BYTES 2097152
+/* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
+ * table and in the indexes, page slack. An estimate, what a user's share is counted in. */
+#define ROW_FIXED_BYTES 320
 /* A sample's row in the store, roughly (store_row_bytes() for a process's) */
 #define STORE_SAMPLE_BYTES 120
 

@@ -14,7 +14,8 @@
 #include "procfs.h"
 #include "units.h"
 
-/* Per-tool rows of a unit past its cap, at most, before further tools share one row */
+/* Per-tool rows of a unit past its cap, at most, before further tools share one row ("(other
+ * tools)", per exit status); a tool with a row already keeps its own */
 #define FOLD_GROUPS_MAX 64
 
 struct unit *units_find(struct agent *a, uint64_t id)
@@ -159,7 +160,8 @@ static uint64_t unit_cap(const struct agent *a)
 
 int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 {
-	int r, new_row = 0;
+	size_t new_row = 0;
+	int r;
 
 	if (!u || u->stored_bytes < unit_cap(a)) {
 		r = store_add_process(a->store, p, a->offset_ns);
@@ -175,8 +177,8 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 				       &new_row);
 		if (!r) {
 			u->procs_folded++;
-			u->fold_groups += new_row;
-			u->stored_bytes += new_row ? store_row_bytes(p) : 0;
+			u->fold_groups += new_row > 0;
+			u->stored_bytes += new_row;
 		}
 	}
 	/* its share and counts: its row is written on the next tick (units_flush), in that

@@ -663,6 +663,57 @@ static void test_unit_cap(void **state)
 	json_object_put(rows);
 }
 
+/* A unit past its cap with as many folded rows as it may have: a tool that has a row keeps
+ * adding into it, only a new one goes to "(other tools)"; a new row costs what it keeps, not
+ * the process's command line. */
+static void test_fold_groups(void **state)
+{
+	struct agent *a = *state;
+	struct unit *u = units_find(a, 1);
+	static char argv[4096];
+	uint64_t before;
+	json_object *tools;
+	uint32_t i;
+	size_t n, other = 0;
+
+	a->cfg.store_unit_max_bytes = 1;
+	memcpy(argv, "bwa\0mem", 8);
+	memset(argv + 8, 'x', sizeof(argv) - 9);
+	for (i = 0; i <= 64; i++) { /* the first is listed, then a row per exit status */
+		fork_ev(a, 3000 + i, SEC + i, 1, 1, 0);
+		before = u->stored_bytes;
+		exec_ev(a, 3000 + i, SEC + i, 1, 1, "/usr/bin/bwa", argv, sizeof(argv));
+		exit_ev(a, 3000 + i, SEC + i, 1, (int32_t)(i - 1) << 8);
+		if (i == 1) /* charged its numbers and names, not 4 KiB of arguments */
+			assert_true(u->stored_bytes - before < 1024);
+	}
+	assert_int_equal(u->fold_groups, 64);
+	/* bwa's exit 0 has its row: added into it, no new one */
+	fork_ev(a, 3100, SEC, 1, 1, 0);
+	EXEC(a, 3100, SEC, 1, 1, "/usr/bin/bwa", "bwa\0mem");
+	exit_ev(a, 3100, SEC, 1, 0);
+	assert_int_equal(u->fold_groups, 64);
+	/* a new tool: one shared row, for it and the next */
+	for (i = 0; i < 2; i++) {
+		fork_ev(a, 3200 + i, SEC, 1, 1, 0);
+		EXEC(a, 3200 + i, SEC, 1, 1, "/usr/bin/samtools", "samtools\0sort");
+		exit_ev(a, 3200 + i, SEC, 1, 0);
+	}
+	assert_int_equal(u->fold_groups, 65);
+	assert_int_equal(u->procs_folded, 64 + 1 + 2);
+	assert_int_equal(store_unit_tools(a->store, 1, &tools), 0);
+	n = json_object_array_length(tools);
+	for (i = 0; i < n; i++) {
+		json_object *t = json_object_array_get_idx(tools, i), *v;
+
+		if (json_object_object_get_ex(t, "tool", &v) &&
+		    !strcmp(json_object_get_string(v), "(other tools)"))
+			other += geti(t, "nprocs");
+	}
+	assert_int_equal(other, 2); /* the two samtools, no bwa */
+	json_object_put(tools);
+}
+
 /* A process that ends after its unit did: the unit's row is written on the next tick with the
  * others (units_flush), not in a commit of its own; the unit stays in memory until then. */
 static void test_late_exit(void **state)
@@ -706,6 +757,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unit_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fold_groups, setup, teardown),
 	};
 
 	/* malformed records and OOM kills are logged as warnings: keep the output to errors */

@@ -86,7 +86,8 @@ static void test_fold(void **state)
 	struct store *s = *state;
 	json_object *t, *tools, *rows;
 	struct proc p;
-	int fresh, i;
+	size_t fresh;
+	int i;
 
 	for (i = 1; i <= 2; i++) {
 		p = mkproc(5, i, "bwa", 0);
@@ -95,7 +96,7 @@ static void test_fold(void **state)
 	for (i = 3; i <= 5; i++) { /* three more of bwa exiting 0: one row */
 		p = mkproc(5, i, "bwa", 0);
 		assert_int_equal(store_fold_process(s, &p, OFFSET, 0, &fresh), 0);
-		assert_int_equal(fresh, i == 3);
+		assert_int_equal(fresh > 0, i == 3);
 	}
 	p = mkproc(5, 9, "bwa", 256); /* exit 1: a row of its own */
 	assert_int_equal(store_fold_process(s, &p, OFFSET, 0, &fresh), 0);
