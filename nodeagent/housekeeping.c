@@ -209,6 +209,6 @@ void agent_tick(struct agent *a)
 		a->pruned_written = store_written(a->store);
 		a->prune_backlog = prune(a, now);
 	}
-	store_commit(a->store);
+	store_checkpoint(a->store); /* commits, then checkpoints a long log */
 	log_flush(); /* what a flood of lines held back, said once its window is over */
 }

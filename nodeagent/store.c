@@ -129,16 +129,33 @@ int store_reader_open(struct store *s, sqlite3 **out)
 	return 0;
 }
 
-/* After each commit: how long the log is (what streamed replies check, stream.c), and the
- * checkpoint SQLite itself would run. */
+/* After each commit: how long the log is (what streamed replies check, stream.c, and what
+ * store_checkpoint goes by). The checkpoint itself is not run here, on every commit. */
 static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 {
 	struct store *s = ctx;
 
+	(void)db;
+	(void)name;
 	s->wal_frames = frames;
-	if (frames >= STORE_WAL_CHECKPOINT)
-		sqlite3_wal_checkpoint(db, name);
 	return SQLITE_OK;
+}
+
+/* A passive checkpoint once the log holds min_frames: it copies what no reader still needs
+ * back into the database, and the next commit starts the log over (truncated to
+ * STORE_WAL_LIMIT_BYTES) if nothing was left. */
+static void checkpoint(struct store *s, int min_frames)
+{
+	if (s->wal_frames >= min_frames &&
+	    sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
+		    SQLITE_OK)
+		log_debug("store: checkpoint: %s", sqlite3_errmsg(s->db));
+}
+
+void store_checkpoint(struct store *s)
+{
+	if (!store_commit(s))
+		checkpoint(s, STORE_WAL_CHECKPOINT);
 }
 
 int store_open(struct store **out, const char *dir, const char *boot_id)
@@ -311,6 +328,8 @@ int store_commit(struct store *s)
 	s->pending_bytes = 0;
 	s->nbatch = 0;
 	s->batch_rest = 0;
+	/* a storm's commits between two ticks: the log still stays within its bound */
+	checkpoint(s, STORE_WAL_CHECKPOINT_NOW);
 	return 0;
 }
 

@@ -21,6 +21,9 @@ typedef void (*store_loss_fn)(void *ctx, uint64_t unit, uint32_t n);
 void store_on_loss(struct store *s, store_loss_fn fn, void *ctx);
 void store_close(struct store *s); /* commits what is pending */
 int store_commit(struct store *s);
+/* The commit of a tick, and the checkpoint of the write-ahead log once it is long: on a timer,
+ * not on each commit. */
+void store_checkpoint(struct store *s);
 unsigned store_pending(const struct store *s); /* writes not committed yet */
 uint64_t store_written(const struct store *s); /* bytes of rows written since open, roughly */
 

@@ -15,8 +15,11 @@
  * a reader's snapshot keeps the log from being checkpointed back to its start, and it would
  * otherwise grow for as long as a slow client keeps taking a listing, or several in turn. */
 #define STORE_WAL_FRAMES_MAX 16384
-/* ... and the checkpoint after a commit that left it this long (2 MiB): the log stays small */
+/* ... and the checkpoint of the tick that finds it this long (2 MiB, store_checkpoint), or of a
+ * commit that left it longer than STORE_WAL_CHECKPOINT_NOW (2.5 MiB: a storm's commits, each of
+ * at most a batch, between two ticks): the log stays within 4 MiB */
 #define STORE_WAL_CHECKPOINT 512
+#define STORE_WAL_CHECKPOINT_NOW 640
 /* What the log file is truncated back to once checkpointed (journal_size_limit) */
 #define STORE_WAL_LIMIT_BYTES 2097152
 /* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
