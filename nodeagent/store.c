@@ -31,7 +31,9 @@ static const char schema[] = "PRAGMA secure_delete=FAST;"
 							    "CREATE TABLE IF NOT EXISTS meta(key "
 							    "TEXT PRIMARY KEY, value TEXT);";
 
+/* units written before owner_uid was: their owner is their uid */
 static const char indexes[] =
+	"UPDATE units SET owner_uid = uid WHERE owner_uid IS NULL;"
 	"CREATE INDEX IF NOT EXISTS units_name ON units(name);"
 	"CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
 	"CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"

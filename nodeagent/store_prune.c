@@ -94,7 +94,7 @@ static int prune_heaviest(struct store *s, uint64_t need, unsigned batch, unsign
 			  "  SUM(COALESCE(stored_bytes, 0)) OVER (ORDER BY end_ns, id)"
 			  "   - COALESCE(stored_bytes, 0) AS before"
 			  "  FROM units WHERE state != 'RUNNING' AND end_ns IS NOT NULL"
-			  "  AND uid = (SELECT uid FROM units GROUP BY uid"
+			  "  AND owner_uid = (SELECT owner_uid FROM units GROUP BY owner_uid"
 			  "   HAVING SUM(state != 'RUNNING' AND end_ns IS NOT NULL) > 0"
 			  "   ORDER BY SUM(COALESCE(stored_bytes, 0)) DESC, MIN(end_ns) LIMIT 1))"
 			  " WHERE before < ?2 ORDER BY end_ns, id LIMIT ?1",
@@ -116,8 +116,9 @@ static void keep_shares(struct store *s, uint64_t max_bytes)
 
 	if (o && users && store_used_bytes(s, &used) == 0 &&
 	    !store_prepare(s,
-			   "SELECT uid, SUM(COALESCE(stored_bytes, 0)) AS bytes, COUNT(*) AS units"
-			   " FROM units GROUP BY uid ORDER BY bytes DESC LIMIT ?1",
+			   "SELECT owner_uid AS uid, SUM(COALESCE(stored_bytes, 0)) AS bytes,"
+			   " COUNT(*) AS units FROM units GROUP BY owner_uid ORDER BY bytes DESC"
+			   " LIMIT ?1",
 			   &st)) {
 		sqlite3_bind_int(st, 1, SHARE_USERS);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW)

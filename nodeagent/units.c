@@ -28,26 +28,26 @@ struct unit *units_find(struct agent *a, uint64_t id)
 	return NULL;
 }
 
-int units_admit(struct agent *a, uint32_t uid, char *err, size_t errlen)
+int units_admit(struct agent *a, uint32_t owner, char *err, size_t errlen)
 {
 	const struct unit *u;
 	unsigned running = 0;
 
 	for (u = a->units; u; u = u->next)
-		running += u->uid == uid && u->state == UNIT_RUNNING && !u->dropped &&
+		running += u->owner_uid == owner && u->state == UNIT_RUNNING && !u->dropped &&
 			   !strcmp(u->kind, "local");
 	if (running >= a->cfg.max_units_per_user) {
-		snprintf(err, errlen, "uid %u has %u traced runs running (MaxUnitsPerUser)", uid,
+		snprintf(err, errlen, "uid %u has %u traced runs running (MaxUnitsPerUser)", owner,
 			 running);
 		return -EAGAIN;
 	}
 	/* as many at once as may run at once, then UnitRatePerUser a second */
-	if (quota_take(&a->run_quota, uid, a->cfg.unit_rate_per_user, a->cfg.max_units_per_user,
+	if (quota_take(&a->run_quota, owner, a->cfg.unit_rate_per_user, a->cfg.max_units_per_user,
 		       (int64_t)clock_boot_ns())) {
 		snprintf(err, errlen,
 			 "uid %u begins more than %u traced runs a second "
 			 "(UnitRatePerUser)",
-			 uid, a->cfg.unit_rate_per_user);
+			 owner, a->cfg.unit_rate_per_user);
 		return -EAGAIN;
 	}
 	return 0;
@@ -67,6 +67,7 @@ struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_
 	else
 		snprintf(u->name, sizeof(u->name), "run-%" PRIu64, u->id);
 	u->uid = uid;
+	u->owner_uid = uid; /* a traced run of a user namespace's: its owner (run_begin) */
 	u->gid = gid;
 	u->task_id = -1;
 	u->array_task_id = -1;

@@ -714,6 +714,31 @@ static void test_fold_groups(void **state)
 	json_object_put(tools);
 }
 
+/* Traced runs under a user's subordinate uids count as that user's for MaxUnitsPerUser and
+ * UnitRatePerUser: a user namespace does not multiply them. */
+static void test_admit_by_owner(void **state)
+{
+	struct agent *a = *state;
+	char err[160];
+	int i;
+
+	a->cfg.max_units_per_user = 2;
+	a->cfg.unit_rate_per_user = 1;
+	for (i = 0; i < 2; i++)
+		add_unit(a, 10 + i, UNIT_RUNNING)->owner_uid = 1000;
+	units_find(a, 10)->uid = 100001;
+	units_find(a, 11)->uid = 100002;
+	assert_int_equal(units_admit(a, 1000, err, sizeof(err)), -EAGAIN);
+	assert_non_null(strstr(err, "MaxUnitsPerUser"));
+	/* the rate too is the owner's: two runs begun, the third refused */
+	units_find(a, 10)->state = units_find(a, 11)->state = UNIT_COMPLETED;
+	assert_int_equal(units_admit(a, 1000, err, sizeof(err)), 0);
+	assert_int_equal(units_admit(a, 1000, err, sizeof(err)), 0);
+	assert_int_equal(units_admit(a, 1000, err, sizeof(err)), -EAGAIN);
+	assert_non_null(strstr(err, "UnitRatePerUser"));
+	assert_int_equal(units_admit(a, 1001, err, sizeof(err)), 0);
+}
+
 /* A process that ends after its unit did: the unit's row is written on the next tick with the
  * others (units_flush), not in a commit of its own; the unit stays in memory until then. */
 static void test_late_exit(void **state)
@@ -757,6 +782,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unit_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_admit_by_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fold_groups, setup, teardown),
 	};
 

@@ -139,7 +139,9 @@ static void test_fold(void **state)
 	json_object_put(rows);
 }
 
-static void put_unit(struct store *s, uint64_t id, uint32_t uid, int64_t end_s, uint64_t bytes)
+/* A unit of uid counted as owner's (a user namespace's subordinate uid, subuid.h) */
+static void put_owned(struct store *s, uint64_t id, uint32_t uid, uint32_t owner, int64_t end_s,
+		      uint64_t bytes)
 {
 	struct unit u;
 	struct proc p;
@@ -149,6 +151,7 @@ static void put_unit(struct store *s, uint64_t id, uint32_t uid, int64_t end_s, 
 	snprintf(u.name, sizeof(u.name), "u%llu", (unsigned long long)id);
 	snprintf(u.kind, sizeof(u.kind), "local");
 	u.uid = uid;
+	u.owner_uid = owner;
 	u.task_id = -1;
 	u.exit_status = 0;
 	u.start_ns = OFFSET;
@@ -158,6 +161,11 @@ static void put_unit(struct store *s, uint64_t id, uint32_t uid, int64_t end_s, 
 	assert_int_equal(store_put_unit(s, &u), 0);
 	p = mkproc(id, 1000 + (uint32_t)id, "x", 0);
 	assert_int_equal(store_add_process(s, &p, OFFSET), 0);
+}
+
+static void put_unit(struct store *s, uint64_t id, uint32_t uid, int64_t end_s, uint64_t bytes)
+{
+	put_owned(s, id, uid, uid, end_s, bytes);
 }
 
 static int64_t count(struct store *s, const char *sql)
@@ -218,11 +226,41 @@ static void test_evicts_heaviest_user(void **state)
 	json_object_put(sh);
 }
 
+/* Units of a user's subordinate uids are that user's: six runs under six uids of one owner
+ * outweigh a victim's three heavier ones, and go first; the shares count them as the owner's. */
+static void test_evicts_by_owner(void **state)
+{
+	struct store *s = *state;
+	json_object *sh, *users;
+	unsigned n;
+	int i;
+
+	for (i = 1; i <= 3; i++) /* the victim's, the oldest: 4500 bytes */
+		put_unit(s, i, 1002, i, 1500);
+	for (i = 4; i <= 9; i++) /* 6000 bytes, 1000 a uid */
+		put_owned(s, i, 100000 + i, 1001, 10 + i, 1000);
+	assert_int_equal(store_commit(s), 0);
+	assert_int_equal(store_prune(s, 0, 1, 1, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM units WHERE uid=1002"), 3);
+	assert_int_equal(count(s, "SELECT MIN(id) FROM units WHERE owner_uid=1001"), 5);
+	assert_int_equal(store_prune(s, 0, 1 << 30, 10, &n), 0); /* a round that ends */
+	sh = store_shares(s, ANY_UID, 5);
+	assert_non_null(sh);
+	users = key(sh, "users");
+	assert_int_equal(json_object_array_length(users), 2);
+	assert_int_equal(geti(json_object_array_get_idx(users, 0), "uid"), 1001);
+	assert_int_equal(geti(json_object_array_get_idx(users, 0), "bytes"), 5000);
+	assert_int_equal(geti(json_object_array_get_idx(users, 0), "units"), 5);
+	json_object_put(sh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evicts_heaviest_user, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evicts_by_owner, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
