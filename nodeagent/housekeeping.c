@@ -163,8 +163,10 @@ static int prune(struct agent *a, int64_t now)
 		a->cfg.store_retention_ms ? now - (int64_t)a->cfg.store_retention_ms * 1000000 : 0;
 	unsigned n = 0;
 
-	if (!before && !a->cfg.store_max_bytes)
+	if (!before && !a->cfg.store_max_bytes) {
+		(void)store_count_shares(a->store, 0); /* status shows them all the same */
 		return 0;
+	}
 	if (store_prune(a->store, before, a->cfg.store_max_bytes, PRUNE_BATCH, &n) == 0 && n)
 		log_debug("store: %u finished units pruned (StoreRetention, StoreMaxSize)", n);
 	return n == PRUNE_BATCH;

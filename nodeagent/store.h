@@ -39,10 +39,13 @@ int store_close_stale_units(struct store *s);
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
 		unsigned *pruned);
 int store_used_bytes(struct store *s, uint64_t *out);
-/* The store's use as the last pruning round left it: {used_bytes, max_bytes, users: [{uid,
- * bytes, units}], more_users}, users' shares (stored_bytes) the most first: the first limit
- * of them for ANY_UID, else uid's own alone (and no more_users). NULL before the first round. */
+/* The store's use as the last pruning round (or store_count_shares) left it: {used_bytes,
+ * max_bytes, users: [{uid, bytes, units}], more_users}, users' shares (stored_bytes, by
+ * owner_uid) the most first: the first limit of them and how many more for ANY_UID, else uid's
+ * own alone wherever it ranks (and no more_users). NULL before the first count. */
 struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit);
+/* Count the shares afresh where no pruning does (StoreRetention and StoreMaxSize both 0). */
+int store_count_shares(struct store *s, uint64_t max_bytes);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
 int store_set_alive(struct store *s, int64_t now_ns);
 int store_last_alive(struct store *s, int64_t *out); /* -ENOENT: never written */

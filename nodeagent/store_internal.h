@@ -46,8 +46,18 @@ struct store {
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
 	sqlite3_stmt *fold, *fold_has; /* store_fold.c's, prepared at its first use */
-	/* users' shares, as the last pruning left them (store_prune.c) */
-	struct json_object *shares;
+	/* each user's (owner_uid's) holding, summed once a round and kept up to date as units
+	 * go (store_prune.c); after a round, users with units only, the most first: the shares */
+	struct store_owner {
+		uint32_t uid;
+		uint64_t bytes, units, finished;
+		int64_t oldest_ns; /* the end of its oldest finished unit; INT64_MAX: none */
+	} * owners;
+	size_t nowners, owners_cap;
+	int round_open;	      /* a backlog's rounds go on with the sums they began with */
+	int shares_known;     /* the sums were counted once */
+	uint64_t shares_used; /* the pages in use then, and StoreMaxSize */
+	uint64_t shares_max;
 	int wal_frames;	    /* pages in the write-ahead log after the last commit */
 	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */

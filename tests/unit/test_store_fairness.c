@@ -244,7 +244,6 @@ static void test_evicts_by_owner(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(count(s, "SELECT COUNT(*) FROM units WHERE uid=1002"), 3);
 	assert_int_equal(count(s, "SELECT MIN(id) FROM units WHERE owner_uid=1001"), 5);
-	assert_int_equal(store_prune(s, 0, 1 << 30, 10, &n), 0); /* a round that ends */
 	sh = store_shares(s, ANY_UID, 5);
 	assert_non_null(sh);
 	users = key(sh, "users");
@@ -255,12 +254,48 @@ static void test_evicts_by_owner(void **state)
 	json_object_put(sh);
 }
 
+/* The shares are counted without pruning too (StoreRetention and StoreMaxSize 0), a user far
+ * from the top still sees their own, and more_users counts every user left out. Pruning reads a
+ * user's units through an index. */
+static void test_shares(void **state)
+{
+	struct store *s = *state;
+	json_object *sh, *users;
+	int64_t n;
+	unsigned i;
+
+	assert_null(store_shares(s, ANY_UID, 5));
+	for (i = 1; i <= 300; i++)
+		put_unit(s, i, 2000 + i, (int64_t)i, 1000 * i);
+	assert_int_equal(store_commit(s), 0);
+	assert_int_equal(store_count_shares(s, 0), 0);
+	sh = store_shares(s, ANY_UID, 5);
+	assert_non_null(sh);
+	users = key(sh, "users");
+	assert_int_equal(json_object_array_length(users), 5);
+	assert_int_equal(geti(json_object_array_get_idx(users, 0), "uid"), 2300);
+	assert_int_equal(geti(sh, "more_users"), 295);
+	json_object_put(sh);
+	sh = store_shares(s, 2001, 5); /* the lightest of 300 */
+	users = key(sh, "users");
+	assert_int_equal(json_object_array_length(users), 1);
+	assert_int_equal(geti(json_object_array_get_idx(users, 0), "bytes"), 1000);
+	json_object_put(sh);
+	assert_int_equal(store_query_int(s,
+					 "SELECT COUNT(*) FROM sqlite_master WHERE type='index'"
+					 " AND name='units_owner_end'",
+					 "index", &n),
+			 0);
+	assert_int_equal(n, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fold, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evicts_heaviest_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evicts_by_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shares, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
