@@ -328,7 +328,7 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 	struct store_owner *o;
 	uint64_t used;
 	unsigned n = 0;
-	int err;
+	int err, fresh = 0;
 
 	*pruned = 0;
 	/* the open batch first: pruning runs in a transaction of its own */
@@ -339,15 +339,24 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 	if (err)
 		return err;
 	/* the users' sums once a round (a backlog's rounds go on with them) */
-	if (!s->round_open)
+	if (!s->round_open) {
 		err = load_owners(s);
+		fresh = 1;
+	}
 	if (!err && before_ns > 0) {
 		err = prune_old(s, before_ns, batch, &n);
 		*pruned += n;
 	}
 	/* a few units at a time: the heaviest user may change as theirs go */
 	while (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
-	       used > max_bytes && (o = heaviest(s))) {
+	       used > max_bytes) {
+		if (!(o = heaviest(s)) && !fresh) { /* units finished since the sums: count again */
+			err = load_owners(s);
+			fresh = 1;
+			continue;
+		}
+		if (!o)
+			break; /* nothing finished left to prune */
 		n = 0;
 		err = prune_heaviest(s, o, used - max_bytes,
 				     batch - *pruned < PRUNE_STEP ? batch - *pruned : PRUNE_STEP,
