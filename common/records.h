@@ -117,7 +117,8 @@ struct rec_col {
 	X(sample_rounds, INT, "INTEGER", 0, 0)       \
 	X(job_mem_peak_kb, INT0, "INTEGER", 0, 0)    \
 	X(stored_bytes, INT0, "INTEGER", 0, 0)       \
-	X(procs_folded, INT0, "INTEGER", 0, 0)
+	X(procs_folded, INT0, "INTEGER", 0, 0)       \
+	X(owner_uid, INT, "INTEGER", 0, 0)
 
 /* A finished process with its totals. Keyed by (boot_id, pid, start_boot_ns). A row with
  * "folded" stands for that many processes of a unit past its cap, of one tool, subcommand and

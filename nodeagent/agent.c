@@ -504,7 +504,8 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 	json_object_object_add(r, "stored_processes", json_object_new_int64(a->stored));
 	/* an admin sees the users who hold the most, a user their own share */
 	json_object_object_add(r, "store",
-			       store_shares(a->store, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
+			       store_shares(a->store,
+					    agent_is_admin(a, peer) ? ANY_UID : peer->owner,
 					    STATUS_SHARES_MAX));
 	/* the caller's own, as every listing: another user's commands are not theirs to see */
 	json_object_object_add(

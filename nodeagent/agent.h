@@ -19,6 +19,9 @@ struct peer {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
+	/* whom its per-user limits and store share count: the owner of the subordinate range
+	 * that holds uid (subuid.h), else uid itself */
+	uid_t owner;
 };
 
 /* ---- life cycle (main.c) */

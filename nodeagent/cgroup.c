@@ -44,25 +44,23 @@ static int read_mem_peak_kb(const char *dir, uint64_t *kb)
 	return r;
 }
 
-int cgroup_job_mem_peak(const char *task_path, uint64_t *kb)
+int cgroup_job_mem_peak(const char *step, uint64_t *kb)
 {
 	char job[PATH_MAX];
 	int r;
 
-	if ((r = cgroup_job_dir(task_path, job, sizeof(job))) < 0)
+	if ((r = cgroup_job_dir(step, job, sizeof(job))) < 0)
 		return r;
 	return read_mem_peak_kb(job, kb);
 }
 
-int cgroup_step_counters(const char *task_path, struct cgroup_counters *out)
+int cgroup_step_counters(const char *step, struct cgroup_counters *out)
 {
 	struct cgroup_counters c = {};
-	char step[PATH_MAX], cpuacct[PATH_MAX + 32];
+	char cpuacct[PATH_MAX + 32];
 	uint64_t v;
-	int got = 0, r;
+	int got = 0;
 
-	if ((r = cgroup_step_dir(task_path, step, sizeof(step))) < 0)
-		return r;
 	if (read_mem_peak_kb(step, &v) == 0) {
 		c.mem_peak_kb = v;
 		got++;

@@ -11,14 +11,14 @@ struct cgroup_counters {
 	uint64_t mem_peak_kb; /* memory high-water mark, 0 when the kernel keeps none */
 };
 
-/* Read the counters of the step that holds a task cgroup (…/step_S/task_T, or the step dir
- * itself). path is the memory controller's dir on cgroup v1, the unified dir on v2.
- * Returns 0, or -errno when neither counter could be read; *out untouched then. */
-int cgroup_step_counters(const char *task_path, struct cgroup_counters *out);
+/* Read the counters of a step's cgroup directory (cgroup_step_dir() of a task's): the memory
+ * controller's dir on cgroup v1, the unified dir on v2. Returns 0, or -errno when neither
+ * counter could be read; *out untouched then. */
+int cgroup_step_counters(const char *step_dir, struct cgroup_counters *out);
 
-/* The memory high-water mark of the job cgroup above a task's step (what Slurm's --mem
+/* The memory high-water mark of the job cgroup above a step directory (what Slurm's --mem
  * limits: all the job's steps on this node at once), in KiB. -errno when unknown. */
-int cgroup_job_mem_peak(const char *task_path, uint64_t *kb);
+int cgroup_job_mem_peak(const char *step_dir, uint64_t *kb);
 
 /* Memory pressure, PSI's "some" total in µs: the step's own (cgroup v2), or the node's. */
 int cgroup_step_memory_pressure(const char *task_path, uint64_t *us);

@@ -169,8 +169,10 @@ static int prune(struct agent *a, int64_t now)
 		a->cfg.store_retention_ms ? now - (int64_t)a->cfg.store_retention_ms * 1000000 : 0;
 	unsigned n = 0;
 
-	if (!before && !a->cfg.store_max_bytes)
+	if (!before && !a->cfg.store_max_bytes) {
+		(void)store_count_shares(a->store, 0); /* status shows them all the same */
 		return 0;
+	}
 	if (store_prune(a->store, before, a->cfg.store_max_bytes, PRUNE_BATCH, &n) == 0 && n)
 		log_debug("store: %u finished units pruned (StoreRetention, StoreMaxSize)", n);
 	return n == PRUNE_BATCH;
@@ -215,6 +217,6 @@ void agent_tick(struct agent *a)
 		a->pruned_written = store_written(a->store);
 		a->prune_backlog = prune(a, now);
 	}
-	store_commit(a->store);
+	store_checkpoint(a->store); /* commits, then checkpoints a long log */
 	log_flush(); /* what a flood of lines held back, said once its window is over */
 }

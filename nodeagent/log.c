@@ -16,7 +16,7 @@
 #define LOG_LINE_MAX 2048
 #define LOG_BURST 10	/* lines of one call site per window */
 #define LOG_WINDOW_S 10 /* seconds */
-#define LOG_SITES 16	/* call sites followed at once; the quietest gives way */
+#define LOG_SITES 16	/* call sites followed at once; one whose window is over gives way */
 
 static char log_ident[64] = "tracer";
 static int log_to_stderr = 1; /* until log_open: tools log before they know better */
@@ -43,7 +43,10 @@ static struct log_site {
 	unsigned lines, held; /* said, and held back, in this window */
 	enum tracer_log_level level;
 	char last[LOG_LINE_MAX]; /* the last held back */
-} sites[LOG_SITES];
+} sites[LOG_SITES],
+	/* the lines of every further site while all LOG_SITES are in their window, summed as
+	 * one site's: a site given a fresh entry would start a fresh burst */
+	other_sites;
 
 static enum tracer_log_level clamp_level(enum tracer_log_level level)
 {
@@ -113,39 +116,43 @@ static void site_close(struct log_site *st)
 	if (st->held == 1)
 		emit(st->level, st->last);
 	else if (st->held > 1) {
-		snprintf(line, sizeof(line), "%s ... and %u more like it", st->last, st->held - 1);
+		snprintf(line, sizeof(line), "%s ... and %u more like it%s", st->last, st->held - 1,
+			 st == &other_sites ? " or of other call sites" : "");
 		emit(st->level, line);
 	}
 	st->lines = st->held = 0;
 	st->window = window_now();
 }
 
-/* Whether this line of the call site fmt is said now; if not, it is held back and counted. */
-/* Is a quieter than b: free, or heard from less lately? The busiest sites keep their entries. */
-static int quieter(const struct log_site *a, const struct log_site *b)
+/* May an entry be given to another site: free, or with nothing said in the current window
+ * (its burst and what it held are over)? */
+static int spare(const struct log_site *st, int64_t now)
 {
-	return !a->fmt ||
-	       (b->fmt && (a->window < b->window ||
-			   (a->window == b->window && a->lines + a->held < b->lines + b->held)));
+	return !st->fmt || st->window != now || (!st->lines && !st->held);
 }
 
+/* Whether this line of the call site fmt is said now; if not, it is held back and counted. */
 static int site_admits(const char *fmt, enum tracer_log_level level, const char *msg)
 {
-	struct log_site *st = NULL, *quiet = &sites[0];
+	struct log_site *st = NULL, *free_st = NULL;
 	int64_t now = window_now();
 
 	for (size_t i = 0; i < LOG_SITES && !st; i++) {
 		if (sites[i].fmt == fmt)
 			st = &sites[i];
-		else if (quieter(&sites[i], quiet))
-			quiet = &sites[i];
+		else if (spare(&sites[i], now) &&
+			 (!free_st || !sites[i].fmt ||
+			  (free_st->fmt && sites[i].window < free_st->window)))
+			free_st = &sites[i];
 	}
-	if (!st) {
-		st = quiet;
+	if (!st && free_st) {
+		st = free_st;
 		if (st->fmt)
 			site_close(st);
 		st->fmt = fmt;
 		st->window = now;
+	} else if (!st) {
+		st = &other_sites;
 	}
 	if (st->window != now)
 		site_close(st);
@@ -195,5 +202,7 @@ void log_flush(void)
 	for (size_t i = 0; i < LOG_SITES; i++)
 		if (sites[i].fmt && sites[i].window != now)
 			site_close(&sites[i]);
+	if (other_sites.window != now)
+		site_close(&other_sites);
 	errno = saved;
 }

@@ -23,7 +23,7 @@ static int bucket_of(struct quota *q, uint32_t uid, uint32_t rate, uint32_t burs
 	}
 	if (now_ns > q->b[i].at_ns) {
 		q->b[i].tokens += (double)(now_ns - q->b[i].at_ns) * rate / 1e9;
-		if (q->b[i].tokens > rate)
+		if (q->b[i].tokens > burst)
 			q->b[i].tokens = burst;
 		q->b[i].at_ns = now_ns;
 	}

@@ -26,7 +26,7 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 	const char *name = NULL, *pipeline = NULL, *run = NULL, *step = NULL;
 	char err[160];
 	int64_t pid;
-	uint32_t uid;
+	uint32_t uid, owner;
 	struct procfs_stat st;
 	struct unit *u;
 	int r;
@@ -46,11 +46,14 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 	/* a user may only trace a command of their own that they just started */
 	if (peer->uid != 0 && (uid != peer->uid || (pid_t)st.ppid != peer->pid))
 		return ERR_REPLY("process %" PRId64 " is not a child of the caller", pid);
-	if (!agent_is_admin(a, peer) && units_admit(a, uid, err, sizeof(err)))
+	/* a user namespace's runs count as its owner's: limits, rate and store share */
+	owner = uid == peer->uid ? peer->owner : uid;
+	if (!agent_is_admin(a, peer) && units_admit(a, owner, err, sizeof(err)))
 		return ERR_REPLY("%s", err);
 	u = units_new(a, "local", name, uid, peer->gid);
 	if (!u)
 		return ERR_REPLY("out of memory");
+	u->owner_uid = owner;
 	if (pipeline)
 		snprintf(u->pipeline, sizeof(u->pipeline), "%s", pipeline);
 	if (run)

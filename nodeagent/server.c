@@ -38,7 +38,6 @@ struct client {
 	int64_t last_ms;    /* last progress either way: idle clients are let go */
 	int64_t partial_ms; /* since when an unterminated request line is held, 0 none */
 	struct parked park; /* a request waiting for the kernel (requests.h), PARK_NONE */
-	uid_t counted;	    /* whose MaxClientsPerUser it counts against (subuid.h) */
 };
 
 /* Other nodes' queries must never crowd out this node's own registrations: they get at most
@@ -240,7 +239,7 @@ static const char *admit(const struct server *s, int tcp, uid_t counted, int adm
 			continue;
 		used++;
 		tcp_used += c->tcp;
-		mine += !c->tcp && c->counted == counted;
+		mine += !c->tcp && c->peer.owner == counted;
 	}
 	if (used >= s->max_clients)
 		return "MaxClients reached";
@@ -293,7 +292,7 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 		c->peer.pid = tcp ? 0 : cred.pid;
 		c->peer.uid = tcp ? (uid_t)-1 : cred.uid;
 		c->peer.gid = tcp ? (gid_t)-1 : cred.gid;
-		c->counted = counted;
+		c->peer.owner = counted; /* and its units, their rate and its store share */
 		line_reader_init(&c->in);
 		c->events = EPOLLIN;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd,
@@ -357,6 +356,7 @@ static struct json_object *tcp_request(struct server *s, struct agent *a, struct
 		c->closing = 1;
 		return proto_reply_error("%s", err);
 	}
+	peer.owner = peer.uid; /* another node's user: its subordinate uids are not known here */
 	json_object_object_get_ex(req, "op", &op);
 	reply = request_over_tcp(json_object_get_string(op))
 			? request_handle(a, &peer, req, stream, &park)

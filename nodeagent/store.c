@@ -17,10 +17,6 @@
 #define SCHEMA_VERSION 1
 #define STR_(x) #x
 #define STR(x) STR_(x)
-/* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
- * table and in the indexes, page slack. An estimate, what a user's share is counted in. */
-#define ROW_FIXED_BYTES 320
-
 /* Tables come from common/records.h (store_record.c): a store written by an older tracerd
  * gains the columns added since. */
 /* The log is truncated back to STORE_WAL_LIMIT_BYTES after a checkpoint, so that a burst of
@@ -35,9 +31,15 @@ static const char schema[] = "PRAGMA secure_delete=FAST;"
 							    "CREATE TABLE IF NOT EXISTS meta(key "
 							    "TEXT PRIMARY KEY, value TEXT);";
 
+/* units written before owner_uid was: their owner is their uid */
 static const char indexes[] =
+	"UPDATE units SET owner_uid = uid WHERE owner_uid IS NULL;"
 	"CREATE INDEX IF NOT EXISTS units_name ON units(name);"
 	"CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
+	/* pruning's: a user's oldest finished units without a pass over all, and every user's
+	 * sums from the index alone (what a round reads: 10 times faster than from the table) */
+	"CREATE INDEX IF NOT EXISTS units_owner_end ON units(owner_uid, end_ns, state, "
+	"stored_bytes);"
 	"CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
 	/* a unit's processes listed in their order without a sort, however many they are */
 	"CREATE INDEX IF NOT EXISTS processes_unit_start ON processes(unit, start_boot_ns, pid);"
@@ -133,16 +135,33 @@ int store_reader_open(struct store *s, sqlite3 **out)
 	return 0;
 }
 
-/* After each commit: how long the log is (what streamed replies check, stream.c), and the
- * checkpoint SQLite itself would run. */
+/* After each commit: how long the log is (what streamed replies check, stream.c, and what
+ * store_checkpoint goes by). The checkpoint itself is not run here, on every commit. */
 static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 {
 	struct store *s = ctx;
 
+	(void)db;
+	(void)name;
 	s->wal_frames = frames;
-	if (frames >= STORE_WAL_CHECKPOINT)
-		sqlite3_wal_checkpoint(db, name);
 	return SQLITE_OK;
+}
+
+/* A passive checkpoint once the log holds min_frames: it copies what no reader still needs
+ * back into the database, and the next commit starts the log over (truncated to
+ * STORE_WAL_LIMIT_BYTES) if nothing was left. */
+static void checkpoint(struct store *s, int min_frames)
+{
+	if (s->wal_frames >= min_frames &&
+	    sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
+		    SQLITE_OK)
+		log_debug("store: checkpoint: %s", sqlite3_errmsg(s->db));
+}
+
+void store_checkpoint(struct store *s)
+{
+	if (!store_commit(s))
+		checkpoint(s, STORE_WAL_CHECKPOINT);
 }
 
 int store_open(struct store **out, const char *dir, const char *boot_id)
@@ -222,16 +241,14 @@ void store_close(struct store *s)
 
 	if (!s)
 		return;
-	if (s->db)
+	if (s->db) {
 		store_commit(s);
-	sqlite3_finalize(s->put_unit);
-	sqlite3_finalize(s->add_process);
-	sqlite3_finalize(s->add_sample);
-	/* and those other files prepared for the connection's life (store_fold.c's) */
-	while ((st = sqlite3_next_stmt(s->db, NULL)))
-		sqlite3_finalize(st);
-	sqlite3_close(s->db);
-	json_object_put(s->shares);
+		/* every statement prepared for the connection's life, store_fold.c's too */
+		while ((st = sqlite3_next_stmt(s->db, NULL)))
+			sqlite3_finalize(st);
+		sqlite3_close(s->db);
+	}
+	free(s->owners);
 	free(s);
 }
 
@@ -317,6 +334,8 @@ int store_commit(struct store *s)
 	s->pending_bytes = 0;
 	s->nbatch = 0;
 	s->batch_rest = 0;
+	/* a storm's commits between two ticks: the log still stays within its bound */
+	checkpoint(s, STORE_WAL_CHECKPOINT_NOW);
 	return 0;
 }
 

@@ -21,6 +21,9 @@ typedef void (*store_loss_fn)(void *ctx, uint64_t unit, uint32_t n);
 void store_on_loss(struct store *s, store_loss_fn fn, void *ctx);
 void store_close(struct store *s); /* commits what is pending */
 int store_commit(struct store *s);
+/* The commit of a tick, and the checkpoint of the write-ahead log once it is long: on a timer,
+ * not on each commit. */
+void store_checkpoint(struct store *s);
 unsigned store_pending(const struct store *s); /* writes not committed yet */
 uint64_t store_written(const struct store *s); /* bytes of rows written since open, roughly */
 
@@ -36,10 +39,13 @@ int store_close_stale_units(struct store *s);
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
 		unsigned *pruned);
 int store_used_bytes(struct store *s, uint64_t *out);
-/* The store's use as the last pruning round left it: {used_bytes, max_bytes, users: [{uid,
- * bytes, units}], more_users}, users' shares (stored_bytes) the most first: the first limit
- * of them for ANY_UID, else uid's own alone (and no more_users). NULL before the first round. */
+/* The store's use as the last pruning round (or store_count_shares) left it: {used_bytes,
+ * max_bytes, users: [{uid, bytes, units}], more_users}, users' shares (stored_bytes, by
+ * owner_uid) the most first: the first limit of them and how many more for ANY_UID, else uid's
+ * own alone wherever it ranks (and no more_users). NULL before the first count. */
 struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit);
+/* Count the shares afresh where no pruning does (StoreRetention and StoreMaxSize both 0). */
+int store_count_shares(struct store *s, uint64_t max_bytes);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
 int store_set_alive(struct store *s, int64_t now_ns);
 int store_last_alive(struct store *s, int64_t *out); /* -ENOENT: never written */
@@ -91,11 +97,12 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
 size_t store_row_bytes(const struct proc *p);
 size_t store_sample_bytes(void);
 /* A finished process of a unit past its cap: added into the unit's row for its tool,
- * subcommand, exit status and OOM kill (or, with any_tool, for its exit status alone: a unit
- * with too many tools), which counts it in the unit's totals and tool table but does not list
- * it. *new_row: whether the row was made for it. */
-int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int any_tool,
-		       int *new_row);
+ * subcommand, exit status and OOM kill, which counts it in the unit's totals and tool table but
+ * does not list it. With no_new_tool (a unit with too many such rows) a process whose row is
+ * not there yet goes to the "(other tools)" row of its exit status instead. *new_row_bytes: the
+ * bytes of the row made for it, roughly; 0 when it was added into one already there. */
+int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool,
+		       size_t *new_row_bytes);
 /* A live process's sample for timelines. */
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
 		     int64_t offset_ns);

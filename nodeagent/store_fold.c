@@ -114,24 +114,44 @@ static int64_t fold_key(const struct proc *p, const char *tool, const char *subc
 	return -(int64_t)(h >> 2) - 1;
 }
 
-int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int any_tool,
-		       int *new_row)
+/* Whether the unit's folded row of key is there: 1, 0, or -EIO. */
+static int fold_row_there(struct store *s, int64_t key)
 {
-	const char *tool = any_tool ? FOLD_OTHER_TOOL : p->tool.name,
-		   *sub = any_tool ? "" : p->tool.subcommand;
-	int64_t key = fold_key(p, tool, sub);
-	struct rec_row r = {};
 	int rc;
 
-	if (!s->fold && fold_prepare(s))
-		return store_wrote_process(s, p->unit, -EIO);
 	sqlite3_bind_text(s->fold_has, 1, s->boot_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s->fold_has, 2, key);
 	rc = sqlite3_step(s->fold_has);
 	sqlite3_reset(s->fold_has);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_wrote_process(s, p->unit, store_fail(s, "folded row"));
-	*new_row = rc == SQLITE_DONE;
+		return store_fail(s, "folded row");
+	return rc == SQLITE_ROW;
+}
+
+int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool,
+		       size_t *new_row_bytes)
+{
+	const char *tool = p->tool.name, *sub = p->tool.subcommand;
+	int64_t key = fold_key(p, tool, sub);
+	struct rec_row r = {};
+	int has;
+
+	*new_row_bytes = 0;
+	if (!s->fold && fold_prepare(s))
+		return store_wrote_process(s, p->unit, -EIO);
+	/* a tool with a row of its own keeps adding into it, however many rows the unit has */
+	has = fold_row_there(s, key);
+	if (has == 0 && no_new_tool) {
+		tool = FOLD_OTHER_TOOL;
+		sub = "";
+		key = fold_key(p, tool, sub);
+		has = fold_row_there(s, key);
+	}
+	if (has < 0)
+		return store_wrote_process(s, p->unit, has);
+	/* what the row keeps: its numbers, comm, tool and subcommand (not argv, exe) */
+	if (!has)
+		*new_row_bytes = ROW_FIXED_BYTES + strlen(p->comm) + strlen(tool) + strlen(sub);
 	/* the process's figures; who it was is not kept */
 	store_process_row(p, offset_ns, &r);
 	rec_int(&r, PCOL_pid, 0);
@@ -142,6 +162,5 @@ int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns,
 	r.set[PCOL_ppid] = r.set[PCOL_exe] = r.set[PCOL_argv] = r.set[PCOL_interpreter] = 0;
 	r.set[PCOL_stall_reason] = r.set[PCOL_stall_start_ns] = 0;
 	rec_bind(s, s->fold, &store_processes, &r);
-	return store_wrote_process(s, p->unit,
-				   store_write_step(s, s->fold, *new_row ? store_row_bytes(p) : 0));
+	return store_wrote_process(s, p->unit, store_write_step(s, s->fold, *new_row_bytes));
 }

@@ -15,10 +15,16 @@
  * a reader's snapshot keeps the log from being checkpointed back to its start, and it would
  * otherwise grow for as long as a slow client keeps taking a listing, or several in turn. */
 #define STORE_WAL_FRAMES_MAX 16384
-/* ... and the checkpoint after a commit that left it this long (2 MiB): the log stays small */
+/* ... and the checkpoint of the tick that finds it this long (2 MiB, store_checkpoint), or of a
+ * commit that left it longer than STORE_WAL_CHECKPOINT_NOW (2.5 MiB: a storm's commits, each of
+ * at most a batch, between two ticks): the log stays within 4 MiB */
 #define STORE_WAL_CHECKPOINT 512
+#define STORE_WAL_CHECKPOINT_NOW 640
 /* What the log file is truncated back to once checkpointed (journal_size_limit) */
 #define STORE_WAL_LIMIT_BYTES 2097152
+/* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
+ * table and in the indexes, page slack. An estimate, what a user's share is counted in. */
+#define ROW_FIXED_BYTES 320
 /* A sample's row in the store, roughly (store_row_bytes() for a process's) */
 #define STORE_SAMPLE_BYTES 120
 
@@ -40,8 +46,18 @@ struct store {
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
 	sqlite3_stmt *fold, *fold_has; /* store_fold.c's, prepared at its first use */
-	/* users' shares, as the last pruning left them (store_prune.c) */
-	struct json_object *shares;
+	/* each user's (owner_uid's) holding, summed once a round and kept up to date as units
+	 * go (store_prune.c); after a round, users with units only, the most first: the shares */
+	struct store_owner {
+		uint32_t uid;
+		uint64_t bytes, units, finished;
+		int64_t oldest_ns; /* the end of its oldest finished unit; INT64_MAX: none */
+	} * owners;
+	size_t nowners, owners_cap;
+	int round_open;	      /* a backlog's rounds go on with the sums they began with */
+	int shares_known;     /* the sums were counted once */
+	uint64_t shares_used; /* the pages in use then, and StoreMaxSize */
+	uint64_t shares_max;
 	int wal_frames;	    /* pages in the write-ahead log after the last commit */
 	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */

@@ -1,19 +1,20 @@
 /* Bounded store: finished units older than StoreRetention, or while the live data exceeds
  * StoreMaxSize the oldest ones of the user who holds the most, are deleted with their processes
  * and samples, a small batch at a time so that the loop is never held long. A running unit is
- * never pruned. Also the daemon's heartbeat, from which a restart learns how long tracerd was
- * away. */
+ * never pruned. Each user's holding (by owner_uid) is summed once a round and kept up to date
+ * as units go: it chooses whose go, and is the shares status shows. Also the daemon's heartbeat,
+ * from which a restart learns how long tracerd was away. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
 #include "log.h"
 #include "store_internal.h"
 
-#define PRUNE_STEP 16	/* units of one user deleted before the heaviest user is chosen again */
-#define SHARE_USERS 256 /* users whose share of the store is kept for status, the most first */
+#define PRUNE_STEP 16 /* units of one user deleted before the heaviest user is chosen again */
 
 static int exec_sql(struct store *s, const char *sql)
 {
@@ -46,6 +47,125 @@ int store_used_bytes(struct store *s, uint64_t *out)
 	return err;
 }
 
+/* ---- each user's holding: summed once per round, then kept up to date as units go */
+
+static struct store_owner *owner_of(struct store *s, uint32_t uid)
+{
+	for (size_t i = 0; i < s->nowners; i++)
+		if (s->owners[i].uid == uid)
+			return &s->owners[i];
+	return NULL;
+}
+
+/* The oldest finished unit's end of o, through the index on (owner_uid, end_ns). */
+static int owner_oldest(struct store *s, struct store_owner *o)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_prepare(s,
+			  "SELECT MIN(end_ns) FROM units WHERE owner_uid = ?1"
+			  " AND end_ns IS NOT NULL AND state != 'RUNNING'",
+			  &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, o->uid);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		o->oldest_ns = sqlite3_column_type(st, 0) == SQLITE_NULL
+				       ? INT64_MAX
+				       : sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store_fail(s, "oldest unit");
+}
+
+/* Every user's sums, in one pass over the units: what a round chooses from, and the shares
+ * status shows. */
+static int load_owners(struct store *s)
+{
+	struct store_owner *o;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	s->nowners = 0;
+	if (store_prepare(s,
+			  "SELECT owner_uid, SUM(COALESCE(stored_bytes, 0)), COUNT(*),"
+			  " SUM(state != 'RUNNING' AND end_ns IS NOT NULL),"
+			  " MIN(CASE WHEN state != 'RUNNING' THEN end_ns END)"
+			  " FROM units GROUP BY owner_uid",
+			  &st))
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (s->nowners == s->owners_cap) {
+			cap = s->owners_cap ? 2 * s->owners_cap : 64;
+			o = realloc(s->owners, cap * sizeof(*o));
+			if (!o) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			s->owners = o;
+			s->owners_cap = cap;
+		}
+		o = &s->owners[s->nowners++];
+		o->uid = (uint32_t)sqlite3_column_int64(st, 0);
+		o->bytes = (uint64_t)sqlite3_column_int64(st, 1);
+		o->units = (uint64_t)sqlite3_column_int64(st, 2);
+		o->finished = (uint64_t)sqlite3_column_int64(st, 3);
+		o->oldest_ns = sqlite3_column_type(st, 4) == SQLITE_NULL
+				       ? INT64_MAX
+				       : sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : store_fail(s, "users' shares");
+}
+
+/* The user whose units hold the most, with finished units to lose; among equals the one with
+ * the oldest. NULL: nothing finished. */
+static struct store_owner *heaviest(struct store *s)
+{
+	struct store_owner *best = NULL;
+
+	for (size_t i = 0; i < s->nowners; i++) {
+		struct store_owner *o = &s->owners[i];
+
+		if (o->finished && (!best || o->bytes > best->bytes ||
+				    (o->bytes == best->bytes && o->oldest_ns < best->oldest_ns)))
+			best = o;
+	}
+	return best;
+}
+
+/* The units in temp.prune leave their users' sums. */
+static int forget_selected(struct store *s)
+{
+	struct store_owner *o;
+	sqlite3_stmt *st;
+	int rc, err = 0;
+
+	if (store_prepare(s,
+			  "SELECT owner_uid, SUM(COALESCE(stored_bytes, 0)), COUNT(*),"
+			  " SUM(state != 'RUNNING' AND end_ns IS NOT NULL)"
+			  " FROM units WHERE id IN (SELECT id FROM temp.prune) GROUP BY owner_uid",
+			  &st))
+		return -EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t bytes = (uint64_t)sqlite3_column_int64(st, 1),
+			 units = (uint64_t)sqlite3_column_int64(st, 2),
+			 finished = (uint64_t)sqlite3_column_int64(st, 3);
+
+		if (!(o = owner_of(s, (uint32_t)sqlite3_column_int64(st, 0))))
+			continue; /* written since the round began: counted in the next */
+		o->bytes = o->bytes > bytes ? o->bytes - bytes : 0;
+		o->units = o->units > units ? o->units - units : 0;
+		o->finished = o->finished > finished ? o->finished - finished : 0;
+		o->oldest_ns = -1; /* read again once they are gone */
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		err = store_fail(s, "pruned units");
+	return err;
+}
+
 /* Delete the units that st (an INSERT INTO temp.prune, bound) selects, and everything recorded
  * of them; *n: how many. */
 static int prune_selected(struct store *s, sqlite3_stmt *st, unsigned *n)
@@ -60,9 +180,15 @@ static int prune_selected(struct store *s, sqlite3_stmt *st, unsigned *n)
 	*n = sqlite3_changes(s->db);
 	if (!*n)
 		return 0;
-	return exec_sql(s, "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
-			   "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
-			   "DELETE FROM units WHERE id IN (SELECT id FROM temp.prune)");
+	err = forget_selected(s);
+	if (!err)
+		err = exec_sql(s, "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
+				  "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
+				  "DELETE FROM units WHERE id IN (SELECT id FROM temp.prune)");
+	for (size_t i = 0; i < s->nowners && !err; i++)
+		if (s->owners[i].oldest_ns < 0)
+			err = owner_oldest(s, &s->owners[i]);
+	return err;
 }
 
 /* Up to batch finished units that ended before before_ns. */
@@ -80,68 +206,100 @@ static int prune_old(struct store *s, int64_t before_ns, unsigned batch, unsigne
 	return prune_selected(s, st, n);
 }
 
-/* Up to batch finished units of the user whose units hold the most of the store (stored_bytes,
- * running units' too), oldest first, no more than make up need bytes: one user's flood evicts
- * that user's history first, and only as much of it as the store must lose. Units stored
- * before shares were counted weigh nothing; among equals the oldest unit's user goes first,
- * as before. */
-static int prune_heaviest(struct store *s, uint64_t need, unsigned batch, unsigned *n)
+/* Up to batch finished units of o, the user whose units hold the most of the store
+ * (stored_bytes, running units' too), oldest first, no more than make up need bytes: one
+ * user's flood evicts that user's history first, and only as much of it as the store must
+ * lose. Units stored before shares were counted weigh nothing. Read through the index on
+ * (owner_uid, end_ns): a step reads the units it deletes, and one more. */
+static int prune_heaviest(struct store *s, struct store_owner *o, uint64_t need, unsigned batch,
+			  unsigned *n)
 {
+	static const char order[] = " FROM units WHERE owner_uid = ?1 AND end_ns IS NOT NULL"
+				    " AND state != 'RUNNING' ORDER BY end_ns, id LIMIT ?2";
+	char sql[256];
 	sqlite3_stmt *st;
+	uint64_t before = 0;
+	unsigned take = 0;
+	int rc = SQLITE_ROW;
 
-	if (store_prepare(s,
-			  "INSERT INTO temp.prune SELECT id FROM (SELECT id, end_ns,"
-			  "  SUM(COALESCE(stored_bytes, 0)) OVER (ORDER BY end_ns, id)"
-			  "   - COALESCE(stored_bytes, 0) AS before"
-			  "  FROM units WHERE state != 'RUNNING' AND end_ns IS NOT NULL"
-			  "  AND uid = (SELECT uid FROM units GROUP BY uid"
-			  "   HAVING SUM(state != 'RUNNING' AND end_ns IS NOT NULL) > 0"
-			  "   ORDER BY SUM(COALESCE(stored_bytes, 0)) DESC, MIN(end_ns) LIMIT 1))"
-			  " WHERE before < ?2 ORDER BY end_ns, id LIMIT ?1",
-			  &st))
+	snprintf(sql, sizeof(sql), "SELECT COALESCE(stored_bytes, 0)%s", order);
+	if (store_prepare(s, sql, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, batch);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)need);
+	sqlite3_bind_int64(st, 1, o->uid);
+	sqlite3_bind_int64(st, 2, batch);
+	while (before < need && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		before += (uint64_t)sqlite3_column_int64(st, 0);
+		take++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, "heaviest user's units");
+	if (!take) {
+		o->finished = 0; /* the sums were older than the store: none left */
+		*n = 0;
+		return 0;
+	}
+	snprintf(sql, sizeof(sql), "INSERT INTO temp.prune SELECT id%s", order);
+	if (store_prepare(s, sql, &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, o->uid);
+	sqlite3_bind_int64(st, 2, take);
 	return prune_selected(s, st, n);
 }
 
-/* Each user's share of the store as pruning left it, the most first: what status shows
- * without reading every unit on each request. */
+/* ---- the shares status shows, from the round's sums */
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct store_owner *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* The round's sums as the shares: users with units left, the most first. */
 static void keep_shares(struct store *s, uint64_t max_bytes)
 {
-	struct json_object *o = json_object_new_object(), *users = json_object_new_array();
-	uint64_t used = 0;
-	sqlite3_stmt *st = NULL;
-	int rc = SQLITE_ERROR;
+	size_t i, kept = 0;
 
-	if (o && users && store_used_bytes(s, &used) == 0 &&
-	    !store_prepare(s,
-			   "SELECT uid, SUM(COALESCE(stored_bytes, 0)) AS bytes, COUNT(*) AS units"
-			   " FROM units GROUP BY uid ORDER BY bytes DESC LIMIT ?1",
-			   &st)) {
-		sqlite3_bind_int(st, 1, SHARE_USERS);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			json_object_array_add(users, store_row_to_json(st));
+	for (i = 0; i < s->nowners; i++)
+		if (s->owners[i].units)
+			s->owners[kept++] = s->owners[i];
+	s->nowners = kept;
+	qsort(s->owners, s->nowners, sizeof(*s->owners), by_bytes);
+	if (store_used_bytes(s, &s->shares_used) == 0) {
+		s->shares_max = max_bytes;
+		s->shares_known = 1;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_object_put(users);
-		json_object_put(o);
-		return;
-	}
-	json_object_object_add(o, "used_bytes", json_object_new_int64((int64_t)used));
-	json_object_object_add(o, "max_bytes", json_object_new_int64((int64_t)max_bytes));
-	json_object_object_add(o, "users", users);
-	json_object_put(s->shares);
-	s->shares = o;
+}
+
+int store_count_shares(struct store *s, uint64_t max_bytes)
+{
+	int err = load_owners(s);
+
+	s->round_open = 0;
+	if (!err)
+		keep_shares(s, max_bytes);
+	return err;
+}
+
+static struct json_object *share_json(const struct store_owner *o)
+{
+	struct json_object *u = json_object_new_object();
+
+	json_object_object_add(u, "uid", json_object_new_int64(o->uid));
+	json_object_object_add(u, "bytes", json_object_new_int64((int64_t)o->bytes));
+	json_object_object_add(u, "units", json_object_new_int64((int64_t)o->units));
+	return u;
 }
 
 struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit)
 {
-	struct json_object *o, *users, *all;
-	size_t i, n;
+	struct json_object *o, *users;
+	size_t i, shown = 0;
 
-	if (!s->shares || !json_object_object_get_ex(s->shares, "users", &all))
+	if (!s->shares_known)
 		return NULL;
 	o = json_object_new_object();
 	users = json_object_new_array();
@@ -150,32 +308,27 @@ struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit)
 		json_object_put(users);
 		return NULL;
 	}
-	json_object_object_foreach(s->shares, key, val)
-		if (strcmp(key, "users"))
-			json_object_object_add(o, key, json_object_get(val));
-	n = json_object_array_length(all);
-	for (i = 0; i < n; i++) {
-		struct json_object *u = json_object_array_get_idx(all, i), *v;
-
-		if (uid == ANY_UID ? json_object_array_length(users) < limit
-				   : json_object_object_get_ex(u, "uid", &v) &&
-					     json_object_get_int64(v) == (int64_t)uid)
-			json_object_array_add(users, json_object_get(u));
-	}
+	json_object_object_add(o, "used_bytes", json_object_new_int64((int64_t)s->shares_used));
+	json_object_object_add(o, "max_bytes", json_object_new_int64((int64_t)s->shares_max));
+	for (i = 0; i < s->nowners; i++)
+		if (uid == ANY_UID ? shown < limit : s->owners[i].uid == uid) {
+			json_object_array_add(users, share_json(&s->owners[i]));
+			shown++;
+		}
 	json_object_object_add(o, "users", users);
 	if (uid == ANY_UID)
-		json_object_object_add(
-			o, "more_users",
-			json_object_new_int64((int64_t)(n - json_object_array_length(users))));
+		json_object_object_add(o, "more_users",
+				       json_object_new_int64((int64_t)(s->nowners - shown)));
 	return o;
 }
 
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
 		unsigned *pruned)
 {
+	struct store_owner *o;
 	uint64_t used;
 	unsigned n = 0;
-	int err;
+	int err, fresh = 0;
 
 	*pruned = 0;
 	/* the open batch first: pruning runs in a transaction of its own */
@@ -185,31 +338,43 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 				  "CREATE TEMP TABLE IF NOT EXISTS prune(id INTEGER PRIMARY KEY)");
 	if (err)
 		return err;
-	if (before_ns > 0) {
+	/* the users' sums once a round (a backlog's rounds go on with them) */
+	if (!s->round_open) {
+		err = load_owners(s);
+		fresh = 1;
+	}
+	if (!err && before_ns > 0) {
 		err = prune_old(s, before_ns, batch, &n);
 		*pruned += n;
 	}
 	/* a few units at a time: the heaviest user may change as theirs go */
 	while (!err && max_bytes && *pruned < batch && store_used_bytes(s, &used) == 0 &&
 	       used > max_bytes) {
+		if (!(o = heaviest(s)) && !fresh) { /* units finished since the sums: count again */
+			err = load_owners(s);
+			fresh = 1;
+			continue;
+		}
+		if (!o)
+			break; /* nothing finished left to prune */
 		n = 0;
-		err = prune_heaviest(s, used - max_bytes,
+		err = prune_heaviest(s, o, used - max_bytes,
 				     batch - *pruned < PRUNE_STEP ? batch - *pruned : PRUNE_STEP,
 				     &n);
 		*pruned += n;
-		if (!n)
-			break; /* nothing finished left to prune */
 	}
 	if (err) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		*pruned = 0;
+		s->round_open = 0; /* the sums may hold what was rolled back */
 		return err;
 	}
 	err = exec_sql(s, "COMMIT");
 	if (err && !sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	if (!err && *pruned < batch)
-		keep_shares(s, max_bytes); /* once a round is done, not on each of a backlog's */
+	s->round_open = !err && *pruned == batch;
+	if (!err)
+		keep_shares(s, max_bytes);
 	return err;
 }
 

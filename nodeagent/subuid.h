@@ -1,7 +1,9 @@
 /* Subordinate uids: the ranges /etc/subuid grants users (newuidmap maps them into a user
  * namespace, as rootless Podman and Apptainer set up). A process of such a namespace reaches
- * tracerd with a uid of its owner's range, so per-user limits count that uid as its owner's:
- * a user namespace does not multiply a user's share. */
+ * tracerd with a uid of its owner's range, so per-user limits count that uid as its owner's
+ * (struct peer's owner): MaxClientsPerUser, MaxUnitsPerUser and UnitRatePerUser, and the
+ * store's eviction and shares (a unit's owner_uid). A user namespace does not multiply a
+ * user's share. */
 #ifndef TRACER_SUBUID_H
 #define TRACER_SUBUID_H
 

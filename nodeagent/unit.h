@@ -69,6 +69,9 @@ struct unit {
 	 * that (StoreUnitMaxSize), counted in per-tool rows instead of their own */
 	uint64_t stored_bytes;
 	uint64_t procs_folded;
+	/* whose share of the store and per-user limits it counts in: uid, or for a traced run
+	 * of a user namespace the owner of its subordinate uid (subuid.h) */
+	uint32_t owner_uid;
 	/* in memory only */
 	uint64_t unstored;     /* its processes the store could not write (disk full) */
 	int dirty;	       /* its record waits for the store to take it again */

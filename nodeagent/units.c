@@ -9,11 +9,13 @@
 #include "clock.h"
 #include "agent_internal.h"
 #include "cgroup.h"
+#include "cgroup_path.h"
 #include "log.h"
 #include "procfs.h"
 #include "units.h"
 
-/* Per-tool rows of a unit past its cap, at most, before further tools share one row */
+/* Per-tool rows of a unit past its cap, at most, before further tools share one row ("(other
+ * tools)", per exit status); a tool with a row already keeps its own */
 #define FOLD_GROUPS_MAX 64
 
 struct unit *units_find(struct agent *a, uint64_t id)
@@ -26,26 +28,26 @@ struct unit *units_find(struct agent *a, uint64_t id)
 	return NULL;
 }
 
-int units_admit(struct agent *a, uint32_t uid, char *err, size_t errlen)
+int units_admit(struct agent *a, uint32_t owner, char *err, size_t errlen)
 {
 	const struct unit *u;
 	unsigned running = 0;
 
 	for (u = a->units; u; u = u->next)
-		running += u->uid == uid && u->state == UNIT_RUNNING && !u->dropped &&
+		running += u->owner_uid == owner && u->state == UNIT_RUNNING && !u->dropped &&
 			   !strcmp(u->kind, "local");
 	if (running >= a->cfg.max_units_per_user) {
-		snprintf(err, errlen, "uid %u has %u traced runs running (MaxUnitsPerUser)", uid,
+		snprintf(err, errlen, "uid %u has %u traced runs running (MaxUnitsPerUser)", owner,
 			 running);
 		return -EAGAIN;
 	}
 	/* as many at once as may run at once, then UnitRatePerUser a second */
-	if (quota_take(&a->run_quota, uid, a->cfg.unit_rate_per_user, a->cfg.max_units_per_user,
+	if (quota_take(&a->run_quota, owner, a->cfg.unit_rate_per_user, a->cfg.max_units_per_user,
 		       (int64_t)clock_boot_ns())) {
 		snprintf(err, errlen,
 			 "uid %u begins more than %u traced runs a second "
 			 "(UnitRatePerUser)",
-			 uid, a->cfg.unit_rate_per_user);
+			 owner, a->cfg.unit_rate_per_user);
 		return -EAGAIN;
 	}
 	return 0;
@@ -65,6 +67,7 @@ struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_
 	else
 		snprintf(u->name, sizeof(u->name), "run-%" PRIu64, u->id);
 	u->uid = uid;
+	u->owner_uid = uid; /* a traced run of a user namespace's: its owner (run_begin) */
 	u->gid = gid;
 	u->task_id = -1;
 	u->array_task_id = -1;
@@ -147,19 +150,19 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 	return r;
 }
 
-/* A unit's cap on its rows in the store: StoreUnitMaxSize (0: none), and at most a quarter of
+/* A unit's cap on its rows in the store: StoreUnitMaxSize, and at most a quarter of
  * StoreMaxSize, so that one running unit cannot take the whole store from finished ones */
 static uint64_t unit_cap(const struct agent *a)
 {
-	uint64_t cap = a->cfg.store_unit_max_bytes ? a->cfg.store_unit_max_bytes : UINT64_MAX,
-		 quarter = a->cfg.store_max_bytes / 4;
+	uint64_t cap = a->cfg.store_unit_max_bytes, quarter = a->cfg.store_max_bytes / 4;
 
 	return quarter && quarter < cap ? quarter : cap;
 }
 
 int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 {
-	int r, new_row = 0;
+	size_t new_row = 0;
+	int r;
 
 	if (!u || u->stored_bytes < unit_cap(a)) {
 		r = store_add_process(a->store, p, a->offset_ns);
@@ -175,16 +178,14 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 				       &new_row);
 		if (!r) {
 			u->procs_folded++;
-			u->fold_groups += new_row;
-			u->stored_bytes += new_row ? store_row_bytes(p) : 0;
+			u->fold_groups += new_row > 0;
+			u->stored_bytes += new_row;
 		}
 	}
-	/* its share and counts: a running unit's row is written on the next tick (units_flush),
-	 * an ended one's now, as it may leave memory with this process */
-	if (!r && u && u->state == UNIT_RUNNING)
+	/* its share and counts: its row is written on the next tick (units_flush), in that
+	 * tick's one commit; an ended unit stays in memory until then (units_drop) */
+	if (!r && u)
 		u->dirty = 1;
-	else if (!r && u)
-		units_save(a, u);
 	return r;
 }
 
@@ -270,6 +271,8 @@ static void end_activity(struct agent *a, struct unit *u)
 int units_end(struct agent *a, struct unit *u, int status, enum unit_state state)
 {
 	struct cgroup_counters cg;
+	char step[sizeof(u->cgroup_path)];
+	int has_step;
 
 	if (u->state == UNIT_RUNNING) {
 		u->end_ns = clock_unix_ns();
@@ -281,14 +284,15 @@ int units_end(struct agent *a, struct unit *u, int status, enum unit_state state
 	}
 	/* the step's own counters, while its cgroup still exists: each task's end rereads
 	 * them, so the last task of a step leaves the step's totals */
-	if (u->cgroup_path[0] && cgroup_step_counters(u->cgroup_path, &cg) == 0) {
+	has_step = u->cgroup_path[0] && cgroup_step_dir(u->cgroup_path, step, sizeof(step)) == 0;
+	if (has_step && cgroup_step_counters(step, &cg) == 0) {
 		u->cgroup_cpu_ns = cg.cpu_ns;
 		u->cgroup_mem_peak_kb = cg.mem_peak_kb;
 	}
 	/* and the job's, which --mem limits: its steps at once, so far (the last task's end
 	 * on the node reads the job's whole peak there) */
-	if (u->cgroup_path[0])
-		(void)cgroup_job_mem_peak(u->cgroup_path, &u->job_mem_peak_kb);
+	if (has_step)
+		(void)cgroup_job_mem_peak(step, &u->job_mem_peak_kb);
 	end_activity(a, u);
 	units_save(a, u);
 	return 0;

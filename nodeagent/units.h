@@ -16,9 +16,10 @@ struct proc;
 
 /* The unit id in memory (not dropped), or NULL. */
 struct unit *units_find(struct agent *a, uint64_t id);
-/* Whether uid may begin one more traced run: under MaxUnitsPerUser running and
- * UnitRatePerUser a second. 0, or -EAGAIN with why it may not in err. */
-int units_admit(struct agent *a, uint32_t uid, char *err, size_t errlen);
+/* Whether owner (a peer's, subordinate uids counted as their owner's) may begin one more
+ * traced run: under MaxUnitsPerUser running and UnitRatePerUser a second. 0, or -EAGAIN with
+ * why it may not in err. */
+int units_admit(struct agent *a, uint32_t owner, char *err, size_t errlen);
 /* A new running unit in memory (not stored yet); NULL when out of memory. */
 struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_t uid, gid_t gid);
 /* Seed the kernel's tracked set with pid for u; its descendants follow. Returns 0 or -errno

@@ -34,14 +34,12 @@ int cgroup_step_dir(const char *task_dir, char *out, size_t len)
 	return 0;
 }
 
-int cgroup_job_dir(const char *task_dir, char *out, size_t len)
+int cgroup_job_dir(const char *step, char *out, size_t len)
 {
-	char step[4096];
 	size_t n, i;
-	int r;
 
-	if ((r = cgroup_step_dir(task_dir, step, sizeof(step))) < 0)
-		return r;
+	if (!step || !strchr(step, '/'))
+		return -EINVAL;
 	n = strip_last(step, strlen(step), "step_", 1);
 	if (n == strlen(step))
 		return -ENOENT; /* no step directory: no job directory by name either */

@@ -11,9 +11,10 @@
  * out is untouched on failure. */
 int cgroup_step_dir(const char *task_dir, char *out, size_t len);
 
-/* The job directory above a task's step directory (…/job_J of …/job_J/step_S/…): Slurm's
- * --mem limits it, and it holds all of the job's steps on the node. -ENOENT when the path
- * names no step_S under a job_J; out is untouched on failure. */
-int cgroup_job_dir(const char *task_dir, char *out, size_t len);
+/* The job directory above a step directory (…/job_J of …/job_J/step_S, as cgroup_step_dir
+ * gives it): Slurm's --mem limits it, and it holds all of the job's steps on the node.
+ * -ENOENT when the path names no step_S under a job_J, -EINVAL for one without '/'; out is
+ * untouched on failure. */
+int cgroup_job_dir(const char *step_dir, char *out, size_t len);
 
 #endif

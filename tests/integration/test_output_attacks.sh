@@ -16,7 +16,8 @@
 #    that id;
 #  - the user's connections (MaxClientsPerUser = 4) are capped with those of uids in their
 #    /etc/subuid range, reached with setpriv and, where newuidmap is installed, from a real user
-#    namespace; a uid in no range keeps its own share; a changed file is read again.
+#    namespace; a uid in no range keeps its own share; a changed file is read again; a traced
+#    run of such a uid is stored as its owner's (owner_uid).
 . "$(dirname "$0")/lib.sh"
 write_config
 ATTACKER=tracertest
@@ -182,6 +183,10 @@ held=$(($(n_of "$T/own.held") + $(n_of "$T/sub1.held") + $(n_of "$T/sub2.held"))
 echo "  $ATTACKER held $(cat "$T/own.held"), its subordinate uids $(cat "$T/sub1.held") and $(cat "$T/sub2.held"); uid 400000 (no range) $(cat "$T/other.held")"
 check "the user and two of its subordinate uids hold at most MaxClientsPerUser (4) together: $held" [ "$held" -le 4 ]
 check "a uid in no range keeps its own share: $(cat "$T/other.held")" [ "$(cat "$T/other.held")" = 4 ]
+# and its traced runs: MaxUnitsPerUser, UnitRatePerUser and the store's shares are the owner's
+asuid $((SUB_START + 3)) "$BUILD/tracerctl" -N $NODE run --name subrun -- /bin/true > /dev/null 2>&1
+got=$(db "SELECT uid || ':' || owner_uid FROM units WHERE name='subrun'")
+check "a run of a subordinate uid is counted as its owner's ($got)" [ "$got" = "$((SUB_START + 3)):$AUID" ]
 if command -v newuidmap > /dev/null && unshare --help 2>&1 | grep -q -- --map-users; then
   asattacker /usr/bin/python3 "$ATK_PY" "$SOCK" hold 3 5 > "$T/own.held" & own=$!
   sleep 1

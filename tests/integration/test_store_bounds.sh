@@ -18,8 +18,8 @@ old=$((now_ns - 3600 * 1000000000)) # an hour ago: past StoreRetention
 fill() { # fill FIRST COUNT END_NS: finished units with 5 processes each (120-byte argv)
   db -cmd ".timeout 10000" <<SQL
 WITH RECURSIVE n(i) AS (SELECT $1 UNION ALL SELECT i + 1 FROM n WHERE i < $1 + $2 - 1)
-INSERT INTO units(id, name, kind, uid, start_ns, end_ns, state, exit_status)
-  SELECT i, 'filler' || i, 'local', 0, $3 - 1000000000, $3, 'COMPLETED', 0 FROM n;
+INSERT INTO units(id, name, kind, uid, owner_uid, start_ns, end_ns, state, exit_status)
+  SELECT i, 'filler' || i, 'local', 0, 0, $3 - 1000000000, $3, 'COMPLETED', 0 FROM n;
 WITH RECURSIVE n(i) AS (SELECT $1 * 5 UNION ALL SELECT i + 1 FROM n WHERE i < ($1 + $2) * 5 - 1)
 INSERT INTO processes(boot_id, pid, start_boot_ns, unit, comm, argv, cpu_ns)
   SELECT 'filler', i, i, i / 5, 'filler', randomblob(120), 1 FROM n;

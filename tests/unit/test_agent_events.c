@@ -55,6 +55,7 @@ static int setup(void **state)
 	a->tick_ns = TICK;
 	a->offset_ns = OFFSET;
 	a->slurm_uid = (uid_t)-1;
+	a->cfg.store_unit_max_bytes = 256ull << 20; /* config.c's default: the least is 64 KiB */
 	if (proctable_init(&a->procs, a->tick_ns) || store_open(&a->store, path, a->boot_id))
 		return -1;
 	add_unit(a, 1, UNIT_RUNNING);
@@ -550,13 +551,16 @@ static void test_unit_counters(void **state)
 	assert_int_equal(u2->live, 1);
 	assert_int_equal(u2->finished, 0);
 
-	/* a unit that ended while it still had processes leaves memory with its last one */
+	/* a unit that ended while it still had processes leaves memory once its row with its
+	 * last one is written (units_flush, on the next tick) */
 	u2->state = UNIT_COMPLETED;
 	exit_ev(a, 950, SEC, 2, 0);
+	units_flush(a);
 	assert_null(units_find(a, 2));
 	assert_ptr_equal(units_find(a, 1), u1);
 	u1->state = UNIT_FAILED;
 	exit_ev(a, 902, SEC, 1, 0);
+	units_flush(a);
 	assert_null(units_find(a, 1));
 	units_reap(a); /* freed by the loop, not under the event */
 	assert_int_equal(units_running(a), 0);
@@ -659,6 +663,110 @@ static void test_unit_cap(void **state)
 	json_object_put(rows);
 }
 
+/* A unit past its cap with as many folded rows as it may have: a tool that has a row keeps
+ * adding into it, only a new one goes to "(other tools)"; a new row costs what it keeps, not
+ * the process's command line. */
+static void test_fold_groups(void **state)
+{
+	struct agent *a = *state;
+	struct unit *u = units_find(a, 1);
+	static char argv[4096];
+	uint64_t before;
+	json_object *tools;
+	uint32_t i;
+	size_t n, other = 0;
+
+	a->cfg.store_unit_max_bytes = 1;
+	memcpy(argv, "bwa\0mem", 8);
+	memset(argv + 8, 'x', sizeof(argv) - 9);
+	for (i = 0; i <= 64; i++) { /* the first is listed, then a row per exit status */
+		fork_ev(a, 3000 + i, SEC + i, 1, 1, 0);
+		before = u->stored_bytes;
+		exec_ev(a, 3000 + i, SEC + i, 1, 1, "/usr/bin/bwa", argv, sizeof(argv));
+		exit_ev(a, 3000 + i, SEC + i, 1, (int32_t)(i - 1) << 8);
+		if (i == 1) /* charged its numbers and names, not 4 KiB of arguments */
+			assert_true(u->stored_bytes - before < 1024);
+	}
+	assert_int_equal(u->fold_groups, 64);
+	/* bwa's exit 0 has its row: added into it, no new one */
+	fork_ev(a, 3100, SEC, 1, 1, 0);
+	EXEC(a, 3100, SEC, 1, 1, "/usr/bin/bwa", "bwa\0mem");
+	exit_ev(a, 3100, SEC, 1, 0);
+	assert_int_equal(u->fold_groups, 64);
+	/* a new tool: one shared row, for it and the next */
+	for (i = 0; i < 2; i++) {
+		fork_ev(a, 3200 + i, SEC, 1, 1, 0);
+		EXEC(a, 3200 + i, SEC, 1, 1, "/usr/bin/samtools", "samtools\0sort");
+		exit_ev(a, 3200 + i, SEC, 1, 0);
+	}
+	assert_int_equal(u->fold_groups, 65);
+	assert_int_equal(u->procs_folded, 64 + 1 + 2);
+	assert_int_equal(store_unit_tools(a->store, 1, &tools), 0);
+	n = json_object_array_length(tools);
+	for (i = 0; i < n; i++) {
+		json_object *t = json_object_array_get_idx(tools, i), *v;
+
+		if (json_object_object_get_ex(t, "tool", &v) &&
+		    !strcmp(json_object_get_string(v), "(other tools)"))
+			other += geti(t, "nprocs");
+	}
+	assert_int_equal(other, 2); /* the two samtools, no bwa */
+	json_object_put(tools);
+}
+
+/* Traced runs under a user's subordinate uids count as that user's for MaxUnitsPerUser and
+ * UnitRatePerUser: a user namespace does not multiply them. */
+static void test_admit_by_owner(void **state)
+{
+	struct agent *a = *state;
+	char err[160];
+	int i;
+
+	a->cfg.max_units_per_user = 2;
+	a->cfg.unit_rate_per_user = 1;
+	for (i = 0; i < 2; i++)
+		add_unit(a, 10 + i, UNIT_RUNNING)->owner_uid = 1000;
+	units_find(a, 10)->uid = 100001;
+	units_find(a, 11)->uid = 100002;
+	assert_int_equal(units_admit(a, 1000, err, sizeof(err)), -EAGAIN);
+	assert_non_null(strstr(err, "MaxUnitsPerUser"));
+	/* the rate too is the owner's: two runs begun, the third refused */
+	units_find(a, 10)->state = units_find(a, 11)->state = UNIT_COMPLETED;
+	assert_int_equal(units_admit(a, 1000, err, sizeof(err)), 0);
+	assert_int_equal(units_admit(a, 1000, err, sizeof(err)), 0);
+	assert_int_equal(units_admit(a, 1000, err, sizeof(err)), -EAGAIN);
+	assert_non_null(strstr(err, "UnitRatePerUser"));
+	assert_int_equal(units_admit(a, 1001, err, sizeof(err)), 0);
+}
+
+/* A process that ends after its unit did: the unit's row is written on the next tick with the
+ * others (units_flush), not in a commit of its own; the unit stays in memory until then. */
+static void test_late_exit(void **state)
+{
+	struct agent *a = *state;
+	struct unit *u = units_find(a, 1), stored;
+	uint64_t bytes;
+
+	fork_ev(a, 4000, SEC, 1, 1, 0);
+	EXEC(a, 4000, SEC, 1, 1, "/bin/sleep",
+	     "sleep\0"
+	     "9");
+	u->state = UNIT_COMPLETED; /* as units_end leaves it, its row written */
+	units_save(a, u);
+	assert_int_equal(store_pending(a->store), 0);
+	exit_ev(a, 4000, SEC, 1, 0);
+	assert_ptr_equal(units_find(a, 1), u); /* kept until its row is written */
+	assert_true(u->dirty);
+	assert_true(store_pending(a->store) > 0); /* not committed on its own */
+	bytes = u->stored_bytes;
+	assert_true(bytes > 0);
+	units_flush(a);
+	assert_int_equal(store_pending(a->store), 0);
+	assert_null(units_find(a, 1));
+	assert_int_equal(store_get_unit(a->store, 1, &stored), 0);
+	assert_int_equal(stored.stored_bytes, bytes); /* with its last process's */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +781,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pid_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unit_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_admit_by_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fold_groups, setup, teardown),
 	};
 
 	/* malformed records and OOM kills are logged as warnings: keep the output to errors */

@@ -55,28 +55,34 @@ static void test_errors(void **state)
 
 static void test_job_dir(void **state)
 {
-	char out[256] = "untouched";
+	char out[256] = "untouched", step[256];
 
 	(void)state;
 	/* the job directory holds all its steps: Slurm's --mem limits it */
-	assert_int_equal(cgroup_job_dir("/sys/fs/cgroup/memory/slurm_n1/uid_0/job_5/step_0/task_1",
-					out, sizeof(out)),
+	assert_int_equal(cgroup_job_dir("/sys/fs/cgroup/memory/slurm_n1/uid_0/job_5/step_0", out,
+					sizeof(out)),
 			 0);
 	assert_string_equal(out, "/sys/fs/cgroup/memory/slurm_n1/uid_0/job_5");
 	assert_int_equal(cgroup_job_dir("/sys/fs/cgroup/system.slice/slurmstepd.scope/job_5/"
-					"step_batch/user/task_0",
+					"step_batch",
 					out, sizeof(out)),
 			 0);
 	assert_string_equal(out, "/sys/fs/cgroup/system.slice/slurmstepd.scope/job_5");
+	/* what cgroup_step_dir gives for a task's: the rule is applied once, by the caller */
+	assert_int_equal(cgroup_step_dir("/c/job_5/step_0/user/task_0", step, sizeof(step)), 0);
+	assert_int_equal(cgroup_job_dir(step, out, sizeof(out)), 0);
+	assert_string_equal(out, "/c/job_5");
 	/* no step_ under a job_: no job by name (a tracerctl run's own cgroup) */
 	strcpy(out, "untouched");
-	assert_int_equal(
-		cgroup_job_dir("/sys/fs/cgroup/unified/user.slice/x/task_1", out, sizeof(out)),
-		-ENOENT);
-	assert_int_equal(cgroup_job_dir("/c/notajob/step_0/task_1", out, sizeof(out)), -ENOENT);
-	assert_int_equal(cgroup_job_dir("/c/step_0/task_1", out, sizeof(out)), -ENOENT);
+	assert_int_equal(cgroup_job_dir("/sys/fs/cgroup/unified/user.slice/x", out, sizeof(out)),
+			 -ENOENT);
+	assert_int_equal(cgroup_job_dir("/c/notajob/step_0", out, sizeof(out)), -ENOENT);
+	assert_int_equal(cgroup_job_dir("/c/step_0", out, sizeof(out)), -ENOENT);
+	/* a task's directory is not a step's */
+	assert_int_equal(cgroup_job_dir("/c/job_5/step_0/task_1", out, sizeof(out)), -ENOENT);
+	assert_int_equal(cgroup_job_dir("job_5", out, sizeof(out)), -EINVAL);
 	assert_string_equal(out, "untouched");
-	assert_int_equal(cgroup_job_dir("/aaaaaaaaaaaaaaaaaaaa/job_5/step_0/task_1", out, 8),
+	assert_int_equal(cgroup_job_dir("/aaaaaaaaaaaaaaaaaaaa/job_5/step_0", out, 8),
 			 -ENAMETOOLONG);
 }
 

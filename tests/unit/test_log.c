@@ -1,6 +1,6 @@
 /* Unit tests for nodeagent/log.c's summing: a call site says LOG_BURST lines in its window, the
  * rest are held back and said as one, "... and N more like it", when its window is over or
- * when it gives way to another call site. */
+ * when, that window over, it gives way to another call site. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,8 +88,8 @@ static void flood(void)
 		log_info("flooded line %d", i);
 	log_flush(); /* its window is not over: nothing yet */
 	log_warn("flush said nothing");
-	/* as many other places as the table holds: the quietest of them gives way, not the
-	 * flood, which is summed when its window is over */
+	/* as many other places as the table holds: none in its window gives way, the flood is
+	 * summed when its window is over */
 	for (k = 0; k < 16; k++)
 		other(k);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -112,10 +112,41 @@ static void test_summed(void **state)
 	free(text);
 }
 
+/* Two sites that find the table full of sites in their window: their lines share one burst,
+ * not a fresh one each time one takes another's entry. */
+static void churn(void)
+{
+	struct timespec ts;
+	int i, k;
+
+	log_open("t", 1, LOG_LEVEL_INFO);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (ts.tv_sec % 10 == 9)
+		sleep(2);
+	log_flush();
+	for (k = 0; k < 16; k++) /* the table full, each in its window */
+		other(k);
+	for (i = 0; i < 20; i++) {
+		log_info("churn a %d", i);
+		log_info("churn b %d", i);
+	}
+}
+
+static void test_churn(void **state)
+{
+	char *text = captured(churn);
+
+	(void)state;
+	assert_int_equal(lines(text, "other site"), 16);
+	assert_int_equal(lines(text, "churn "), 10); /* one burst for both, the rest held */
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summed),
+		cmocka_unit_test(test_churn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,22 @@ static void test_bucket(void **state)
 	assert_int_equal(quota_take(&q, 1001, 5, 8, 100 * SEC), -EAGAIN);
 }
 
+/* A drained bucket refills at rate, not back to its burst once it holds more than a second's worth.
+ */
+static void test_refill_capped(void **state)
+{
+	struct quota q = {};
+	int i, n = 0;
+
+	(void)state;
+	for (i = 0; i < 64; i++)
+		assert_int_equal(quota_take(&q, 1001, 20, 64, SEC), 0);
+	assert_int_equal(quota_take(&q, 1001, 20, 64, SEC), -EAGAIN);
+	while (quota_take(&q, 1001, 20, 64, SEC + SEC * 11 / 10) == 0)
+		n++;
+	assert_in_range(n, 21, 22); /* 1.1 s at 20 a second */
+}
+
 static void test_table_bounded(void **state)
 {
 	struct quota q = {};
@@ -51,6 +67,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bucket),
+		cmocka_unit_test(test_refill_capped),
 		cmocka_unit_test(test_table_bounded),
 	};
 

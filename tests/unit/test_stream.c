@@ -316,9 +316,37 @@ static void test_log_bound(void **state)
 	assert_int_equal(reply_stream_fill(rs, 10, emit, &b), -ENOBUFS);
 	reply_stream_free(rs);
 	free(b.data);
+	store_checkpoint(s); /* the next tick's */
 	for (round = 0; round < 2; round++)
 		add_units(s, 20 + round, 1, 10);
 	assert_true(s->wal_frames < 200);
+	done(s);
+}
+
+/* The log is checkpointed by the tick once it is long, not by each commit; a commit checkpoints
+ * only a log past STORE_WAL_CHECKPOINT_NOW (a storm between two ticks). */
+static void test_checkpoint_on_tick(void **state)
+{
+	struct store *s = fill_store(10);
+	unsigned round;
+	int frames;
+
+	(void)state;
+	for (round = 0; s->wal_frames < STORE_WAL_CHECKPOINT; round++)
+		add_units(s, 100 + round, 1, 20);
+	assert_true(s->wal_frames < STORE_WAL_CHECKPOINT_NOW);
+	frames = s->wal_frames;
+	add_units(s, 10000, 1, 1);
+	assert_true(s->wal_frames > frames); /* the commit left it as it was, and added to it */
+	store_checkpoint(s);
+	add_units(s, 10001, 1, 1);
+	assert_true(s->wal_frames < 64); /* checkpointed: the log started over */
+	/* commits alone, past the bound: checkpointed all the same */
+	for (round = 0; round < 2000 && s->wal_frames < STORE_WAL_CHECKPOINT_NOW; round++)
+		add_units(s, 20000 + round, 1, 20);
+	assert_true(s->wal_frames >= STORE_WAL_CHECKPOINT_NOW);
+	add_units(s, 30000, 1, 1);
+	assert_true(s->wal_frames < 64);
 	done(s);
 }
 
@@ -453,11 +481,16 @@ static void test_extra_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_processes_any_page), cmocka_unit_test(test_empty_and_units),
-		cmocka_unit_test(test_snapshot),	   cmocka_unit_test(test_emit_failure),
-		cmocka_unit_test(test_bad_head),	   cmocka_unit_test(test_extra_rows),
-		cmocka_unit_test(test_units_turn_bounded), cmocka_unit_test(test_gone_mid_count),
+		cmocka_unit_test(test_processes_any_page),
+		cmocka_unit_test(test_empty_and_units),
+		cmocka_unit_test(test_snapshot),
+		cmocka_unit_test(test_emit_failure),
+		cmocka_unit_test(test_bad_head),
+		cmocka_unit_test(test_extra_rows),
+		cmocka_unit_test(test_units_turn_bounded),
+		cmocka_unit_test(test_gone_mid_count),
 		cmocka_unit_test(test_log_bound),
+		cmocka_unit_test(test_checkpoint_on_tick),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
