@@ -1,5 +1,6 @@
 /* tracerd: the node daemon. main() is the life cycle: each init has its fini, in reverse. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
@@ -16,10 +17,12 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "clock.h"
 #include "collector.h"
 #include "config.h"
 #include "log.h"
 #include "server.h"
+#include "store.h"
 #include "units.h"
 
 struct options {
@@ -211,10 +214,55 @@ static void timers_last(const struct daemon *d, struct epoll_event *evs, int n)
 	}
 }
 
+/* Where a loop turn's time went: a turn is what a client waits behind at most, so one longer
+ * than TURN_SLOW_MS is said with its parts (the log sums a run of them). */
+#define TURN_SLOW_MS 250
+enum turn_part { TURN_DRAIN, TURN_CLIENTS, TURN_TICK, TURN_SAMPLE, TURN_AFTER, TURN_PARTS };
+struct turn {
+	uint64_t at, ns[TURN_PARTS];
+	uint64_t write0, checkpoint0; /* the store's disk time at its start */
+};
+
+static void turn_begin(struct turn *t, const struct store *s)
+{
+	memset(t, 0, sizeof(*t));
+	store_io_ns(s, &t->write0, &t->checkpoint0);
+	t->at = clock_mono_ns();
+}
+
+static void turn_mark(struct turn *t, enum turn_part part)
+{
+	uint64_t now = clock_mono_ns();
+
+	t->ns[part] += now - t->at;
+	t->at = now;
+}
+
+static void turn_end(const struct turn *t, const struct store *s)
+{
+	uint64_t sum = 0, write, checkpoint;
+	int i;
+
+	for (i = 0; i < TURN_PARTS; i++)
+		sum += t->ns[i];
+	if (sum < (uint64_t)TURN_SLOW_MS * 1000000)
+		return;
+	store_io_ns(s, &write, &checkpoint);
+	log_warn("a loop turn took %" PRIu64 " ms, clients waited: ring %" PRIu64
+		 ", clients %" PRIu64 ", commit tick %" PRIu64 ", sample round %" PRIu64
+		 ", unit ends %" PRIu64 " ms; of it the store's writes %" PRIu64
+		 ", checkpoints %" PRIu64 " ms",
+		 sum / 1000000, t->ns[TURN_DRAIN] / 1000000, t->ns[TURN_CLIENTS] / 1000000,
+		 t->ns[TURN_TICK] / 1000000, t->ns[TURN_SAMPLE] / 1000000,
+		 t->ns[TURN_AFTER] / 1000000, (write - t->write0) / 1000000,
+		 (checkpoint - t->checkpoint0) / 1000000);
+}
+
 static int run_loop(struct daemon *d)
 {
 	struct epoll_event evs[32];
 	struct signalfd_siginfo si;
+	struct turn turn;
 	int i, n, cfd = agent_events_fd(d->agent);
 
 	for (;;) {
@@ -233,7 +281,9 @@ static int run_loop(struct daemon *d)
 		/* Once per turn, ring readable or not (below the wakeup mark, events wait for
 		 * this), and bounded (collector_drain): the clients ready now are served next
 		 * whatever the event rate. */
+		turn_begin(&turn, agent_store(d->agent));
 		agent_drain(d->agent);
+		turn_mark(&turn, TURN_DRAIN);
 		timers_last(d, evs, n);
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
@@ -253,15 +303,20 @@ static int run_loop(struct daemon *d)
 				drain_timer(fd);
 				agent_tick(d->agent); /* commits the store too */
 				server_expire(d->server);
+				turn_mark(&turn, TURN_TICK);
 			} else if (fd == d->sample_fd) {
 				drain_timer(fd);
 				agent_sample(d->agent);
+				turn_mark(&turn, TURN_SAMPLE);
 			} else {
 				server_handle(d->server, d->agent, fd, evs[i].events);
+				turn_mark(&turn, TURN_CLIENTS);
 			}
 		}
 		server_resume(d->server, d->agent);
 		units_reap(d->agent); /* what the handlers dropped: none of them runs now */
+		turn_mark(&turn, TURN_AFTER);
+		turn_end(&turn, agent_store(d->agent));
 	}
 }
 

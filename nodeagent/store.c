@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
+#include "clock.h"
 #include "log.h"
 #include "store_internal.h"
 
@@ -152,10 +153,21 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
  * STORE_WAL_LIMIT_BYTES) if nothing was left. */
 static void checkpoint(struct store *s, int min_frames)
 {
-	if (s->wal_frames >= min_frames &&
-	    sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
-		    SQLITE_OK)
+	uint64_t t0;
+
+	if (s->wal_frames < min_frames)
+		return;
+	t0 = clock_mono_ns();
+	if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
+	    SQLITE_OK)
 		log_debug("store: checkpoint: %s", sqlite3_errmsg(s->db));
+	s->checkpoint_ns += clock_mono_ns() - t0;
+}
+
+void store_io_ns(const struct store *s, uint64_t *write_ns, uint64_t *checkpoint_ns)
+{
+	*write_ns = s->write_ns;
+	*checkpoint_ns = s->checkpoint_ns;
 }
 
 void store_checkpoint(struct store *s)
@@ -314,11 +326,15 @@ int store_write_failed(struct store *s, const char *what)
 
 int store_commit(struct store *s)
 {
-	int err;
+	uint64_t t0;
+	int err, rc;
 
 	if (!s->in_txn)
 		return 0;
-	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+	t0 = clock_mono_ns();
+	rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	s->write_ns += clock_mono_ns() - t0;
+	if (rc != SQLITE_OK) {
 		err = store_write_failed(s, "commit");
 		if (s->in_txn) { /* still open after a failed COMMIT: give it up */
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -351,6 +367,7 @@ unsigned store_pending(const struct store *s)
 
 int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes)
 {
+	uint64_t t0;
 	int rc;
 
 	if (!s->in_txn) {
@@ -361,7 +378,9 @@ int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes)
 		}
 		s->in_txn = 1;
 	}
+	t0 = clock_mono_ns();
 	rc = sqlite3_step(st);
+	s->write_ns += clock_mono_ns() - t0;
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE)

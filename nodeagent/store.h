@@ -26,6 +26,9 @@ int store_commit(struct store *s);
 void store_checkpoint(struct store *s);
 unsigned store_pending(const struct store *s); /* writes not committed yet */
 uint64_t store_written(const struct store *s); /* bytes of rows written since open, roughly */
+/* The time rows' writes with their commits, and checkpoints, took since open: what the loop
+ * spent on the disk. */
+void store_io_ns(const struct store *s, uint64_t *write_ns, uint64_t *checkpoint_ns);
 
 /* Insert or update a unit (its id is the key). */
 int store_put_unit(struct store *s, const struct unit *u);

@@ -58,8 +58,9 @@ struct store {
 	int shares_known;     /* the sums were counted once */
 	uint64_t shares_used; /* the pages in use then, and StoreMaxSize */
 	uint64_t shares_max;
-	int wal_frames;	    /* pages in the write-ahead log after the last commit */
-	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
+	uint64_t write_ns, checkpoint_ns; /* time spent in them since open (store_io_ns) */
+	int wal_frames;			  /* pages in the write-ahead log after the last commit */
+	int wal_frames_max;		  /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
 	char unit_columns[2048];    /* every column of units, in the record's order */
 	char process_columns[2048]; /* the columns of processes that listings show */

@@ -17,7 +17,7 @@ attacker.py SOCK zombies N                 N times: fork a child that exits at o
                                            reaping it, ask to trace its pid; print "PID accepted|refused"
 attacker.py SOCK status_watch OUTFILE      (root) ask for status every 50 ms until SIGTERM; write the slowest answer in ms
 attacker.py SOCK status_probe N OUTFILE    (root) the same, N times: write the slowest answer in ms, the failures
-                                           and every answer's time
+                                           and every answer's time (PROBE_TIMEOUT: seconds, 2)
 """
 import os, select, signal, socket, sys, threading, time
 
@@ -195,7 +195,7 @@ elif WHAT in ("status_watch", "status_probe"):
         t0 = time.monotonic()
         try:
             s = connect()
-            s.settimeout(2)
+            s.settimeout(float(os.environ.get("PROBE_TIMEOUT", "2")))
             s.sendall(b'{"v":1,"op":"status"}\n')
             data = b""
             while not data.endswith(b"\n"):
