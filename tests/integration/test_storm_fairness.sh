@@ -21,7 +21,7 @@ STATUS_MAX_MS=100
 STATUS_MAX_MS_16=${STATUS_MAX_MS_16:-1000}
 # on the test cluster's node, whose store holds every earlier test's rows on a disk the
 # storms' rows keep busy, a loop turn waits for the store's writes and checkpoints (its "loop
-# turn took" lines say so): 8 storms gave 50-640 ms and 16 gave 0.08-1.1 s across runs, and
+# turn took" lines say so): 8 storms gave 50-640 ms and 16 gave 0.08-1.2 s across runs, and
 # in one run 14 of 50 over 2 s.
 # Held to 2 s and to tracerctl's own 5 s there: the daemon keeps answering, as it did not
 # before; the 100 ms is not met there yet
