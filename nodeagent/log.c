@@ -100,12 +100,24 @@ static void emit(enum tracer_log_level level, const char *msg)
 	}
 }
 
-static int64_t window_now(void)
+static int64_t monotonic_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec / LOG_WINDOW_S;
+	return ts.tv_sec;
+}
+
+static int64_t (*clock_s)(void) = monotonic_s;
+
+void log_set_clock(int64_t (*seconds)(void))
+{
+	clock_s = seconds ? seconds : monotonic_s;
+}
+
+static int64_t window_now(void)
+{
+	return clock_s() / LOG_WINDOW_S;
 }
 
 /* The window of a site is over: what it held back is said, summed in its last line. */
@@ -194,15 +206,26 @@ void log_msg(enum tracer_log_level level, const char *fmt, ...)
 	errno = saved;
 }
 
-void log_flush(void)
+/* Close the sites whose window is over, or every site (all). */
+static void flush(int all)
 {
 	int64_t now = window_now();
 	int saved = errno;
 
 	for (size_t i = 0; i < LOG_SITES; i++)
-		if (sites[i].fmt && sites[i].window != now)
+		if (sites[i].fmt && (all || sites[i].window != now))
 			site_close(&sites[i]);
-	if (other_sites.window != now)
+	if (all || other_sites.window != now)
 		site_close(&other_sites);
 	errno = saved;
+}
+
+void log_flush(void)
+{
+	flush(0);
+}
+
+void log_flush_all(void)
+{
+	flush(1);
 }

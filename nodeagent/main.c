@@ -526,5 +526,6 @@ out:
 	if (d.sigfd >= 0)
 		close(d.sigfd);
 	close(lock_fd);
+	log_flush_all(); /* a flood's last lines, held back in a window not over yet */
 	return ret;
 }

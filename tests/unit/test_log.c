@@ -14,6 +14,20 @@
 
 #include "log.h"
 
+/* The clock the windows follow, moved by the tests (windows of 10 s: 1000 starts one). */
+static int64_t fake_s = 1000;
+
+static int64_t fake_clock(void)
+{
+	return fake_s;
+}
+
+/* The start of the next window. */
+static void next_window(void)
+{
+	fake_s += 10 - fake_s % 10;
+}
+
 /* Run fn with stderr going to a file; its text, NUL-terminated (the caller frees it). */
 static char *captured(void (*fn)(void))
 {
@@ -76,24 +90,22 @@ static void other(int k)
 
 static void flood(void)
 {
-	struct timespec ts;
 	int i, k;
 
 	log_open("t", 1, LOG_LEVEL_INFO);
-	/* at the start of a window of 10 s: the flood fits in it */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (ts.tv_sec % 10 == 9)
-		sleep(2);
-	for (i = 0; i < 25; i++)
+	log_set_clock(fake_clock);
+	next_window();
+	for (i = 0; i < 25; i++) {
 		log_info("flooded line %d", i);
+		fake_s += i % 3 == 2; /* within the window: 8 s of it */
+	}
 	log_flush(); /* its window is not over: nothing yet */
 	log_warn("flush said nothing");
 	/* as many other places as the table holds: none in its window gives way, the flood is
 	 * summed when its window is over */
 	for (k = 0; k < 16; k++)
 		other(k);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	sleep((unsigned)(10 - ts.tv_sec % 10));
+	next_window();
 	log_flush();
 }
 
@@ -116,13 +128,11 @@ static void test_summed(void **state)
  * not a fresh one each time one takes another's entry. */
 static void churn(void)
 {
-	struct timespec ts;
 	int i, k;
 
 	log_open("t", 1, LOG_LEVEL_INFO);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (ts.tv_sec % 10 == 9)
-		sleep(2);
+	log_set_clock(fake_clock);
+	next_window();
 	log_flush();
 	for (k = 0; k < 16; k++) /* the table full, each in its window */
 		other(k);
@@ -142,11 +152,41 @@ static void test_churn(void **state)
 	free(text);
 }
 
+/* At exit, what is held back is said though its window is not over. */
+static void at_exit(void)
+{
+	int i;
+
+	log_open("t", 1, LOG_LEVEL_INFO);
+	log_set_clock(fake_clock);
+	next_window();
+	log_flush();
+	for (i = 0; i < 15; i++)
+		log_info("last flood %d", i);
+	log_flush(); /* its window goes on: nothing */
+	log_warn("before the exit");
+	log_flush_all();
+	log_flush_all(); /* said once */
+}
+
+static void test_flush_all(void **state)
+{
+	char *text = captured(at_exit), *sum;
+
+	(void)state;
+	assert_int_equal(lines(text, "last flood"), 11);
+	sum = strstr(text, "last flood 14 ... and 4 more like it\n");
+	assert_non_null(sum);
+	assert_true(sum > strstr(text, "before the exit"));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summed),
 		cmocka_unit_test(test_churn),
+		cmocka_unit_test(test_flush_all),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
