@@ -31,13 +31,20 @@ static int read_u64(const char *dir, const char *file, const char *key, uint64_t
 	return err;
 }
 
+/* cgroup v1's memory controller: a directory under it is a v1 one */
+#define V1_MEMORY "/sys/fs/cgroup/memory/"
+#define V1_MEMORY_LEN (sizeof(V1_MEMORY) - 1)
+
+static int is_v1(const char *dir)
+{
+	return strncmp(dir, V1_MEMORY, V1_MEMORY_LEN) == 0;
+}
+
 /* The memory high-water mark of a memory cgroup directory (v1 or v2), in KiB. */
 static int read_mem_peak_kb(const char *dir, uint64_t *kb)
 {
 	uint64_t v;
-	int r = strncmp(dir, "/sys/fs/cgroup/memory/", 22) == 0
-			? read_u64(dir, "memory.max_usage_in_bytes", NULL, &v)
-			: read_u64(dir, "memory.peak", NULL, &v);
+	int r = read_u64(dir, is_v1(dir) ? "memory.max_usage_in_bytes" : "memory.peak", NULL, &v);
 
 	if (r == 0)
 		*kb = v / 1024;
@@ -65,8 +72,9 @@ int cgroup_step_counters(const char *step, struct cgroup_counters *out)
 		c.mem_peak_kb = v;
 		got++;
 	}
-	if (strncmp(step, "/sys/fs/cgroup/memory/", 22) == 0) {
-		snprintf(cpuacct, sizeof(cpuacct), "/sys/fs/cgroup/cpuacct/%s", step + 22);
+	if (is_v1(step)) {
+		snprintf(cpuacct, sizeof(cpuacct), "/sys/fs/cgroup/cpuacct/%s",
+			 step + V1_MEMORY_LEN);
 		if (read_u64(cpuacct, "cpuacct.usage", NULL, &v) == 0) {
 			c.cpu_ns = v;
 			got++;
@@ -112,7 +120,7 @@ int cgroup_step_memory_pressure(const char *task_path, uint64_t *us)
 	char step[PATH_MAX], file[PATH_MAX + 32];
 
 	if (!task_path[0] || strncmp(task_path, "/sys/fs/cgroup/", 15) ||
-	    !strncmp(task_path, "/sys/fs/cgroup/memory/", 22) || /* v1: no PSI per cgroup */
+	    is_v1(task_path) || /* v1: no PSI per cgroup */
 	    cgroup_step_dir(task_path, step, sizeof(step)) < 0)
 		return -EOPNOTSUPP;
 	snprintf(file, sizeof(file), "%s/memory.pressure", step);
