@@ -17,8 +17,8 @@ static const char *const secret_words[] = {
 	"private_key", "private-key", "credential", "auth",	  "pwd",
 };
 
-/* Where secret word i first ends in arg[0..len), or 0. The first letter is matched before the
- * call: a long argument is mostly letters no secret word starts with. */
+/* Where secret word i first ends in arg[0..len), or 0. Its first letter is compared before the
+ * whole word: a long argument is mostly letters no secret word starts with. */
 static size_t word_end(const char *arg, size_t len, size_t i)
 {
 	const char *word = secret_words[i];
