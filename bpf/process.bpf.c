@@ -221,7 +221,8 @@ static __always_inline void lose(__u64 unit)
  * uids could fill a chosen user's probes. */
 static __always_inline __u32 share_slot(void)
 {
-	__u32 owner = (__u32)bpf_get_current_uid_gid() + 1, first = owner * 2654435761u >> 22;
+	__u32 owner = (__u32)bpf_get_current_uid_gid() + 1,
+	      first = owner * 2654435761u >> (32 - SHARE_BITS);
 	__u32 i, k, o, seen = 0, take = SHARE_SLOTS;
 
 	for (k = 0; k < SHARE_PROBES; k++) {
@@ -255,8 +256,8 @@ static __always_inline int ring_claim(__u64 size, __u64 unit)
 
 	if (i >= SHARE_SLOTS)
 		return 0;
-	i &= SHARE_SLOTS -
-	     1; /* a bound every verifier keeps, whatever the compiler made of the test */
+	/* a bound every verifier keeps, whatever the compiler made of the test */
+	i &= SHARE_SLOTS - 1;
 	held = shares[i].bytes;
 	if (held > share_quiet &&
 	    (__u64)held + bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= ring_bytes) {

@@ -35,7 +35,8 @@ enum stat_index {
  * (open addressing; a slot none of whose bytes are left in the ring may pass to another uid);
  * the kernel side adds an event's bytes before it puts it in the ring, tracerd takes them off
  * as it reads it (event_header.share names the slot), through the section's memory map. */
-#define SHARE_SLOTS 1024 /* power of two */
+#define SHARE_BITS 10
+#define SHARE_SLOTS (1u << SHARE_BITS)
 #define SHARE_PROBES 4
 struct ring_share {
 	__u32 owner; /* uid + 1; 0: never used */
