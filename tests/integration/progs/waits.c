@@ -298,9 +298,9 @@ static int net(int kib)
 
 static void *nap(void *arg)
 {
-	struct timespec t = { .tv_sec = (time_t) * (double *)arg,
-			      .tv_nsec =
-				      (long)((*(double *)arg - (time_t) * (double *)arg) * 1e9) };
+	double secs = *(double *)arg;
+	struct timespec t = { .tv_sec = (time_t)secs,
+			      .tv_nsec = (long)((secs - (time_t)secs) * 1e9) };
 
 	nanosleep(&t, NULL);
 	return NULL;
@@ -309,6 +309,10 @@ static void *nap(void *arg)
 /* off-CPU: n threads asleep for secs while their leader waits for them */
 static int sleepers(int n, double secs)
 {
+	/* a moment before the process ends: a joined thread's final switch-out (which accounts
+	 * its last sleep) may come after its join returns, on another CPU, and one that comes
+	 * after the process's exit is not counted (tracerd(8), BUGS) */
+	double settle = 0.1;
 	pthread_t t[64];
 
 	if (n < 1 || n > 64)
@@ -318,14 +322,7 @@ static int sleepers(int n, double secs)
 			return 1;
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
-	/* a moment before the process ends: a joined thread's final switch-out (which accounts
-	 * its last sleep) may come after its join returns, on another CPU, and one that comes
-	 * after the process's exit is not counted (tracerd(8), BUGS) */
-	{
-		double settle = 0.1;
-
-		nap(&settle);
-	}
+	nap(&settle);
 	return 0;
 }
 
