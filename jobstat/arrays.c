@@ -62,39 +62,29 @@ static int state_rank(const char *s)
 
 static int by_rank(const void *a, const void *b)
 {
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int d = state_rank(x) - state_rank(y);
+	const struct state_count *x = a, *y = b;
+	int d = state_rank(x->name) - state_rank(y->name);
 
-	return d ? d : strcmp(x, y);
+	return d ? d : strcmp(x->name, y->name);
 }
 
 void arrays_states_text(const struct state_counts *c, char *out, size_t len)
 {
-	const char *name[STATE_KINDS];
-	size_t at = 0;
+	struct state_count k[STATE_KINDS + 1];
+	size_t n = c->n, at = 0;
 	char part[48];
 
 	if (!len)
 		return;
 	out[0] = 0;
-	for (size_t k = 0; k < c->n; k++)
-		name[k] = c->k[k].name;
-	qsort(name, c->n, sizeof(*name), by_rank);
-	for (size_t i = 0; i <= c->n; i++) {
-		size_t k;
-		int w;
+	memcpy(k, c->k, n * sizeof(*k));
+	qsort(k, n, sizeof(*k), by_rank);
+	if (c->other) /* the states past STATE_KINDS, last */
+		k[n++] = (struct state_count){ .name = "other", .n = c->other };
+	for (size_t i = 0; i < n; i++) {
+		int w = snprintf(part, sizeof(part), "%s%s:%" PRId64, at ? "," : "", k[i].name,
+				 k[i].n);
 
-		if (i == c->n) {
-			if (!c->other)
-				break;
-			w = snprintf(part, sizeof(part), "%sother:%" PRId64, at ? "," : "",
-				     c->other);
-		} else {
-			for (k = 0; name[i] != c->k[k].name; k++)
-				;
-			w = snprintf(part, sizeof(part), "%s%s:%" PRId64, at ? "," : "", name[i],
-				     c->k[k].n);
-		}
 		/* whole entries only: a cut count would read as another number */
 		if (at + (size_t)w + 4 >= len) {
 			if (at + 4 < len)

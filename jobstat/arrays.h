@@ -29,11 +29,12 @@ void arrays_stats(double *v, size_t n, double *min, double *median, double *max)
 /* Jobs counted by state ("CANCELLED by 0" counts as CANCELLED); states past STATE_KINDS
  * distinct ones are counted as "other". */
 #define STATE_KINDS 16
+struct state_count {
+	char name[24];
+	int64_t n;
+};
 struct state_counts {
-	struct {
-		char name[24];
-		int64_t n;
-	} k[STATE_KINDS];
+	struct state_count k[STATE_KINDS];
 	size_t n;
 	int64_t other;
 };

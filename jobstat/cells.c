@@ -123,15 +123,15 @@ static void cell_raw(int field, const struct row *r, const struct cellctx *c, ch
 
 	out[0] = 0;
 	if (r->kind == ROW_ARRAY && array_cell(field, r, c, out, len))
-		goto done;
+		return;
 	k = cell_number(field, r, &v);
 	if (k == 1) {
 		cell_format_number(field, v, c, out, len);
-		goto done;
+		return;
 	}
 	if (k == 0) {
 		snprintf(out, len, "%s", blank_when_unknown(field, r) ? "" : JS_UNKNOWN);
-		goto done;
+		return;
 	}
 	switch (field) {
 	case F_JOBID:
@@ -252,8 +252,6 @@ static void cell_raw(int field, const struct row *r, const struct cellctx *c, ch
 	default:
 		break;
 	}
-done:
-	return;
 }
 
 void cell_text(int field, const struct row *r, const struct cellctx *c, char *out, size_t len)

@@ -130,24 +130,27 @@ void failures_status_text(char *out, size_t len, int64_t status)
 
 void failures_of_job(struct job *j)
 {
-	memset(&j->fail, 0, sizeof(j->fail));
-	if (!report_job_failed(j))
-		return;
-	/* the failures, then (knowing the OOM killer's first victim) the tool that grew */
-	for (int pass = 0; pass < 1 + (j->fail.noom && j->fail.oom_to_ns); pass++)
-		for (size_t i = 0; i < (j->row.kind == ROW_LOCAL ? 1 : j->nsteps); i++) {
-			struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
-			struct procset ps = { 0 };
+	size_t n = j->row.kind == ROW_LOCAL ? 1 : j->nsteps;
+	struct procset *ps;
 
-			/* a step without units has no processes: its set stays empty */
-			if (s->f.nunits && procs_of_step(j, s, &ps) == 0) {
-				if (pass == 0)
-					failures_add(&j->fail, s->jobid, ps.p, ps.n);
-				else
-					failures_add_grown(&j->fail, s->jobid, ps.p, ps.n);
-			}
-			procs_free(&ps);
-		}
+	memset(&j->fail, 0, sizeof(j->fail));
+	if (!report_job_failed(j) || !n || !(ps = calloc(n, sizeof(*ps))))
+		return;
+	/* each step's processes read once: the failures, then (knowing the OOM killer's
+	 * victims) the tool that grew; a step without units has no processes, its set empty */
+	for (size_t i = 0; i < n; i++) {
+		const struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
+
+		if (s->f.nunits && procs_of_step(j, s, &ps[i]) == 0)
+			failures_add(&j->fail, s->jobid, ps[i].p, ps[i].n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[i];
+
+		failures_add_grown(&j->fail, s->jobid, ps[i].p, ps[i].n);
+		procs_free(&ps[i]);
+	}
+	free(ps);
 }
 
 static struct json_object *proc_json(const struct failed_proc *p)

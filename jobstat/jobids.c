@@ -10,11 +10,6 @@
 #include "protocol.h"
 #include "slurm_ids.h"
 
-int64_t jobsel_step_parse(const char *s)
-{
-	return slurm_step_parse(s);
-}
-
 static int add_range(void *ctx, uint32_t lo, uint32_t hi)
 {
 	struct jobsel *o = ctx;

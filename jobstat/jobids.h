@@ -29,8 +29,5 @@ int jobsel_parse(const char *s, struct jobsel *out, char *err, size_t errlen);
 int jobsel_list(const char *list, struct jobsel **out, char *err, size_t errlen);
 /* Does the selector take array task t? (always, without has_tasks) */
 int jobsel_has_task(const struct jobsel *s, uint32_t t);
-/* A step as sacct writes it after the dot (batch, extern, interactive or the number): its id,
- * or -1 when not a step name (slurm_step_name in slurm_ids.h writes them). */
-int64_t jobsel_step_parse(const char *s);
 
 #endif

@@ -84,8 +84,7 @@ int main(int argc, char **argv)
 	njcols = fields_parse(view_json_format(o.view), o.view, &jcols, err + 256,
 			      sizeof(err) - 256);
 	if (ncols < 0 || njcols < 0) {
-		fprintf(stderr, JS_PROG ": %s%s\n", ncols < 0 ? from : "",
-			ncols < 0 ? err : err + 256);
+		opts_error("%s%s", ncols < 0 ? from : "", ncols < 0 ? err : err + 256);
 		ret = 2;
 		goto cleanup;
 	}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,19 @@
 #include "jobstat.h"
 #include "options.h"
 #include "safetext.h"
+
+void opts_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fputs(JS_PROG ": ", stderr);
+	safe_text_fputs(msg, stderr);
+	fputc('\n', stderr);
+}
 
 static void usage(FILE *f)
 {
@@ -99,7 +113,7 @@ static int parse_states(struct opts *o)
 		int s = conv_state_parse(t);
 
 		if (s < 0) {
-			fprintf(stderr, JS_PROG ": invalid state '%s'\n", t);
+			opts_error("invalid state '%s'", t);
 			return -1;
 		}
 		o->state_mask |= 1 << s;
@@ -113,8 +127,7 @@ static int parse_jobs(struct opts *o)
 	int n = jobsel_list(o->jobs, &o->sel, err, sizeof(err));
 
 	if (n < 0) {
-		safe_text_inplace(err, sizeof(err)); /* it quotes the selector */
-		fprintf(stderr, JS_PROG ": %s\n", n == -ENOMEM ? "out of memory" : err);
+		opts_error("%s", n == -ENOMEM ? "out of memory" : err);
 		return -1;
 	}
 	o->nsel = (size_t)n;
@@ -142,7 +155,7 @@ static int parse_users(struct opts *o)
 		} else {
 			v = strtoul(t, &end, 10);
 			if (!isdigit((unsigned char)*t) || *end) {
-				fprintf(stderr, JS_PROG ": unknown user '%s'\n", t);
+				opts_error("unknown user '%s'", t);
 				return -1;
 			}
 		}
@@ -289,7 +302,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, JS_PROG ": unexpected argument '%s'\n", argv[optind]);
+		opts_error("unexpected argument '%s'", argv[optind]);
 		usage(stderr);
 		return -1;
 	}
@@ -316,14 +329,14 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->start) {
 		if (conv_parse_time(o->start, now, &t) < 0) {
-			fprintf(stderr, JS_PROG ": invalid start time '%s'\n", o->start);
+			opts_error("invalid start time '%s'", o->start);
 			return -1;
 		}
 		o->t_start = t;
 	}
 	if (o->end) {
 		if (conv_parse_time(o->end, now, &t) < 0) {
-			fprintf(stderr, JS_PROG ": invalid end time '%s'\n", o->end);
+			opts_error("invalid end time '%s'", o->end);
 			return -1;
 		}
 		o->t_end = t;
@@ -336,15 +349,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		conv_datetime(a, sizeof(a), t);
 		conv_datetime(b, sizeof(b), o->t_end);
 		if (o->start)
-			fprintf(stderr,
-				JS_PROG ": end time -E %s (%s) is before start time -S %s (%s)\n",
-				o->end, b, o->start, a);
+			opts_error("end time -E %s (%s) is before start time -S %s (%s)", o->end, b,
+				   o->start, a);
 		else
-			fprintf(stderr,
-				JS_PROG ": end time -E %s (%s) is before the start time, midnight "
-					"(%s) without "
-					"-S\n",
-				o->end, b, a);
+			opts_error("end time -E %s (%s) is before the start time, midnight (%s) "
+				   "without -S",
+				   o->end, b, a);
 		return -1;
 	}
 	if (o->allocations && o->view != V_JOBS && o->view != V_ARRAY) {

@@ -37,5 +37,8 @@ struct opts {
  * exit 0), -1 on a usage error (already reported: exit 2). */
 int opts_parse(int argc, char **argv, struct opts *o);
 void opts_free(struct opts *o);
+/* A usage error on stderr after the program's name, escaped (safetext.h) whole: it may quote
+ * what the user gave (argv, SACCT_FORMAT), and a line ends it. */
+void opts_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -493,6 +493,7 @@ static int64_t steps_at_once(const struct job *j, size_t off, int node)
 	return most;
 }
 
+#define JOB_NODES_MAX 256
 /* The nodes the job's units ran on (indexes of the report's nodes), at most max. */
 static size_t job_nodes(const struct job *j, int *nodes, size_t max)
 {
@@ -507,12 +508,13 @@ static size_t job_nodes(const struct job *j, int *nodes, size_t max)
 	return nn;
 }
 
-/* The job cgroup's own peak on each node (each task's end reads it): the highest node's, and
- * their sum over the nodes, JS_NONE when Slurm gave none. Returns the nodes that had one. */
-static size_t job_cgroup_peaks(const struct job *j, int64_t *node_peak, int64_t *sum, int *node)
+/* The job cgroup's own peak on each of its nodes[nn] (each task's end reads it): the highest
+ * node's, and their sum over the nodes, JS_NONE when Slurm gave none. Returns the nodes that
+ * had one. */
+static size_t job_cgroup_peaks(const struct job *j, const int *nodes, size_t nn, int64_t *node_peak,
+			       int64_t *sum, int *node)
 {
-	int nodes[256];
-	size_t nn = job_nodes(j, nodes, 256), measured = 0;
+	size_t measured = 0;
 
 	*node_peak = *sum = JS_NONE;
 	for (size_t k = 0; k < nn; k++) {
@@ -564,8 +566,9 @@ static void job_memory(struct job *j, int held)
 {
 	struct row *r = &j->row;
 	int64_t node_peak = JS_NONE, sum, jc_node, jc_sum;
-	int node = -1, jc_at = -1, nodes[256];
-	size_t measured = job_cgroup_peaks(j, &jc_node, &jc_sum, &jc_at), nn;
+	int node = -1, jc_at = -1, nodes[JOB_NODES_MAX];
+	size_t nn = job_nodes(j, nodes, JOB_NODES_MAX),
+	       measured = job_cgroup_peaks(j, nodes, nn, &jc_node, &jc_sum, &jc_at);
 
 	r->own_peak_kb = steps_at_once(j, offsetof(struct row, own_peak_kb), -1);
 	/* on every node of the job (a node whose kernel keeps no memory.peak, or whose
@@ -583,7 +586,6 @@ static void job_memory(struct job *j, int held)
 		return;
 	}
 	/* per node, the steps that ran there at once; summed over nodes, all that ran at once */
-	nn = job_nodes(j, nodes, 256);
 	for (size_t k = 0; k < nn; k++) {
 		int64_t v = steps_at_once(j, offsetof(struct row, node_peak_mem_kb), nodes[k]);
 

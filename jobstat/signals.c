@@ -266,9 +266,9 @@ static void note_memory(struct sig *c)
 
 		fmt_size(used, sizeof(used), (double)r->peak_mem_kb, U_K, c->units, 0);
 		fmt_size(lim, sizeof(lim), (double)r->req_mem_share_mb, U_M, c->units, 1);
-		/* a step cgroup's peak counts the page cache of what its tools read and wrote,
-		 * which the kernel reclaims at the limit: near it with little of the processes'
-		 * own, it is cache, not a risk of an OOM kill */
+		/* a step's or the job's cgroup peak counts the page cache of what its tools read
+		 * and wrote, which the kernel reclaims at the limit: near it with little of the
+		 * processes' own, it is cache, not a risk of an OOM kill */
 		if (own != JS_NONE) {
 			char mine[24];
 

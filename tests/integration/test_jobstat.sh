@@ -275,6 +275,18 @@ check "-X with --signals refused, naming --signals: exit 2 ($(cat "$T/err"))" \
 rc=$(status "$JS" -j 12x)
 check "-j 12x is a run's name (no id): none, exit 1 ($(cat "$T/err"))" \
   bash -c "[ $rc -eq 1 ] && grep -q \"no job or run '12x'\" '$T/err'"
+# what a usage error quotes of the user's arguments is escaped: no terminal control gets through
+escaped_usage_error() { # ARGS...: exit 2, the ESC shown as \x1b, no raw ESC on stderr
+  local rc
+  rc=$(status "$JS" "$@")
+  [ "$rc" -eq 2 ] && grep -qF 'x\x1b[31my' "$T/err" && ! grep -q $'\033' "$T/err"
+}
+for args in "-S|x"$'\033'"[31my" "-u|x"$'\033'"[31my" "-s|x"$'\033'"[31my" "-o|x"$'\033'"[31my" \
+  "-j|1|x"$'\033'"[31my"; do
+  IFS='|' read -r -a argv <<< "$args"
+  check "a usage error quoting ${argv[0]}'s value escapes it" \
+    escaped_usage_error "${argv[@]}"
+done
 rc=$(status "$JS" -j ,)
 check "-j , is bad usage: exit 2 ($(cat "$T/err"))" bash -c "[ $rc -eq 2 ] && grep -q 'no job given' '$T/err'"
 rc=$(status "$JS" -j "$JB.7")

@@ -302,6 +302,19 @@ static void test_array_stats(void **state)
 			arrays_count_state(&sc, "COMPLETED");
 		arrays_states_text(&sc, b, 40);
 		assert_string_equal(b, "OUT_OF_MEMORY:1,FAILED:1,TIMEOUT:3,...");
+		/* more distinct states than are kept: the rest counted as other, last */
+		memset(&sc, 0, sizeof(sc));
+		for (int i = STATE_KINDS + 1; i >= 0; i--) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "S%02d", i);
+			arrays_count_state(&sc, name);
+		}
+		arrays_count_state(&sc, "FAILED");
+		arrays_states_text(&sc, b, sizeof(b));
+		assert_int_equal(strncmp(b, "S02:1,S03:1,", 12), 0);
+		assert_non_null(strstr(b, ",S17:1,other:3"));
+		assert_int_equal(sc.n, STATE_KINDS);
 	}
 	cell_text(F_NPROCS, &rows[0], &cc, b, sizeof(b));
 	assert_string_equal(b, "---");

@@ -239,6 +239,57 @@ static void test_not_started(void **state)
 	assert_true(has_line(lines, n, "tracer recorded nothing for it"));
 }
 
+/* the whole job: each step's processes from its units, the tool that grew found in another
+ * step than the victim's, the records left as they were */
+static void test_of_job(void **state)
+{
+	struct proc_rec b[2], t[1];
+	struct unit_rec units[2];
+	struct unit_detail detail[2];
+	struct row steps[2];
+	struct job j;
+
+	(void)state;
+	failed_job(&j, "OUT_OF_MEMORY", 2);
+	memset(units, 0, sizeof(units));
+	memset(detail, 0, sizeof(detail));
+	row_init(&steps[0], ROW_STEP);
+	snprintf(steps[0].jobid, sizeof(steps[0].jobid), "9.batch");
+	steps[0].step_id = units[0].step_id = STEP_BATCH;
+	steps[0].f.nunits = 1;
+	row_init(&steps[1], ROW_STEP);
+	snprintf(steps[1].jobid, sizeof(steps[1].jobid), "9.0");
+	steps[1].step_id = units[1].step_id = 0;
+	steps[1].f.nunits = 1;
+	/* the OOM killer stopped the engine only; the tool of step 0 was alive then */
+	proc(&b[0], 50, "snakemake", "snakemake -s S", 9, PROC_FLAG_OOM, 700);
+	b[0].maxrss_kb = 80 * 1024;
+	proc(&b[1], 51, "python3", "python3 -c pass", 1 << 8, 0, 100);
+	proc(&t[0], 60, "samtools", "samtools sort x", 0, 0, JS_NONE);
+	t[0].start_ns = 10;
+	t[0].maxrss_kb = 60 * 1024;
+	detail[0] = (struct unit_detail){ .procs = b, .nprocs = 2 };
+	detail[1] = (struct unit_detail){ .procs = t, .nprocs = 1 };
+	j.steps = steps;
+	j.nsteps = 2;
+	j.units = units;
+	j.nunits = 2;
+	j.detail = detail;
+	failures_of_job(&j);
+	assert_true(j.fail.checked);
+	assert_int_equal(j.fail.noom, 1);
+	assert_int_equal(j.fail.oom[0].pid, 50);
+	assert_int_equal(j.fail.nfailed, 2);
+	assert_int_equal(j.fail.first.pid, 51);
+	assert_int_equal(j.fail.grew.pid, 60);
+	assert_string_equal(j.fail.grew.step, "9.0");
+	assert_int_equal(detail[1].procs[0].pid, 60);
+	/* a job that completed is not read */
+	snprintf(j.row.state, sizeof(j.row.state), "COMPLETED");
+	failures_of_job(&j);
+	assert_false(j.fail.checked);
+}
+
 static void test_status_text(void **state)
 {
 	char b[64];
@@ -288,7 +339,7 @@ int main(void)
 		cmocka_unit_test(test_first_failure),	cmocka_unit_test(test_oom_victim),
 		cmocka_unit_test(test_oom_engine_last), cmocka_unit_test(test_oom_after_a_failure),
 		cmocka_unit_test(test_not_started),	cmocka_unit_test(test_status_text),
-		cmocka_unit_test(test_notes_name_them),
+		cmocka_unit_test(test_notes_name_them), cmocka_unit_test(test_of_job),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

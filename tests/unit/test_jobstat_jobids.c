@@ -80,8 +80,8 @@ static void test_steps(void **state)
 	assert_string_equal(slurm_step_name(STEP_BATCH, b, sizeof(b)), "batch");
 	assert_string_equal(slurm_step_name(STEP_EXTERN, b, sizeof(b)), "extern");
 	assert_string_equal(slurm_step_name(3, b, sizeof(b)), "3");
-	assert_int_equal(jobsel_step_parse("extern"), STEP_EXTERN);
-	assert_int_equal(jobsel_step_parse("x"), -1);
+	assert_int_equal(slurm_step_parse("extern"), STEP_EXTERN);
+	assert_int_equal(slurm_step_parse("x"), -1);
 }
 
 /* what begins with a digit but is no id is a run's name (1000genomes, 16S-rRNA) */
