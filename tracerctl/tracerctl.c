@@ -356,11 +356,7 @@ static int cmd_run(const char *sock, const char *node, int argc, char **argv)
 		return 2;
 	}
 	if (vals[0] && slurm_id_shaped(vals[0])) { /* tracerd refuses it too */
-		fprintf(stderr,
-			"%s run: a run's name may not read as an id (a Slurm job id such as 42, "
-			"42_3 or 42.batch, or r and a number): tracer-jobstat -j would take it "
-			"for one\n",
-			prog);
+		fprintf(stderr, "%s run: %s\n", prog, SLURM_ID_SHAPED_WHY);
 		return 2;
 	}
 	if (pipe2(go, O_CLOEXEC) < 0) {
