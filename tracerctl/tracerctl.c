@@ -198,8 +198,8 @@ static int cmd_status(struct target *t, int argc, char **argv)
 	print_store(reply);
 	if (json_object_object_get_ex(reply, "events", &ev))
 		printf("  kernel events     fork %" PRId64 ", exec %" PRId64 ", exit %" PRId64
-		       ", oom %" PRId64 ", lost %" PRId64 " (refused to users holding too much "
-		       "of the ring %" PRId64 "), unstored %" PRId64 "\n",
+		       ", oom %" PRId64 ", lost %" PRId64 " (%" PRId64 " of them refused to users "
+		       "holding too much of the ring), unstored %" PRId64 "\n",
 		       reply_int(ev, "fork", 0), reply_int(ev, "exec", 0), reply_int(ev, "exit", 0),
 		       reply_int(ev, "oom", 0), reply_int(ev, "lost", 0),
 		       reply_int(ev, "refused", 0), reply_int(ev, "unstored", 0));
