@@ -38,9 +38,7 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 	    proto_opt_string(req, "step", UNIT_NAME_MAX - 1, &step, err, sizeof(err)))
 		return ERR_REPLY("%s", err);
 	if (name && slurm_id_shaped(name))
-		return ERR_REPLY("a run's name may not read as an id (a job id as -j takes one, "
-				 "4242, 4242_3, 4242.batch, or r and a number): tracer-jobstat -j "
-				 "takes it for one");
+		return ERR_REPLY("%s", SLURM_ID_SHAPED_WHY);
 	if (procfs_read_stat(pid, &st) < 0 || procfs_read_uid(pid, &uid) < 0)
 		return ERR_REPLY("process %" PRId64 " does not exist", pid);
 	/* a user may only trace a command of their own that they just started */

@@ -35,6 +35,7 @@ struct client {
 	int closing;		     /* close once the queued reply is sent */
 	int eof;		     /* input ended: answer what is buffered, then close */
 	int tcp;	    /* from another node: each request carries a MUNGE credential */
+	int admin;	    /* root's or SlurmUser's: held to no per-user limit, counted in none */
 	int64_t last_ms;    /* last progress either way: idle clients are let go */
 	int64_t partial_ms; /* since when an unterminated request line is held, 0 none */
 	struct parked park; /* a request waiting for the kernel (requests.h), PARK_NONE */
@@ -239,7 +240,7 @@ static const char *admit(const struct server *s, int tcp, uid_t counted, int adm
 			continue;
 		used++;
 		tcp_used += c->tcp;
-		mine += !c->tcp && c->peer.owner == counted;
+		mine += !c->tcp && !c->admin && c->peer.owner == counted;
 	}
 	if (used >= s->max_clients)
 		return "MaxClients reached";
@@ -288,6 +289,7 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 		c = client_of(s, -1);
 		c->fd = fd;
 		c->tcp = tcp;
+		c->admin = admin;
 		c->last_ms = now_ms();
 		c->peer.pid = tcp ? 0 : cred.pid;
 		c->peer.uid = tcp ? (uid_t)-1 : cred.uid;

@@ -1,6 +1,5 @@
 /* Subordinate uid ranges, read from /etc/subuid (subuid.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -137,43 +136,31 @@ static int parse(char *text, size_t len, struct subuid_range **out, size_t *n, u
 	return 0;
 }
 
-/* Read the file into *text: only one root alone may have written, in a directory root alone
- * changes; *st is the file read (its directory's when that is refused). */
+/* Read the file into *text: only one root alone may have written, in a directory that only
+ * root changes, as every one above it (trust.h); *st is the file read. */
 static int read_trusted(const char *path, char **text, size_t *len, struct stat *st, char *err,
 			size_t errlen)
 {
-	char real[PATH_MAX], *slash;
-	struct stat dst;
-	int dfd = -1, rc;
+	char real[PATH_MAX];
+	int dfd, rc;
 
 	if (!realpath(path, real)) {
 		rc = -errno;
 		snprintf(err, errlen, "%.400s: %s", path, strerror(errno));
 		return rc;
 	}
-	slash = strrchr(real, '/');
-	*slash = 0;
-	dfd = open(slash == real ? "/" : real, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &dst) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%.400s: %s", real, strerror(errno));
-		goto out;
-	}
-	*st = dst;
-	if ((rc = trust_dir("file", path, slash == real ? "/" : real, &dst, 1, err, errlen)) < 0)
-		goto out;
+	if ((rc = trust_parent("file", path, real, &dfd, err, errlen)) < 0)
+		return rc;
 	/* the file opened is the one checked: no link followed from that directory on */
-	rc = readfile_at(dfd, slash + 1, SUBUID_FILE_MAX, READFILE_NOFOLLOW, st, text, len, err,
-			 errlen);
+	rc = readfile_at(dfd, strrchr(real, '/') + 1, SUBUID_FILE_MAX, READFILE_NOFOLLOW, st, text,
+			 len, err, errlen);
+	close(dfd);
 	if (rc == 0 && (st->st_uid != 0 || (st->st_mode & 022))) {
 		snprintf(err, errlen, "%.400s: not root's, or writable by others: not read", path);
 		free(*text);
 		*text = NULL;
 		rc = -EPERM;
 	}
-out:
-	if (dfd >= 0)
-		close(dfd);
 	return rc;
 }
 

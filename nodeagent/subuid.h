@@ -44,7 +44,8 @@ struct subuids {
 
 /* Set up for the file at path (read at once; an absent file means no ranges). The file is read
  * only when it is root's and not writable by group or others, in a directory that is root's and
- * not writable by group or others (the file's, after links). */
+ * not writable by group or others (the file's, after links), below directories that are root's
+ * and not so writable unless sticky (trust_parent). */
 void subuids_init(struct subuids *s, const char *path);
 void subuids_fini(struct subuids *s);
 /* Who uid counts as: the owner of the range that holds it, else uid itself. The file is read

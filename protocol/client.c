@@ -68,8 +68,9 @@ static int reply_ok(struct json_object *r, char *why, size_t whylen)
 
 	if (json_object_object_get_ex(r, "ok", &ok) && json_object_get_boolean(ok))
 		return 0;
-	text = json_object_object_get_ex(r, "error", &msg) ? json_object_get_string(msg)
-							   : "tracerd refused the request";
+	/* a missing or null message ("error":null) is no message */
+	if (!json_object_object_get_ex(r, "error", &msg) || !(text = json_object_get_string(msg)))
+		text = "tracerd refused the request";
 	if (why && whylen) /* shown to whoever asked: it may quote another user's text */
 		safe_text(why, whylen, text, strlen(text));
 	return strncmp(text, "too many clients", 16) == 0 ? -EBUSY : -EREMOTEIO;

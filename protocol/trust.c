@@ -20,8 +20,8 @@
 
 /* One directory on the way: root's, and writable by nobody else; an ancestor may be writable by
  * others when sticky (/tmp), as they cannot then rename or remove root's entries in it. */
-int trust_dir(const char *what, const char *path, const char *dir, const struct stat *st,
-	      int is_parent, char *err, size_t errlen)
+static int check_dir(const char *what, const char *path, const char *dir, const struct stat *st,
+		     int is_parent, char *err, size_t errlen)
 {
 	if (!S_ISDIR(st->st_mode)) {
 		proto_errf(err, errlen, "%s %s not trusted: %s is not a directory", what, path,
@@ -44,34 +44,20 @@ int trust_dir(const char *what, const char *path, const char *dir, const struct 
 	return 0;
 }
 
-int trust_socket_path(const char *path, char *resolved, size_t len, char *err, size_t errlen)
+int trust_parent(const char *what, const char *path, char *real, int *dfd_out, char *err,
+		 size_t errlen)
 {
-	char real[PATH_MAX], *comp, *end, *slash;
+	char *comp, *end, *slash = strrchr(real, '/'); /* real is absolute: there is one */
 	struct stat st;
 	int dfd, next, ret;
 
-	if (!path || !*path || !resolved || !len) {
-		proto_errf(err, errlen, "no socket path");
-		return -EINVAL;
-	}
-	/* links are followed here only: every component of the result is checked below as is */
-	if (!realpath(path, real)) {
-		ret = -errno;
-		proto_errf(err, errlen, "cannot connect to %s: %s", path, strerror(errno));
-		return ret;
-	}
-	if (strlen(real) >= len) {
-		proto_errf(err, errlen, "socket path %s too long", real);
-		return -ENAMETOOLONG;
-	}
 	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || fstat(dfd, &st) < 0) {
 		ret = -errno;
 		proto_errf(err, errlen, "cannot check %s: /: %s", path, strerror(errno));
 		goto out;
 	}
-	slash = strrchr(real, '/'); /* realpath gives an absolute path: there is one */
-	if ((ret = trust_dir("socket", path, "/", &st, slash == real, err, errlen)) < 0)
+	if ((ret = check_dir(what, path, "/", &st, slash == real, err, errlen)) < 0)
 		goto out;
 	/* down from "/", each component opened without following a link, relative to the last */
 	for (comp = real + 1; comp < slash; comp = end + 1) {
@@ -80,7 +66,7 @@ int trust_socket_path(const char *path, char *resolved, size_t len, char *err, s
 		next = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0 || fstat(next, &st) < 0) {
 			ret = -errno;
-			proto_errf(err, errlen, "socket %s not trusted: %s: %s", path, real,
+			proto_errf(err, errlen, "%s %s not trusted: %s: %s", what, path, real,
 				   errno == ELOOP || errno == ENOTDIR
 					   ? "a component changed into a link"
 					   : strerror(errno));
@@ -93,11 +79,42 @@ int trust_socket_path(const char *path, char *resolved, size_t len, char *err, s
 		}
 		close(dfd);
 		dfd = next;
-		ret = trust_dir("socket", path, real, &st, end == slash, err, errlen);
+		ret = check_dir(what, path, real, &st, end == slash, err, errlen);
 		*end = '/';
 		if (ret < 0)
 			goto out;
 	}
+	*dfd_out = dfd;
+	return 0;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	return ret;
+}
+
+int trust_socket_path(const char *path, char *resolved, size_t len, char *err, size_t errlen)
+{
+	char real[PATH_MAX], *slash;
+	struct stat st;
+	int dfd, ret;
+
+	if (!path || !*path || !resolved || !len) {
+		proto_errf(err, errlen, "no socket path");
+		return -EINVAL;
+	}
+	/* links are followed here only: every component of the result is checked as is */
+	if (!realpath(path, real)) {
+		ret = -errno;
+		proto_errf(err, errlen, "cannot connect to %s: %s", path, strerror(errno));
+		return ret;
+	}
+	if (strlen(real) >= len) {
+		proto_errf(err, errlen, "socket path %s too long", real);
+		return -ENAMETOOLONG;
+	}
+	if ((ret = trust_parent("socket", path, real, &dfd, err, errlen)) < 0)
+		return ret;
+	slash = strrchr(real, '/');
 	if (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		ret = -errno;
 		proto_errf(err, errlen, "cannot connect to %s: %s", path, strerror(errno));
@@ -111,8 +128,7 @@ int trust_socket_path(const char *path, char *resolved, size_t len, char *err, s
 	memcpy(resolved, real, strlen(real) + 1);
 	ret = 0;
 out:
-	if (dfd >= 0)
-		close(dfd);
+	close(dfd);
 	return ret;
 }
 

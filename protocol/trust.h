@@ -4,7 +4,6 @@
 #define TRACER_TRUST_H
 
 #include <stddef.h>
-#include <sys/stat.h>
 #include <json-c/json.h>
 
 /* Longest reply root's clients read: theirs are a few hundred bytes, and slurmstepd must not
@@ -19,11 +18,14 @@
  * err says which path and what is wrong. */
 int trust_socket_path(const char *path, char *resolved, size_t len, char *err, size_t errlen);
 
-/* Is directory dir (st its stat) one only root changes: owned by root, not group- or
- * world-writable unless sticky (never when is_parent: the directory of what is checked)?
- * 0, or -EPERM with err saying "WHAT PATH not trusted: ...". */
-int trust_dir(const char *what, const char *path, const char *dir, const struct stat *st,
-	      int is_parent, char *err, size_t errlen);
+/* The directory of real (an absolute path without links, as realpath gives it), checked as
+ * trust_socket_path checks a socket's: from "/" down, each component opened without following a
+ * link, every one root's and writable by nobody else (an ancestor may be when sticky). Its
+ * descriptor (O_PATH, for openat; the caller closes it) in *dfd: what is then opened from it
+ * by name without following a link is what was checked. 0, -EPERM with err saying
+ * "WHAT PATH not trusted: ...", or another negative errno. */
+int trust_parent(const char *what, const char *path, char *real, int *dfd, char *err,
+		 size_t errlen);
 
 /* Is the server on connected unix socket fd root (SO_PEERCRED)? 0 or -EPERM, err naming path. */
 int trust_peer(int fd, const char *path, char *err, size_t errlen);

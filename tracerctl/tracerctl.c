@@ -198,8 +198,8 @@ static int cmd_status(struct target *t, int argc, char **argv)
 	print_store(reply);
 	if (json_object_object_get_ex(reply, "events", &ev))
 		printf("  kernel events     fork %" PRId64 ", exec %" PRId64 ", exit %" PRId64
-		       ", oom %" PRId64 ", lost %" PRId64 " (refused to users holding too much "
-		       "of the ring %" PRId64 "), unstored %" PRId64 "\n",
+		       ", oom %" PRId64 ", lost %" PRId64 " (%" PRId64 " of them refused to users "
+		       "holding too much of the ring), unstored %" PRId64 "\n",
 		       reply_int(ev, "fork", 0), reply_int(ev, "exec", 0), reply_int(ev, "exit", 0),
 		       reply_int(ev, "oom", 0), reply_int(ev, "lost", 0),
 		       reply_int(ev, "refused", 0), reply_int(ev, "unstored", 0));
@@ -356,11 +356,7 @@ static int cmd_run(const char *sock, const char *node, int argc, char **argv)
 		return 2;
 	}
 	if (vals[0] && slurm_id_shaped(vals[0])) { /* tracerd refuses it too */
-		fprintf(stderr,
-			"%s run: a run's name may not read as an id (a Slurm job id such as 42, "
-			"42_3 or 42.batch, or r and a number): tracer-jobstat -j would take it "
-			"for one\n",
-			prog);
+		fprintf(stderr, "%s run: %s\n", prog, SLURM_ID_SHAPED_WHY);
 		return 2;
 	}
 	if (pipe2(go, O_CLOEXEC) < 0) {

@@ -195,17 +195,19 @@ uint32_t config_listen_port(const struct tracer_config *cfg, const char *node)
 	return cfg->listen_port;
 }
 
-/* A whole number between lo and hi. */
-static const char *number_in(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+/* A whole number between lo and hi, with a minus sign only when lo is below 0. */
+static const char *number_in(const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
 	static char why[64];
 	const char *end;
+	int neg = lo < 0 && v[0] == '-';
+	uint64_t n;
 
-	if (parse_u64(v, out, &end) || *end)
+	if (parse_u64(v + neg, &n, &end) || *end)
 		return "expected a number";
-	if (*out < lo || *out > hi) {
-		snprintf(why, sizeof(why), "must be between %llu and %llu", (unsigned long long)lo,
-			 (unsigned long long)hi);
+	if (n > (uint64_t)INT64_MAX || (*out = neg ? -(int64_t)n : (int64_t)n) < lo || *out > hi) {
+		snprintf(why, sizeof(why), "must be between %lld and %lld", (long long)lo,
+			 (long long)hi);
 		return why;
 	}
 	return NULL;
@@ -287,6 +289,7 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 {
 	char *field = (char *)cfg + k->off;
 	uint64_t n;
+	int64_t i;
 	const char *why;
 
 	switch (k->type) {
@@ -330,19 +333,15 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		cfg->ring_buffer_bytes = n;
 		return NULL;
 	case K_CLIENTS:
-		if ((why = number_in(v, CLIENTS_MIN, CLIENTS_MAX, &n)))
+		if ((why = number_in(v, CLIENTS_MIN, CLIENTS_MAX, &i)))
 			return why;
-		*(uint32_t *)field = (uint32_t)n;
+		*(uint32_t *)field = (uint32_t)i;
 		return NULL;
-	case K_RESERVED: {
-		const char *end;
-		if (parse_u64(v, &n, &end) || *end)
-			return "expected a number";
-		if (n > CLIENTS_MAX)
-			return "must be between 0 and 4096";
-		cfg->reserved_clients = (uint32_t)n;
+	case K_RESERVED:
+		if ((why = number_in(v, 0, CLIENTS_MAX, &i)))
+			return why;
+		cfg->reserved_clients = (uint32_t)i;
 		return NULL;
-	}
 	case K_STALL:
 		if ((why = parse_duration(v, &n)))
 			return why;
@@ -395,26 +394,20 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		cfg->store_unit_max_bytes = n;
 		return NULL;
 	case K_RATE:
-		if ((why = number_in(v, 1, RATE_MAX, &n)))
+		if ((why = number_in(v, 1, RATE_MAX, &i)))
 			return why;
-		cfg->unit_rate_per_user = (uint32_t)n;
+		cfg->unit_rate_per_user = (uint32_t)i;
 		return NULL;
 	case K_NODEPORTS:
 		if ((why = check_node_ports(v, k->size)))
 			return why;
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;
-	case K_NICE: {
-		const char *end;
-		int neg = v[0] == '-';
-
-		if (parse_u64(v + neg, &n, &end) || *end)
-			return "expected a number";
-		if (n > (neg ? 20 : 19))
-			return "must be between -20 and 19";
-		cfg->nice = neg ? -(int32_t)n : (int32_t)n;
+	case K_NICE:
+		if ((why = number_in(v, -20, 19, &i)))
+			return why;
+		cfg->nice = (int32_t)i;
 		return NULL;
-	}
 	case K_LOGLEVEL:
 		if (!strcasecmp(v, "error"))
 			cfg->log_level = LOG_LEVEL_ERROR;

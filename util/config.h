@@ -45,8 +45,8 @@ struct tracer_config {
 	uint64_t store_unit_max_bytes; /* StoreUnitMaxSize: one unit's stored rows before they are
 					  folded into per-tool rows (default 256M; at most a
 					  quarter of StoreMaxSize) */
-	uint32_t max_units_per_user;   /* MaxUnitsPerUser: running traced runs of one uid (64) */
-	uint32_t unit_rate_per_user;   /* UnitRatePerUser: traced runs one uid may begin per second
+	uint32_t max_units_per_user;   /* MaxUnitsPerUser: running traced runs of one user (64) */
+	uint32_t unit_rate_per_user;   /* UnitRatePerUser: traced runs one user may begin per second
 					  (20) */
 	char slurmd_spool_dir[PATH_MAX]; /* SlurmdSpoolDir: where batch scripts may be read, %n =
 					    node */

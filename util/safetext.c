@@ -190,29 +190,43 @@ static char *free_key(struct json_object *o, const char *k)
 	return key;
 }
 
+/* Rename every key of o that escaping changes: found in one pass, then renamed (a key is
+ * renamed by taking its value out and putting it back: never while iterating). */
 static int json_object_keys(struct json_object *o)
 {
-	char *key;
-	struct json_object *v;
-	int again = 1;
+	char **dirty = NULL, *key;
+	size_t n = 0, i;
+	int r = 0;
 
-	/* a key is renamed by taking its value out and putting it back: never while iterating */
-	while (again) {
-		again = 0;
-		json_object_object_foreach(o, k, val) {
-			if (!clean(k, strlen(k))) {
-				if (!(key = free_key(o, k)))
-					return -ENOMEM;
-				v = json_object_get(val);
-				json_object_object_del(o, k);
-				json_object_object_add(o, key, v);
-				free(key);
-				again = 1;
-				break;
-			}
+	json_object_object_foreach(o, k, val) {
+		(void)val;
+		if (clean(k, strlen(k)))
+			continue;
+		if (!dirty &&
+		    !(dirty = calloc((size_t)json_object_object_length(o), sizeof(*dirty))))
+			return -ENOMEM;
+		if (!(dirty[n++] = strdup(k))) {
+			r = -ENOMEM;
+			break;
 		}
 	}
-	return 0;
+	for (i = 0; i < n && !r; i++) {
+		struct json_object *v;
+
+		if (!(key = free_key(o, dirty[i]))) {
+			r = -ENOMEM;
+			break;
+		}
+		json_object_object_get_ex(o, dirty[i], &v);
+		json_object_get(v);
+		json_object_object_del(o, dirty[i]);
+		json_object_object_add(o, key, v);
+		free(key);
+	}
+	for (i = 0; i < n; i++)
+		free(dirty[i]);
+	free(dirty);
+	return r;
 }
 
 int safe_text_json(struct json_object *o)

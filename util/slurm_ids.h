@@ -40,5 +40,9 @@ int64_t slurm_step_parse(const char *s);
  * "4242.batch") or a traced run ("r17": r and digits)? Such a selector matches ids only, and
  * a traced run may not be named so; anything else ("1000genomes", "16S-rRNA") is a name. */
 int slurm_id_shaped(const char *s);
+/* Why a traced run may not be named so: tracerd's refusal, and tracerctl's before it asks. */
+#define SLURM_ID_SHAPED_WHY                                                                      \
+	"a run's name may not read as an id (a Slurm job id such as 42, 42_3 or 42.batch, or r " \
+	"and a number): tracer-jobstat -j would take it for one"
 
 #endif

@@ -16,8 +16,9 @@
 #    that id;
 #  - the user's connections (MaxClientsPerUser = 4) are capped with those of uids in their
 #    /etc/subuid range, reached with setpriv and, where newuidmap is installed, from a real user
-#    namespace; a uid in no range keeps its own share; a changed file is read again; a traced
-#    run of such a uid is stored as its owner's (owner_uid).
+#    namespace; a uid in no range keeps its own share; a changed file is read again; root's
+#    connections count against no uid of a range of root's; a traced run of such a uid is
+#    stored as its owner's (owner_uid).
 . "$(dirname "$0")/lib.sh"
 write_config
 ATTACKER=tracertest
@@ -204,13 +205,22 @@ else
   echo "  (newuidmap or unshare --map-users missing: the user namespace case is skipped)"
 fi
 # the file changed: read again (a uid of the new range is counted as its owner's at once)
-echo "$ATTACKER:500000:10" > "$T/subuid.new" && chmod 644 "$T/subuid.new" && mv "$T/subuid.new" "$T/subuid"
+printf '%s\n' "$ATTACKER:500000:10" "root:600000:10" > "$T/subuid.new" && chmod 644 "$T/subuid.new" &&
+  mv "$T/subuid.new" "$T/subuid"
 sleep 1.2
 asattacker /usr/bin/python3 "$ATK_PY" "$SOCK" hold 4 4 > "$T/own.held" & own=$!
 sleep 1
 asuid 500003 /usr/bin/python3 "$ATK_PY" "$SOCK" hold 10 2 > "$T/new.held"
 wait $own
 check "a changed subuid file is read again: uid 500003 gets $(cat "$T/new.held") of its owner's 4 in use" [ "$(cat "$T/new.held")" = 0 ]
+# root's connections (the SPANK plugin's, prolog's) are counted against no one: not against
+# the uids of a range of root's either
+/usr/bin/python3 "$ATK_PY" "$SOCK" hold 6 4 > "$T/root.held" & rootp=$!
+sleep 1
+asuid 600001 /usr/bin/python3 "$ATK_PY" "$SOCK" hold 10 2 > "$T/rootsub.held"
+wait $rootp
+check "uid 600001 of root's range keeps its MaxClientsPerUser (4) beside root's $(cat "$T/root.held"): $(cat "$T/rootsub.held")" \
+  [ "$(cat "$T/rootsub.held")" = 4 ]
 
 # ---- 4. on n1 of the test cluster: the user's Slurm job named so, its steps running programs
 # named so with such arguments; root reads it (Slurm's JobName comes from slurmdbd)

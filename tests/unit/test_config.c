@@ -303,6 +303,15 @@ static void test_nice(void **state)
 	bad("Nice = --1\n", "t.conf:1: Nice: bad value \"--1\": expected a number");
 	bad("Nice = -\n", "t.conf:1: Nice: bad value \"-\": expected a number");
 	bad("Nice = 5x\n", "t.conf:1: Nice: bad value \"5x\": expected a number");
+	assert_int_equal(ok("Nice = -0\n").nice, 0);
+	bad("Nice = -9223372036854775808\n",
+	    "t.conf:1: Nice: bad value \"-9223372036854775808\": must be between -20 and 19");
+	bad("Nice = 99999999999999999999\n",
+	    "t.conf:1: Nice: bad value \"99999999999999999999\": expected a number");
+	/* a minus sign is taken only where the range goes below 0 */
+	bad("ReservedClients = -0\n",
+	    "t.conf:1: ReservedClients: bad value \"-0\": expected a number");
+	bad("MaxClients = -1\n", "t.conf:1: MaxClients: bad value \"-1\": expected a number");
 }
 
 static void test_sizes(void **state)

@@ -17,6 +17,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "client.h"
 #include "protocol.h"
 
 static char err[512];
@@ -1072,6 +1073,57 @@ static void test_connect_and_call(void **state)
 	json_object_put(req);
 }
 
+/* Each connection to s answered with the next of replies (NULL-terminated). */
+static const char *const *script_replies;
+
+static void *script_server_main(void *arg)
+{
+	struct server *s = arg;
+
+	for (int i = 0; script_replies[i]; i++) {
+		struct peer p = { .mode = PEER_SCRIPT, .chunks = { script_replies[i] } };
+
+		p.fd = accept(s->lfd, NULL, NULL);
+		if (p.fd < 0)
+			return NULL;
+		peer_main(&p);
+		close(p.fd);
+	}
+	return NULL;
+}
+
+/* tracerd's refusal reaches the caller escaped; a null or missing message is no message */
+static void test_client_refusal(void **state)
+{
+	static const char *const replies[] = {
+		"{\"v\":1,\"ok\":false,\"error\":null}\n",
+		"{\"v\":1,\"ok\":false}\n",
+		"{\"v\":1,\"ok\":false,\"error\":\"no \\u001b[2J unit\"}\n",
+		NULL,
+	};
+	struct server s;
+	struct json_object *req = make_req("status"), *reply = NULL;
+	char why[256];
+
+	(void)state;
+	script_replies = replies;
+	server_listen(&s, 8);
+	assert_int_equal(pthread_create(&s.thread, NULL, script_server_main, &s), 0);
+	assert_int_equal(client_request_why(NULL, s.path, req, 2000, &reply, why, sizeof(why)),
+			 -EREMOTEIO);
+	assert_string_equal(why, "tracerd refused the request");
+	assert_int_equal(client_request_why(NULL, s.path, req, 2000, &reply, why, sizeof(why)),
+			 -EREMOTEIO);
+	assert_string_equal(why, "tracerd refused the request");
+	assert_int_equal(client_request_why(NULL, s.path, req, 2000, &reply, why, sizeof(why)),
+			 -EREMOTEIO);
+	assert_string_equal(why, "no \\x1b[2J unit");
+	pthread_join(s.thread, NULL);
+	close(s.lfd);
+	unlink(s.path);
+	json_object_put(req);
+}
+
 static void test_connect_errors(void **state)
 {
 	struct server s;
@@ -1165,6 +1217,7 @@ int main(void)
 		cmocka_unit_test(test_call_timeout_trickle),
 		cmocka_unit_test(test_call_bad_args),
 		cmocka_unit_test(test_connect_and_call),
+		cmocka_unit_test(test_client_refusal),
 		cmocka_unit_test(test_connect_errors),
 		cmocka_unit_test(test_connect_backlog_full_times_out),
 	};

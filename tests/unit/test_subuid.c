@@ -125,6 +125,7 @@ static void test_directory(void **state)
 {
 	struct subuids s;
 	char sub[96], link[128], target[128];
+	FILE *f;
 
 	(void)state;
 	if (geteuid() != 0)
@@ -164,6 +165,31 @@ static void test_directory(void **state)
 	assert_int_equal(s.n, 0);
 	subuids_fini(&s);
 	unlink(path);
+	unlink(target);
+	rmdir(sub);
+	/* every directory above it is checked too: one anyone may write (not sticky) could have
+	 * the file's own directory swapped for another */
+	snprintf(sub, sizeof(sub), "%s/etc", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(target, sizeof(target), "%s/subuid", sub);
+	f = fopen(target, "w");
+	assert_non_null(f);
+	fputs("1234:100000:10\n", f);
+	fclose(f);
+	assert_int_equal(chmod(target, 0644), 0);
+	subuids_init(&s, target);
+	assert_int_equal(s.n, 1);
+	subuids_fini(&s);
+	assert_int_equal(chmod(dir, 0777), 0);
+	subuids_init(&s, target);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(subuids_owner(&s, 100001), 100001);
+	subuids_fini(&s);
+	assert_int_equal(chmod(dir, 01777), 0); /* sticky above: what is in it stays root's */
+	subuids_init(&s, target);
+	assert_int_equal(s.n, 1);
+	subuids_fini(&s);
+	assert_int_equal(chmod(dir, 0700), 0);
 	unlink(target);
 	rmdir(sub);
 }
