@@ -63,12 +63,14 @@ ctl() { "$BUILD/tracerctl" -N $NODE "$@"; }
 jobstat() { "$BUILD/tracer-jobstat" -N $NODE "$@"; }
 db() { sqlite3 "$T/state/$NODE/tracer.db" "$@"; }
 
-# Build a test program from progs/NAME.c once per run (prebuilt where there is no compiler:
-# the kernel matrix's guests).
+# Build a test program from progs/NAME.c once per run, again when any source in progs/ is newer
+# (one may include another: argstorm.c is storm.c); prebuilt where there is no compiler: the
+# kernel matrix's guests.
 prog() {
   local out=$BUILD/itest/$1
   mkdir -p "$BUILD/itest"
-  [ "$out" -nt "$TOP/tests/integration/progs/$1.c" ] || { [ -x "$out" ] && ! command -v gcc >/dev/null; } ||
+  { [ -e "$out" ] && [ -z "$(find "$TOP/tests/integration/progs" -name '*.[ch]' -newer "$out" -print -quit)" ]; } ||
+    { [ -x "$out" ] && ! command -v gcc >/dev/null; } ||
     gcc -O1 -g -pthread -o "$out" "$TOP/tests/integration/progs/$1.c" || return 1
   echo "$out"
 }
