@@ -44,6 +44,9 @@ static const char indexes[] =
 	"CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
 	/* a unit's processes listed in their order without a sort, however many they are */
 	"CREATE INDEX IF NOT EXISTS processes_unit_start ON processes(unit, start_boot_ns, pid);"
+	/* a unit's folded row found by what it stands for (store_fold.c); folded rows alone */
+	"CREATE INDEX IF NOT EXISTS processes_folded ON processes(unit, tool, subcommand, status)"
+	" WHERE folded IS NOT NULL;"
 	"CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
 
 static int check_version(struct store *s)

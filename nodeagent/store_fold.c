@@ -81,72 +81,83 @@ static int fold_prepare(struct store *s)
 	sql[at - 2] = 0; /* the last ", " */
 	if (store_prepare(s, sql, &s->fold) ||
 	    store_prepare(s,
-			  "SELECT 1 FROM processes WHERE boot_id=?1 AND pid=0 AND start_boot_ns=?2",
-			  &s->fold_has))
+			  "SELECT start_boot_ns FROM processes WHERE folded IS NOT NULL"
+			  " AND unit=?1 AND tool IS NULLIF(?3, '') AND subcommand IS NULLIF(?4, '')"
+			  " AND status=?5 AND boot_id=?2 AND pid=0 AND ((flags & ?6) != 0) = ?7"
+			  " AND tool_excluded=?8 AND tool_wrapper=?9",
+			  &s->fold_find) ||
+	    store_prepare(s, "SELECT MIN(start_boot_ns) FROM processes WHERE boot_id=?1 AND pid=0",
+			  &s->fold_key))
 		return -EIO;
 	return 0;
 }
 
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
+/* The unit's folded row of tool, subcommand, exit status, OOM kill and tool kind: 1 and its key
+ * in *key, 0 when there is none yet, or -EIO. Looked up by what the row stands for, through an
+ * index of folded rows only, so that no two units' rows ever share a key, whatever their tools
+ * are named. */
+static int fold_row_find(struct store *s, const struct proc *p, const char *tool, const char *sub,
+			 int64_t *key)
 {
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
-
-/* The folded row's key: below 0, never a real process's start. */
-static int64_t fold_key(const struct proc *p, const char *tool, const char *subcommand)
-{
-	int32_t status = p->exit.status;
-	unsigned char oom = !!(p->flags & PROC_OOM_KILLED), excl = !!p->tool.excluded,
-		      wrap = !!p->tool.wrapper;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	h = fnv(h, &p->unit, sizeof(p->unit));
-	h = fnv(h, tool, strlen(tool) + 1);
-	h = fnv(h, subcommand, strlen(subcommand) + 1);
-	h = fnv(h, &status, sizeof(status));
-	h = fnv(h, &oom, 1);
-	h = fnv(h, &excl, 1);
-	h = fnv(h, &wrap, 1);
-	return -(int64_t)(h >> 2) - 1;
-}
-
-/* Whether the unit's folded row of key is there: 1, 0, or -EIO. */
-static int fold_row_there(struct store *s, int64_t key)
-{
+	sqlite3_stmt *st = s->fold_find;
 	int rc;
 
-	sqlite3_bind_text(s->fold_has, 1, s->boot_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s->fold_has, 2, key);
-	rc = sqlite3_step(s->fold_has);
-	sqlite3_reset(s->fold_has);
+	sqlite3_bind_int64(st, 1, (int64_t)p->unit);
+	sqlite3_bind_text(st, 2, s->boot_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, tool, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, sub, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, p->exit.status);
+	sqlite3_bind_int64(st, 6, PROC_OOM_KILLED);
+	sqlite3_bind_int(st, 7, !!(p->flags & PROC_OOM_KILLED));
+	sqlite3_bind_int64(st, 8, p->tool.excluded);
+	sqlite3_bind_int64(st, 9, p->tool.wrapper);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*key = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return store_fail(s, "folded row");
 	return rc == SQLITE_ROW;
+}
+
+/* A key for a new folded row: below every folded row's of this boot (pid 0), so never a real
+ * process's start nor another row's. 0, or -EIO. */
+static int fold_new_key(struct store *s, int64_t *key)
+{
+	int64_t lowest = 0;
+	int rc;
+
+	sqlite3_bind_text(s->fold_key, 1, s->boot_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s->fold_key);
+	if (rc == SQLITE_ROW) /* NULL, as 0: no folded row yet */
+		lowest = sqlite3_column_int64(s->fold_key, 0);
+	sqlite3_reset(s->fold_key);
+	if (rc != SQLITE_ROW)
+		return store_fail(s, "folded row key");
+	*key = (lowest < 0 ? lowest : 0) - 1;
+	return 0;
 }
 
 int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool,
 		       size_t *new_row_bytes)
 {
 	const char *tool = p->tool.name, *sub = p->tool.subcommand;
-	int64_t key = fold_key(p, tool, sub);
 	struct rec_row r = {};
+	int64_t key;
 	int has;
 
 	*new_row_bytes = 0;
 	if (!s->fold && fold_prepare(s))
 		return store_wrote_process(s, p->unit, -EIO);
 	/* a tool with a row of its own keeps adding into it, however many rows the unit has */
-	has = fold_row_there(s, key);
+	has = fold_row_find(s, p, tool, sub, &key);
 	if (has == 0 && no_new_tool) {
 		tool = FOLD_OTHER_TOOL;
 		sub = "";
-		key = fold_key(p, tool, sub);
-		has = fold_row_there(s, key);
+		has = fold_row_find(s, p, tool, sub, &key);
 	}
+	if (has == 0 && fold_new_key(s, &key))
+		has = -EIO;
 	if (has < 0)
 		return store_wrote_process(s, p->unit, has);
 	/* what the row keeps: its numbers, comm, tool and subcommand (not argv, exe) */

@@ -45,7 +45,8 @@ struct store {
 	store_loss_fn on_loss;
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
-	sqlite3_stmt *fold, *fold_has; /* store_fold.c's, prepared at its first use */
+	/* store_fold.c's, prepared at its first use */
+	sqlite3_stmt *fold, *fold_find, *fold_key;
 	/* each user's (owner_uid's) holding, summed once a round and kept up to date as units
 	 * go (store_prune.c); after a round, users with units only, the most first: the shares */
 	struct store_owner {

@@ -27,23 +27,15 @@ static int exec_sql(struct store *s, const char *sql)
  * reused, so the file stops growing there). */
 int store_used_bytes(struct store *s, uint64_t *out)
 {
-	sqlite3_stmt *st;
-	int64_t v[3];
-	int i, err = 0;
-	static const char *const sql[] = { "PRAGMA page_count", "PRAGMA freelist_count",
-					   "PRAGMA page_size" };
+	int64_t v;
+	int err =
+		store_query_int(s,
+				"SELECT (page_count - freelist_count) * page_size"
+				" FROM pragma_page_count, pragma_freelist_count, pragma_page_size",
+				"pages in use", &v);
 
-	for (i = 0; i < 3 && !err; i++) {
-		if (store_prepare(s, sql[i], &st))
-			return -EIO;
-		if (sqlite3_step(st) == SQLITE_ROW)
-			v[i] = sqlite3_column_int64(st, 0);
-		else
-			err = store_fail(s, sql[i]);
-		sqlite3_finalize(st);
-	}
 	if (!err)
-		*out = (uint64_t)(v[0] - v[1]) * (uint64_t)v[2];
+		*out = (uint64_t)v;
 	return err;
 }
 

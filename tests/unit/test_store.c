@@ -908,6 +908,10 @@ static void test_prune(void **state)
 	/* over any size: the oldest finished ones go, the running one stays */
 	assert_int_equal(store_used_bytes(s, &used), 0);
 	assert_true(used > 0);
+	assert_int_equal(used, count_rows("SELECT (SELECT page_count FROM pragma_page_count)"
+					  " * (SELECT page_size FROM pragma_page_size)"
+					  " - (SELECT freelist_count FROM pragma_freelist_count)"
+					  " * (SELECT page_size FROM pragma_page_size)"));
 	assert_int_equal(store_prune(s, 0, 1, 100, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(count_rows("SELECT COUNT(*) FROM units"), 1);

@@ -176,6 +176,63 @@ static int64_t count(struct store *s, const char *sql)
 	return n;
 }
 
+/* A key that hashing a folded row's unit, tool, subcommand and kind (FNV-1a) gives: a tool's
+ * name is the user's to choose, and such a key may be another unit's. */
+static int64_t hashed_key(uint64_t unit, const char *tool, int32_t status)
+{
+	const unsigned char zero[3] = { 0 };
+	const void *parts[] = { &unit, tool, "", &status, zero };
+	size_t lens[] = { sizeof(unit), strlen(tool) + 1, 1, sizeof(status), sizeof(zero) };
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < 5; i++)
+		for (size_t j = 0; j < lens[i]; j++)
+			h = (h ^ ((const unsigned char *)parts[i])[j]) * 0x100000001b3ull;
+	return -(int64_t)(h >> 2) - 1;
+}
+
+/* A folded row is found by what it stands for, never by a key another unit's row may hold: a
+ * row of unit 6 under the key unit 5's bwa would hash to is left alone, and a row of unit 5
+ * under any key (an older store's) is added into. */
+static void test_fold_keys(void **state)
+{
+	struct store *s = *state;
+	char sql[512];
+	json_object *t;
+	struct proc p;
+	size_t fresh;
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO processes(boot_id, pid, start_boot_ns, unit, tool, status, flags,"
+		 " tool_excluded, tool_wrapper, cpu_ns, folded)"
+		 " VALUES('%s', 0, %lld, 6, 'bwa', 0, 0, 0, 0, 1000, 1),"
+		 " ('%s', 0, -7, 5, 'samtools', 0, 0, 0, 0, 20, 2)",
+		 BOOT, (long long)hashed_key(5, "bwa", 0), BOOT);
+	assert_int_equal(sqlite3_exec(s->db, sql, NULL, NULL, NULL), SQLITE_OK);
+	p = mkproc(5, 1, "bwa", 0);
+	assert_int_equal(store_fold_process(s, &p, OFFSET, 0, &fresh), 0);
+	assert_true(fresh); /* a row of its own */
+	p = mkproc(5, 2, "samtools", 0);
+	assert_int_equal(store_fold_process(s, &p, OFFSET, 0, &fresh), 0);
+	assert_false(fresh); /* added into the one there */
+	assert_int_equal(store_commit(s), 0);
+
+	assert_int_equal(store_unit_totals(s, 6, &t), 0);
+	assert_int_equal(geti(t, "nprocs"), 1);
+	assert_int_equal(geti(t, "cpu_ns"), 1000);
+	json_object_put(t);
+	assert_int_equal(store_unit_totals(s, 5, &t), 0);
+	assert_int_equal(geti(t, "nprocs"), 4);
+	assert_int_equal(geti(t, "cpu_ns"), 40);
+	json_object_put(t);
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM processes WHERE unit=5 AND pid=0"), 2);
+	/* the new row's key is below every other folded row's */
+	assert_int_equal(count(s, "SELECT COUNT(*) FROM processes WHERE unit=5 AND tool='bwa'"
+				  " AND start_boot_ns < (SELECT MIN(start_boot_ns) FROM processes"
+				  " WHERE unit=6)"),
+			 1);
+}
+
 /* Over StoreMaxSize: the oldest finished units of the user who holds the most go first, and a
  * lighter user's older history stays; a running unit is never pruned, and its user, holding
  * the most with nothing finished, does not make anyone else's go first. */
@@ -293,6 +350,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_fold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fold_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evicts_heaviest_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evicts_by_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shares, setup, teardown),
