@@ -804,6 +804,9 @@ static __always_inline void send_exit(struct exit_event *e)
 	count(STAT_EXIT);
 }
 
+static __always_inline void account_switch(struct task_mark *m, struct task_struct *prev,
+					   __u32 state, int preempt, struct proc_waits *w);
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *task)
 {
@@ -830,6 +833,12 @@ int BPF_PROG(handle_exit, struct task_struct *task)
 	sig = task->signal;
 	if (sig->live.counter != 0) { /* not the last thread */
 		keep_thread_io(&ps->gone, task);
+		/* its last sleep into the live figures now, not at its final switch-out: a thread
+		 * that joins it is woken before this (exit_mm), and the process may end before
+		 * that switch-out (then it would be lost: tracerd(8), BUGS) */
+		if (have_switch && task != task->group_leader &&
+		    (m = bpf_task_storage_get(&task_marks, task, 0, 0)) && m->tgid == tgid)
+			account_switch(m, task, 0, 1, &found->w);
 		/* set aside as the leader ends; brought up to date as each other thread does */
 		if (task == task->group_leader)
 			hand_over(tgid, ps);
