@@ -39,8 +39,8 @@ CLIENT_LIBS := -lmunge $(LIBS_JSON)
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
-SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/config.c util/readfile.c util/safetext.c \
-             util/slurm_ids.c \
+SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/config.c util/procfs.c util/readfile.c \
+             util/safetext.c util/slurm_ids.c \
              protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c protocol/trust.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
@@ -109,8 +109,8 @@ $(B)/tracer-prolog: $(B)/obj/prolog/prolog.o $(LIBCOMMON)
 $(B)/tracer-epilog: $(B)/tracer-prolog
 	ln -sf tracer-prolog $@
 
-$(B)/spank_tracer.so: $(SPANK_SRC) spank/exports.map $(wildcard util/*.h protocol/*.h) | $(B)
-	$(CC) $(CFLAGS) -fPIC -shared -Wl,--version-script=spank/exports.map -o $@ $(SPANK_SRC) $(LIBS_JSON) -ldl
+$(B)/spank_tracer.so: $(SPANK_SRC) spank/exports.map $(wildcard util/*.h protocol/*.h) bpf/process.h | $(B)
+	$(CC) $(CFLAGS) -fPIC -shared -Wl,--version-script=spank/exports.map -o $@ $(SPANK_SRC) $(LIBS_JSON) -lbpf -ldl
 
 $(B) $(B)/bpf $(B)/obj $(B)/tests:
 	mkdir -p $@

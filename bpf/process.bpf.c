@@ -51,6 +51,9 @@ struct task_struct___pre62 {
 /* Set by tracerd once any cgroup is registered, so that untracked processes pay the cgroup
  * lookup only on hosts that use cgroup tracking. */
 volatile __u32 cgroup_tracking = 0;
+/* Set by tracerd once task_registry is pinned for the SPANK plugin: from then on an untracked
+ * exec pays one lookup there. */
+volatile __u32 kernel_registration = 0;
 const volatile __u32 page_kb = 4;
 /* Wake tracerd only once this much is waiting: a wakeup per event costs the traced work an
  * interrupt each (an expensive exit on VMs). tracerd also drains on a short timer. Each CPU
@@ -125,6 +128,15 @@ struct {
 	__type(key, __u64);   /* cgroup v2 id */
 	__type(value, __u64); /* unit */
 } tracked_cgroups SEC(".maps");
+
+/* Tasks registered by the SPANK plugin, not yet executed (see struct task_registration): an
+ * entry goes at the task's exec, or is swept by tracerd once its task is gone. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* tgid */
+	__type(value, struct task_registration);
+} task_registry SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -299,6 +311,25 @@ static __always_inline __u64 unit_from_cgroup(void)
 	cg = bpf_get_current_cgroup_id();
 	unit = bpf_map_lookup_elem(&tracked_cgroups, &cg);
 	return unit ? *unit : 0;
+}
+
+/* The key of a task the SPANK plugin registered, at its exec, or 0. The entry has done its
+ * work then: the process is tracked from here on, and its children after it. */
+static __always_inline __u64 unit_from_registry(struct task_struct *task, __u32 tgid)
+{
+	struct task_registration *r;
+	__u64 ticks;
+
+	if (!kernel_registration)
+		return 0;
+	r = bpf_map_lookup_elem(&task_registry, &tgid);
+	if (!r)
+		return 0;
+	ticks = task->group_leader->start_boottime / START_TICK_NS;
+	if (r->start_ticks != ticks)
+		return 0; /* another process's pid now: tracerd sweeps the entry */
+	bpf_map_delete_elem(&task_registry, &tgid);
+	return unit_key(tgid, ticks);
 }
 
 /* A read, not a load: the exit's thread walk passes pointers the verifier knows only as numbers. */
@@ -618,7 +649,7 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 
 	if (maybe_tracked(task))
 		ps = proc_of(task); /* the task leads its process now */
-	else if (!cgroup_tracking)
+	else if (!cgroup_tracking && !kernel_registration)
 		return 0;
 	if (ps)
 		t = &ps->proc;
@@ -626,6 +657,8 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 		t = take_handover(task, tgid);
 	if (!t) {
 		unit = unit_from_cgroup();
+		if (!unit)
+			unit = unit_from_registry(task, tgid);
 		if (!unit)
 			return 0;
 		ps = track(task, tgid, unit, task->group_leader->start_boottime);

@@ -87,6 +87,29 @@ struct tracked_proc {
 #define TRACKED_HANDED_OVER 0x10  /* its leader ended first: the state is in exec_handover too */
 #define START_TICK_NS 10000000ULL /* one USER_HZ tick, /proc/PID/stat's unit of start time */
 
+/* Registration in the kernel. The SPANK plugin, root in slurmstepd, puts each task it has forked
+ * and not yet released to exec in the pinned map task_registry, keyed by its pid; at the task's
+ * exec the kernel side tracks it, and its descendants after it, under unit_key(). tracerd links
+ * that key to the unit of the plugin's request whenever the request reaches it: a hung, slow or
+ * absent tracerd costs the job nothing, and no process of the task is missed meanwhile. */
+struct task_registration {
+	__u64 start_ticks; /* the task's start, as /proc/PID/stat gives it: no later owner of the
+			    * pid is taken for it */
+};
+
+/* Unit ids with this bit are keys of registered tasks, not yet linked to a unit by tracerd.
+ * pid_max is at most 2^22, and 41 bits of ticks are 700 years of uptime. */
+#define UNIT_KEY_BIT (1ULL << 63)
+#define UNIT_KEY_PID_MASK ((1U << 22) - 1)
+static inline __u64 unit_key(__u32 tgid, __u64 start_ticks)
+{
+	return UNIT_KEY_BIT | (start_ticks & ((1ULL << 41) - 1)) << 22 | (tgid & UNIT_KEY_PID_MASK);
+}
+static inline __u64 unit_key_start_ticks(__u64 key)
+{
+	return (key & ~UNIT_KEY_BIT) >> 22;
+}
+
 struct event_header {
 	__u16 type;
 	__u16 share;	/* the ring_share slot charged for it, plus one; 0: none */

@@ -62,6 +62,7 @@ static void set_command(struct proc *p, const struct exec_event *e, size_t argv_
 
 static struct proc *get_proc(struct agent *a, const struct event_header *h)
 {
+	uint64_t unit = registry_unit(a, h->unit);
 	struct proc *p;
 	struct unit *u;
 	int created;
@@ -71,8 +72,8 @@ static struct proc *get_proc(struct agent *a, const struct event_header *h)
 		return NULL;
 	}
 	if (created) {
-		p->unit = h->unit;
-		u = units_find(a, h->unit);
+		p->unit = unit;
+		u = units_find(a, unit);
 		/* until its fork or exec says otherwise (they may have been refused or lost, and
 		 * an exit carries no uid): a process of a unit runs as the unit's user, the one
 		 * whose tree the kernel side followed to it, never as root by default */
@@ -81,9 +82,8 @@ static struct proc *get_proc(struct agent *a, const struct event_header *h)
 			p->uid = u->uid;
 			p->gid = u->gid;
 		}
-	} else if (h->unit && h->unit != p->unit) {
-		units_move_proc(a, p,
-				h->unit); /* registered as another unit's root since its fork */
+	} else if (unit && unit != p->unit) {
+		units_move_proc(a, p, unit); /* registered as another unit's root since its fork */
 	}
 	return p;
 }
@@ -359,7 +359,11 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
 	err = store_next_unit_id(a->store, &a->next_unit_id);
 	if (err)
 		return err;
-	return collector_open(&a->collector, &o, agent_on_event, a);
+	err = collector_open(&a->collector, &o, agent_on_event, a);
+	if (err)
+		return err;
+	registry_open(a);
+	return 0;
 }
 
 static void agent_fini(struct agent *a)
@@ -372,6 +376,7 @@ static void agent_fini(struct agent *a)
 		if (!collector_drain_more(a->collector))
 			break;
 	}
+	registry_close(a);
 	collector_close(a->collector);
 	if (a->store)
 		store_set_alive(a->store, clock_unix_ns()); /* away from now on */
@@ -411,9 +416,9 @@ void agent_free(struct agent *a)
 void agent_reload(struct agent *a, const struct tracer_config *cfg)
 {
 	if (strcmp(cfg->socket_dir, a->cfg.socket_dir) ||
-	    strcmp(cfg->state_dir, a->cfg.state_dir) ||
+	    strcmp(cfg->state_dir, a->cfg.state_dir) || strcmp(cfg->pin_dir, a->cfg.pin_dir) ||
 	    cfg->ring_buffer_bytes != a->cfg.ring_buffer_bytes)
-		log_warn("SocketDir, StateDir and RingBufferSize change only at restart");
+		log_warn("SocketDir, StateDir, PinDir and RingBufferSize change only at restart");
 	a->cfg.sample_interval_ms = cfg->sample_interval_ms;
 	a->cfg.stall_after_ms = cfg->stall_after_ms;
 	a->cfg.commit_interval_ms = cfg->commit_interval_ms;
@@ -464,7 +469,7 @@ int agent_is_admin(const struct agent *a, const struct peer *peer)
 
 struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 {
-	struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev;
+	struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev, *reg;
 	const struct collector_signal *s;
 	uint64_t st[STAT_MAX] = {};
 	size_t i, n;
@@ -498,6 +503,11 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 	json_object_object_add(r, "started_ns", json_object_new_int64(a->started_ns));
 	json_object_object_add(r, "boot_id", json_object_new_string(a->boot_id));
 	json_object_object_add(r, "signals", sigs);
+	reg = json_object_new_object();
+	json_object_object_add(reg, "pinned", json_object_new_boolean(a->registry_pinned));
+	json_object_object_add(reg, a->registry_pinned ? "path" : "reason",
+			       json_object_new_string(a->registry));
+	json_object_object_add(r, "kernel_registration", reg);
 	json_object_object_add(r, "events", ev);
 	json_object_object_add(r, "live_processes", json_object_new_int64(a->procs.count));
 	json_object_object_add(r, "running_units", json_object_new_int64(units_running(a)));

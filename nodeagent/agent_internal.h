@@ -9,6 +9,7 @@
 #include "collector.h"
 #include "proctable.h"
 #include "quota.h"
+#include "registry.h"
 #include "store.h"
 #include "topology.h"
 #include "tools.h"
@@ -42,6 +43,14 @@ struct agent {
 	struct quota run_quota;
 	/* store_written() when the store was last pruned */
 	uint64_t pruned_written;
+	/* registry.c's: the pinned registry's path, or why there is none; the keys waiting for
+	 * their unit, with when each was first seen (monotonic ns) */
+	char registry[2 * PATH_MAX];
+	int registry_pinned;
+	struct {
+		uint64_t key, seen_ns;
+	} keys[REGISTRY_KEYS_MAX];
+	unsigned nkeys;
 };
 
 /* Ring-buffer callback (collector_event_fn). */

@@ -654,6 +654,69 @@ int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id)
 	return err == -ENOENT ? 0 : err;
 }
 
+int collector_pin_registry(struct collector *c, const char *path)
+{
+	int err;
+
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -errno;
+	err = bpf_map__pin(c->skel->maps.task_registry, path);
+	if (!err)
+		c->skel->bss->kernel_registration = 1;
+	return err;
+}
+
+static uint32_t map_id(int fd)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	return fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
+}
+
+/* Only while the pin is still this daemon's: another may have taken the path since. */
+void collector_unpin_registry(struct collector *c)
+{
+	struct bpf_map *m = c ? c->skel->maps.task_registry : NULL;
+	int fd;
+
+	if (!m || !bpf_map__is_pinned(m))
+		return;
+	fd = bpf_obj_get(bpf_map__pin_path(m));
+	if (fd >= 0 && map_id(fd) == map_id(bpf_map__fd(m)))
+		bpf_map__unpin(m, NULL);
+	if (fd >= 0)
+		close(fd);
+}
+
+int collector_registry_next(const struct collector *c, const uint32_t *prev, uint32_t *tgid,
+			    struct task_registration *out)
+{
+	const struct bpf_map *m = c->skel->maps.task_registry;
+	uint32_t key;
+	int err;
+
+	for (;;) { /* an entry may go between the two calls (its task's exec): the next one */
+		err = bpf_map__get_next_key(m, prev, &key, sizeof(key));
+		if (err)
+			return err;
+		err = bpf_map__lookup_elem(m, &key, sizeof(key), out, sizeof(*out), 0);
+		if (err != -ENOENT)
+			break;
+		*tgid = key;
+		prev = tgid;
+	}
+	*tgid = key;
+	return err;
+}
+
+int collector_registry_forget(struct collector *c, uint32_t tgid)
+{
+	int err = bpf_map__delete_elem(c->skel->maps.task_registry, &tgid, sizeof(tgid), 0);
+
+	return err == -ENOENT ? 0 : err;
+}
+
 uint64_t collector_unit_lost(const struct collector *c, uint64_t unit)
 {
 	uint64_t n = 0;

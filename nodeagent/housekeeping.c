@@ -214,6 +214,7 @@ void agent_tick(struct agent *a)
 	    (a->cfg.store_max_bytes &&
 	     store_written(a->store) - a->pruned_written >= a->cfg.store_max_bytes / 8)) {
 		a->housekept_ns = now;
+		registry_sweep(a);
 		a->pruned_written = store_written(a->store);
 		a->prune_backlog = prune(a, now);
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "process.h"
 #include "protocol.h"
 #include "readfile.h"
 #include "requests.h"
@@ -126,7 +127,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 				     struct json_object *req)
 {
 	int64_t pid = 0, uid = -1, gid = 0, job = 0, step = STEP_NONE, task = -1;
-	int64_t cgid = 0, cpus = 0, mem = 0, array_job = 0, array_task = -1;
+	int64_t cgid = 0, cpus = 0, mem = 0, array_job = 0, array_task = -1, key = 0;
 	const char *name = NULL;
 	struct unit *u, tmp = {};
 	char err[160];
@@ -144,6 +145,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 	    proto_opt_int64(req, "array_job_id", 0, INT64_MAX, &array_job, err, sizeof(err)) ||
 	    proto_opt_int64(req, "array_task_id", -1, INT64_MAX, &array_task, err, sizeof(err)) ||
 	    proto_opt_int64(req, "cgroup_id", 0, INT64_MAX, &cgid, err, sizeof(err)) ||
+	    proto_opt_int64(req, "kernel_key", INT64_MIN, INT64_MAX, &key, err, sizeof(err)) ||
 	    proto_opt_int64(req, "alloc_cpus", 0, UINT32_MAX, &cpus, err, sizeof(err)) ||
 	    proto_opt_int64(req, "alloc_mem_mb", 0, INT64_MAX, &mem, err, sizeof(err)) ||
 	    proto_copy_string(req, "cluster", tmp.cluster, sizeof(tmp.cluster), err, sizeof(err)) ||
@@ -165,6 +167,10 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 		return ERR_REPLY("traceparent is not a W3C trace context");
 	if (!pid && !cgid)
 		return ERR_REPLY("register needs a pid or a cgroup_id");
+	/* the key the plugin put its task in the kernel under (struct task_registration) */
+	if (key && (!((uint64_t)key & UNIT_KEY_BIT) ||
+		    ((uint64_t)key & UNIT_KEY_PID_MASK) != ((uint64_t)pid & UNIT_KEY_PID_MASK)))
+		return ERR_REPLY("kernel_key is not the key of task %" PRId64, pid);
 	u = units_new(a, job ? "slurm" : "local", name, uid, gid);
 	if (!u)
 		return ERR_REPLY("out of memory");
@@ -184,6 +190,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 	u->alloc_cpus = cpus;
 	u->alloc_mem_mb = mem;
 	u->cgroup_id = cgid;
+	u->kernel_key = (uint64_t)key;
 	if (job)
 		unit_workflow(a, u, req);
 	r = units_track(a, u, pid);

@@ -404,6 +404,41 @@ int store_put_unit(struct store *s, const struct unit *u)
 	return store_write_step(s, s->put_unit, ROW_FIXED_BYTES);
 }
 
+/* One statement of store_move_rows, within the batch: its rows changed in *changed. */
+static int move_step(struct store *s, const char *sql, uint64_t from, uint64_t to,
+		     uint64_t *changed)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	if (store_prepare(s, sql, &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, (int64_t)from);
+	if (to)
+		sqlite3_bind_int64(st, 2, (int64_t)to);
+	err = store_write_step(s, st, 0);
+	*changed = err ? 0 : (uint64_t)sqlite3_changes(s->db);
+	sqlite3_finalize(st);
+	return err;
+}
+
+int store_move_rows(struct store *s, uint64_t from, uint64_t to, uint64_t *rows)
+{
+	uint64_t samples;
+	int err;
+
+	err = move_step(s,
+			to ? "UPDATE processes SET unit=?2 WHERE unit=?1"
+			   : "DELETE FROM processes WHERE unit=?1",
+			from, to, rows);
+	if (!err)
+		err = move_step(s,
+				to ? "UPDATE samples SET unit=?2 WHERE unit=?1"
+				   : "DELETE FROM samples WHERE unit=?1",
+				from, to, &samples);
+	return err;
+}
+
 int store_query_int(struct store *s, const char *sql, const char *what, int64_t *out)
 {
 	sqlite3_stmt *st;

@@ -31,6 +31,9 @@ uint64_t store_written(const struct store *s); /* bytes of rows written since op
 void store_io_ns(const struct store *s, uint64_t *write_ns, uint64_t *checkpoint_ns);
 
 /* Insert or update a unit (its id is the key). */
+/* Rows of processes and samples written under unit id from move to unit id to; to 0: deleted.
+ * *rows: the processes'. For keys of tasks registered in the kernel (registry.h). */
+int store_move_rows(struct store *s, uint64_t from, uint64_t to, uint64_t *rows);
 int store_put_unit(struct store *s, const struct unit *u);
 /* The next free unit id. */
 int store_next_unit_id(struct store *s, uint64_t *out);

@@ -30,6 +30,12 @@ int store_close_stale_units(struct store *s)
 	rc = sqlite3_changes(s->db);
 	if (rc)
 		log_info("store: %d units of an earlier boot marked LOST", rc);
+	/* rows of tasks registered in the kernel whose unit an earlier run never heard of (keys
+	 * are negative as SQLite integers): no request can claim them now */
+	if (sqlite3_exec(s->db,
+			 "DELETE FROM processes WHERE unit < 0; DELETE FROM samples WHERE unit < 0",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(s, "unclaimed rows");
 	return 0;
 }
 

@@ -73,6 +73,7 @@ struct unit {
 	 * of a user namespace the owner of its subordinate uid (subuid.h) */
 	uint32_t owner_uid;
 	/* in memory only */
+	uint64_t kernel_key;   /* its task's key, when registered in the kernel (registry.h) */
 	uint64_t unstored;     /* its processes the store could not write (disk full) */
 	int dirty;	       /* its record waits for the store to take it again */
 	int dropped;	       /* done with: freed by the loop (agent_reap) */

@@ -120,9 +120,11 @@ int units_track_pid(struct agent *a, struct unit *u, pid_t pid)
 	struct proc *p;
 
 	if (err)
-		return err;
+		return err == -ENOENT ? -ESRCH : err;
 	if (st.state == 'Z' || st.state == 'X')
 		return -ESRCH; /* its exit is past: nothing of it is left to trace */
+	if (u->kernel_key && unit_key_start_ticks(u->kernel_key) != st.start_ticks)
+		return -ESRCH; /* ended, and its pid is another process's now */
 	/* through a pidfd checked against this start: should the process end from here on, what
 	 * the kernel side holds of it ends with it, and no later owner of the pid gets the unit */
 	err = collector_track_pid(a->collector, pid, st.start_ticks, u->id);
@@ -141,12 +143,19 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 {
 	int r = pid ? units_track_pid(a, u, pid) : 0;
 
+	/* a task registered in the kernel that ended before tracerd heard of it: what the
+	 * kernel side recorded of it under its key is the unit's all the same */
+	if (r == -ESRCH && u->kernel_key)
+		r = 0;
+
 	if (!r && u->cgroup_id) {
 		r = collector_track_cgroup(a->collector, u->cgroup_id, u->id);
 		/* undo the pid's; a refused pid left the kernel side's state as it was */
 		if (r && pid)
 			collector_untrack_pid(a->collector, pid);
 	}
+	if (!r)
+		registry_adopt(a, u);
 	return r;
 }
 
@@ -279,6 +288,8 @@ int units_end(struct agent *a, struct unit *u, int status, enum unit_state state
 		u->state = state;
 		u->exit_status = status;
 		u->lost_events = collector_unit_lost(a->collector, u->id) + u->unstored;
+		if (u->kernel_key) /* lost before tracerd linked its key */
+			u->lost_events += collector_unit_lost(a->collector, u->kernel_key);
 		if (u->cgroup_id)
 			collector_untrack_cgroup(a->collector, u->cgroup_id);
 	}

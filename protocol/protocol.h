@@ -93,6 +93,8 @@ int proto_connect(const char *path, int timeout_ms);
 int proto_connect_tcp(const char *host, unsigned port, int timeout_ms);
 int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_object **reply,
 	       char *err, size_t errlen);
+/* The request alone, whole within timeout_ms: for a sender that does not wait for the reply. */
+int proto_send(int fd, struct json_object *req, int timeout_ms, char *err, size_t errlen);
 /* The same, reading a reply line of at most max bytes: past it, -EPROTO with a message. */
 int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
 		   struct json_object **reply, char *err, size_t errlen);

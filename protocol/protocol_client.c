@@ -226,16 +226,15 @@ int proto_call(int fd, struct json_object *req, int timeout_ms, struct json_obje
 	return proto_call_max(fd, req, timeout_ms, TRACER_REPLY_MAX, reply, err, errlen);
 }
 
-int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
-		   struct json_object **reply, char *err, size_t errlen)
+/* The request whole by deadline: 0 or -errno, with a message in err except for -ECONNRESET
+ * (the server closed: its refusal may wait to be read). */
+static int send_request(int fd, struct json_object *req, int64_t deadline, char *err, size_t errlen)
 {
-	int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
-	struct line_reader lr;
-	char *msg, *line = NULL;
-	size_t mlen, llen = 0;
-	int ret, sent;
+	size_t mlen;
+	char *msg;
+	int sent;
 
-	if (fd < 0 || !req || !reply) {
+	if (fd < 0 || !req) {
 		proto_errf(err, errlen, "invalid argument");
 		return -EINVAL;
 	}
@@ -246,13 +245,38 @@ int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
 	}
 	sent = send_all(fd, msg, mlen, deadline);
 	free(msg);
-	if (sent < 0 && sent != -ECONNRESET) {
-		if (sent == -ETIMEDOUT)
-			proto_errf(err, errlen, "timed out sending request");
-		else
-			proto_errf(err, errlen, "sending request: %s", strerror(-sent));
-		return sent;
+	if (sent == -ETIMEDOUT)
+		proto_errf(err, errlen, "timed out sending request");
+	else if (sent < 0 && sent != -ECONNRESET)
+		proto_errf(err, errlen, "sending request: %s", strerror(-sent));
+	return sent < 0 ? sent : 0;
+}
+
+int proto_send(int fd, struct json_object *req, int timeout_ms, char *err, size_t errlen)
+{
+	int r = send_request(fd, req, timeout_ms >= 0 ? now_ms() + timeout_ms : -1, err, errlen);
+
+	if (r == -ECONNRESET)
+		proto_errf(err, errlen, "connection closed while sending request");
+	return r;
+}
+
+int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
+		   struct json_object **reply, char *err, size_t errlen)
+{
+	int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+	struct line_reader lr;
+	char *line = NULL;
+	size_t llen = 0;
+	int ret, sent;
+
+	if (!reply) {
+		proto_errf(err, errlen, "invalid argument");
+		return -EINVAL;
 	}
+	sent = send_request(fd, req, deadline, err, errlen);
+	if (sent < 0 && sent != -ECONNRESET)
+		return sent;
 
 	/* Read the reply, also when the daemon closed before taking the whole request: a
 	 * refusal (too many clients) is sent before the request is read, and waits there. */

@@ -203,3 +203,20 @@ int trust_call(const char *path, struct json_object *req, int timeout_ms,
 		proto_errf(err, errlen, "tracerd at %s: %s", path, why);
 	return ret;
 }
+
+int trust_send(const char *path, struct json_object *req, int timeout_ms, char *err, size_t errlen)
+{
+	int64_t t0 = now_ms();
+	char why[256] = "";
+	int fd, left, ret;
+
+	fd = trust_connect(path, timeout_ms, err, errlen);
+	if (fd < 0)
+		return fd;
+	left = timeout_ms < 0 ? -1 : timeout_ms - (int)(now_ms() - t0);
+	ret = proto_send(fd, req, timeout_ms < 0 ? -1 : left > 0 ? left : 1, why, sizeof(why));
+	close(fd);
+	if (ret < 0)
+		proto_errf(err, errlen, "tracerd at %s: %s", path, why);
+	return ret;
+}

@@ -39,4 +39,8 @@ int trust_connect(const char *path, int timeout_ms, char *err, size_t errlen);
 int trust_call(const char *path, struct json_object *req, int timeout_ms,
 	       struct json_object **reply, char *err, size_t errlen);
 
+/* trust_call's request without the wait for its reply: sent whole within timeout_ms, and the
+ * connection closed (tracerd carries out a request whose sender has gone). 0 or -errno. */
+int trust_send(const char *path, struct json_object *req, int timeout_ms, char *err, size_t errlen);
+
 #endif

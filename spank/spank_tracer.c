@@ -8,6 +8,7 @@
  * (protocol/trust.c). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,10 +18,13 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <slurm/spank.h>
 
 #include "cgroup_path.h"
 #include "config.h"
+#include "process.h"
+#include "procfs.h"
 #include "protocol.h"
 #include "slurm_ids.h"
 #include "traceparent.h"
@@ -236,6 +240,15 @@ static const struct tracer_config *config(void)
 /* This node's tracerd: socket= wins; else SocketDir from the config and the node name, which
  * slurmstepd does not hand plugins: the step's node list and this node's index in it, else
  * Slurm's cgroup path, else NodeName or the host name. */
+static int node_name(spank_t sp, pid_t pid, const struct tracer_config *cfg, char *node, size_t len)
+{
+	if (node_from_list(sp, node, len) == 0 || node_from_cgroup(pid, node, len) == 0)
+		return 0;
+	if (cfg->node_name[0])
+		return snprintf(node, len, "%s", cfg->node_name) < (int)len ? 0 : -1;
+	return config_default_node(node, len) < 0 ? -1 : 0;
+}
+
 static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
 {
 	const struct tracer_config *cfg;
@@ -245,16 +258,56 @@ static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
 		snprintf(out, len, "%s", st.socket);
 		return 0;
 	}
-	if (!(cfg = config()))
+	if (!(cfg = config()) || node_name(sp, pid, cfg, node, sizeof(node)) < 0)
 		return -1;
-	if (node_from_list(sp, node, sizeof(node)) < 0 &&
-	    node_from_cgroup(pid, node, sizeof(node)) < 0) {
-		if (cfg->node_name[0])
-			snprintf(node, sizeof(node), "%s", cfg->node_name);
-		else if (config_default_node(node, sizeof(node)) < 0)
-			return -1;
-	}
 	return config_socket_path(cfg, node, out, len);
+}
+
+/* Registration in the kernel (struct task_registration, bpf/process.h): the task, forked and
+ * not yet released to exec, goes in the registry tracerd pinned for this node, and the kernel
+ * tracks it from its exec on, whatever tracerd's state. Only a map found where only root could
+ * have put it (trust_parent's walk from "/", the pin itself root's) and of the registry's shape
+ * is written to. Returns the task's key (the request names it), or 0: then the socket alone. */
+static uint64_t register_in_kernel(spank_t sp, pid_t pid)
+{
+	const struct tracer_config *cfg = config();
+	char node[64], path[PATH_MAX], real[PATH_MAX], via[64], err[2 * PATH_MAX];
+	struct task_registration r = {};
+	struct bpf_map_info info = {};
+	__u32 info_len = sizeof(info), tgid = pid;
+	struct procfs_stat ps;
+	struct stat sb;
+	int dfd = -1, fd = -1, ok = 0;
+
+	if (!cfg || node_name(sp, pid, cfg, node, sizeof(node)) < 0 ||
+	    config_pin_path(cfg, node, CONFIG_REGISTRY_FILE, path, sizeof(path)) < 0 ||
+	    procfs_read_stat(pid, &ps) < 0)
+		return 0;
+	if (!realpath(path, real)) /* none: tracerd pins none, or is not running */
+		return 0;
+	if (trust_parent("pinned registry", path, real, &dfd, err, sizeof(err)) < 0) {
+		slurm_info("tracer: %s", err);
+		return 0;
+	}
+	if (fstatat(dfd, CONFIG_REGISTRY_FILE, &sb, AT_SYMLINK_NOFOLLOW) < 0 || sb.st_uid != 0 ||
+	    (sb.st_mode & 022) || S_ISLNK(sb.st_mode))
+		goto out;
+	/* by the directory checked, not by its name again */
+	snprintf(via, sizeof(via), "/proc/self/fd/%d/" CONFIG_REGISTRY_FILE, dfd);
+	fd = bpf_obj_get(via);
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0 ||
+	    info.type != BPF_MAP_TYPE_HASH || info.key_size != sizeof(tgid) ||
+	    info.value_size != sizeof(r) || strcmp(info.name, CONFIG_REGISTRY_FILE) != 0)
+		goto out;
+	r.start_ticks = ps.start_ticks;
+	ok = bpf_map_update_elem(fd, &tgid, &r, BPF_ANY) == 0;
+	if (!ok)
+		slurm_debug("tracer: no registration in the kernel: %m");
+out:
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	return ok ? unit_key(tgid, ps.start_ticks) : 0;
 }
 
 /* cgroup of a task: the v1 memory controller's path (where Slurm keeps its limits and peak)
@@ -312,23 +365,34 @@ static void cgroup_xattrs(const char *task_dir, const char *traceparent)
  * could have put it, root at the other end, a short reply); a failure is logged once and never
  * reaches the job. After one, the step's other tasks skip theirs: a tracerd that is down, hung
  * or not trusted costs a step timeout_ms in all, however many tasks it starts. */
-static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct json_object **reply)
+static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct json_object **reply,
+			int in_kernel)
 {
 	char path[PATH_MAX], err[2 * PATH_MAX + 128] = "";
 	int r;
 
 	*reply = NULL;
-	if (st.failed)
+	if (st.failed && !in_kernel)
 		return -1;
 	if (socket_path(sp, pid, path, sizeof(path)) < 0)
 		return -1;
+	/* the step's tracerd did not answer: the request is left for it all the same, for the
+	 * task it tracks already, without the wait */
+	if (st.failed)
+		return trust_send(path, req, st.timeout_ms, err, sizeof(err)) < 0 ? -1
+										  : -EINPROGRESS;
 	r = trust_call(path, req, st.timeout_ms, reply, err, sizeof(err));
 	if (r == -EPERM && !st.failed++)
 		slurm_info("tracer: job runs untraced: %s", err); /* says which path and why */
+	else if (r < 0 && in_kernel && !st.failed++)
+		slurm_info(
+			"tracer: tracerd did not answer (%s); the job's tasks are tracked in the "
+			"kernel from their start, and recorded once tracerd reads their "
+			"registration",
+			err);
 	else if (r < 0 && !st.failed++)
 		slurm_info("tracer: tracerd not reachable, job runs untraced: %s (see tracerd's "
-			   "log on "
-			   "this node)",
+			   "log on this node)",
 			   err);
 	return r;
 }
@@ -387,7 +451,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	struct json_object *req, *reply = NULL, *u, *idv;
 	uint32_t job = 0, step = 0, task = 0, array_job = 0, array_task = 0;
 	uint16_t cpus = 0;
-	uint64_t mem = 0, cgid = 0;
+	uint64_t mem = 0, cgid = 0, key;
 	uid_t uid = 0;
 	gid_t gid = 0;
 	pid_t pid = 0;
@@ -449,9 +513,11 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		if (cgid)
 			cgroup_xattrs(cg, tp);
 	}
+	if ((key = register_in_kernel(sp, pid)))
+		json_object_object_add(req, "kernel_key", json_object_new_int64((int64_t)key));
 	add_job_argv(sp, req);
 
-	if (call_tracerd(sp, pid, req, &reply) == 0 &&
+	if (call_tracerd(sp, pid, req, &reply, key != 0) == 0 &&
 	    json_object_object_get_ex(reply, "unit", &u) &&
 	    json_object_object_get_ex(u, "id", &idv) && st.ntasks < MAX_TASKS) {
 		st.tasks[st.ntasks].task = task;
@@ -484,7 +550,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	json_object_object_add(req, "op", json_object_new_string("unregister"));
 	json_object_object_add(req, "unit", json_object_new_int64(st.tasks[i].unit));
 	json_object_object_add(req, "status", json_object_new_int(status));
-	call_tracerd(sp, st.tasks[i].pid, req, &reply);
+	call_tracerd(sp, st.tasks[i].pid, req, &reply, 0);
 	json_object_put(reply);
 	json_object_put(req);
 	return ESPANK_SUCCESS;

@@ -172,7 +172,7 @@ static void print_store(struct json_object *reply)
 
 static int cmd_status(struct target *t, int argc, char **argv)
 {
-	struct json_object *reply, *sigs, *ev;
+	struct json_object *reply, *sigs, *ev, *reg = NULL;
 	int json = argc > 1 && strcmp(argv[1], "--json") == 0;
 	size_t i;
 	int r;
@@ -204,6 +204,13 @@ static int cmd_status(struct target *t, int argc, char **argv)
 		       reply_int(ev, "oom", 0), reply_int(ev, "lost", 0),
 		       reply_int(ev, "refused", 0), reply_int(ev, "unstored", 0));
 	print_stalled(reply);
+	if (json_object_object_get_ex(reply, "kernel_registration", &reg))
+		printf("  registration      %s\n",
+		       reply_int(reg, "pinned", 0)
+			       ? "in the kernel, through the map the SPANK plugin writes"
+			       : "through the socket alone: no pinned map");
+	if (reg && !reply_int(reg, "pinned", 1))
+		printf("                    (%s)\n", reply_str(reg, "reason", "?"));
 	printf("  signals\n");
 	if (json_object_object_get_ex(reply, "signals", &sigs)) {
 		for (i = 0; i < json_object_array_length(sigs); i++) {

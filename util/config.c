@@ -42,6 +42,7 @@ void config_defaults(struct tracer_config *cfg)
 	 * can serve every node. */
 	snprintf(cfg->socket_dir, sizeof(cfg->socket_dir), "%s", "/run/tracer");
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", "/var/lib/tracer");
+	snprintf(cfg->pin_dir, sizeof(cfg->pin_dir), "%s", "/sys/fs/bpf/tracer");
 	snprintf(cfg->slurm_user, sizeof(cfg->slurm_user), "%s", "slurm");
 	cfg->sample_interval_ms = 10 * 1000;
 	cfg->stall_after_ms = 5 * 60 * 1000;
@@ -250,6 +251,7 @@ static const struct key_def keys[] = {
 	KEY("NodeName", K_NAME, node_name),
 	KEY("SocketDir", K_PATH, socket_dir),
 	KEY("StateDir", K_PATH, state_dir),
+	KEY("PinDir", K_PATH, pin_dir),
 	KEY("SlurmUser", K_NAME, slurm_user),
 	KEY("SampleInterval", K_SAMPLE, sample_interval_ms),
 	KEY("StallAfter", K_STALL, stall_after_ms),
@@ -637,6 +639,22 @@ int config_default_node(char *out, size_t outlen)
 	return 0;
 }
 
+/* node, or the config's NodeName, or the short host name (in def): checked to be a file name */
+static int resolve_node(const struct tracer_config *cfg, const char **node, char *def, size_t len)
+{
+	int ret;
+
+	if (!*node || !(*node)[0])
+		*node = cfg->node_name;
+	if (!(*node)[0]) {
+		if ((ret = config_default_node(def, len)) < 0)
+			return ret;
+		*node = def;
+	}
+	/* The node name becomes part of a file name: no '/' or other surprises. */
+	return check_name(*node, len) ? -EINVAL : 0;
+}
+
 int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen)
 {
 	char def[64];
@@ -645,20 +663,27 @@ int config_socket_path(const struct tracer_config *cfg, const char *node, char *
 
 	if (!cfg || !out || !outlen)
 		return -EINVAL;
-	if (!node || !node[0])
-		node = cfg->node_name;
-	if (!node[0]) {
-		if ((ret = config_default_node(def, sizeof(def))) < 0)
-			return ret;
-		node = def;
-	}
-	/* The node name becomes part of a file name: no '/' or other surprises. */
-	if (check_name(node, sizeof(def)))
-		return -EINVAL;
+	if ((ret = resolve_node(cfg, &node, def, sizeof(def))) < 0)
+		return ret;
 	n = snprintf(NULL, 0, "%s/tracerd-%s.sock", cfg->socket_dir, node);
 	/* A path that cannot be bound is useless even if the caller's buffer is larger. */
 	if (n < 0 || (size_t)n >= outlen || (size_t)n >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
 	snprintf(out, outlen, "%s/tracerd-%s.sock", cfg->socket_dir, node);
 	return 0;
+}
+
+int config_pin_path(const struct tracer_config *cfg, const char *node, const char *file, char *out,
+		    size_t outlen)
+{
+	char def[64];
+	int n, ret;
+
+	if (!cfg || !out || !outlen)
+		return -EINVAL;
+	if ((ret = resolve_node(cfg, &node, def, sizeof(def))) < 0)
+		return ret;
+	n = snprintf(out, outlen, "%s/%s%s%s", cfg->pin_dir, node, file ? "/" : "",
+		     file ? file : "");
+	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
 }

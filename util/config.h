@@ -16,6 +16,7 @@ struct tracer_config {
 	char node_name[64];	   /* NodeName: default empty = short hostname, -N overrides */
 	char socket_dir[PATH_MAX]; /* SocketDir: /run/tracer */
 	char state_dir[PATH_MAX];  /* StateDir: /var/lib/tracer */
+	char pin_dir[PATH_MAX];	   /* PinDir: BPF objects pinned for the SPANK plugin (bpffs) */
 	char slurm_user[64];	   /* SlurmUser: may register jobs besides root (default "slurm") */
 	uint32_t sample_interval_ms; /* SampleInterval: live sampling period; 0 disables (default
 					10s) */
@@ -71,6 +72,11 @@ int config_load(const char *path, int path_is_default, struct tracer_config *cfg
 
 /* The control socket path for this config and node: SocketDir/tracerd-NODE.sock. */
 int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen);
+/* Where tracerd pins the map of tasks registered in the kernel (struct task_registration):
+ * PinDir/NODE/task_registry; PinDir/NODE is the directory. */
+#define CONFIG_REGISTRY_FILE "task_registry"
+int config_pin_path(const struct tracer_config *cfg, const char *node, const char *file, char *out,
+		    size_t outlen);
 
 /* The TCP port of node's tracerd: its NodePorts entry, else ListenPort (0: none). */
 uint32_t config_listen_port(const struct tracer_config *cfg, const char *node);

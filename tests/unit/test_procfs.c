@@ -1,4 +1,4 @@
-/* Unit tests for nodeagent/procfs.c: /proc/PID/stat parsing (odd comms, negative fields,
+/* Unit tests for util/procfs.c: /proc/PID/stat parsing (odd comms, negative fields,
  * garbage), the readers on this process and on forked children, descendants, cgroup.procs. */
 #include <errno.h>
 #include <fcntl.h>

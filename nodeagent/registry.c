@@ -1,0 +1,203 @@
+/* Registration in the kernel, tracerd's side: see registry.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "agent_internal.h"
+#include "clock.h"
+#include "log.h"
+#include "procfs.h"
+#include "registry.h"
+#include "units.h"
+
+#define BPF_FS_MAGIC 0xcafe4a11
+#define BPF_FS_ROOT "/sys/fs/bpf"
+
+static int on_bpffs(const char *path)
+{
+	struct statfs f;
+
+	return statfs(path, &f) == 0 && f.f_type == BPF_FS_MAGIC;
+}
+
+/* A directory of root's that only root may enter: made if missing, refused if another's. */
+static int root_dir(const char *path)
+{
+	struct stat sb;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(path, &sb) < 0)
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return -ENOTDIR;
+	if (sb.st_uid != 0)
+		return -EPERM;
+	if ((sb.st_mode & 077) && chmod(path, 0700) < 0)
+		return -errno;
+	return 0;
+}
+
+static void registry_off(struct agent *a, const char *fmt, const char *what, int err)
+{
+	a->registry_pinned = 0;
+	snprintf(a->registry, sizeof(a->registry), fmt, what, strerror(-err));
+	log_warn("no registration in the kernel: %s; the SPANK plugin registers through the "
+		 "socket alone, and what a task runs before tracerd answers it is not recorded",
+		 a->registry);
+}
+
+void registry_open(struct agent *a)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int err;
+
+	if ((err = config_pin_path(&a->cfg, a->node, NULL, dir, sizeof(dir))) < 0 ||
+	    (err = config_pin_path(&a->cfg, a->node, CONFIG_REGISTRY_FILE, path, sizeof(path))) <
+		    0)
+		return registry_off(a, "PinDir %s: %s", a->cfg.pin_dir, err);
+	/* systemd mounts it; a node without systemd, or a container, may not have */
+	if (strncmp(a->cfg.pin_dir, BPF_FS_ROOT "/", sizeof(BPF_FS_ROOT)) == 0 &&
+	    !on_bpffs(BPF_FS_ROOT) && mount("bpf", BPF_FS_ROOT, "bpf", 0, "mode=0700") < 0)
+		return registry_off(a, "cannot mount the BPF filesystem at %s: %s", BPF_FS_ROOT,
+				    -errno);
+	if ((err = root_dir(a->cfg.pin_dir)) < 0)
+		return registry_off(a, "PinDir %s: %s", a->cfg.pin_dir, err);
+	if ((err = root_dir(dir)) < 0)
+		return registry_off(a, "%s: %s", dir, err);
+	if (!on_bpffs(dir))
+		return registry_off(a, "%s: %s", dir, -EXDEV); /* not a BPF filesystem */
+	if ((err = collector_pin_registry(a->collector, path)) < 0)
+		return registry_off(a, "cannot pin %s: %s", path, err);
+	a->registry_pinned = 1;
+	snprintf(a->registry, sizeof(a->registry), "%s", path);
+	log_info("tasks are registered in the kernel through %s", path);
+}
+
+void registry_close(struct agent *a)
+{
+	if (a->registry_pinned)
+		collector_unpin_registry(a->collector);
+	a->registry_pinned = 0;
+}
+
+const char *registry_state(const struct agent *a, int *pinned)
+{
+	*pinned = a->registry_pinned;
+	return a->registry;
+}
+
+static void forget_key(struct agent *a, unsigned i)
+{
+	a->keys[i] = a->keys[--a->nkeys];
+}
+
+uint64_t registry_unit(struct agent *a, uint64_t unit)
+{
+	struct unit *u;
+	unsigned i;
+
+	if (!(unit & UNIT_KEY_BIT))
+		return unit;
+	for (u = a->units; u; u = u->next)
+		if (u->kernel_key == unit && !u->dropped)
+			return u->id;
+	for (i = 0; i < a->nkeys; i++)
+		if (a->keys[i].key == unit)
+			return unit;
+	/* a full table: this key's rows are not swept; tracerd's next start drops them */
+	if (a->nkeys < REGISTRY_KEYS_MAX)
+		a->keys[a->nkeys++] = (typeof(a->keys[0])){ unit, clock_mono_ns() };
+	return unit;
+}
+
+struct key_move {
+	struct agent *a;
+	uint64_t key, to;
+	unsigned moved;
+};
+
+static int move_proc(struct proc *p, void *ctx)
+{
+	struct key_move *m = ctx;
+
+	if (p->unit == m->key) {
+		units_move_proc(m->a, p, m->to);
+		m->moved++;
+	}
+	return 0;
+}
+
+/* What is recorded under key becomes unit to's (0: no unit's, the store's rows dropped). */
+static unsigned move_key(struct agent *a, uint64_t key, uint64_t to, uint64_t *rows)
+{
+	struct key_move m = { a, key, to, 0 };
+	unsigned i;
+
+	*rows = 0;
+	if (store_move_rows(a->store, key, to, rows) < 0)
+		*rows = 0;
+	proctable_foreach(&a->procs, move_proc, &m);
+	for (i = 0; i < a->nkeys; i++)
+		if (a->keys[i].key == key)
+			forget_key(a, i--);
+	return m.moved;
+}
+
+void registry_adopt(struct agent *a, struct unit *u)
+{
+	uint64_t rows;
+	unsigned live;
+
+	if (!u->kernel_key)
+		return;
+	/* its task has not executed yet, or never will: tracked from the request on anyway */
+	collector_registry_forget(a->collector, (uint32_t)(u->kernel_key & UNIT_KEY_PID_MASK));
+	live = move_key(a, u->kernel_key, u->id, &rows);
+	u->finished += rows;
+	if (rows || live)
+		log_info("unit %" PRIu64 " (%s): %" PRIu64 " processes ended and %u running were "
+			 "tracked from its registration in the kernel, before tracerd heard of it",
+			 u->id, u->name, rows, live);
+}
+
+/* An entry whose task is gone, or whose pid is another process's now: it never executed. */
+static void sweep_entries(struct agent *a)
+{
+	struct task_registration r;
+	struct procfs_stat st;
+	uint32_t tgid, *prev = NULL;
+	unsigned n = 0;
+
+	while (n++ < 4096 && collector_registry_next(a->collector, prev, &tgid, &r) == 0) {
+		if (procfs_read_stat(tgid, &st) < 0 || st.start_ticks != r.start_ticks)
+			collector_registry_forget(a->collector, tgid);
+		prev = &tgid;
+	}
+}
+
+void registry_sweep(struct agent *a)
+{
+	uint64_t now = clock_mono_ns(), key, rows;
+	unsigned i, live;
+
+	if (!a->registry_pinned)
+		return;
+	sweep_entries(a);
+	for (i = 0; i < a->nkeys; i++) {
+		if (now - a->keys[i].seen_ns < (uint64_t)REGISTRY_WAIT_MS * 1000000)
+			continue;
+		key = a->keys[i].key;
+		live = move_key(a, key, 0, &rows);
+		log_warn("pid %u, registered in the kernel %d s ago: no registration of its unit "
+			 "reached tracerd; its %" PRIu64 " processes recorded so far are dropped, "
+			 "and %u running are left to no unit",
+			 (unsigned)(key & UNIT_KEY_PID_MASK), REGISTRY_WAIT_MS / 1000, rows, live);
+		i = (unsigned)-1; /* move_key changed the table: from the start */
+	}
+}

@@ -1,0 +1,36 @@
+/* Registration in the kernel, tracerd's side (see struct task_registration in bpf/process.h):
+ * the registry map pinned for the SPANK plugin, and the keys of tasks the kernel side tracked
+ * before tracerd knew their unit, linked to it when the plugin's request comes. */
+#ifndef TRACER_REGISTRY_H
+#define TRACER_REGISTRY_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct agent;
+struct unit;
+
+/* How long the rows of a key wait for its unit's registration: past that, a request that never
+ * came (tracerd was not there for it, or refused it), and they are dropped, said in the log. */
+#define REGISTRY_WAIT_MS (120 * 1000)
+/* Keys waiting at once: one per task tracerd has not heard of yet */
+#define REGISTRY_KEYS_MAX 512
+
+/* Pin the registry at PinDir/NODE/task_registry (bpffs mounted at /sys/fs/bpf when it is not
+ * and PinDir is under it). Optional: when it cannot be, the reason is logged and kept for
+ * status, and the plugin registers through the socket alone. */
+void registry_open(struct agent *a);
+void registry_close(struct agent *a);
+/* Where the registry is pinned, or why it is not (for status). */
+const char *registry_state(const struct agent *a, int *pinned);
+
+/* The unit an event's unit field stands for: a linked key's unit id; else the field as it is
+ * (an unlinked key noted, to be linked or expired). */
+uint64_t registry_unit(struct agent *a, uint64_t unit);
+/* The unit's registration names its task's key (the request's kernel_key): what the kernel side
+ * recorded under it, in the store and in the process table, becomes the unit's. */
+void registry_adopt(struct agent *a, struct unit *u);
+/* Now and then: entries of tasks gone before their exec, and keys whose unit never came. */
+void registry_sweep(struct agent *a);
+
+#endif
