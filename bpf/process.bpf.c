@@ -51,9 +51,6 @@ struct task_struct___pre62 {
 /* Set by tracerd once any cgroup is registered, so that untracked processes pay the cgroup
  * lookup only on hosts that use cgroup tracking. */
 volatile __u32 cgroup_tracking = 0;
-/* Set by tracerd once task_registry is pinned for the SPANK plugin: from then on an untracked
- * exec pays one lookup there. */
-volatile __u32 kernel_registration = 0;
 const volatile __u32 page_kb = 4;
 /* Wake tracerd only once this much is waiting: a wakeup per event costs the traced work an
  * interrupt each (an expensive exit on VMs). tracerd also drains on a short timer. Each CPU
@@ -129,12 +126,14 @@ struct {
 	__type(value, __u64); /* unit */
 } tracked_cgroups SEC(".maps");
 
-/* Tasks registered by the SPANK plugin, not yet executed (see struct task_registration): an
- * entry goes at the task's exec, or is swept by tracerd once its task is gone. */
+/* Tasks registered by the SPANK plugin, not yet executed (see struct task_registration), in
+ * their own storage: written through a pidfd, so the entry is that very task's and goes with it,
+ * and a task with no BPF storage at all (every untracked one, as maybe_tracked says) is settled
+ * without a lookup. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32); /* tgid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct task_registration);
 } task_registry SEC(".maps");
 
@@ -318,18 +317,16 @@ static __always_inline __u64 unit_from_cgroup(void)
 static __always_inline __u64 unit_from_registry(struct task_struct *task, __u32 tgid)
 {
 	struct task_registration *r;
-	__u64 ticks;
+	__u64 key;
 
-	if (!kernel_registration)
+	if (!task->bpf_storage)
 		return 0;
-	r = bpf_map_lookup_elem(&task_registry, &tgid);
+	r = bpf_task_storage_get(&task_registry, task, 0, 0);
 	if (!r)
 		return 0;
-	ticks = task->group_leader->start_boottime / START_TICK_NS;
-	if (r->start_ticks != ticks)
-		return 0; /* another process's pid now: tracerd sweeps the entry */
-	bpf_map_delete_elem(&task_registry, &tgid);
-	return unit_key(tgid, ticks);
+	key = unit_key(tgid, r->start_ticks);
+	bpf_task_storage_delete(&task_registry, task);
+	return key;
 }
 
 /* A read, not a load: the exit's thread walk passes pointers the verifier knows only as numbers. */
@@ -649,7 +646,7 @@ int BPF_PROG(handle_exec, struct task_struct *task, pid_t old_pid, struct linux_
 
 	if (maybe_tracked(task))
 		ps = proc_of(task); /* the task leads its process now */
-	else if (!cgroup_tracking && !kernel_registration)
+	else if (!cgroup_tracking)
 		return 0;
 	if (ps)
 		t = &ps->proc;

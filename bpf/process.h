@@ -88,13 +88,12 @@ struct tracked_proc {
 #define START_TICK_NS 10000000ULL /* one USER_HZ tick, /proc/PID/stat's unit of start time */
 
 /* Registration in the kernel. The SPANK plugin, root in slurmstepd, puts each task it has forked
- * and not yet released to exec in the pinned map task_registry, keyed by its pid; at the task's
- * exec the kernel side tracks it, and its descendants after it, under unit_key(). tracerd links
- * that key to the unit of the plugin's request whenever the request reaches it: a hung, slow or
- * absent tracerd costs the job nothing, and no process of the task is missed meanwhile. */
+ * and not yet released to exec in the pinned task-storage map task_registry, through a pidfd;
+ * at the task's exec the kernel side tracks it, and its descendants after it, under unit_key().
+ * tracerd links that key to the unit of the plugin's request whenever the request reaches it: a
+ * hung, slow or absent tracerd costs the job nothing, and no process of the task is missed. */
 struct task_registration {
-	__u64 start_ticks; /* the task's start, as /proc/PID/stat gives it: no later owner of the
-			    * pid is taken for it */
+	__u64 start_ticks; /* the task's start, as /proc/PID/stat gives it: with its pid, its key */
 };
 
 /* Unit ids with this bit are keys of registered tasks, not yet linked to a unit by tracerd.

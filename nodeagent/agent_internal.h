@@ -49,6 +49,8 @@ struct agent {
 	int registry_pinned;
 	struct {
 		uint64_t key, seen_ns;
+		uint64_t bytes;	  /* what its rows take in the store */
+		uint64_t refused; /* processes past a unit's cap on that */
 	} keys[REGISTRY_KEYS_MAX];
 	unsigned nkeys;
 };

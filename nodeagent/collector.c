@@ -656,14 +656,9 @@ int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id)
 
 int collector_pin_registry(struct collector *c, const char *path)
 {
-	int err;
-
 	if (unlink(path) < 0 && errno != ENOENT)
 		return -errno;
-	err = bpf_map__pin(c->skel->maps.task_registry, path);
-	if (!err)
-		c->skel->bss->kernel_registration = 1;
-	return err;
+	return bpf_map__pin(c->skel->maps.task_registry, path);
 }
 
 static uint32_t map_id(int fd)
@@ -687,34 +682,6 @@ void collector_unpin_registry(struct collector *c)
 		bpf_map__unpin(m, NULL);
 	if (fd >= 0)
 		close(fd);
-}
-
-int collector_registry_next(const struct collector *c, const uint32_t *prev, uint32_t *tgid,
-			    struct task_registration *out)
-{
-	const struct bpf_map *m = c->skel->maps.task_registry;
-	uint32_t key;
-	int err;
-
-	for (;;) { /* an entry may go between the two calls (its task's exec): the next one */
-		err = bpf_map__get_next_key(m, prev, &key, sizeof(key));
-		if (err)
-			return err;
-		err = bpf_map__lookup_elem(m, &key, sizeof(key), out, sizeof(*out), 0);
-		if (err != -ENOENT)
-			break;
-		*tgid = key;
-		prev = tgid;
-	}
-	*tgid = key;
-	return err;
-}
-
-int collector_registry_forget(struct collector *c, uint32_t tgid)
-{
-	int err = bpf_map__delete_elem(c->skel->maps.task_registry, &tgid, sizeof(tgid), 0);
-
-	return err == -ENOENT ? 0 : err;
 }
 
 uint64_t collector_unit_lost(const struct collector *c, uint64_t unit)

@@ -61,14 +61,10 @@ int collector_has_net(const struct collector *c);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);
 
-/* The map of tasks the SPANK plugin registers in the kernel (struct task_registration), pinned
- * at path (a stale pin there is replaced); from then on untracked execs look it up. */
+/* The map the SPANK plugin registers tasks in (struct task_registration), pinned at path (a
+ * stale pin there is replaced); unpinned only while the pin is still this collector's. */
 int collector_pin_registry(struct collector *c, const char *path);
 void collector_unpin_registry(struct collector *c);
-/* The registry's entries one by one (prev NULL: the first); -ENOENT after the last. */
-int collector_registry_next(const struct collector *c, const uint32_t *prev, uint32_t *tgid,
-			    struct task_registration *out);
-int collector_registry_forget(struct collector *c, uint32_t tgid);
 
 /* Events of a unit the kernel side could not record (ring buffer or tracked set full). */
 uint64_t collector_unit_lost(const struct collector *c, uint64_t unit);

@@ -11,7 +11,6 @@
 #include "agent_internal.h"
 #include "clock.h"
 #include "log.h"
-#include "procfs.h"
 #include "registry.h"
 #include "units.h"
 
@@ -58,8 +57,7 @@ void registry_open(struct agent *a)
 	int err;
 
 	if ((err = config_pin_path(&a->cfg, a->node, NULL, dir, sizeof(dir))) < 0 ||
-	    (err = config_pin_path(&a->cfg, a->node, CONFIG_REGISTRY_FILE, path, sizeof(path))) <
-		    0)
+	    (err = config_pin_path(&a->cfg, a->node, CONFIG_REGISTRY_FILE, path, sizeof(path))) < 0)
 		return registry_off(a, "PinDir %s: %s", a->cfg.pin_dir, err);
 	/* systemd mounts it; a node without systemd, or a container, may not have */
 	if (strncmp(a->cfg.pin_dir, BPF_FS_ROOT "/", sizeof(BPF_FS_ROOT)) == 0 &&
@@ -97,23 +95,48 @@ static void forget_key(struct agent *a, unsigned i)
 	a->keys[i] = a->keys[--a->nkeys];
 }
 
+/* The waiting key's slot, noted now if new; -1 when the table is full */
+static int key_slot(struct agent *a, uint64_t key)
+{
+	unsigned i;
+
+	for (i = 0; i < a->nkeys; i++)
+		if (a->keys[i].key == key)
+			return (int)i;
+	if (a->nkeys == REGISTRY_KEYS_MAX)
+		return -1;
+	a->keys[a->nkeys] = (typeof(a->keys[0])){ .key = key, .seen_ns = clock_mono_ns() };
+	return (int)a->nkeys++;
+}
+
 uint64_t registry_unit(struct agent *a, uint64_t unit)
 {
 	struct unit *u;
-	unsigned i;
 
 	if (!(unit & UNIT_KEY_BIT))
 		return unit;
 	for (u = a->units; u; u = u->next)
 		if (u->kernel_key == unit && !u->dropped)
 			return u->id;
-	for (i = 0; i < a->nkeys; i++)
-		if (a->keys[i].key == unit)
-			return unit;
-	/* a full table: this key's rows are not swept; tracerd's next start drops them */
-	if (a->nkeys < REGISTRY_KEYS_MAX)
-		a->keys[a->nkeys++] = (typeof(a->keys[0])){ unit, clock_mono_ns() };
+	key_slot(a, unit);
 	return unit;
+}
+
+int registry_hold(struct agent *a, uint64_t unit, size_t bytes)
+{
+	int i;
+
+	if (!(unit & UNIT_KEY_BIT))
+		return 1;
+	/* a full table (as many tasks waiting as that): nothing of theirs kept until linked */
+	if ((i = key_slot(a, unit)) < 0)
+		return 0;
+	if (a->keys[i].bytes >= units_store_cap(a)) {
+		a->keys[i].refused++;
+		return 0;
+	}
+	a->keys[i].bytes += bytes;
+	return 1;
 }
 
 struct key_move {
@@ -133,19 +156,25 @@ static int move_proc(struct proc *p, void *ctx)
 	return 0;
 }
 
-/* What is recorded under key becomes unit to's (0: no unit's, the store's rows dropped). */
-static unsigned move_key(struct agent *a, uint64_t key, uint64_t to, uint64_t *rows)
+/* What is recorded under key becomes unit u's (NULL: no unit's, the store's rows dropped). */
+static unsigned move_key(struct agent *a, uint64_t key, struct unit *u, uint64_t *rows)
 {
-	struct key_move m = { a, key, to, 0 };
+	struct key_move m = { a, key, u ? u->id : 0, 0 };
 	unsigned i;
 
 	*rows = 0;
-	if (store_move_rows(a->store, key, to, rows) < 0)
+	if (store_move_rows(a->store, key, m.to, rows) < 0)
 		*rows = 0;
 	proctable_foreach(&a->procs, move_proc, &m);
-	for (i = 0; i < a->nkeys; i++)
-		if (a->keys[i].key == key)
-			forget_key(a, i--);
+	for (i = 0; i < a->nkeys; i++) {
+		if (a->keys[i].key != key)
+			continue;
+		if (u) {
+			u->stored_bytes += a->keys[i].bytes;
+			u->unstored += a->keys[i].refused;
+		}
+		forget_key(a, i--);
+	}
 	return m.moved;
 }
 
@@ -156,29 +185,12 @@ void registry_adopt(struct agent *a, struct unit *u)
 
 	if (!u->kernel_key)
 		return;
-	/* its task has not executed yet, or never will: tracked from the request on anyway */
-	collector_registry_forget(a->collector, (uint32_t)(u->kernel_key & UNIT_KEY_PID_MASK));
-	live = move_key(a, u->kernel_key, u->id, &rows);
+	live = move_key(a, u->kernel_key, u, &rows);
 	u->finished += rows;
 	if (rows || live)
 		log_info("unit %" PRIu64 " (%s): %" PRIu64 " processes ended and %u running were "
 			 "tracked from its registration in the kernel, before tracerd heard of it",
 			 u->id, u->name, rows, live);
-}
-
-/* An entry whose task is gone, or whose pid is another process's now: it never executed. */
-static void sweep_entries(struct agent *a)
-{
-	struct task_registration r;
-	struct procfs_stat st;
-	uint32_t tgid, *prev = NULL;
-	unsigned n = 0;
-
-	while (n++ < 4096 && collector_registry_next(a->collector, prev, &tgid, &r) == 0) {
-		if (procfs_read_stat(tgid, &st) < 0 || st.start_ticks != r.start_ticks)
-			collector_registry_forget(a->collector, tgid);
-		prev = &tgid;
-	}
 }
 
 void registry_sweep(struct agent *a)
@@ -188,12 +200,11 @@ void registry_sweep(struct agent *a)
 
 	if (!a->registry_pinned)
 		return;
-	sweep_entries(a);
 	for (i = 0; i < a->nkeys; i++) {
 		if (now - a->keys[i].seen_ns < (uint64_t)REGISTRY_WAIT_MS * 1000000)
 			continue;
 		key = a->keys[i].key;
-		live = move_key(a, key, 0, &rows);
+		live = move_key(a, key, NULL, &rows);
 		log_warn("pid %u, registered in the kernel %d s ago: no registration of its unit "
 			 "reached tracerd; its %" PRIu64 " processes recorded so far are dropped, "
 			 "and %u running are left to no unit",

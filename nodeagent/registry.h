@@ -27,10 +27,14 @@ const char *registry_state(const struct agent *a, int *pinned);
 /* The unit an event's unit field stands for: a linked key's unit id; else the field as it is
  * (an unlinked key noted, to be linked or expired). */
 uint64_t registry_unit(struct agent *a, uint64_t unit);
+/* May a row of bytes be written for the unit field unit of a process with no unit in memory?
+ * Yes but for an unlinked key past a unit's cap (units_store_cap): then the process is counted,
+ * in its unit's Lost once linked. */
+int registry_hold(struct agent *a, uint64_t unit, size_t bytes);
 /* The unit's registration names its task's key (the request's kernel_key): what the kernel side
  * recorded under it, in the store and in the process table, becomes the unit's. */
 void registry_adopt(struct agent *a, struct unit *u);
-/* Now and then: entries of tasks gone before their exec, and keys whose unit never came. */
+/* Now and then: keys whose unit never came. */
 void registry_sweep(struct agent *a);
 
 #endif

@@ -161,7 +161,7 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 
 /* A unit's cap on its rows in the store: StoreUnitMaxSize, and at most a quarter of
  * StoreMaxSize, so that one running unit cannot take the whole store from finished ones */
-static uint64_t unit_cap(const struct agent *a)
+uint64_t units_store_cap(const struct agent *a)
 {
 	uint64_t cap = a->cfg.store_unit_max_bytes, quarter = a->cfg.store_max_bytes / 4;
 
@@ -173,7 +173,10 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 	size_t new_row = 0;
 	int r;
 
-	if (!u || u->stored_bytes < unit_cap(a)) {
+	/* of a task registered in the kernel, before its unit: held to a unit's cap too */
+	if (!u && !registry_hold(a, p->unit, store_row_bytes(p)))
+		return -ENOSPC;
+	if (!u || u->stored_bytes < units_store_cap(a)) {
 		r = store_add_process(a->store, p, a->offset_ns);
 		if (!r && u)
 			u->stored_bytes += store_row_bytes(p);
@@ -200,8 +203,10 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 
 void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, uint64_t now_ns)
 {
-	if (u && u->stored_bytes >= unit_cap(a))
+	if (u && u->stored_bytes >= units_store_cap(a))
 		return; /* its peaks are kept in its row all the same (housekeeping.c) */
+	if (!u && !registry_hold(a, p->unit, store_sample_bytes()))
+		return;
 	if (store_add_sample(a->store, p, now_ns, a->offset_ns) == 0 && u)
 		u->stored_bytes += store_sample_bytes();
 }

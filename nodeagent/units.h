@@ -36,6 +36,8 @@ void units_save(struct agent *a, struct unit *u);
 /* Forget a unit: it is freed by units_reap (kept until its record is written, if it waits). */
 void units_drop(struct agent *a, struct unit *u);
 
+/* A unit's cap on its rows in the store: StoreUnitMaxSize, at most a quarter of StoreMaxSize */
+uint64_t units_store_cap(const struct agent *a);
 /* Store a finished process of unit u (NULL: of no unit in memory) and count what its row
  * takes in u's share of the store. Past u's cap (StoreUnitMaxSize), the process is added into
  * the unit's per-tool rows instead (store_fold_process) and counted in u->procs_folded. */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -274,10 +275,10 @@ static uint64_t register_in_kernel(spank_t sp, pid_t pid)
 	char node[64], path[PATH_MAX], real[PATH_MAX], via[64], err[2 * PATH_MAX];
 	struct task_registration r = {};
 	struct bpf_map_info info = {};
-	__u32 info_len = sizeof(info), tgid = pid;
-	struct procfs_stat ps;
+	__u32 info_len = sizeof(info);
+	struct procfs_stat ps, sb_ps;
 	struct stat sb;
-	int dfd = -1, fd = -1, ok = 0;
+	int dfd = -1, fd = -1, pidfd = -1, ok = 0;
 
 	if (!cfg || node_name(sp, pid, cfg, node, sizeof(node)) < 0 ||
 	    config_pin_path(cfg, node, CONFIG_REGISTRY_FILE, path, sizeof(path)) < 0 ||
@@ -296,18 +297,24 @@ static uint64_t register_in_kernel(spank_t sp, pid_t pid)
 	snprintf(via, sizeof(via), "/proc/self/fd/%d/" CONFIG_REGISTRY_FILE, dfd);
 	fd = bpf_obj_get(via);
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0 ||
-	    info.type != BPF_MAP_TYPE_HASH || info.key_size != sizeof(tgid) ||
+	    info.type != BPF_MAP_TYPE_TASK_STORAGE || info.key_size != sizeof(pidfd) ||
 	    info.value_size != sizeof(r) || strcmp(info.name, CONFIG_REGISTRY_FILE) != 0)
 		goto out;
+	/* the task itself, whatever becomes of its pid: checked against the start read above */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 || procfs_read_stat(pid, &sb_ps) < 0 || sb_ps.start_ticks != ps.start_ticks)
+		goto out;
 	r.start_ticks = ps.start_ticks;
-	ok = bpf_map_update_elem(fd, &tgid, &r, BPF_ANY) == 0;
+	ok = bpf_map_update_elem(fd, &pidfd, &r, BPF_ANY) == 0;
 	if (!ok)
 		slurm_debug("tracer: no registration in the kernel: %m");
 out:
+	if (pidfd >= 0)
+		close(pidfd);
 	if (fd >= 0)
 		close(fd);
 	close(dfd);
-	return ok ? unit_key(tgid, ps.start_ticks) : 0;
+	return ok ? unit_key(pid, ps.start_ticks) : 0;
 }
 
 /* cgroup of a task: the v1 memory controller's path (where Slurm keeps its limits and peak)
