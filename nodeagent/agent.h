@@ -66,4 +66,7 @@ int agent_is_admin(const struct agent *a, const struct peer *peer);
  * peer's own, all for an admin), topology}. */
 struct json_object *agent_status_json(struct agent *a, const struct peer *peer);
 
+/* The unit a task registered in the kernel under key belongs to (registry.h), or 0. */
+uint64_t agent_unit_of_key(struct agent *a, uint64_t key);
+
 #endif

@@ -53,6 +53,10 @@ struct agent {
 		uint64_t refused; /* processes past a unit's cap on that */
 	} keys[REGISTRY_KEYS_MAX];
 	unsigned nkeys;
+	uint64_t keys_bytes; /* of them all */
+	/* keys given up on (REGISTRY_WAIT_MS): their processes still running are not stored */
+	uint64_t expired[REGISTRY_EXPIRED_MAX];
+	unsigned nexpired;
 };
 
 /* Ring-buffer callback (collector_event_fn). */

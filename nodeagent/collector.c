@@ -602,21 +602,36 @@ out:
 	return err;
 }
 
-int collector_proc_waits(const struct collector *c, uint32_t tgid, uint64_t start_ns,
-			 struct proc_waits *out)
+static int proc_state_of(const struct collector *c, uint32_t tgid, uint64_t start_ns,
+			 struct proc_state *ps)
 {
-	struct proc_state ps;
 	int fd, err;
 
 	if (!c)
 		return -ENODEV;
 	if ((fd = pidfd_open(tgid, 0)) < 0)
 		return -errno;
-	err = read_state(c, fd, start_ns, &ps);
+	err = read_state(c, fd, start_ns, ps);
 	close(fd);
+	return err;
+}
+
+int collector_proc_waits(const struct collector *c, uint32_t tgid, uint64_t start_ns,
+			 struct proc_waits *out)
+{
+	struct proc_state ps;
+	int err = proc_state_of(c, tgid, start_ns, &ps);
+
 	if (!err)
 		*out = ps.proc.w;
 	return err;
+}
+
+uint64_t collector_proc_unit(const struct collector *c, uint32_t tgid, uint64_t start_ns)
+{
+	struct proc_state ps;
+
+	return proc_state_of(c, tgid, start_ns, &ps) == 0 ? ps.proc.unit : 0;
 }
 
 int collector_has_net(const struct collector *c)

@@ -56,6 +56,8 @@ int collector_untrack_pid(struct collector *c, uint32_t tgid);
  * tests). */
 int collector_proc_waits(const struct collector *c, uint32_t tgid, uint64_t start_ns,
 			 struct proc_waits *out);
+/* The unit the kernel side tracks a running process under, or 0. */
+uint64_t collector_proc_unit(const struct collector *c, uint32_t tgid, uint64_t start_ns);
 /* Whether network bytes are counted (this kernel has the sock_*_length tracepoints). */
 int collector_has_net(const struct collector *c);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);

@@ -109,17 +109,52 @@ static int key_slot(struct agent *a, uint64_t key)
 	return (int)a->nkeys++;
 }
 
+static int expired(const struct agent *a, uint64_t key)
+{
+	unsigned i;
+
+	for (i = 0; i < a->nexpired && i < REGISTRY_EXPIRED_MAX; i++)
+		if (a->expired[i] == key)
+			return 1;
+	return 0;
+}
+
+/* The unit in memory whose task's key this is, or 0 */
+static uint64_t linked_unit(const struct agent *a, uint64_t key)
+{
+	const struct unit *u;
+
+	for (u = a->units; u; u = u->next)
+		if (u->kernel_key == key && !u->dropped)
+			return u->id;
+	return 0;
+}
+
 uint64_t registry_unit(struct agent *a, uint64_t unit)
 {
-	struct unit *u;
+	uint64_t id;
 
 	if (!(unit & UNIT_KEY_BIT))
 		return unit;
-	for (u = a->units; u; u = u->next)
-		if (u->kernel_key == unit && !u->dropped)
-			return u->id;
-	key_slot(a, unit);
+	if ((id = linked_unit(a, unit)))
+		return id;
+	if (!expired(a, unit))
+		key_slot(a, unit);
 	return unit;
+}
+
+uint64_t agent_unit_of_key(struct agent *a, uint64_t key)
+{
+	return (key & UNIT_KEY_BIT) ? linked_unit(a, key) : 0;
+}
+
+static uint64_t keys_cap(const struct agent *a)
+{
+	uint64_t cap = units_store_cap(a);
+
+	return a->cfg.store_max_bytes && a->cfg.store_max_bytes / 16 < cap
+		       ? a->cfg.store_max_bytes / 16
+		       : cap;
 }
 
 int registry_hold(struct agent *a, uint64_t unit, size_t bytes)
@@ -128,14 +163,17 @@ int registry_hold(struct agent *a, uint64_t unit, size_t bytes)
 
 	if (!(unit & UNIT_KEY_BIT))
 		return 1;
-	/* a full table (as many tasks waiting as that): nothing of theirs kept until linked */
-	if ((i = key_slot(a, unit)) < 0)
+	/* given up on, or a full table (as many tasks waiting as that): not kept */
+	if (expired(a, unit) || (i = key_slot(a, unit)) < 0) {
+		a->unstored++;
 		return 0;
-	if (a->keys[i].bytes >= units_store_cap(a)) {
+	}
+	if (a->keys[i].bytes >= units_store_cap(a) || a->keys_bytes >= keys_cap(a)) {
 		a->keys[i].refused++;
 		return 0;
 	}
 	a->keys[i].bytes += bytes;
+	a->keys_bytes += bytes;
 	return 1;
 }
 
@@ -172,7 +210,11 @@ static unsigned move_key(struct agent *a, uint64_t key, struct unit *u, uint64_t
 		if (u) {
 			u->stored_bytes += a->keys[i].bytes;
 			u->unstored += a->keys[i].refused;
+		} else {
+			a->unstored += a->keys[i].refused;
+			a->expired[a->nexpired++ % REGISTRY_EXPIRED_MAX] = key;
 		}
+		a->keys_bytes -= a->keys[i].bytes;
 		forget_key(a, i--);
 	}
 	return m.moved;

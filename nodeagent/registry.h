@@ -13,8 +13,10 @@ struct unit;
 /* How long the rows of a key wait for its unit's registration: past that, a request that never
  * came (tracerd was not there for it, or refused it), and they are dropped, said in the log. */
 #define REGISTRY_WAIT_MS (120 * 1000)
-/* Keys waiting at once: one per task tracerd has not heard of yet */
+/* Keys waiting at once: one per task tracerd has not heard of yet; and keys given up on that
+ * are remembered (the last ones) */
 #define REGISTRY_KEYS_MAX 512
+#define REGISTRY_EXPIRED_MAX 64
 
 /* Pin the registry at PinDir/NODE/task_registry (bpffs mounted at /sys/fs/bpf when it is not
  * and PinDir is under it). Optional: when it cannot be, the reason is logged and kept for
@@ -28,8 +30,9 @@ const char *registry_state(const struct agent *a, int *pinned);
  * (an unlinked key noted, to be linked or expired). */
 uint64_t registry_unit(struct agent *a, uint64_t unit);
 /* May a row of bytes be written for the unit field unit of a process with no unit in memory?
- * Yes but for an unlinked key past a unit's cap (units_store_cap): then the process is counted,
- * in its unit's Lost once linked. */
+ * Yes but for a key: its rows wait for their unit outside every user's share, so they are held
+ * to a unit's cap (units_store_cap) and all keys together to a sixteenth of StoreMaxSize; past
+ * that a process is counted (in its unit's Lost once linked, else in status's unstored). */
 int registry_hold(struct agent *a, uint64_t unit, size_t bytes);
 /* The unit's registration names its task's key (the request's kernel_key): what the kernel side
  * recorded under it, in the store and in the process table, becomes the unit's. */

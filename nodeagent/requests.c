@@ -289,7 +289,21 @@ static struct json_object *do_unregister(struct agent *a, const struct peer *pee
 					 struct json_object *req, struct reply_stream **stream,
 					 struct parked *park)
 {
+	char err[160];
+	int64_t key = 0;
+	uint64_t id;
+
 	(void)stream;
+	if (proto_opt_int64(req, "kernel_key", INT64_MIN, INT64_MAX, &key, err, sizeof(err)))
+		return ERR_REPLY("%s", err);
+	/* a task whose registration the plugin sent without waiting: named by its key */
+	if (key && agent_is_admin(a, peer)) {
+		id = agent_unit_of_key(a, (uint64_t)key);
+		if (!id)
+			return ERR_REPLY("no unit of a task registered in the kernel as %" PRId64,
+					 key);
+		json_object_object_add(req, "unit", json_object_new_int64((int64_t)id));
+	}
 	return op_unit_end(a, peer, req, 1, park);
 }
 

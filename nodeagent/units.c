@@ -126,10 +126,15 @@ int units_track_pid(struct agent *a, struct unit *u, pid_t pid)
 	if (u->kernel_key && unit_key_start_ticks(u->kernel_key) != st.start_ticks)
 		return -ESRCH; /* ended, and its pid is another process's now */
 	/* through a pidfd checked against this start: should the process end from here on, what
-	 * the kernel side holds of it ends with it, and no later owner of the pid gets the unit */
-	err = collector_track_pid(a->collector, pid, st.start_ticks, u->id);
-	if (err)
-		return err;
+	 * the kernel side holds of it ends with it, and no later owner of the pid gets the unit.
+	 * One the kernel tracks under its key already runs, and is left as it is: rewriting its
+	 * state would lose what the kernel adds to it meanwhile (its key stands for the unit). */
+	if (!u->kernel_key ||
+	    collector_proc_unit(a->collector, pid, st.start_ticks * a->tick_ns) != u->kernel_key) {
+		err = collector_track_pid(a->collector, pid, st.start_ticks, u->id);
+		if (err)
+			return err;
+	}
 	u->root_pid = pid;
 	u->root_start_ns = st.start_ticks * a->tick_ns;
 	/* its fork may still be in the ring buffer: drain it first */

@@ -46,12 +46,15 @@ static struct {
 	int cfg_read;	       /* 1 cfg holds tracer.conf, -1 it could not be read, 0 not yet */
 	struct tracer_config cfg;
 	int timeout_ms;
-	int failed; /* an exchange of this step failed: the step's others are skipped */
+	int failed; /* an exchange of this step failed: the step's others are skipped, or only
+		     * sent (tasks registered in the kernel) */
+	int send_failed;
 	int ntasks;
 	struct {
 		uint32_t task;
 		pid_t pid;
-		int64_t unit;
+		int64_t unit; /* 0: tracerd did not answer its registration */
+		uint64_t key; /* its key, when registered in the kernel */
 	} tasks[MAX_TASKS];
 } st = { .timeout_ms = 100 };
 
@@ -385,9 +388,12 @@ static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct j
 		return -1;
 	/* the step's tracerd did not answer: the request is left for it all the same, for the
 	 * task it tracks already, without the wait */
-	if (st.failed)
-		return trust_send(path, req, st.timeout_ms, err, sizeof(err)) < 0 ? -1
-										  : -EINPROGRESS;
+	if (st.failed) { /* a millisecond each at most: the step paid its timeout already */
+		r = trust_send(path, req, 1, err, sizeof(err));
+		if (r < 0 && !st.send_failed++)
+			slurm_info("tracer: %s", err);
+		return r < 0 ? r : -EINPROGRESS;
+	}
 	r = trust_call(path, req, st.timeout_ms, reply, err, sizeof(err));
 	if (r == -EPERM && !st.failed++)
 		slurm_info("tracer: job runs untraced: %s", err); /* says which path and why */
@@ -455,7 +461,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 
 int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 {
-	struct json_object *req, *reply = NULL, *u, *idv;
+	struct json_object *req, *reply = NULL, *u = NULL, *idv = NULL;
 	uint32_t job = 0, step = 0, task = 0, array_job = 0, array_task = 0;
 	uint16_t cpus = 0;
 	uint64_t mem = 0, cgid = 0, key;
@@ -464,6 +470,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	pid_t pid = 0;
 	char cluster[64], job_name[NAME_MAX_LEN + 1], tp[TRACEPARENT_LEN + 8], cg[PATH_MAX];
 	char name[64], label[16], *cores = NULL;
+	int r;
 
 	(void)ac;
 	(void)av;
@@ -524,12 +531,15 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		json_object_object_add(req, "kernel_key", json_object_new_int64((int64_t)key));
 	add_job_argv(sp, req);
 
-	if (call_tracerd(sp, pid, req, &reply, key != 0) == 0 &&
-	    json_object_object_get_ex(reply, "unit", &u) &&
-	    json_object_object_get_ex(u, "id", &idv) && st.ntasks < MAX_TASKS) {
+	r = call_tracerd(sp, pid, req, &reply, key != 0);
+	/* the task's end names its unit, or, when tracerd did not answer, its key */
+	if (st.ntasks < MAX_TASKS && ((r == 0 && json_object_object_get_ex(reply, "unit", &u) &&
+				       json_object_object_get_ex(u, "id", &idv)) ||
+				      (r < 0 && key))) {
 		st.tasks[st.ntasks].task = task;
 		st.tasks[st.ntasks].pid = pid;
-		st.tasks[st.ntasks++].unit = json_object_get_int64(idv);
+		st.tasks[st.ntasks].key = key;
+		st.tasks[st.ntasks++].unit = r == 0 ? json_object_get_int64(idv) : 0;
 	}
 	json_object_put(reply);
 	json_object_put(req);
@@ -555,9 +565,13 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	req = json_object_new_object();
 	json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));
 	json_object_object_add(req, "op", json_object_new_string("unregister"));
-	json_object_object_add(req, "unit", json_object_new_int64(st.tasks[i].unit));
+	if (st.tasks[i].unit)
+		json_object_object_add(req, "unit", json_object_new_int64(st.tasks[i].unit));
+	else
+		json_object_object_add(req, "kernel_key",
+				       json_object_new_int64((int64_t)st.tasks[i].key));
 	json_object_object_add(req, "status", json_object_new_int(status));
-	call_tracerd(sp, st.tasks[i].pid, req, &reply, 0);
+	call_tracerd(sp, st.tasks[i].pid, req, &reply, st.tasks[i].key != 0);
 	json_object_put(reply);
 	json_object_put(req);
 	return ESPANK_SUCCESS;

@@ -59,4 +59,8 @@ check "step 0's 2 tasks' 40 processes were recorded ($s)" [ "$s" = 40 ]
 check "every unit of the job ended COMPLETED ($st)" [ "$st" = COMPLETED ]
 check "no row is left under a task's key" [ "$(ndb "SELECT COUNT(*) FROM processes WHERE unit < 0")" = 0 ]
 check "tracerd said what it linked" grep -q "tracked from its registration in the kernel" "$BASE/log/tracerd-n1.log"
+# the tasks' ends, sent without a reply to wait for, name their units by key: each ends with its
+# task's own status, not only at the epilog
+check "step 0's 2 tasks ended by their own exits (status 0)" \
+  [ "$(grep -c "($j\.0) ended, status 0" "$BASE/log/tracerd-n1.log")" = 2 ]
 finish
