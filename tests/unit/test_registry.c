@@ -63,8 +63,11 @@ static void exec_ev(struct agent *a, uint32_t pid, uint64_t unit)
 	struct exec_event *e = calloc(1, sizeof(*e));
 
 	assert_non_null(e);
-	e->h = (struct event_header){ .type = EVENT_EXEC, .pid = pid, .start_ns = pid * TICK,
-				      .unit = unit, .time_ns = pid * TICK };
+	e->h = (struct event_header){ .type = EVENT_EXEC,
+				      .pid = pid,
+				      .start_ns = pid * TICK,
+				      .unit = unit,
+				      .time_ns = pid * TICK };
 	e->uid = 1000;
 	snprintf(e->comm, sizeof(e->comm), "true");
 	snprintf(e->path, sizeof(e->path), "/bin/true");
@@ -74,8 +77,11 @@ static void exec_ev(struct agent *a, uint32_t pid, uint64_t unit)
 
 static void exit_ev(struct agent *a, uint32_t pid, uint64_t unit)
 {
-	struct exit_event e = { .h = { .type = EVENT_EXIT, .pid = pid, .start_ns = pid * TICK,
-				       .unit = unit, .time_ns = pid * TICK + 1 } };
+	struct exit_event e = { .h = { .type = EVENT_EXIT,
+				       .pid = pid,
+				       .start_ns = pid * TICK,
+				       .unit = unit,
+				       .time_ns = pid * TICK + 1 } };
 
 	snprintf(e.comm, sizeof(e.comm), "true");
 	assert_int_equal(agent_on_event(a, &e, sizeof(e)), 0);
