@@ -205,51 +205,52 @@ enum { PROCESS_RECORD(REC_INDEX_P) REC_PROCESS_COLS };
 #define REC_NPROCS "COUNT(*) + COALESCE(SUM(folded - 1), 0)"
 #define REC_OOM_KILLS "SUM(((flags & :oom_killed) != 0) * COALESCE(folded, 1))"
 
-/* One tool (and subcommand) of a unit: its processes in rows of p, grouped by tool and
- * subcommand; c counts their exit statuses (store_query.c). A wrapper's peak RSS is not its
- * tool's: time -v forked from a 70 MB python keeps python's peak as its ru_maxrss. */
-#define TOOL_RECORD(X)                                                              \
-	X(tool, TEXT, "tool", 0, REC_LIVE(KEY, PCOL_tool))                          \
-	X(subcommand, TEXT, "subcommand", 0, REC_LIVE(KEY, PCOL_subcommand))        \
-	X(nprocs, INT, REC_NPROCS, 0, REC_LIVE_COUNT)                               \
-	X(cpu_ns, INT, "SUM(cpu_ns)", 0, REC_LIVE(SUM, PCOL_cpu_ns))                \
-	X(user_ns, INT, "SUM(user_ns)", 0, REC_LIVE(SUM, PCOL_user_ns))             \
-	X(sys_ns, INT, "SUM(sys_ns)", 0, REC_LIVE(SUM, PCOL_sys_ns))                \
-	X(maxrss_kb, INT,                                                           \
-	  "COALESCE(MAX(CASE WHEN tool_wrapper THEN NULL ELSE maxrss_kb END),"      \
-	  " MAX(maxrss_kb))",                                                       \
-	  0, REC_LIVE(MAX, PCOL_maxrss_kb))                                         \
+/* The I/O of a tool group's and a unit's processes */
+#define IO_SUMS(X)                                                                  \
 	X(read_bytes, INT, "SUM(read_bytes)", 0, REC_LIVE(SUM, PCOL_read_bytes))    \
 	X(write_bytes, INT, "SUM(write_bytes)", 0, REC_LIVE(SUM, PCOL_write_bytes)) \
 	X(rchar, INT, "SUM(rchar)", 0, REC_LIVE(SUM, PCOL_rchar))                   \
-	X(wchar, INT, "SUM(wchar)", 0, REC_LIVE(SUM, PCOL_wchar))                   \
-	X(first_start_ns, INT, "MIN(start_ns)", 0, REC_LIVE(MIN, PCOL_start_ns))    \
-	X(last_end_ns, INT, "MAX(end_ns)", 0, REC_LIVE(MAX, PCOL_end_ns))           \
-	X(status_counts, TEXT,                                                      \
-	  "(SELECT group_concat(COALESCE(c.status, '') || ':' || c.n)"              \
-	  " FROM c WHERE c.tool = p.tool AND c.subcommand IS p.subcommand)",        \
-	  0, 0)                                                                     \
-	WAITS_SUMS(X)                                                               \
+	X(wchar, INT, "SUM(wchar)", 0, REC_LIVE(SUM, PCOL_wchar))
+
+/* One tool (and subcommand) of a unit: its processes in rows of p, grouped by tool and
+ * subcommand; c counts their exit statuses (store_query.c). A wrapper's peak RSS is not its
+ * tool's: time -v forked from a 70 MB python keeps python's peak as its ru_maxrss. */
+#define TOOL_RECORD(X)                                                           \
+	X(tool, TEXT, "tool", 0, REC_LIVE(KEY, PCOL_tool))                       \
+	X(subcommand, TEXT, "subcommand", 0, REC_LIVE(KEY, PCOL_subcommand))     \
+	X(nprocs, INT, REC_NPROCS, 0, REC_LIVE_COUNT)                            \
+	X(cpu_ns, INT, "SUM(cpu_ns)", 0, REC_LIVE(SUM, PCOL_cpu_ns))             \
+	X(user_ns, INT, "SUM(user_ns)", 0, REC_LIVE(SUM, PCOL_user_ns))          \
+	X(sys_ns, INT, "SUM(sys_ns)", 0, REC_LIVE(SUM, PCOL_sys_ns))             \
+	X(maxrss_kb, INT,                                                        \
+	  "COALESCE(MAX(CASE WHEN tool_wrapper THEN NULL ELSE maxrss_kb END),"   \
+	  " MAX(maxrss_kb))",                                                    \
+	  0, REC_LIVE(MAX, PCOL_maxrss_kb))                                      \
+	IO_SUMS(X)                                                               \
+	X(first_start_ns, INT, "MIN(start_ns)", 0, REC_LIVE(MIN, PCOL_start_ns)) \
+	X(last_end_ns, INT, "MAX(end_ns)", 0, REC_LIVE(MAX, PCOL_end_ns))        \
+	X(status_counts, TEXT,                                                   \
+	  "(SELECT group_concat(COALESCE(c.status, '') || ':' || c.n)"           \
+	  " FROM c WHERE c.tool = p.tool AND c.subcommand IS p.subcommand)",     \
+	  0, 0)                                                                  \
+	WAITS_SUMS(X)                                                            \
 	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)
 
 /* A unit's totals over its processes. Its CPU is all its processes' CPU, their work before an
  * exec too (a tool's figures leave that out; it is mostly the kernel's fork and exec, counted
  * as system). A running process's row has no pre-exec figure, and moves no first start. */
-#define TOTALS_RECORD(X)                                                            \
-	X(nprocs, INT, REC_NPROCS, 0, REC_LIVE_COUNT)                               \
-	X(cpu_ns, INT, "SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0))", 0,             \
-	  REC_LIVE(SUM, PCOL_cpu_ns))                                               \
-	X(user_ns, INT, "SUM(user_ns)", 0, REC_LIVE(SUM, PCOL_user_ns))             \
-	X(sys_ns, INT, "SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0))", 0,             \
-	  REC_LIVE(SUM, PCOL_sys_ns))                                               \
-	X(maxrss_kb, INT, "MAX(maxrss_kb)", 0, REC_LIVE(MAX, PCOL_maxrss_kb))       \
-	X(read_bytes, INT, "SUM(read_bytes)", 0, REC_LIVE(SUM, PCOL_read_bytes))    \
-	X(write_bytes, INT, "SUM(write_bytes)", 0, REC_LIVE(SUM, PCOL_write_bytes)) \
-	X(rchar, INT, "SUM(rchar)", 0, REC_LIVE(SUM, PCOL_rchar))                   \
-	X(wchar, INT, "SUM(wchar)", 0, REC_LIVE(SUM, PCOL_wchar))                   \
-	WAITS_SUMS(X)                                                               \
-	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)                                      \
-	X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                               \
+#define TOTALS_RECORD(X)                                                      \
+	X(nprocs, INT, REC_NPROCS, 0, REC_LIVE_COUNT)                         \
+	X(cpu_ns, INT, "SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0))", 0,       \
+	  REC_LIVE(SUM, PCOL_cpu_ns))                                         \
+	X(user_ns, INT, "SUM(user_ns)", 0, REC_LIVE(SUM, PCOL_user_ns))       \
+	X(sys_ns, INT, "SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0))", 0,       \
+	  REC_LIVE(SUM, PCOL_sys_ns))                                         \
+	X(maxrss_kb, INT, "MAX(maxrss_kb)", 0, REC_LIVE(MAX, PCOL_maxrss_kb)) \
+	IO_SUMS(X)                                                            \
+	WAITS_SUMS(X)                                                         \
+	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)                                \
+	X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                         \
 	X(last_end_ns, INT, "MAX(end_ns)", 0, REC_LIVE(MAX, PCOL_end_ns))
 
 /* ... and over its live samples (store_query.c): the most cores busy at once between two

@@ -28,8 +28,8 @@ void process_row_finish(struct proctable *t, const struct tool_rules *rules, str
 	proctable_name_tool(rules, p, p->comm, &p->tool);
 }
 
-void process_row_command(struct proctable *t, const struct tool_rules *rules,
-			 const struct proc *p, struct proc_now *now)
+void process_row_command(struct proctable *t, const struct tool_rules *rules, const struct proc *p,
+			 struct proc_now *now)
 {
 	now->cmd = proctable_command_holder(t, p);
 	proctable_name_tool(rules, now->cmd, p->comm, &now->tool);

@@ -56,8 +56,8 @@ void process_row_finish(struct proctable *t, const struct tool_rules *rules, str
 			const struct exit_event *e);
 /* The command line a running process's row names (its parent's while it has none of its own)
  * and its tool, into now. */
-void process_row_command(struct proctable *t, const struct tool_rules *rules,
-			 const struct proc *p, struct proc_now *now);
+void process_row_command(struct proctable *t, const struct tool_rules *rules, const struct proc *p,
+			 struct proc_now *now);
 /* p's row: from its exit once it finished (PROC_FINISHED; now unused), else from now: no end,
  * status or exit-only figures. offset_ns turns boot time into unix time. The row points into
  * p (and now->cmd) for its strings. */
@@ -65,8 +65,8 @@ void process_row_fill(const struct proc *p, const struct proc_now *now, int64_t 
 		      struct rec_row *r);
 
 /* A running process's row added into a unit's totals (TOTALS_RECORD), or into the row of its
- * tool group in an array of them (TOOL_RECORD), a new row if its group has none; *group: that
- * row. As each column's REC_LIVE says. 0 or -ENOMEM. */
+ * tool group in an array of them (TOOL_RECORD), a new row if its group has none (*group: that
+ * row; 0 or -ENOMEM), as each column's REC_LIVE says. */
 void process_row_add_totals(const struct rec_row *r, struct json_object *totals);
 int process_row_add_tools(const struct rec_row *r, struct json_object *rows,
 			  struct json_object **group);

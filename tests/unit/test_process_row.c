@@ -139,8 +139,8 @@ static void test_maxrss_and_flags(void **state)
 	p.sample_rss_kb = 512;
 	r = fill(&p, NULL);
 	assert_int_equal(r.i[PCOL_maxrss_kb], 512);
-	assert_int_equal(r.i[PCOL_flags], PROC_EXECED | PROC_FINISHED | PROC_PEAK_UNREAD |
-						  PROC_THREADS_TRUNCATED);
+	assert_int_equal(r.i[PCOL_flags],
+			 PROC_EXECED | PROC_FINISHED | PROC_PEAK_UNREAD | PROC_THREADS_TRUNCATED);
 	/* ... and with no sample either: unknown */
 	p.sample_rss_kb = 0;
 	r = fill(&p, NULL);
@@ -151,8 +151,8 @@ static void test_maxrss_and_flags(void **state)
 	p.oom_rss_kb = 9000;
 	r = fill(&p, NULL);
 	assert_int_equal(r.i[PCOL_maxrss_kb], 9000);
-	assert_int_equal(r.i[PCOL_flags], PROC_EXECED | PROC_FINISHED | PROC_OOM_KILLED |
-						  PROC_THREADS_TRUNCATED);
+	assert_int_equal(r.i[PCOL_flags],
+			 PROC_EXECED | PROC_FINISHED | PROC_OOM_KILLED | PROC_THREADS_TRUNCATED);
 	p.exit.flags = 0;
 	p.exit.peak_rss_kb = 10000; /* a larger peak of its own */
 	r = fill(&p, NULL);
@@ -189,7 +189,7 @@ static void test_running(void **state)
 	now.w.net_rx_bytes = 8;
 	r = fill(&p, &now);
 	assert_int_equal(r.i[PCOL_pid], 42);
-	assert_int_equal(r.i[PCOL_cpu_ns], 800); /* from its first exec, as at its exit */
+	assert_int_equal(r.i[PCOL_cpu_ns], 800);    /* from its first exec, as at its exit */
 	assert_int_equal(r.i[PCOL_maxrss_kb], 300); /* at least what it holds now */
 	assert_string_equal(r.s[PCOL_exe], "/usr/bin/samtools"); /* its parent's command */
 	assert_int_equal(r.i[PCOL_flags], PROC_ARGV_TRUNCATED | PROC_OOM_KILLED);
@@ -288,7 +288,7 @@ static void test_add_totals(void **state)
 	assert_int_equal(geti(t, "nprocs"), 4);
 	assert_int_equal(geti(t, "cpu_ns"), 130);
 	assert_int_equal(geti(t, "maxrss_kb"), 60);
-	assert_int_equal(geti(t, "iowait_ns"), 2); /* absent: the running rows' alone */
+	assert_int_equal(geti(t, "iowait_ns"), 2);	/* absent: the running rows' alone */
 	assert_int_equal(geti(t, "first_start_ns"), 9); /* a unit's start is not moved */
 	assert_false(json_object_object_get_ex(t, "read_bytes", NULL)); /* unset adds nothing */
 	assert_false(json_object_object_get_ex(t, "last_end_ns", NULL));
