@@ -16,6 +16,8 @@
  *        STATE a unit's state, "RUNNING" ... (TEXT)
  * sql:   the column's type and constraints; for an aggregate record, its expression
  * flags: REC_STORED: kept in the store, not listed to clients
+ *        REC_LIVE(how, col): of an aggregate, how a running process's row adds into it, from
+ *        its column col (nodeagent/process_row.c)
  */
 #ifndef TRACER_RECORDS_H
 #define TRACER_RECORDS_H
@@ -24,6 +26,17 @@
 #include <stdint.h>
 
 #define REC_STORED 0x1
+/* How a running process, not in the store yet, adds into an aggregate's column: KEY, the
+ * group's key, equal to the process's col; COUNT, one process more; SUM, MIN, MAX of its col.
+ * Not the column's SQL read back: what a live row holds is not always what a stored one does. */
+#define REC_LIVE_KEY 0x2
+#define REC_LIVE_COUNT 0x4
+#define REC_LIVE_SUM 0x6
+#define REC_LIVE_MIN 0x8
+#define REC_LIVE_MAX 0xa
+#define REC_LIVE_HOW 0xe
+#define REC_LIVE(how, col) (REC_LIVE_##how | (unsigned)(col) << 8)
+#define REC_LIVE_COL(flags) ((flags) >> 8)
 
 enum rec_kind { REC_INT, REC_INT0, REC_TEXT, REC_BLOB, REC_REAL, REC_BOOT, REC_STATE };
 
@@ -55,12 +68,12 @@ struct rec_col {
 	X(offcpu_ns, INT, "INTEGER", 0, 0)    \
 	X(net_rx_bytes, INT, "INTEGER", 0, 0) \
 	X(net_tx_bytes, INT, "INTEGER", 0, 0)
-#define WAITS_SUMS(X)                                   \
-	X(cpu_wait_ns, INT, "SUM(cpu_wait_ns)", 0, 0)   \
-	X(iowait_ns, INT, "SUM(iowait_ns)", 0, 0)       \
-	X(offcpu_ns, INT, "SUM(offcpu_ns)", 0, 0)       \
-	X(net_rx_bytes, INT, "SUM(net_rx_bytes)", 0, 0) \
-	X(net_tx_bytes, INT, "SUM(net_tx_bytes)", 0, 0)
+#define WAITS_SUMS(X)                                                                  \
+	X(cpu_wait_ns, INT, "SUM(cpu_wait_ns)", 0, REC_LIVE(SUM, PCOL_cpu_wait_ns))    \
+	X(iowait_ns, INT, "SUM(iowait_ns)", 0, REC_LIVE(SUM, PCOL_iowait_ns))          \
+	X(offcpu_ns, INT, "SUM(offcpu_ns)", 0, REC_LIVE(SUM, PCOL_offcpu_ns))          \
+	X(net_rx_bytes, INT, "SUM(net_rx_bytes)", 0, REC_LIVE(SUM, PCOL_net_rx_bytes)) \
+	X(net_tx_bytes, INT, "SUM(net_tx_bytes)", 0, REC_LIVE(SUM, PCOL_net_tx_bytes))
 
 /* A tracked unit (nodeagent/unit.h): a Slurm task, a job allocation, a traced command. */
 #define UNIT_RECORD(X)                               \
@@ -172,6 +185,10 @@ struct rec_col {
 	X(stall_reason, TEXT, "TEXT", 0, 0)                      \
 	X(folded, INT0, "INTEGER", 0, REC_STORED)
 
+/* A process row's column indexes by name: PCOL_pid */
+#define REC_INDEX_P(name, kind, sql, len, flags) PCOL_##name,
+enum { PROCESS_RECORD(REC_INDEX_P) REC_PROCESS_COLS };
+
 /* A live process's sample, for timelines and a unit's peaks. */
 #define SAMPLE_RECORD(X)                                \
 	X(unit, INT, "INTEGER NOT NULL", 0, 0)          \
@@ -188,50 +205,53 @@ struct rec_col {
 #define REC_NPROCS "COUNT(*) + COALESCE(SUM(folded - 1), 0)"
 #define REC_OOM_KILLS "SUM(((flags & :oom_killed) != 0) * COALESCE(folded, 1))"
 
+/* The I/O of a tool group's and a unit's processes */
+#define IO_SUMS(X)                                                                  \
+	X(read_bytes, INT, "SUM(read_bytes)", 0, REC_LIVE(SUM, PCOL_read_bytes))    \
+	X(write_bytes, INT, "SUM(write_bytes)", 0, REC_LIVE(SUM, PCOL_write_bytes)) \
+	X(rchar, INT, "SUM(rchar)", 0, REC_LIVE(SUM, PCOL_rchar))                   \
+	X(wchar, INT, "SUM(wchar)", 0, REC_LIVE(SUM, PCOL_wchar))
+
 /* One tool (and subcommand) of a unit: its processes in rows of p, grouped by tool and
  * subcommand; c counts their exit statuses (store_query.c). A wrapper's peak RSS is not its
  * tool's: time -v forked from a 70 MB python keeps python's peak as its ru_maxrss. */
-#define TOOL_RECORD(X)                                                         \
-	X(tool, TEXT, "tool", 0, 0)                                            \
-	X(subcommand, TEXT, "subcommand", 0, 0)                                \
-	X(nprocs, INT, REC_NPROCS, 0, 0)                                       \
-	X(cpu_ns, INT, "SUM(cpu_ns)", 0, 0)                                    \
-	X(user_ns, INT, "SUM(user_ns)", 0, 0)                                  \
-	X(sys_ns, INT, "SUM(sys_ns)", 0, 0)                                    \
-	X(maxrss_kb, INT,                                                      \
-	  "COALESCE(MAX(CASE WHEN tool_wrapper THEN NULL ELSE maxrss_kb END)," \
-	  " MAX(maxrss_kb))",                                                  \
-	  0, 0)                                                                \
-	X(read_bytes, INT, "SUM(read_bytes)", 0, 0)                            \
-	X(write_bytes, INT, "SUM(write_bytes)", 0, 0)                          \
-	X(rchar, INT, "SUM(rchar)", 0, 0)                                      \
-	X(wchar, INT, "SUM(wchar)", 0, 0)                                      \
-	X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                          \
-	X(last_end_ns, INT, "MAX(end_ns)", 0, 0)                               \
-	X(status_counts, TEXT,                                                 \
-	  "(SELECT group_concat(COALESCE(c.status, '') || ':' || c.n)"         \
-	  " FROM c WHERE c.tool = p.tool AND c.subcommand IS p.subcommand)",   \
-	  0, 0)                                                                \
-	WAITS_SUMS(X)                                                          \
+#define TOOL_RECORD(X)                                                           \
+	X(tool, TEXT, "tool", 0, REC_LIVE(KEY, PCOL_tool))                       \
+	X(subcommand, TEXT, "subcommand", 0, REC_LIVE(KEY, PCOL_subcommand))     \
+	X(nprocs, INT, REC_NPROCS, 0, REC_LIVE_COUNT)                            \
+	X(cpu_ns, INT, "SUM(cpu_ns)", 0, REC_LIVE(SUM, PCOL_cpu_ns))             \
+	X(user_ns, INT, "SUM(user_ns)", 0, REC_LIVE(SUM, PCOL_user_ns))          \
+	X(sys_ns, INT, "SUM(sys_ns)", 0, REC_LIVE(SUM, PCOL_sys_ns))             \
+	X(maxrss_kb, INT,                                                        \
+	  "COALESCE(MAX(CASE WHEN tool_wrapper THEN NULL ELSE maxrss_kb END),"   \
+	  " MAX(maxrss_kb))",                                                    \
+	  0, REC_LIVE(MAX, PCOL_maxrss_kb))                                      \
+	IO_SUMS(X)                                                               \
+	X(first_start_ns, INT, "MIN(start_ns)", 0, REC_LIVE(MIN, PCOL_start_ns)) \
+	X(last_end_ns, INT, "MAX(end_ns)", 0, REC_LIVE(MAX, PCOL_end_ns))        \
+	X(status_counts, TEXT,                                                   \
+	  "(SELECT group_concat(COALESCE(c.status, '') || ':' || c.n)"           \
+	  " FROM c WHERE c.tool = p.tool AND c.subcommand IS p.subcommand)",     \
+	  0, 0)                                                                  \
+	WAITS_SUMS(X)                                                            \
 	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)
 
 /* A unit's totals over its processes. Its CPU is all its processes' CPU, their work before an
  * exec too (a tool's figures leave that out; it is mostly the kernel's fork and exec, counted
- * as system). */
-#define TOTALS_RECORD(X)                                                   \
-	X(nprocs, INT, REC_NPROCS, 0, 0)                                   \
-	X(cpu_ns, INT, "SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0))", 0, 0) \
-	X(user_ns, INT, "SUM(user_ns)", 0, 0)                              \
-	X(sys_ns, INT, "SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0))", 0, 0) \
-	X(maxrss_kb, INT, "MAX(maxrss_kb)", 0, 0)                          \
-	X(read_bytes, INT, "SUM(read_bytes)", 0, 0)                        \
-	X(write_bytes, INT, "SUM(write_bytes)", 0, 0)                      \
-	X(rchar, INT, "SUM(rchar)", 0, 0)                                  \
-	X(wchar, INT, "SUM(wchar)", 0, 0)                                  \
-	WAITS_SUMS(X)                                                      \
-	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)                             \
-	X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                      \
-	X(last_end_ns, INT, "MAX(end_ns)", 0, 0)
+ * as system). A running process's row has no pre-exec figure, and moves no first start. */
+#define TOTALS_RECORD(X)                                                      \
+	X(nprocs, INT, REC_NPROCS, 0, REC_LIVE_COUNT)                         \
+	X(cpu_ns, INT, "SUM(cpu_ns + COALESCE(pre_exec_cpu_ns, 0))", 0,       \
+	  REC_LIVE(SUM, PCOL_cpu_ns))                                         \
+	X(user_ns, INT, "SUM(user_ns)", 0, REC_LIVE(SUM, PCOL_user_ns))       \
+	X(sys_ns, INT, "SUM(sys_ns + COALESCE(pre_exec_cpu_ns, 0))", 0,       \
+	  REC_LIVE(SUM, PCOL_sys_ns))                                         \
+	X(maxrss_kb, INT, "MAX(maxrss_kb)", 0, REC_LIVE(MAX, PCOL_maxrss_kb)) \
+	IO_SUMS(X)                                                            \
+	WAITS_SUMS(X)                                                         \
+	X(oom_kills, INT, REC_OOM_KILLS, 0, 0)                                \
+	X(first_start_ns, INT, "MIN(start_ns)", 0, 0)                         \
+	X(last_end_ns, INT, "MAX(end_ns)", 0, REC_LIVE(MAX, PCOL_end_ns))
 
 /* ... and over its live samples (store_query.c): the most cores busy at once between two
  * sampling rounds, the largest sum of its resident sets in one round. */

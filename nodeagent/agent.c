@@ -16,6 +16,7 @@
 #include "live.h"
 #include "log.h"
 #include "procfs.h"
+#include "process_row.h"
 #include "protocol.h"
 #include "units.h"
 
@@ -93,17 +94,6 @@ static uint64_t minus(uint64_t v, uint64_t base)
 	return v > base ? v - base : 0;
 }
 
-/* The exit's CPU and faults count from fork; a program's own count from its first exec. The
- * user/system split is kept in proportion (it is tick-sampled anyway). I/O stays as
- * /proc/PID/io counts it, from fork: before its exec a child does little I/O, and the exec's
- * own reads of the program are part of starting it. */
-static void leave_out_pre_exec(struct exit_event *x, const struct exec_base *b)
-{
-	x->runtime_ns = minus(x->runtime_ns, b->runtime_ns);
-	x->minflt = minus(x->minflt, b->minflt);
-	x->majflt = minus(x->majflt, b->majflt);
-}
-
 static void finish_proc(struct agent *a, struct proc *p, const struct exit_event *e)
 {
 	struct unit *u = units_find(a, p->unit);
@@ -113,21 +103,8 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 			      minus(e->runtime_ns + e->w.iowait_ns,
 				    p->sample_cpu_ns + p->sample_w.iowait_ns));
 
-	p->exit = *e;
-	leave_out_pre_exec(&p->exit, &p->base);
-	if (p->oom_rss_kb > p->exit.peak_rss_kb) { /* read at the kill, after its first exec */
-		p->exit.peak_rss_kb = p->oom_rss_kb;
-		p->exit.flags &= ~EXIT_PEAK_UNREAD;
-	}
 	stall_close(&p->stall, e->h.time_ns);
-	p->flags |= PROC_FINISHED;
-	if (!p->ppid)
-		p->ppid = e->ppid;
-	if (!p->comm[0])
-		memcpy(p->comm, e->comm, sizeof(p->comm));
-	p->comm[sizeof(p->comm) - 1] = 0;
-	proctable_inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
-	proctable_name_tool(a->rules, p, p->comm, &p->tool);
+	process_row_finish(&a->procs, a->rules, p, e);
 	/* of a task registered in the kernel, before its unit: held to its bounds (registry.h) */
 	if ((u || registry_hold(a, p->unit, store_row_bytes(p))) &&
 	    units_store_process(a, u, p) == 0)

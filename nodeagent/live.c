@@ -7,6 +7,7 @@
 
 #include "agent_internal.h"
 #include "live.h"
+#include "process_row.h"
 #include "procfs.h"
 #include "units.h"
 
@@ -16,9 +17,7 @@
 
 struct live_fig {
 	const struct proc *p;
-	uint64_t cpu_ns, rss_kb, hwm_kb;
-	struct proc_waits w;
-	struct tool_id tool;
+	struct proc_now now;
 };
 
 struct live_set {
@@ -33,10 +32,8 @@ struct live_set {
 static int take(struct proc *p, void *ctx)
 {
 	struct live_set *s = ctx;
-	const struct proc *cmd;
 	struct procfs_stat st;
 	struct live_fig *f;
-	uint64_t cpu;
 	int fresh;
 
 	if (p->unit != s->unit || (p->flags & PROC_FINISHED))
@@ -60,16 +57,14 @@ static int take(struct proc *p, void *ctx)
 	f = &s->v[s->n++];
 	memset(f, 0, sizeof(*f));
 	f->p = p;
-	/* a program's CPU counts from its first exec, as at its exit */
-	cpu = fresh ? st.cpu_ticks * s->a->tick_ns : p->sample_cpu_ns;
-	f->cpu_ns = cpu > p->base.runtime_ns ? cpu - p->base.runtime_ns : 0;
-	f->rss_kb = fresh ? st.rss_pages * s->page_kb : p->sample_rss_kb;
-	if (!fresh || procfs_read_hwm(p->pid, &f->hwm_kb) < 0 || f->hwm_kb < f->rss_kb)
-		f->hwm_kb = f->rss_kb;
-	if (!fresh || collector_proc_waits(s->a->collector, p->pid, p->start_ns, &f->w) < 0)
-		f->w = p->sample_w;
-	cmd = proctable_command_holder(&s->a->procs, p);
-	proctable_name_tool(s->a->rules, cmd, p->comm, &f->tool);
+	f->now.cpu_ns = fresh ? st.cpu_ticks * s->a->tick_ns : p->sample_cpu_ns;
+	f->now.rss_kb = fresh ? st.rss_pages * s->page_kb : p->sample_rss_kb;
+	if (!fresh || procfs_read_hwm(p->pid, &f->now.hwm_kb) < 0)
+		f->now.hwm_kb = 0;
+	if (!fresh || collector_proc_waits(s->a->collector, p->pid, p->start_ns, &f->now.w) < 0)
+		f->now.w = p->sample_w;
+	f->now.net = collector_has_net(s->a->collector);
+	process_row_command(&s->a->procs, s->a->rules, p, &f->now);
 	return 0;
 }
 
@@ -105,48 +100,27 @@ static int64_t get_int(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : 0;
 }
 
-/* a process row as stored ones are (store_process_json), no end_ns and no status: it runs */
-static struct json_object *proc_json(struct agent *a, const struct live_fig *f)
+static void row_of(struct agent *a, const struct live_fig *f, struct rec_row *r)
 {
-	const struct proc *p = f->p, *cmd = proctable_command_holder(&a->procs, p);
-	struct rec_row r = {};
-	struct json_object *o;
-
-	store_process_ids(&r, p, a->offset_ns);
-	rec_text(&r, PCOL_exe, cmd->exe);
-	rec_blob(&r, PCOL_argv, cmd->argv, cmd->argv_len);
-	rec_int(&r, PCOL_cpu_ns, f->cpu_ns);
-	rec_int(&r, PCOL_maxrss_kb, f->hwm_kb);
-	rec_int(&r, PCOL_cpu_wait_ns, f->w.cpu_wait_ns);
-	rec_int(&r, PCOL_iowait_ns, f->w.iowait_ns);
-	rec_int(&r, PCOL_offcpu_ns, f->w.offcpu_ns);
-	if (collector_has_net(a->collector)) {
-		rec_int(&r, PCOL_net_rx_bytes, f->w.net_rx_bytes);
-		rec_int(&r, PCOL_net_tx_bytes, f->w.net_tx_bytes);
-	}
-	rec_int(&r, PCOL_flags, p->flags & (PROC_ARGV_TRUNCATED | PROC_OOM_KILLED));
-	rec_text(&r, PCOL_tool, f->tool.name);
-	if (f->tool.subcommand[0])
-		rec_text(&r, PCOL_subcommand, f->tool.subcommand);
-	if (f->tool.interpreter[0])
-		rec_text(&r, PCOL_interpreter, f->tool.interpreter);
-	rec_int(&r, PCOL_tool_excluded, f->tool.excluded);
-	o = store_process_json(&r);
-	if (o) {
-		add_int(o, "rss_kb", f->rss_kb); /* now, beside the peak */
-		json_object_object_add(o, "running", json_object_new_boolean(1));
-	}
-	return o;
+	memset(r, 0, sizeof(*r));
+	process_row_fill(f->p, &f->now, a->offset_ns, r);
 }
 
 int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows)
 {
 	struct live_set s;
+	struct rec_row r;
 	int err = live_read(a, unit, &s);
 
 	for (size_t i = 0; i < s.n && !err; i++) {
-		struct json_object *o = proc_json(a, &s.v[i]);
+		struct json_object *o;
 
+		row_of(a, &s.v[i], &r);
+		o = store_process_json(&r);
+		if (o) {
+			add_int(o, "rss_kb", s.v[i].now.rss_kb); /* now, beside the peak */
+			json_object_object_add(o, "running", json_object_new_boolean(1));
+		}
 		if (!o || json_object_array_add(rows, o) < 0) {
 			json_object_put(o);
 			err = -ENOMEM;
@@ -156,64 +130,22 @@ int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows)
 	return err;
 }
 
-/* A live process's waits into a tools row or a unit's totals (the stored rows' sums). */
-static void add_waits(struct agent *a, struct json_object *o, const struct proc_waits *w)
-{
-	add_int(o, "cpu_wait_ns", get_int(o, "cpu_wait_ns") + (int64_t)w->cpu_wait_ns);
-	add_int(o, "iowait_ns", get_int(o, "iowait_ns") + (int64_t)w->iowait_ns);
-	add_int(o, "offcpu_ns", get_int(o, "offcpu_ns") + (int64_t)w->offcpu_ns);
-	if (!collector_has_net(a->collector))
-		return;
-	add_int(o, "net_rx_bytes", get_int(o, "net_rx_bytes") + (int64_t)w->net_rx_bytes);
-	add_int(o, "net_tx_bytes", get_int(o, "net_tx_bytes") + (int64_t)w->net_tx_bytes);
-}
-
-static int same_text(struct json_object *o, const char *key, const char *v)
-{
-	struct json_object *x;
-	const char *t = json_object_object_get_ex(o, key, &x) ? json_object_get_string(x) : NULL;
-
-	return strcmp(t ? t : "", v) == 0;
-}
-
 /* one live process into the tool rows: its tool's row, or a new one */
 static int add_to_tool(struct agent *a, struct json_object *rows, const struct live_fig *f)
 {
-	struct json_object *row = NULL, *sc;
-	int64_t start = (int64_t)f->p->start_ns + a->offset_ns;
+	struct json_object *row, *sc = NULL;
+	struct rec_row r;
 	char counts[512];
+	int err;
 
-	if (f->tool.excluded) /* running plumbing has not failed: kept out as stored */
+	if (f->now.tool.excluded) /* running plumbing has not failed: kept out as stored */
 		return 0;
-	for (size_t i = 0; i < json_object_array_length(rows) && !row; i++) {
-		struct json_object *r = json_object_array_get_idx(rows, i);
-
-		if (same_text(r, "tool", f->tool.name) &&
-		    same_text(r, "subcommand", f->tool.subcommand))
-			row = r;
-	}
-	if (!row) {
-		row = json_object_new_object();
-		if (!row || json_object_array_add(rows, row) < 0) {
-			json_object_put(row);
-			return -ENOMEM;
-		}
-		json_object_object_add(row, "tool", json_object_new_string(f->tool.name));
-		if (f->tool.subcommand[0])
-			json_object_object_add(row, "subcommand",
-					       json_object_new_string(f->tool.subcommand));
-	}
-	add_int(row, "nprocs", get_int(row, "nprocs") + 1);
-	add_int(row, "cpu_ns", get_int(row, "cpu_ns") + (int64_t)f->cpu_ns);
-	add_waits(a, row, &f->w);
-	if ((int64_t)f->hwm_kb > get_int(row, "maxrss_kb"))
-		add_int(row, "maxrss_kb", f->hwm_kb);
-	if (!json_object_object_get_ex(row, "first_start_ns", NULL) ||
-	    start < get_int(row, "first_start_ns"))
-		add_int(row, "first_start_ns", start);
+	row_of(a, f, &r);
+	err = process_row_add_tools(&r, rows, &row);
+	if (err)
+		return err;
 	add_int(row, "running", get_int(row, "running") + 1);
 	/* no exit code yet: counted as unknown, so that the codes add up to NProcs */
-	sc = NULL;
 	json_object_object_get_ex(row, "status_counts", &sc);
 	snprintf(counts, sizeof(counts), "%s%s:1", sc ? json_object_get_string(sc) : "",
 		 sc ? "," : "");
@@ -236,8 +168,8 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 {
 	struct live_set s;
 	const struct proc *stalled = NULL;
-	int64_t cpu = 0, hwm = get_int(totals, "maxrss_kb");
 	const struct unit *u = units_find(a, unit);
+	struct rec_row r;
 	int err;
 
 	if (u && u->sample_rounds) { /* its live-sample figures so far (the store has its start) */
@@ -254,10 +186,8 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 	for (size_t i = 0; i < s.n; i++) {
 		const struct proc *p = s.v[i].p;
 
-		cpu += (int64_t)s.v[i].cpu_ns;
-		add_waits(a, totals, &s.v[i].w);
-		if ((int64_t)s.v[i].hwm_kb > hwm)
-			hwm = (int64_t)s.v[i].hwm_kb;
+		row_of(a, &s.v[i], &r);
+		process_row_add_totals(&r, totals);
 		if (p->stall.open_start_ns &&
 		    (!stalled || p->stall.open_start_ns < stalled->stall.open_start_ns))
 			stalled = p;
@@ -271,9 +201,6 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 		json_object_object_add(totals, "stalled_reason",
 				       json_object_new_string(stalled->stall.open_reason));
 	}
-	add_int(totals, "nprocs", get_int(totals, "nprocs") + (int64_t)s.n);
-	add_int(totals, "cpu_ns", get_int(totals, "cpu_ns") + cpu);
-	add_int(totals, "maxrss_kb", hwm);
 	add_int(totals, "running_procs", (int64_t)s.n);
 	free(s.v);
 	return 0;

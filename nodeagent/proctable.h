@@ -30,11 +30,11 @@ struct proc {
 	struct stall stall;
 	uint64_t child_seen_ns; /* the sample round (boot ns) that last found a live child of it */
 	uint32_t gone_rounds;	/* housekeeping rounds that found it gone from /proc */
-	struct exec_base base;	/* counters at the first exec, left out of the exit's totals */
+	struct exec_base base;	/* counters at the first exec, left out of its row's figures */
 	uint64_t oom_rss_kb;	/* its size when the OOM killer chose it, 0 if it did not */
-	struct exit_event exit;
-	struct tool_id tool; /* named at exit, from exe and argv */
-	uint8_t elsewhere;   /* ELSEWHERE_*: does its tool's work run elsewhere (housekeeping.c)? */
+	struct exit_event exit; /* as the kernel sent it: process_row.c makes the row's figures */
+	struct tool_id tool;	/* named at exit, from exe and argv */
+	uint8_t elsewhere; /* ELSEWHERE_*: does its tool's work run elsewhere (housekeeping.c)? */
 };
 
 /* Named once per command (its exec, its inherited one) and per rule set, not per sample round. */

@@ -464,104 +464,11 @@ int store_next_unit_id(struct store *s, uint64_t *out)
 	return err;
 }
 
-/* getrusage(2)'s split: scheduler runtime is exact, the tick samples only give the ratio. */
-static void cpu_split(const struct exit_event *e, uint64_t *user, uint64_t *sys)
-{
-	uint64_t total = e->utime_ns + e->stime_ns;
-
-	if (total == 0) {
-		*user = e->runtime_ns;
-		*sys = 0;
-		return;
-	}
-	*user = (uint64_t)((long double)e->runtime_ns * e->utime_ns / total);
-	*sys = e->runtime_ns - *user;
-}
-
-void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_ns)
-{
-	rec_int(r, PCOL_pid, p->pid);
-	rec_int(r, PCOL_ppid, p->ppid);
-	rec_int(r, PCOL_uid, p->uid);
-	rec_int(r, PCOL_start_ns, (int64_t)p->start_ns + offset_ns);
-	if (p->exec_ns)
-		rec_int(r, PCOL_exec_ns, (int64_t)p->exec_ns + offset_ns);
-	rec_text(r, PCOL_comm, p->comm);
-}
-
-/* A process's row: the fields of common/records.h's PROCESS_RECORD, from the table entry and
- * its exit event. */
-void store_process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r)
-{
-	const struct exit_event *e = &p->exit;
-	uint64_t user, sys;
-
-	cpu_split(e, &user, &sys);
-	store_process_ids(r, p, offset_ns);
-	rec_int(r, PCOL_start_boot_ns, p->start_ns);
-	rec_int(r, PCOL_unit, p->unit);
-	rec_int(r, PCOL_gid, p->gid);
-	rec_int(r, PCOL_end_ns, (int64_t)e->h.time_ns + offset_ns);
-	rec_text(r, PCOL_exe, p->exe);
-	rec_blob(r, PCOL_argv, p->argv, p->argv_len);
-	rec_int(r, PCOL_cgroup_id, p->cgroup_id);
-	rec_int(r, PCOL_cpu_ns, e->runtime_ns);
-	rec_int(r, PCOL_user_ns, user);
-	rec_int(r, PCOL_sys_ns, sys);
-	/* MaxRSS is the program's own peak; where the kernel left none to read, the last live
-	 * sample is the closest honest figure (a lower bound), and without one it is unknown */
-	if (!(e->flags & EXIT_PEAK_UNREAD))
-		rec_int(r, PCOL_maxrss_kb, e->peak_rss_kb);
-	else if (p->sample_rss_kb)
-		rec_int(r, PCOL_maxrss_kb, p->sample_rss_kb);
-	rec_int(r, PCOL_rchar, e->rchar);
-	rec_int(r, PCOL_wchar, e->wchar);
-	rec_int(r, PCOL_syscr, e->syscr);
-	rec_int(r, PCOL_syscw, e->syscw);
-	rec_int(r, PCOL_read_bytes, e->read_bytes);
-	rec_int(r, PCOL_write_bytes, e->write_bytes);
-	rec_int(r, PCOL_cancelled_write_bytes, e->cancelled_write_bytes);
-	rec_int(r, PCOL_minflt, e->minflt);
-	rec_int(r, PCOL_majflt, e->majflt);
-	rec_int(r, PCOL_nvcsw, e->nvcsw);
-	rec_int(r, PCOL_nivcsw, e->nivcsw);
-	rec_int(r, PCOL_threads, e->threads);
-	rec_int(r, PCOL_status, e->status);
-	rec_int(r, PCOL_flags,
-		p->flags | (e->flags & EXIT_THREADS_TRUNCATED ? PROC_THREADS_TRUNCATED : 0) |
-			(e->flags & EXIT_PEAK_UNREAD ? PROC_PEAK_UNREAD : 0));
-	rec_text(r, PCOL_tool, p->tool.name);
-	rec_text(r, PCOL_subcommand, p->tool.subcommand);
-	rec_text(r, PCOL_interpreter, p->tool.interpreter);
-	rec_int(r, PCOL_tool_excluded, p->tool.excluded);
-	rec_int(r, PCOL_tool_wrapper, p->tool.wrapper);
-	rec_int(r, PCOL_ru_maxrss_kb, e->ru_maxrss_kb);
-	rec_int(r, PCOL_pre_exec_cpu_ns, p->base.runtime_ns);
-	/* figures the kernel side may not have counted stay NULL (unknown), not a false 0 */
-	if (!(p->flags & PROC_EXIT_LOST))
-		rec_int(r, PCOL_cpu_wait_ns, e->w.cpu_wait_ns);
-	if (!(e->flags & EXIT_NO_WAITS)) {
-		rec_int(r, PCOL_iowait_ns, e->w.iowait_ns);
-		rec_int(r, PCOL_offcpu_ns, e->w.offcpu_ns);
-	}
-	if (!(e->flags & EXIT_NO_NET)) {
-		rec_int(r, PCOL_net_rx_bytes, e->w.net_rx_bytes);
-		rec_int(r, PCOL_net_tx_bytes, e->w.net_tx_bytes);
-		rec_int(r, PCOL_net_rx_calls, e->w.net_rx_calls);
-		rec_int(r, PCOL_net_tx_calls, e->w.net_tx_calls);
-	}
-	if (p->stall.ns) {
-		rec_int(r, PCOL_stall_start_ns, (int64_t)p->stall.start_ns + offset_ns);
-		rec_int(r, PCOL_stall_ns, p->stall.ns);
-		rec_text(r, PCOL_stall_reason, p->stall.reason);
-	}
-}
-
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
 	struct rec_row r = {};
 
-	store_process_row(p, offset_ns, &r);
+	process_row_fill(p, NULL, offset_ns, &r);
 	rec_bind(s, s->add_process, &store_processes, &r);
 	return store_wrote_process(s, p->unit,
 				   store_write_step(s, s->add_process, store_row_bytes(p)));

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <json-c/json.h>
+#include "process_row.h"
 #include "proctable.h"
 #include "records.h"
 #include "unit.h"
@@ -58,45 +59,16 @@ int store_last_alive(struct store *s, int64_t *out); /* -ENOENT: never written *
 /* Units still running on this boot, for rediscovery after a restart. */
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx);
 
-/* The values of one row of a record (common/records.h), by column: what the store writes and
- * what a live row sends. A column left unset is NULL: unknown, absent from the JSON. */
-#define REC_MAX 96 /* columns of a record at most */
-struct rec_row {
-	int64_t i[REC_MAX];
-	const char *s[REC_MAX]; /* TEXT, BLOB */
-	unsigned len[REC_MAX];	/* BLOB bytes */
-	unsigned char set[REC_MAX];
-};
-static inline void rec_int(struct rec_row *r, int col, int64_t v)
-{
-	r->i[col] = v;
-	r->set[col] = 1;
-}
-static inline void rec_text(struct rec_row *r, int col, const char *v)
-{
-	r->s[col] = v;
-	r->set[col] = 1;
-}
-static inline void rec_blob(struct rec_row *r, int col, const void *v, unsigned len)
-{
-	r->s[col] = v;
-	r->len[col] = len;
-	r->set[col] = 1;
-}
-/* Column indexes by name: PCOL_pid, SCOL_time_ns */
-#define REC_INDEX_P(name, kind, sql, len, flags) PCOL_##name,
+/* Column indexes by name: SCOL_time_ns (a process's: records.h's PCOL_pid) */
 #define REC_INDEX_S(name, kind, sql, len, flags) SCOL_##name,
-enum { PROCESS_RECORD(REC_INDEX_P) };
 enum { SAMPLE_RECORD(REC_INDEX_S) };
 
 /* A process row as JSON: its listed columns, as store_unit_processes() sends them; a TEXT or a
  * BLOB that is set is sent even when empty. */
 struct json_object *store_process_json(const struct rec_row *r);
-/* Who a process is, as a row says it, stored or live: pid, ppid, uid, start and exec (unix ns
- * by offset_ns), comm. */
-void store_process_ids(struct rec_row *r, const struct proc *p, int64_t offset_ns);
 
-/* A finished process (PROC_FINISHED) with its totals; offset_ns turns boottime into unix time. */
+/* A finished process (PROC_FINISHED), its row as process_row.h fills it; offset_ns turns
+ * boottime into unix time. */
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns);
 /* The bytes a process's row takes in the store, roughly: what a unit's and a user's share of
  * the store are counted in. */

@@ -164,7 +164,7 @@ int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns,
 	if (!has)
 		*new_row_bytes = ROW_FIXED_BYTES + strlen(p->comm) + strlen(tool) + strlen(sub);
 	/* the process's figures; who it was is not kept */
-	store_process_row(p, offset_ns, &r);
+	process_row_fill(p, NULL, offset_ns, &r);
 	rec_int(&r, PCOL_pid, 0);
 	rec_int(&r, PCOL_start_boot_ns, key);
 	rec_int(&r, PCOL_folded, 1);

@@ -103,8 +103,7 @@ void store_bind_flags(sqlite3_stmt *st);
 /* A write joins the open batch (begun if none is open); a batch of BATCH_MAX writes or
  * BATCH_BYTES of rows is committed at once. bytes: the row's, roughly. */
 int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes);
-/* A process's row, and its write's outcome: counted for its unit in the batch, or lost. */
-void store_process_row(const struct proc *p, int64_t offset_ns, struct rec_row *r);
+/* A process's write's outcome: counted for its unit in the batch, or lost. */
 int store_wrote_process(struct store *s, uint64_t unit, int err);
 
 /* Log the database's error about what, and return -EIO. */

@@ -25,7 +25,6 @@ const struct rec_table store_tools = TABLE(NULL, tool_cols, NULL);
 const struct rec_table store_totals = TABLE(NULL, totals_cols, NULL);
 
 _Static_assert(sizeof(unit_cols) / sizeof(*unit_cols) <= REC_MAX, "REC_MAX too small");
-_Static_assert(sizeof(process_cols) / sizeof(*process_cols) <= REC_MAX, "REC_MAX too small");
 
 /* Every statement the store runs is prepared here, and every SQLite error said once. */
 int store_fail(struct store *s, const char *what)

@@ -1,0 +1,74 @@
+/* What a process's row says, finished or still running: the one place where the kernel's
+ * counters become the figures of common/records.h's PROCESS_RECORD. The store writes these
+ * rows, the replies list them and add running ones into tool groups and totals, and exporters
+ * read them; none of them decides a figure of its own. */
+#ifndef TRACER_PROCESS_ROW_H
+#define TRACER_PROCESS_ROW_H
+
+#include <stdint.h>
+#include <json-c/json.h>
+#include "proctable.h"
+#include "records.h"
+#include "tools.h"
+
+/* The values of one row of a record (common/records.h), by column: what the store writes and
+ * what a live row sends. A column left unset is NULL: unknown, absent from the JSON. */
+#define REC_MAX 96 /* columns of a record at most */
+struct rec_row {
+	int64_t i[REC_MAX];
+	const char *s[REC_MAX]; /* TEXT, BLOB */
+	unsigned len[REC_MAX];	/* BLOB bytes */
+	unsigned char set[REC_MAX];
+};
+static inline void rec_int(struct rec_row *r, int col, int64_t v)
+{
+	r->i[col] = v;
+	r->set[col] = 1;
+}
+static inline void rec_text(struct rec_row *r, int col, const char *v)
+{
+	r->s[col] = v;
+	r->set[col] = 1;
+}
+static inline void rec_blob(struct rec_row *r, int col, const void *v, unsigned len)
+{
+	r->s[col] = v;
+	r->len[col] = len;
+	r->set[col] = 1;
+}
+
+/* A running process as read now (live.c: from /proc, or its last sample), with the command
+ * its row names (process_row_command). */
+struct proc_now {
+	const struct proc *cmd; /* whose command line it runs; NULL: its own */
+	struct tool_id tool;	/* named from cmd's */
+	uint64_t cpu_ns;	/* as the kernel counts it: from its fork */
+	uint64_t rss_kb;	/* resident now */
+	uint64_t hwm_kb;	/* its peak, 0 unknown */
+	struct proc_waits w;
+	int net; /* the kernel side counts network traffic */
+};
+
+/* A process at its exit: e kept as its counters, ppid and comm from e where unknown, its
+ * parent's command line copied if it never exec'd (the parent, found in t by ppid, may go
+ * before its row is read), and its tool named by rules. */
+void process_row_finish(struct proctable *t, const struct tool_rules *rules, struct proc *p,
+			const struct exit_event *e);
+/* The command line a running process's row names (its parent's while it has none of its own)
+ * and its tool, into now. */
+void process_row_command(struct proctable *t, const struct tool_rules *rules, const struct proc *p,
+			 struct proc_now *now);
+/* p's row: from its exit once it finished (PROC_FINISHED; now unused), else from now: no end,
+ * status or exit-only figures. offset_ns turns boot time into unix time. The row points into
+ * p (and now->cmd) for its strings. */
+void process_row_fill(const struct proc *p, const struct proc_now *now, int64_t offset_ns,
+		      struct rec_row *r);
+
+/* A running process's row added into a unit's totals (TOTALS_RECORD), or into the row of its
+ * tool group in an array of them (TOOL_RECORD), a new row if its group has none (*group: that
+ * row; 0 or -ENOMEM), as each column's REC_LIVE says. */
+void process_row_add_totals(const struct rec_row *r, struct json_object *totals);
+int process_row_add_tools(const struct rec_row *r, struct json_object *rows,
+			  struct json_object **group);
+
+#endif
