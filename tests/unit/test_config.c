@@ -767,21 +767,24 @@ static void test_default_node(void **state)
 /* One resolution for every program: the given node, else NodeName, else the host's name. */
 static void test_node(void **state)
 {
+	static const struct {
+		const char *node_name, *given, *want; /* want NULL: the host's name */
+	} cases[] = {
+		{ "", NULL, NULL },	      { "cfgnode", NULL, "cfgnode" },
+		{ "cfgnode", "", "cfgnode" }, { "cfgnode", "given", "given" },
+		{ "", "given", "given" },
+	};
 	struct tracer_config c;
 	char node[64], host[64], tiny[4];
 
 	(void)state;
 	config_defaults(&c);
 	assert_int_equal(config_default_node(host, sizeof(host)), 0);
-	assert_int_equal(config_node(&c, NULL, node, sizeof(node)), 0);
-	assert_string_equal(node, host);
-	strcpy(c.node_name, "cfgnode");
-	assert_int_equal(config_node(&c, NULL, node, sizeof(node)), 0);
-	assert_string_equal(node, "cfgnode");
-	assert_int_equal(config_node(&c, "", node, sizeof(node)), 0);
-	assert_string_equal(node, "cfgnode");
-	assert_int_equal(config_node(&c, "given", node, sizeof(node)), 0);
-	assert_string_equal(node, "given");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		snprintf(c.node_name, sizeof(c.node_name), "%s", cases[i].node_name);
+		assert_int_equal(config_node(&c, cases[i].given, node, sizeof(node)), 0);
+		assert_string_equal(node, cases[i].want ? cases[i].want : host);
+	}
 	assert_int_equal(config_node(&c, "longer", tiny, sizeof(tiny)), -ENAMETOOLONG);
 }
 
