@@ -41,7 +41,8 @@ BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
 SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/config.c util/procfs.c util/readfile.c \
              util/safetext.c util/slurm_ids.c \
-             protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c protocol/trust.c
+             protocol/ops.c protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c \
+             protocol/trust.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 

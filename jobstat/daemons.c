@@ -16,11 +16,8 @@
 
 int daemons_init(struct daemons *d, const char *config_path, char *err, size_t errlen)
 {
-	const char *path = config_path ? config_path : getenv("TRACER_CONF");
-
 	memset(d, 0, sizeof(*d));
-	d->config_path = path;
-	return config_load(path ? path : TRACER_CONF_DEFAULT, !path, &d->cfg, err, errlen);
+	return config_load_client(config_path, &d->cfg, err, errlen);
 }
 
 void daemons_fini(struct daemons *d)
@@ -65,13 +62,10 @@ int daemons_local_nodes(struct daemons *d)
 	if (!dir)
 		return 0;
 	while ((e = readdir(dir))) {
-		size_t l = strlen(e->d_name);
 		char name[64];
 
-		if (l <= 13 || strncmp(e->d_name, "tracerd-", 8) ||
-		    strcmp(e->d_name + l - 5, ".sock") || l - 13 >= sizeof(name))
+		if (config_socket_node(e->d_name, name, sizeof(name)) < 0)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)(l - 13), e->d_name + 8);
 		if (daemons_node(d, name) >= 0 && d->nodes[daemons_node(d, name)].local)
 			n++;
 	}
@@ -83,11 +77,7 @@ int daemons_default_node(struct daemons *d, const char *node_opt)
 {
 	char node[64];
 
-	if (node_opt)
-		snprintf(node, sizeof(node), "%s", node_opt);
-	else if (d->cfg.node_name[0])
-		snprintf(node, sizeof(node), "%s", d->cfg.node_name);
-	else if (config_default_node(node, sizeof(node)) < 0)
+	if (config_node(&d->cfg, node_opt, node, sizeof(node)) < 0)
 		return -1;
 	return daemons_node(d, node);
 }
@@ -148,41 +138,41 @@ static int take_array(struct json_object *reply, const char *key, struct json_ob
 
 int daemons_units(struct daemons *d, int node, const char *sel, struct json_object **units)
 {
-	struct json_object *req = client_new_request("units"), *reply;
+	struct json_object *req = proto_request(OP_UNITS), *reply;
 	int r;
 
 	json_object_object_add(req, "select", json_object_new_string(sel));
 	r = ask(d, node, req, UNITS_TIMEOUT_MS, &reply);
 	json_object_put(req);
-	return r < 0 ? r : take_array(reply, "units", units);
+	return r < 0 ? r : take_array(reply, proto_ops[OP_UNITS].reply, units);
 }
 
-/* a per-unit query {"op": op, "unit": id}: the reply's array named op (caller puts) */
-static int unit_query(struct daemons *d, int node, const char *op, int64_t unit, int timeout_ms,
+/* a per-unit query of op, for the unit id: the reply's array (ops.h) (caller puts) */
+static int unit_query(struct daemons *d, int node, enum tracer_op op, int64_t unit, int timeout_ms,
 		      struct json_object **out)
 {
-	struct json_object *req = client_new_request(op), *reply;
+	struct json_object *req = proto_request(op), *reply;
 	int r;
 
 	json_object_object_add(req, "unit", json_object_new_int64(unit));
 	r = ask(d, node, req, timeout_ms, &reply);
 	json_object_put(req);
-	return r < 0 ? r : take_array(reply, op, out);
+	return r < 0 ? r : take_array(reply, proto_ops[op].reply, out);
 }
 
 int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs)
 {
-	return unit_query(d, node, "processes", unit, PROCS_TIMEOUT_MS, procs);
+	return unit_query(d, node, OP_PROCESSES, unit, PROCS_TIMEOUT_MS, procs);
 }
 
 int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object **tools)
 {
-	return unit_query(d, node, "tools", unit, UNITS_TIMEOUT_MS, tools);
+	return unit_query(d, node, OP_TOOLS, unit, UNITS_TIMEOUT_MS, tools);
 }
 
 int daemons_history(struct daemons *d, int node, int64_t unit, struct json_object **runs)
 {
-	return unit_query(d, node, "history", unit, UNITS_TIMEOUT_MS, runs);
+	return unit_query(d, node, OP_HISTORY, unit, UNITS_TIMEOUT_MS, runs);
 }
 
 struct json_object *daemons_topology(struct daemons *d, int node)
@@ -192,7 +182,7 @@ struct json_object *daemons_topology(struct daemons *d, int node)
 
 	if (!c->status_tried) {
 		c->status_tried = 1;
-		req = client_new_request("status");
+		req = proto_request(OP_STATUS);
 		if (ask(d, node, req, UNITS_TIMEOUT_MS, &c->status) < 0)
 			c->status = NULL;
 		json_object_put(req);

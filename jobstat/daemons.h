@@ -23,7 +23,6 @@ struct node_conn {
 
 struct daemons {
 	struct tracer_config cfg;
-	const char *config_path;
 	struct node_conn *nodes;
 	size_t n, cap;
 	int quiet; /* no per-request messages (failures still recorded) */
@@ -31,7 +30,7 @@ struct daemons {
 	int (*node_addr)(const char *node, char *addr, size_t len);
 };
 
-/* Read the configuration (-c, else TRACER_CONF, else the default). */
+/* Read the configuration (-c, else as every client finds it: config_load_client). */
 int daemons_init(struct daemons *d, const char *config_path, char *err, size_t errlen);
 void daemons_fini(struct daemons *d);
 /* The node by name (added on first use); -1 on ENOMEM. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "convert.h"
 #include "jobstat.h"
 #include "options.h"
@@ -63,8 +64,8 @@ static void usage(FILE *f)
 		"      --workflow           grouped by pipeline, run, step and tool\n"
 		"      --pipeline=P[,...]   only jobs of these workflow pipelines\n"
 		"      --run=R[,...]        only jobs of these workflow runs\n"
-		"  -c FILE                  tracer configuration (default $TRACER_CONF, "
-		"/etc/tracer/tracer.conf)\n"
+		"  -c FILE                  tracer configuration (default $" TRACER_CONF_ENV
+		", " TRACER_CONF_DEFAULT ")\n"
 		"  -N NODE                  the node whose tracerd holds traced runs (default: "
 		"this one)\n"
 		"  -h, --help               this help\n");

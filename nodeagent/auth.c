@@ -155,7 +155,7 @@ int auth_munge_request(const char *munge_socket, const char *node, struct json_o
 	    strcmp(json_object_get_string(node_o), node) != 0) {
 		proto_errf(err, errlen, "credential refused: the request is not for node %s", node);
 		json_object_put(inner);
-		r = -EPERM;
+		r = -EXDEV;
 		goto out;
 	}
 	*req = inner;
@@ -164,4 +164,30 @@ int auth_munge_request(const char *munge_socket, const char *node, struct json_o
 out:
 	decode_free(d);
 	return r;
+}
+
+struct json_object *auth_refusal(int r, const char *err, const char *node)
+{
+	struct json_object *reply = proto_reply_error(r == -EXDEV   ? PROTO_E_WRONG_NODE
+						      : r == -EPERM ? PROTO_E_DENIED
+								    : PROTO_E_MALFORMED,
+						      "%s", err);
+
+	/* a client that knew only the address learns the node to ask for */
+	if (reply && r == -EXDEV)
+		json_object_object_add(reply, "node", json_object_new_string(node));
+	return reply;
+}
+
+struct json_object *auth_tcp_refused(struct json_object *req)
+{
+	struct json_object *op;
+	int i;
+
+	json_object_object_get_ex(req, "op", &op);
+	i = proto_op_find(json_object_get_string(op));
+	if (i >= 0 && proto_ops[i].tcp)
+		return NULL;
+	return proto_reply_error(PROTO_E_DENIED, "op '%s' is not served over TCP",
+				 json_object_get_string(op));
 }

@@ -443,11 +443,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_set_level(cfg.log_level);
-	if (d.opt.node)
-		snprintf(node, sizeof(node), "%s", d.opt.node);
-	else if (cfg.node_name[0])
-		snprintf(node, sizeof(node), "%s", cfg.node_name);
-	else if (config_default_node(node, sizeof(node)) < 0) {
+	if (config_node(&cfg, d.opt.node, node, sizeof(node)) < 0) {
 		log_error("cannot tell the node name: give -N");
 		return 1;
 	}

@@ -16,7 +16,7 @@
 #include "stream.h"
 #include "units.h"
 
-#define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
+#define ERR_REPLY(code, ...) proto_reply_error(PROTO_E_##code, __VA_ARGS__)
 #define HISTORY_RUNS 5 /* "slower than usual": against the median of this many runs */
 #define HISTORY_RUNS_MAX 50
 
@@ -36,21 +36,21 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 	    proto_opt_string(req, "pipeline", UNIT_NAME_MAX - 1, &pipeline, err, sizeof(err)) ||
 	    proto_opt_string(req, "run", UNIT_NAME_MAX - 1, &run, err, sizeof(err)) ||
 	    proto_opt_string(req, "step", UNIT_NAME_MAX - 1, &step, err, sizeof(err)))
-		return ERR_REPLY("%s", err);
+		return ERR_REPLY(MALFORMED, "%s", err);
 	if (name && slurm_id_shaped(name))
-		return ERR_REPLY("%s", SLURM_ID_SHAPED_WHY);
+		return ERR_REPLY(MALFORMED, "%s", SLURM_ID_SHAPED_WHY);
 	if (procfs_read_stat(pid, &st) < 0 || procfs_read_uid(pid, &uid) < 0)
-		return ERR_REPLY("process %" PRId64 " does not exist", pid);
+		return ERR_REPLY(NOT_FOUND, "process %" PRId64 " does not exist", pid);
 	/* a user may only trace a command of their own that they just started */
 	if (peer->uid != 0 && (uid != peer->uid || (pid_t)st.ppid != peer->pid))
-		return ERR_REPLY("process %" PRId64 " is not a child of the caller", pid);
+		return ERR_REPLY(DENIED, "process %" PRId64 " is not a child of the caller", pid);
 	/* a user namespace's runs count as its owner's: limits, rate and store share */
 	owner = uid == peer->uid ? peer->owner : uid;
 	if (!agent_is_admin(a, peer) && units_admit(a, owner, err, sizeof(err)))
-		return ERR_REPLY("%s", err);
+		return ERR_REPLY(LIMIT, "%s", err);
 	u = units_new(a, "local", name, uid, peer->gid);
 	if (!u)
-		return ERR_REPLY("out of memory");
+		return ERR_REPLY(FAILED, "out of memory");
 	u->owner_uid = owner;
 	if (pipeline)
 		snprintf(u->pipeline, sizeof(u->pipeline), "%s", pipeline);
@@ -61,7 +61,7 @@ static struct json_object *op_run_begin(struct agent *a, const struct peer *peer
 	r = units_track_pid(a, u, pid);
 	if (r) {
 		units_drop(a, u);
-		return ERR_REPLY("cannot track process %" PRId64 ": %s", pid, strerror(-r));
+		return ERR_REPLY(FAILED, "cannot track process %" PRId64 ": %s", pid, strerror(-r));
 	}
 	units_save(a, u);
 	log_info("unit %" PRIu64 " (%s) started for uid %u, pid %" PRId64, u->id, u->name, uid,
@@ -92,6 +92,18 @@ static int peer_unit(struct agent *a, const struct peer *peer, struct json_objec
 	return agent_is_admin(a, peer) || owner == peer->uid ? 0 : -EPERM;
 }
 
+/* Why peer_unit's answer r refuses the request (id and err as it left them), or NULL: another
+ * user's unit is not told from one that does not exist. */
+static struct json_object *unit_refused(int r, uint64_t id, const char *err)
+{
+	if (r == -EPERM || r == -ENOENT)
+		return ERR_REPLY(NOT_FOUND, "unit %" PRIu64 " not found or not yours", id);
+	if (r)
+		return proto_reply_error(r == -EINVAL ? PROTO_E_MALFORMED : PROTO_E_FAILED, "%s",
+					 err);
+	return NULL;
+}
+
 static struct json_object *with_totals(struct agent *a, struct json_object *r, uint64_t id)
 {
 	struct json_object *totals;
@@ -110,24 +122,25 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
 	char err[160];
 	int64_t status = -1;
 	uint64_t id = 0;
+	struct json_object *refused;
 	struct unit *u, stored;
 	int r;
 
 	if (admin_only && !agent_is_admin(a, peer))
-		return ERR_REPLY("permission denied: only root or SlurmUser may unregister");
+		return ERR_REPLY(DENIED,
+				 "permission denied: only root or SlurmUser may unregister");
 	r = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
-	if (r == -EPERM || r == -ENOENT)
-		return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
-	if (r)
-		return ERR_REPLY("%s", err);
+	if ((refused = unit_refused(r, id, err)))
+		return refused;
 	/* a user ends only what `tracerctl run` began: a Slurm unit's end is Slurm's to tell */
 	if (!agent_is_admin(a, peer) && strcmp(u ? u->kind : stored.kind, "local") != 0)
-		return ERR_REPLY("permission denied: unit %" PRIu64 " is a Slurm unit; only root or"
+		return ERR_REPLY(DENIED,
+				 "permission denied: unit %" PRIu64 " is a Slurm unit; only root or"
 				 " SlurmUser may end it",
 				 id);
 	r = proto_get_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err));
 	if (r && r != -ENOENT)
-		return ERR_REPLY("%s", err);
+		return ERR_REPLY(MALFORMED, "%s", err);
 	if (!u) /* ended before a restart, or twice: answer what is stored */
 		return with_totals(a, request_reply_unit(&stored), id);
 	*park = (struct parked){ .kind = PARK_UNIT_END, .id = id, .status = status, .peer = *peer };
@@ -140,7 +153,7 @@ static struct json_object *stored_unit(struct agent *a, uint64_t id)
 	struct unit stored;
 
 	if (store_get_unit(agent_store(a), id, &stored) < 0)
-		return ERR_REPLY("unit %" PRIu64 " not found", id);
+		return ERR_REPLY(NOT_FOUND, "unit %" PRIu64 " not found", id);
 	return with_totals(a, request_reply_unit(&stored), id);
 }
 
@@ -198,7 +211,7 @@ static struct json_object *listing(struct agent *a, enum stream_kind kind, uint6
 	}
 	store_commit(agent_store(a)); /* a full disk leaves what is stored readable */
 	if (reply_stream_new(agent_store(a), kind, unit, sel, uid, &extra, stream))
-		return ERR_REPLY("store query failed");
+		return ERR_REPLY(FAILED, "store query failed");
 	return proto_reply_ok();
 }
 
@@ -209,7 +222,7 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer,
 	char err[160];
 
 	if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
-		return ERR_REPLY("%s", err);
+		return ERR_REPLY(MALFORMED, "%s", err);
 	return listing(a, STREAM_UNITS, 0, sel, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
 		       stream);
 }
@@ -219,16 +232,15 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
 					struct json_object *req, enum stream_kind kind,
 					struct reply_stream **stream)
 {
+	struct json_object *refused;
 	struct unit *u, stored;
 	char err[160];
 	uint64_t id = 0;
 	int rc;
 
 	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
-	if (rc == -EPERM || rc == -ENOENT)
-		return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
-	if (rc)
-		return ERR_REPLY("%s", err);
+	if ((refused = unit_refused(rc, id, err)))
+		return refused;
 	return listing(a, kind, id, NULL, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
 }
 
@@ -244,18 +256,18 @@ static struct json_object *op_history(struct agent *a, const struct peer *peer,
 	int rc;
 
 	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
-	if (rc == -EPERM || rc == -ENOENT)
-		return ERR_REPLY("unit %" PRIu64 " not found or not yours", id);
-	if (rc || proto_opt_int64(req, "limit", 1, HISTORY_RUNS_MAX, &limit, err, sizeof(err)))
-		return ERR_REPLY("%s", err);
+	if ((r = unit_refused(rc, id, err)))
+		return r;
+	if (proto_opt_int64(req, "limit", 1, HISTORY_RUNS_MAX, &limit, err, sizeof(err)))
+		return ERR_REPLY(MALFORMED, "%s", err);
 	if (store_unit_history(agent_store(a), id, (unsigned)limit, &rows))
-		return ERR_REPLY("store query failed");
+		return ERR_REPLY(FAILED, "store query failed");
 	r = proto_reply_ok();
-	json_object_object_add(r, "history", rows);
+	json_object_object_add(r, proto_ops[OP_HISTORY].reply, rows);
 	return r;
 }
 
-/* ---- the operations: one table for the dispatcher and for the TCP server */
+/* ---- the operations: a handler for each of the table's (ops.h) */
 
 typedef struct json_object *(*op_fn)(struct agent *a, const struct peer *peer,
 				     struct json_object *req, struct reply_stream **stream,
@@ -295,12 +307,13 @@ static struct json_object *do_unregister(struct agent *a, const struct peer *pee
 
 	(void)stream;
 	if (proto_opt_int64(req, "kernel_key", INT64_MIN, INT64_MAX, &key, err, sizeof(err)))
-		return ERR_REPLY("%s", err);
+		return ERR_REPLY(MALFORMED, "%s", err);
 	/* a task whose registration the plugin sent without waiting: named by its key */
 	if (key && agent_is_admin(a, peer)) {
 		id = agent_unit_of_key(a, (uint64_t)key);
 		if (!id)
-			return ERR_REPLY("no unit of a task registered in the kernel as %" PRId64,
+			return ERR_REPLY(NOT_FOUND,
+					 "no unit of a task registered in the kernel as %" PRId64,
 					 key);
 		json_object_object_add(req, "unit", json_object_new_int64((int64_t)id));
 	}
@@ -363,45 +376,14 @@ static struct json_object *do_history(struct agent *a, const struct peer *peer,
 	return op_history(a, peer, req);
 }
 
-/* Who may call each operation: anyone (a unit's owner is checked by the operation itself), or
- * only root and SlurmUser; and whether other nodes may ask it over TCP (queries only). */
-enum op_who { OP_ANYONE, OP_ADMIN };
-static const struct {
-	const char *name;
-	op_fn fn;
-	enum op_who who;
-	int tcp;
-} ops[] = {
-	{ "status", do_status, OP_ANYONE, 1 },
-	{ "run_begin", do_run_begin, OP_ANYONE, 0 }, /* a child of the caller's own */
-	{ "run_end", do_run_end, OP_ANYONE, 0 },     /* the caller's own local unit */
-	{ "register", do_register, OP_ADMIN, 0 },
-	{ "unregister", do_unregister, OP_ADMIN, 0 },
-	{ "job_begin", do_job_begin, OP_ADMIN, 0 },
-	{ "job_end", do_job_end, OP_ADMIN, 0 },
-	{ "units", do_units, OP_ANYONE, 1 }, /* the caller's own, or all for admins */
-	{ "processes", do_processes, OP_ANYONE, 1 },
-	{ "tools", do_tools, OP_ANYONE, 1 },
-	{ "history", do_history, OP_ANYONE, 1 }, /* of the caller's own units */
+/* The dispatcher: a handler for each operation of the table (ops.h), which says who may call
+ * it and whether it is served over TCP. */
+static const op_fn handlers[OP_COUNT] = {
+	[OP_STATUS] = do_status,     [OP_RUN_BEGIN] = do_run_begin,   [OP_RUN_END] = do_run_end,
+	[OP_REGISTER] = do_register, [OP_UNREGISTER] = do_unregister, [OP_JOB_BEGIN] = do_job_begin,
+	[OP_JOB_END] = do_job_end,   [OP_UNITS] = do_units,	      [OP_PROCESSES] = do_processes,
+	[OP_TOOLS] = do_tools,	     [OP_HISTORY] = do_history,
 };
-#define NOPS (sizeof(ops) / sizeof(ops[0]))
-
-static int find_op(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NOPS; i++)
-		if (!strcmp(ops[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-int request_over_tcp(const char *op)
-{
-	int i = find_op(op);
-
-	return i >= 0 && ops[i].tcp;
-}
 
 struct json_object *request_handle(struct agent *a, const struct peer *peer,
 				   struct json_object *req, struct reply_stream **stream,
@@ -413,16 +395,17 @@ struct json_object *request_handle(struct agent *a, const struct peer *peer,
 	*stream = NULL;
 	park->kind = PARK_NONE;
 	if (!json_object_object_get_ex(req, "op", &op_o))
-		return ERR_REPLY("missing op");
-	i = find_op(json_object_get_string(op_o));
-	if (i < 0)
-		return ERR_REPLY("unknown op '%s'", json_object_get_string(op_o));
-	if (ops[i].who == OP_ADMIN && !agent_is_admin(a, peer))
-		return ERR_REPLY("permission denied: only root or SlurmUser may %s", ops[i].name);
-	reply = ops[i].fn(a, peer, req, stream, park);
+		return ERR_REPLY(MALFORMED, "missing op");
+	i = proto_op_find(json_object_get_string(op_o));
+	if (i < 0 || !handlers[i])
+		return ERR_REPLY(UNKNOWN_OP, "unknown op '%s'", json_object_get_string(op_o));
+	if (proto_ops[i].who == OP_ADMIN && !agent_is_admin(a, peer))
+		return ERR_REPLY(DENIED, "permission denied: only root or SlurmUser may %s",
+				 proto_ops[i].name);
+	reply = handlers[i](a, peer, req, stream, park);
 	if (!reply && park->kind != PARK_NONE)
 		park->deadline_ns = (int64_t)clock_boot_ns() + (int64_t)PARK_MS * 1000000;
 	else if (!reply)
-		reply = ERR_REPLY("out of memory");
+		reply = ERR_REPLY(FAILED, "out of memory");
 	return reply;
 }

@@ -1,7 +1,7 @@
 /* Control requests, split by who makes them: requests.c (anyone's: status, runs, listings)
- * dispatches; requests_slurm.c (Slurm's side: registrations, Prolog, Epilog) answers its own;
- * requests_common.c holds what both use. Requests see the agent through agent.h and the units
- * in memory through units.h. */
+ * dispatches, by the table of operations (ops.h); requests_slurm.c (Slurm's side:
+ * registrations, Prolog, Epilog) answers its own. Requests see the agent through agent.h and
+ * the units in memory through units.h. */
 #ifndef TRACER_REQUESTS_H
 #define TRACER_REQUESTS_H
 
@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "agent.h"
+#include "protocol.h"
 #include "unit.h"
 
 /* A request whose reply waits for the kernel: the end of a unit or of a job waits until their
@@ -35,13 +36,18 @@ struct json_object *request_handle(struct agent *a, const struct peer *peer,
 int request_ready(struct agent *a, const struct parked *park);
 /* Finish a parked request: its reply. */
 struct json_object *request_resume(struct agent *a, const struct parked *park);
-/* Whether other nodes may ask op over TCP (the op table says). */
-int request_over_tcp(const char *op);
 
 /* ---- between requests.c and requests_slurm.c */
 
-/* {"ok":true,"unit":{...}} */
-struct json_object *request_reply_unit(const struct unit *u);
+/* {"ok":true,"unit":{...}}: inline, as both files answer with it and neither calls the
+ * other back */
+static inline struct json_object *request_reply_unit(const struct unit *u)
+{
+	struct json_object *r = proto_reply_ok();
+
+	json_object_object_add(r, "unit", unit_to_json(u));
+	return r;
+}
 
 struct json_object *request_register(struct agent *a, const struct peer *peer,
 				     struct json_object *req);

@@ -17,7 +17,7 @@
 #include "units.h"
 #include "workflow.h"
 
-#define ERR_REPLY(...) proto_reply_error(__VA_ARGS__)
+#define ERR_REPLY(code, ...) proto_reply_error(PROTO_E_##code, __VA_ARGS__)
 
 /* The batch script is read as root from a path in a registration: only a regular file under
  * slurmd's spool directory (SlurmdSpoolDir, %n the node), named without "." or ".." parts,
@@ -135,7 +135,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 	int r;
 
 	if (!agent_is_admin(a, peer))
-		return ERR_REPLY("permission denied: only root or SlurmUser may register");
+		return ERR_REPLY(DENIED, "permission denied: only root or SlurmUser may register");
 	if (proto_opt_string(req, "name", UNIT_NAME_MAX - 1, &name, err, sizeof(err)) ||
 	    proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
 	    proto_opt_int64(req, "gid", 0, UINT32_MAX - 1, &gid, err, sizeof(err)) ||
@@ -163,18 +163,18 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 			      sizeof(err)) ||
 	    proto_copy_string(req, "traceparent", tmp.traceparent, sizeof(tmp.traceparent), err,
 			      sizeof(err)))
-		return ERR_REPLY("%s", err);
+		return ERR_REPLY(MALFORMED, "%s", err);
 	if (tmp.traceparent[0] && !traceparent_valid(tmp.traceparent))
-		return ERR_REPLY("traceparent is not a W3C trace context");
+		return ERR_REPLY(MALFORMED, "traceparent is not a W3C trace context");
 	if (!pid && !cgid)
-		return ERR_REPLY("register needs a pid or a cgroup_id");
+		return ERR_REPLY(MALFORMED, "register needs a pid or a cgroup_id");
 	/* the key the plugin put its task in the kernel under (struct task_registration) */
 	if (key && (!((uint64_t)key & UNIT_KEY_BIT) ||
 		    ((uint64_t)key & UNIT_KEY_PID_MASK) != ((uint64_t)pid & UNIT_KEY_PID_MASK)))
-		return ERR_REPLY("kernel_key is not the key of task %" PRId64, pid);
+		return ERR_REPLY(MALFORMED, "kernel_key is not the key of task %" PRId64, pid);
 	u = units_new(a, job ? "slurm" : "local", name, uid, gid);
 	if (!u)
-		return ERR_REPLY("out of memory");
+		return ERR_REPLY(FAILED, "out of memory");
 	memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
 	memcpy(u->alloc_cores, tmp.alloc_cores, sizeof(u->alloc_cores));
 	memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
@@ -197,7 +197,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 	r = units_track(a, u, pid);
 	if (r) {
 		units_drop(a, u);
-		return ERR_REPLY("cannot track the unit: %s", strerror(-r));
+		return ERR_REPLY(FAILED, "cannot track the unit: %s", strerror(-r));
 	}
 	registry_adopt(a, u); /* what the kernel recorded under its task's key, if any */
 	units_save(a, u);
@@ -216,18 +216,19 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
 	char err[160], name[32];
 
 	if (!agent_is_admin(a, peer))
-		return ERR_REPLY("permission denied: only root or SlurmUser may begin jobs");
+		return ERR_REPLY(DENIED,
+				 "permission denied: only root or SlurmUser may begin jobs");
 	if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
 	    proto_get_int64(req, "uid", 0, UINT32_MAX - 1, &uid, err, sizeof(err)) ||
 	    proto_opt_int64(req, "gid", 0, UINT32_MAX - 1, &gid, err, sizeof(err)) ||
 	    proto_copy_string(req, "cluster", tmp.cluster, sizeof(tmp.cluster), err, sizeof(err)) ||
 	    proto_copy_string(req, "job_name", tmp.job_name, sizeof(tmp.job_name), err,
 			      sizeof(err)))
-		return ERR_REPLY("%s", err);
+		return ERR_REPLY(MALFORMED, "%s", err);
 	snprintf(name, sizeof(name), "%" PRId64, job);
 	u = units_new(a, "slurm", name, uid, gid);
 	if (!u)
-		return ERR_REPLY("out of memory");
+		return ERR_REPLY(FAILED, "out of memory");
 	u->job_id = job;
 	memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
 	memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
@@ -244,10 +245,10 @@ struct json_object *request_job_end(struct agent *a, const struct peer *peer,
 	char err[160];
 
 	if (!agent_is_admin(a, peer))
-		return ERR_REPLY("permission denied: only root or SlurmUser may end jobs");
+		return ERR_REPLY(DENIED, "permission denied: only root or SlurmUser may end jobs");
 	if (proto_get_int64(req, "job_id", 1, INT64_MAX, &job, err, sizeof(err)) ||
 	    proto_opt_int64(req, "status", -1, INT32_MAX, &status, err, sizeof(err)))
-		return ERR_REPLY("%s", err);
+		return ERR_REPLY(MALFORMED, "%s", err);
 	*park = (struct parked){ .kind = PARK_JOB_END, .id = job, .status = status, .peer = *peer };
 	return NULL;
 }

@@ -276,11 +276,9 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 		why = admit(s, tcp, counted, admin);
 		if (why) {
 			char busy[160];
-			int n = snprintf(
-				busy, sizeof(busy),
-				"{\"v\":1,\"ok\":false,\"error\":\"too many clients: %s\"}\n", why);
 
-			if (write(fd, busy, n) < 0)
+			snprintf(busy, sizeof(busy), "too many clients: %s", why);
+			if (proto_refuse(fd, PROTO_E_BUSY, busy) < 0)
 				log_debug("client gone before the refusal: %m");
 			log_refusal(s, tcp ? (uid_t)-1 : cred.uid, why);
 			close(fd);
@@ -317,8 +315,6 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 
 void server_expire(struct server *s)
 {
-	static const char late[] =
-		"{\"v\":1,\"ok\":false,\"error\":\"request not completed in time\"}\n";
 	int64_t now = now_ms();
 	unsigned i;
 
@@ -331,7 +327,8 @@ void server_expire(struct server *s)
 		 * not read until then) */
 		if (c->partial_ms && (c->events & EPOLLIN) && now - c->partial_ms > s->line_ms) {
 			/* best effort: the client is about to lose its slot anyway */
-			if (send(c->fd, late, sizeof(late) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			if (proto_refuse(c->fd, PROTO_E_TIMEOUT, "request not completed in time") <
+			    0)
 				log_debug("client gone before the timeout reply: %m");
 			log_refusal(s, c->peer.uid, "request line not completed in time");
 			client_close(s, c);
@@ -342,28 +339,28 @@ void server_expire(struct server *s)
 	}
 }
 
-/* Over TCP only queries (the op table says which), each inside a valid MUNGE credential naming
- * its sender. */
+/* Over TCP only queries (the op table, ops.h, says which), each inside a valid MUNGE credential
+ * naming its sender. */
 static struct json_object *tcp_request(struct server *s, struct agent *a, struct client *c,
 				       struct json_object *outer, struct reply_stream **stream)
 {
-	struct json_object *op, *req = NULL, *reply;
+	struct json_object *req = NULL, *reply;
 	struct peer peer = { 0 };
 	struct parked park;
 	char err[256];
+	int r;
 
-	if (auth_munge_request(s->munge_socket, agent_node(a), outer, &req, &peer.uid, &peer.gid,
-			       err, sizeof(err)) < 0) {
+	r = auth_munge_request(s->munge_socket, agent_node(a), outer, &req, &peer.uid, &peer.gid,
+			       err, sizeof(err));
+	if (r < 0) {
 		log_refusal(s, (uid_t)-1, err);
 		c->closing = 1;
-		return proto_reply_error("%s", err);
+		return auth_refusal(r, err, agent_node(a));
 	}
 	peer.owner = peer.uid; /* another node's user: its subordinate uids are not known here */
-	json_object_object_get_ex(req, "op", &op);
-	reply = request_over_tcp(json_object_get_string(op))
-			? request_handle(a, &peer, req, stream, &park)
-			: proto_reply_error("op '%s' is not served over TCP",
-					    json_object_get_string(op));
+	reply = auth_tcp_refused(req);
+	if (!reply)
+		reply = request_handle(a, &peer, req, stream, &park);
 	json_object_put(req);
 	return reply;
 }
@@ -409,7 +406,8 @@ static void queue_reply(struct server *s, struct client *c, struct json_object *
 	if (text && len > s->out_max) {
 		log_refusal(s, c->peer.uid, "reply larger than ClientBufferSize");
 		free(text);
-		reply = proto_reply_error("reply larger than ClientBufferSize (%zu bytes)",
+		reply = proto_reply_error(PROTO_E_TOO_BIG,
+					  "reply larger than ClientBufferSize (%zu bytes)",
 					  s->out_max);
 		text = reply ? proto_serialize(reply, &len) : NULL;
 		json_object_put(reply);
@@ -453,7 +451,9 @@ static void serve_next(struct server *s, struct agent *a, struct client *c)
 		snprintf(why, sizeof(why), "malformed request from pid %d: %s", c->peer.pid, err);
 		log_refusal(s, c->peer.uid, why);
 		c->closing = 1;
-		queue_reply(s, c, proto_reply_error("malformed request: %s", err), NULL);
+		queue_reply(s, c,
+			    proto_reply_error(PROTO_E_MALFORMED, "malformed request: %s", err),
+			    NULL);
 		return;
 	}
 	reply = c->tcp ? tcp_request(s, a, c, req, &stream)
@@ -574,10 +574,11 @@ static void read_in(struct server *s, struct agent *a, struct client *c)
 		if (line_reader_feed(&c->in, buf, n) < 0) {
 			log_refusal(s, c->peer.uid, "request line too long");
 			c->closing = 1;
-			queue_reply(
-				s, c,
-				proto_reply_error("request longer than %d bytes", TRACER_MSG_MAX),
-				NULL);
+			queue_reply(s, c,
+				    proto_reply_error(PROTO_E_MALFORMED,
+						      "request longer than %d bytes",
+						      TRACER_MSG_MAX),
+				    NULL);
 			return;
 		}
 	}

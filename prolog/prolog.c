@@ -12,6 +12,7 @@
 #include <syslog.h>
 
 #include "client.h"
+#include "ops.h"
 
 #define PROLOG_TIMEOUT_MS 200  /* the job waits for it to start */
 #define EPILOG_TIMEOUT_MS 1000 /* tracerd waits up to 100 ms per open unit for its last exits */
@@ -31,8 +32,8 @@ int main(int argc, char **argv)
 {
 	const char *prog = basename(argv[0]);
 	int epilog = strstr(prog, "epilog") != NULL;
-	struct client_target target = { .config = getenv("TRACER_CONF"),
-					.node = getenv("SLURMD_NODENAME") };
+	/* tracer.conf as every client finds it; the node is the one slurmd runs it for */
+	struct client_target target = { .node = getenv("SLURMD_NODENAME") };
 	struct json_object *req, *reply = NULL;
 	long long job, uid;
 	char sock[4096], why[8192];
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 		syslog(LOG_ERR, "job %lld: no tracerd socket path (bad tracer.conf?)", job);
 		return 0;
 	}
-	req = client_new_request(epilog ? "job_end" : "job_begin");
+	req = proto_request(epilog ? OP_JOB_END : OP_JOB_BEGIN);
 	json_object_object_add(req, "job_id", json_object_new_int64(job));
 	if (!epilog) {
 		json_object_object_add(req, "uid", json_object_new_int64(uid));

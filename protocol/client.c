@@ -16,11 +16,10 @@
 
 int client_config(const struct client_target *t, struct tracer_config *cfg)
 {
-	const char *path = t->config ? t->config : getenv("TRACER_CONF");
 	char err[512];
 	int r;
 
-	r = config_load(path ? path : TRACER_CONF_DEFAULT, !path, cfg, err, sizeof(err));
+	r = config_load_client(t->config, cfg, err, sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "%s\n", err);
 	return r;
@@ -35,11 +34,7 @@ int client_socket_path(const struct client_target *t, char *out, size_t len)
 	r = client_config(t, &cfg);
 	if (r < 0)
 		return r;
-	if (t->node)
-		snprintf(node, sizeof(node), "%s", t->node);
-	else if (cfg.node_name[0])
-		snprintf(node, sizeof(node), "%s", cfg.node_name);
-	else if ((r = config_default_node(node, sizeof(node))) < 0)
+	if ((r = config_node(&cfg, t->node, node, sizeof(node))) < 0)
 		return r;
 	r = config_socket_path(&cfg, node, out, len);
 	if (r < 0)
@@ -47,23 +42,24 @@ int client_socket_path(const struct client_target *t, char *out, size_t len)
 	return r;
 }
 
-struct json_object *client_new_request(const char *op)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "v", json_object_new_int(TRACER_PROTO_VERSION));
-	json_object_object_add(o, "op", json_object_new_string(op));
-	return o;
-}
-
 #define BUSY_TRIES 60	   /* a refused connection is tried again this many times in all, */
 #define BUSY_WAIT_US 50000 /* this far apart */
 
+/* A refusal, as far as the caller wants it: the text into why, and for a credential meant
+ * for another node, the node the daemon is (its "node") into node. */
+struct refusal {
+	char *why;
+	size_t whylen;
+	char *node;
+	size_t nodelen;
+};
+
 /* Check a reply: 0 when ok, else -EBUSY for a refusal for want of a connection slot (worth
  * another try in a moment) or -EREMOTEIO, with tracerd's message in why. */
-static int reply_ok(struct json_object *r, char *why, size_t whylen)
+static int reply_ok(struct json_object *r, const struct refusal *f)
 {
 	struct json_object *ok, *msg;
+	enum proto_code code = proto_reply_code(r);
 	const char *text;
 
 	if (json_object_object_get_ex(r, "ok", &ok) && json_object_get_boolean(ok))
@@ -71,14 +67,18 @@ static int reply_ok(struct json_object *r, char *why, size_t whylen)
 	/* a missing or null message ("error":null) is no message */
 	if (!json_object_object_get_ex(r, "error", &msg) || !(text = json_object_get_string(msg)))
 		text = "tracerd refused the request";
-	if (why && whylen) /* shown to whoever asked: it may quote another user's text */
-		safe_text(why, whylen, text, strlen(text));
-	return strncmp(text, "too many clients", 16) == 0 ? -EBUSY : -EREMOTEIO;
+	if (f->why && f->whylen) /* shown to whoever asked: it may quote another user's text */
+		safe_text(f->why, f->whylen, text, strlen(text));
+	/* a name cut short would name another node: none then */
+	if (code == PROTO_E_WRONG_NODE && f->node && f->nodelen &&
+	    strlen(reply_str(r, "node", "")) < f->nodelen)
+		snprintf(f->node, f->nodelen, "%s", reply_str(r, "node", ""));
+	return code == PROTO_E_BUSY ? -EBUSY : -EREMOTEIO;
 }
 
 /* Send req on fd (closed here) and check the reply; see client_request(). */
 static int exchange(const char *where, int fd, struct json_object *req, int timeout_ms,
-		    struct json_object **reply, char *why, size_t whylen)
+		    struct json_object **reply, const struct refusal *f)
 {
 	struct json_object *r = NULL;
 	char err[256] = "";
@@ -87,10 +87,11 @@ static int exchange(const char *where, int fd, struct json_object *req, int time
 	ret = proto_call(fd, req, timeout_ms, &r, err, sizeof(err));
 	close(fd);
 	if (ret < 0) {
-		proto_errf(why, whylen, "tracerd at %s: %s", where, err[0] ? err : strerror(-ret));
+		proto_errf(f->why, f->whylen, "tracerd at %s: %s", where,
+			   err[0] ? err : strerror(-ret));
 		return ret;
 	}
-	if ((ret = reply_ok(r, why, whylen)) < 0) {
+	if ((ret = reply_ok(r, f)) < 0) {
 		json_object_put(r);
 		return ret;
 	}
@@ -118,7 +119,7 @@ static int request_once(const char *sock, struct json_object *req, int timeout_m
 		/* root's clients: only a trusted tracerd, and a short reply */
 		if ((ret = trust_call(sock, req, timeout_ms, &r, why, whylen)) < 0)
 			return ret;
-		if ((ret = reply_ok(r, why, whylen)) < 0) {
+		if ((ret = reply_ok(r, &(struct refusal){ why, whylen })) < 0) {
 			json_object_put(r);
 			return ret;
 		}
@@ -140,7 +141,7 @@ static int request_once(const char *sock, struct json_object *req, int timeout_m
 		proto_errf(why, whylen, "cannot reach tracerd at %s: %s", sock, strerror(-fd));
 		return fd;
 	}
-	return exchange(sock, fd, req, timeout_ms, reply, why, whylen);
+	return exchange(sock, fd, req, timeout_ms, reply, &(struct refusal){ why, whylen });
 }
 
 static int request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
@@ -183,12 +184,13 @@ int client_request_tcp(const char *prog, const char *host, unsigned port, const 
 		       struct json_object **reply)
 {
 	return client_request_tcp_why(prog, host, port, node, munge_socket, req, timeout_ms, reply,
-				      NULL, 0);
+				      NULL, 0, NULL, 0);
 }
 
 int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,
 			   const char *munge_socket, struct json_object *req, int timeout_ms,
-			   struct json_object **reply, char *why, size_t whylen)
+			   struct json_object **reply, char *why, size_t whylen, char *is_node,
+			   size_t nodelen)
 {
 	struct json_object *signed_req = NULL, *outer; /* deep_copy wants NULL */
 	munge_ctx_t ctx = munge_ctx_create();
@@ -221,7 +223,7 @@ int client_request_tcp_why(const char *prog, const char *host, unsigned port, co
 		return -EPERM;
 	}
 	munge_ctx_destroy(ctx);
-	outer = client_new_request("munge");
+	outer = proto_request_named(PROTO_OP_MUNGE);
 	json_object_object_add(outer, "cred", json_object_new_string(cred));
 	free(cred);
 	fd = proto_connect_tcp(host, port, timeout_ms < 0 ? 2000 : timeout_ms);
@@ -232,7 +234,8 @@ int client_request_tcp_why(const char *prog, const char *host, unsigned port, co
 		json_object_put(outer);
 		return fd;
 	}
-	r = exchange(where, fd, outer, timeout_ms, reply, err, sizeof(err));
+	r = exchange(where, fd, outer, timeout_ms, reply,
+		     &(struct refusal){ err, sizeof(err), is_node, nodelen });
 	json_object_put(outer);
 	return failed(prog, r, err, why, whylen);
 }

@@ -6,8 +6,8 @@
 #include <json-c/json.h>
 
 struct client_target {
-	const char *config; /* -c, else $TRACER_CONF, else the default */
-	const char *node;   /* -N, else NodeName, else the short host name */
+	const char *config; /* -c, else the environment's, else the default (config_load_client) */
+	const char *node;   /* -N, else NodeName, else the short host name (config_node) */
 };
 
 /* Load the target's tracer.conf (errors printed). */
@@ -34,12 +34,12 @@ int client_request_root(const char *prog, const char *sock, struct json_object *
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
 		       const char *munge_socket, struct json_object *req, int timeout_ms,
 		       struct json_object **reply);
-/* The same; a refusal's message also into why (when not NULL). */
+/* The same; a refusal's message also into why, and when the daemon refused a credential for
+ * another node (code wrong_node), the node it is into is_node (each when not NULL). */
 int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,
 			   const char *munge_socket, struct json_object *req, int timeout_ms,
-			   struct json_object **reply, char *why, size_t whylen);
-/* A request object with "v" and "op" set. */
-struct json_object *client_new_request(const char *op);
+			   struct json_object **reply, char *why, size_t whylen, char *is_node,
+			   size_t nodelen);
 
 /* Fields of a reply, with a default when absent. */
 int64_t reply_int(struct json_object *o, const char *key, int64_t dflt);

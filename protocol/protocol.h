@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <json-c/json.h>
 
+#include "ops.h"
+
 #define TRACER_PROTO_VERSION 1
 #define TRACER_MSG_MAX (64 * 1024)    /* longest accepted request line, newline excluded */
 #define TRACER_REPLY_MAX (512u << 20) /* longest reply a client accepts: reports can be big */
@@ -63,9 +65,14 @@ int proto_copy_string(struct json_object *o, const char *key, char *dst, size_t 
 int proto_opt_int64(struct json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
 		    char *err, size_t errlen);
 
-/* Replies: {"v":1,"ok":true,...} / {"v":1,"ok":false,"error":"..."}. */
+/* Replies: {"v":1,"ok":true,...} / {"v":1,"ok":false,"error":"...","code":"..."}: the text is
+ * for people, the code (ops.h) for programs. */
 struct json_object *proto_reply_ok(void);
-struct json_object *proto_reply_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct json_object *proto_reply_error(enum proto_code code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A refusal written at once to fd, best effort and without waiting: for a client let go right
+ * after. 0, or -errno (errno set too) when it could not be sent. */
+int proto_refuse(int fd, enum proto_code code, const char *text);
 
 /* ---- both sides (protocol.c) */
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /* Look key up in object o; JSON null counts as absent, which is how optional fields are
  * usually left out by clients. */
@@ -114,7 +115,7 @@ struct json_object *proto_reply_ok(void)
 	return reply_new(true);
 }
 
-struct json_object *proto_reply_error(const char *fmt, ...)
+struct json_object *proto_reply_error(enum proto_code code, const char *fmt, ...)
 {
 	struct json_object *o, *s;
 	char *msg;
@@ -134,7 +135,27 @@ struct json_object *proto_reply_error(const char *fmt, ...)
 		json_object_put(o);
 		return NULL;
 	}
+	s = json_object_new_string(proto_code_name(code));
+	if (!s || json_object_object_add(o, "code", s) < 0) {
+		json_object_put(s);
+		json_object_put(o);
+		return NULL;
+	}
 	return o;
+}
+
+int proto_refuse(int fd, enum proto_code code, const char *text)
+{
+	struct json_object *r = proto_reply_error(code, "%s", text);
+	size_t len = 0;
+	char *line = r ? proto_serialize(r, &len) : NULL;
+	int ret = line ? 0 : -ENOMEM;
+
+	json_object_put(r);
+	if (line && send(fd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		ret = -errno;
+	free(line);
+	return ret;
 }
 
 /* ---- optional fields: absent is not an error */

@@ -248,9 +248,7 @@ static int node_name(spank_t sp, pid_t pid, const struct tracer_config *cfg, cha
 {
 	if (node_from_list(sp, node, len) == 0 || node_from_cgroup(pid, node, len) == 0)
 		return 0;
-	if (cfg->node_name[0])
-		return snprintf(node, len, "%s", cfg->node_name) < (int)len ? 0 : -1;
-	return config_default_node(node, len) < 0 ? -1 : 0;
+	return config_node(cfg, NULL, node, len) < 0 ? -1 : 0;
 }
 
 static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
@@ -496,9 +494,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	task_cgroup(pid, cg, sizeof(cg), &cgid);
 	snprintf(name, sizeof(name), "%u.%s", job, slurm_step_name(step, label, sizeof(label)));
 
-	req = json_object_new_object();
-	json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));
-	json_object_object_add(req, "op", json_object_new_string("register"));
+	req = proto_request(OP_REGISTER);
 	json_object_object_add(req, "name", json_object_new_string(name));
 	json_object_object_add(req, "pid", json_object_new_int(pid));
 	json_object_object_add(req, "uid", json_object_new_int64(uid));
@@ -562,9 +558,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 		;
 	if (i == st.ntasks)
 		return ESPANK_SUCCESS;
-	req = json_object_new_object();
-	json_object_object_add(req, "v", json_object_new_int(TRACER_PROTO_VERSION));
-	json_object_object_add(req, "op", json_object_new_string("unregister"));
+	req = proto_request(OP_UNREGISTER);
 	if (st.tasks[i].unit)
 		json_object_object_add(req, "unit", json_object_new_int64(st.tasks[i].unit));
 	else

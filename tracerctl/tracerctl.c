@@ -15,6 +15,7 @@
 #include "client.h"
 #include "config.h"
 #include "format.h"
+#include "ops.h"
 #include "safetext.h"
 #include "slurm_ids.h"
 
@@ -52,20 +53,23 @@ struct target {
 	char learnt[64];
 };
 
-#define NOT_FOR_NODE "the request is not for node "
-
-/* -H by address without -N: the daemon's refusal of a credential for another node names its
- * own; a fresh credential for that node is then sent (each credential is used once). */
+/* -H by address without -N: the daemon refuses a credential for another node (code
+ * wrong_node) and names its own; a fresh credential for that node is then sent (each
+ * credential is used once). */
 static int request_by_address(struct target *t, struct json_object *req, int timeout_ms,
 			      struct json_object **reply)
 {
-	char why[512] = "", *at;
-	size_t len;
+	char why[512] = "";
 	int r;
 
 	r = client_request_tcp_why(NULL, t->host, t->port, t->host, t->munge_socket, req,
-				   timeout_ms, reply, why, sizeof(why));
-	if (r != -EREMOTEIO || !(at = strstr(why, NOT_FOR_NODE))) {
+				   timeout_ms, reply, why, sizeof(why), t->learnt,
+				   sizeof(t->learnt));
+	/* the name goes into the next credential: a node name's characters only */
+	if (r != -EREMOTEIO || !t->learnt[0] ||
+	    t->learnt[strspn(t->learnt,
+			     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			     "._-")]) {
 		if (r == -EREMOTEIO)
 			fprintf(stderr, "%s: %s\n", prog, why);
 		else if (r < 0)
@@ -73,13 +77,6 @@ static int request_by_address(struct target *t, struct json_object *req, int tim
 				t->port, strerror(-r));
 		return r;
 	}
-	at += strlen(NOT_FOR_NODE);
-	len = strspn(at, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
-	if (!len || len >= sizeof(t->learnt)) {
-		fprintf(stderr, "%s: %s\n", prog, why);
-		return -EREMOTEIO;
-	}
-	snprintf(t->learnt, sizeof(t->learnt), "%.*s", (int)len, at);
 	t->node = t->learnt;
 	return client_request_tcp(prog, t->host, t->port, t->node, t->munge_socket, req, timeout_ms,
 				  reply);
@@ -177,7 +174,7 @@ static int cmd_status(struct target *t, int argc, char **argv)
 	size_t i;
 	int r;
 
-	struct json_object *req = client_new_request("status");
+	struct json_object *req = proto_request(OP_STATUS);
 
 	r = request(t, req, 5000, &reply);
 	json_object_put(req);
@@ -305,7 +302,7 @@ static struct json_object *end_run(const char *sock, int64_t unit, int status)
 	int attempt, r = -1;
 
 	for (attempt = 0; attempt < 20; attempt++) {
-		req = client_new_request("run_end");
+		req = proto_request(OP_RUN_END);
 		json_object_object_add(req, "unit", json_object_new_int64(unit));
 		json_object_object_add(req, "status", json_object_new_int(status));
 		r = printable(client_request_why(NULL, sock, req, 10000, &reply, why, sizeof(why)),
@@ -386,7 +383,7 @@ static int cmd_run(const char *sock, const char *node, int argc, char **argv)
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	close(go[0]);
-	req = client_new_request("run_begin");
+	req = proto_request(OP_RUN_BEGIN);
 	json_object_object_add(req, "pid", json_object_new_int(pid));
 	for (i = 0; i < 4; i++)
 		if (vals[i])
@@ -456,7 +453,7 @@ static int cmd_register(const char *sock, int argc, char **argv)
 		{ 'r', "run", 0 },	    { 'S', "step", 0 },	       { 'a', "alloc_cpus", 1 },
 		{ 'm', "alloc_mem_mb", 1 },
 	};
-	struct json_object *req = client_new_request("register"), *reply, *u;
+	struct json_object *req = proto_request(OP_REGISTER), *reply, *u;
 	size_t i;
 	char *end;
 	int c;
@@ -513,7 +510,7 @@ static int cmd_unregister(const char *sock, int argc, char **argv)
 		fprintf(stderr, "%s unregister: give a unit id\n", prog);
 		return 2;
 	}
-	req = client_new_request("unregister");
+	req = proto_request(OP_UNREGISTER);
 	json_object_object_add(req, "unit", json_object_new_int64(unit));
 	if (argc >= 4 && strcmp(argv[2], "--status") == 0)
 		json_object_object_add(req, "status", json_object_new_int(atoi(argv[3]) << 8));
@@ -581,7 +578,7 @@ int main(int argc, char **argv)
 				prog);
 			return 2;
 		}
-		if (strcmp(argv[0], "status") == 0)
+		if (strcmp(argv[0], proto_op_name(OP_STATUS)) == 0)
 			return cmd_status(&t, argc, argv);
 		fprintf(stderr, "%s: only status is served over TCP (-H)\n", prog);
 		return 2;
@@ -589,13 +586,13 @@ int main(int argc, char **argv)
 	if (client_socket_path(&ct, sock, sizeof(sock)) < 0)
 		return 1;
 	t.sock = sock;
-	if (strcmp(argv[0], "status") == 0)
+	if (strcmp(argv[0], proto_op_name(OP_STATUS)) == 0)
 		return cmd_status(&t, argc, argv);
 	if (strcmp(argv[0], "run") == 0)
 		return cmd_run(sock, ct.node, argc, argv);
-	if (strcmp(argv[0], "register") == 0)
+	if (strcmp(argv[0], proto_op_name(OP_REGISTER)) == 0)
 		return cmd_register(sock, argc, argv);
-	if (strcmp(argv[0], "unregister") == 0)
+	if (strcmp(argv[0], proto_op_name(OP_UNREGISTER)) == 0)
 		return cmd_unregister(sock, argc, argv);
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[0]);
 	usage(stderr);

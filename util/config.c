@@ -15,6 +15,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* the control socket's name: SocketDir/tracerd-NODE.sock */
+#define SOCKET_PREFIX "tracerd-"
+#define SOCKET_SUFFIX ".sock"
+
 #define CONF_LINE_MAX 4096	    /* longest accepted line, newline excluded */
 #define CONF_FILE_MAX (1024 * 1024) /* a config larger than this is a mistake, not a config */
 
@@ -619,6 +623,13 @@ int config_load(const char *path, int path_is_default, struct tracer_config *cfg
 	return ret;
 }
 
+int config_load_client(const char *path, struct tracer_config *cfg, char *err, size_t errlen)
+{
+	if (!path)
+		path = getenv(TRACER_CONF_ENV);
+	return config_load(path ? path : TRACER_CONF_DEFAULT, !path, cfg, err, errlen);
+}
+
 int config_default_node(char *out, size_t outlen)
 {
 	char host[256];
@@ -639,15 +650,22 @@ int config_default_node(char *out, size_t outlen)
 	return 0;
 }
 
-/* node, or the config's NodeName, or the short host name (in def): checked to be a file name */
+int config_node(const struct tracer_config *cfg, const char *given, char *out, size_t outlen)
+{
+	const char *node = given && given[0] ? given : cfg->node_name;
+
+	if (!node[0])
+		return config_default_node(out, outlen);
+	return snprintf(out, outlen, "%s", node) < (int)outlen ? 0 : -ENAMETOOLONG;
+}
+
+/* The node (config_node), checked to be a file name: it becomes part of paths. */
 static int resolve_node(const struct tracer_config *cfg, const char **node, char *def, size_t len)
 {
 	int ret;
 
-	if (!*node || !(*node)[0])
-		*node = cfg->node_name;
-	if (!(*node)[0]) {
-		if ((ret = config_default_node(def, len)) < 0)
+	if (!*node || !(*node)[0]) {
+		if ((ret = config_node(cfg, NULL, def, len)) < 0)
 			return ret;
 		*node = def;
 	}
@@ -665,11 +683,22 @@ int config_socket_path(const struct tracer_config *cfg, const char *node, char *
 		return -EINVAL;
 	if ((ret = resolve_node(cfg, &node, def, sizeof(def))) < 0)
 		return ret;
-	n = snprintf(NULL, 0, "%s/tracerd-%s.sock", cfg->socket_dir, node);
+	n = snprintf(NULL, 0, "%s/" SOCKET_PREFIX "%s" SOCKET_SUFFIX, cfg->socket_dir, node);
 	/* A path that cannot be bound is useless even if the caller's buffer is larger. */
 	if (n < 0 || (size_t)n >= outlen || (size_t)n >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
-	snprintf(out, outlen, "%s/tracerd-%s.sock", cfg->socket_dir, node);
+	snprintf(out, outlen, "%s/" SOCKET_PREFIX "%s" SOCKET_SUFFIX, cfg->socket_dir, node);
+	return 0;
+}
+
+int config_socket_node(const char *file, char *node, size_t len)
+{
+	size_t l = strlen(file), pre = strlen(SOCKET_PREFIX), suf = strlen(SOCKET_SUFFIX);
+
+	if (l <= pre + suf || strncmp(file, SOCKET_PREFIX, pre) ||
+	    strcmp(file + l - suf, SOCKET_SUFFIX) || l - pre - suf >= len)
+		return -1;
+	snprintf(node, len, "%.*s", (int)(l - pre - suf), file + pre);
 	return 0;
 }
 

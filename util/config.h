@@ -8,6 +8,8 @@
 #include <sys/types.h>
 
 #define TRACER_CONF_DEFAULT "/etc/tracer/tracer.conf"
+/* The variable that names the clients' tracer.conf in place of the default. */
+#define TRACER_CONF_ENV "TRACER_CONF"
 #define TRACER_TOOL_RULES_DEFAULT "/etc/tracer/tools.rules"
 
 enum tracer_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
@@ -70,8 +72,19 @@ int config_parse(const char *text, size_t len, const char *name, struct tracer_c
 int config_load(const char *path, int path_is_default, struct tracer_config *cfg, char *err,
 		size_t errlen);
 
-/* The control socket path for this config and node: SocketDir/tracerd-NODE.sock. */
+/* The tracer.conf of a client: path (its -c), else $TRACER_CONF, else the default. */
+int config_load_client(const char *path, struct tracer_config *cfg, char *err, size_t errlen);
+
+/* The node a program speaks for: given (-N, SLURMD_NODENAME; NULL or empty for none), else
+ * NodeName, else the short host name. Returns 0, or -errno. */
+int config_node(const struct tracer_config *cfg, const char *given, char *out, size_t outlen);
+
+/* The control socket path for this config and node (resolved as config_node does):
+ * SocketDir/tracerd-NODE.sock. */
 int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen);
+/* The node whose control socket is named file (a name in SocketDir), into node[len]: 0, or
+ * -1 when file is no tracerd socket. */
+int config_socket_node(const char *file, char *node, size_t len);
 /* Where tracerd pins the map of tasks registered in the kernel (struct task_registration):
  * PinDir/NODE/task_registry; PinDir/NODE is the directory. */
 #define CONFIG_REGISTRY_FILE "task_registry"

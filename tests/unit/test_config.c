@@ -764,6 +764,73 @@ static void test_default_node(void **state)
 	assert_int_equal(config_default_node(NULL, 0), -EINVAL);
 }
 
+/* One resolution for every program: the given node, else NodeName, else the host's name. */
+static void test_node(void **state)
+{
+	static const struct {
+		const char *node_name, *given, *want; /* want NULL: the host's name */
+	} cases[] = {
+		{ "", NULL, NULL },	      { "cfgnode", NULL, "cfgnode" },
+		{ "cfgnode", "", "cfgnode" }, { "cfgnode", "given", "given" },
+		{ "", "given", "given" },
+	};
+	struct tracer_config c;
+	char node[64], host[64], tiny[4];
+
+	(void)state;
+	config_defaults(&c);
+	assert_int_equal(config_default_node(host, sizeof(host)), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		snprintf(c.node_name, sizeof(c.node_name), "%s", cases[i].node_name);
+		assert_int_equal(config_node(&c, cases[i].given, node, sizeof(node)), 0);
+		assert_string_equal(node, cases[i].want ? cases[i].want : host);
+	}
+	assert_int_equal(config_node(&c, "longer", tiny, sizeof(tiny)), -ENAMETOOLONG);
+}
+
+/* A socket's file name gives back its node; other files are none. */
+static void test_socket_node(void **state)
+{
+	struct tracer_config c;
+	char path[108], node[64], small[3];
+
+	(void)state;
+	config_defaults(&c);
+	assert_int_equal(config_socket_path(&c, "n-1.a", path, sizeof(path)), 0);
+	assert_int_equal(config_socket_node(strrchr(path, '/') + 1, node, sizeof(node)), 0);
+	assert_string_equal(node, "n-1.a");
+	assert_int_equal(config_socket_node("tracerd-.sock", node, sizeof(node)), -1);
+	assert_int_equal(config_socket_node("tracerd-x.lock", node, sizeof(node)), -1);
+	assert_int_equal(config_socket_node("other-x.sock", node, sizeof(node)), -1);
+	assert_int_equal(config_socket_node("tracerd-abc.sock", small, sizeof(small)), -1);
+}
+
+/* A client's tracer.conf: the one given, else the environment's, else the default. */
+static void test_load_client(void **state)
+{
+	struct tracer_config c;
+	char dir[] = "/tmp/test_config_client.XXXXXX", path[64], err[256];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.conf", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("NodeName = fromenv\n", f);
+	fclose(f);
+	setenv(TRACER_CONF_ENV, path, 1);
+	assert_int_equal(config_load_client(NULL, &c, err, sizeof(err)), 0);
+	assert_string_equal(c.node_name, "fromenv");
+	/* the given file wins, and one missing is an error, not the defaults */
+	assert_true(config_load_client("/nonexistent/t.conf", &c, err, sizeof(err)) < 0);
+	unsetenv(TRACER_CONF_ENV);
+	setenv(TRACER_CONF_ENV, "/nonexistent/t.conf", 1);
+	assert_true(config_load_client(NULL, &c, err, sizeof(err)) < 0);
+	unsetenv(TRACER_CONF_ENV);
+	assert_int_equal(tl_rmtree(dir), 0);
+}
+
 static void test_socket_path(void **state)
 {
 	struct tracer_config c;
@@ -898,6 +965,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_unreadable, setup_tmp, teardown_tmp),
 		cmocka_unit_test(test_default_node),
 		cmocka_unit_test(test_socket_path),
+		cmocka_unit_test(test_node),
+		cmocka_unit_test(test_socket_node),
+		cmocka_unit_test(test_load_client),
 		cmocka_unit_test(test_every_key_documented),
 	};
 

@@ -19,6 +19,7 @@
 
 #include "client.h"
 #include "protocol.h"
+#include "testlib.h"
 
 static char err[512];
 
@@ -513,12 +514,61 @@ static void test_replies(void **state)
 	free(s);
 	json_object_put(o);
 
-	o = proto_reply_error("no such job %d (%s)", 42, "x/y");
+	o = proto_reply_error(PROTO_E_NOT_FOUND, "no such job %d (%s)", 42, "x/y");
 	s = proto_serialize(o, &n);
-	assert_string_equal(s, "{\"v\":1,\"ok\":false,\"error\":\"no such job 42 (x/y)\"}\n");
+	assert_string_equal(s, "{\"v\":1,\"ok\":false,\"error\":\"no such job 42 "
+			       "(x/y)\",\"code\":\"not_found\"}\n");
 	free(s);
 	json_object_put(o);
 	assert_null(proto_serialize(NULL, &n));
+}
+
+/* Every code has its name and comes back from a reply; a reply without one, or with one this
+ * client does not know, is a plain failure. */
+static void test_reply_codes(void **state)
+{
+	struct json_object *o;
+	int i;
+
+	(void)state;
+	for (i = 0; i < PROTO_CODE_COUNT; i++) {
+		o = proto_reply_error(i, "text %d", i);
+		assert_non_null(o);
+		assert_string_equal(gets_(o, "code"), proto_code_name(i));
+		assert_int_equal(proto_reply_code(o), i);
+		json_object_put(o);
+	}
+	o = json_tokener_parse("{\"v\":1,\"ok\":false,\"error\":\"too many clients: x\"}");
+	assert_int_equal(proto_reply_code(o), PROTO_E_FAILED);
+	json_object_object_add(o, "code", json_object_new_string("from_the_future"));
+	assert_int_equal(proto_reply_code(o), PROTO_E_FAILED);
+	json_object_put(o);
+}
+
+/* The table's requests: each name found again, each envelope the same shape. */
+static void test_ops_table(void **state)
+{
+	struct json_object *o;
+	char want[64], *s;
+	size_t n;
+	int i;
+
+	(void)state;
+	for (i = 0; i < OP_COUNT; i++) {
+		assert_int_equal(proto_op_find(proto_op_name(i)), i);
+		assert_true(proto_ops[i].who == OP_ANYONE || proto_ops[i].who == OP_ADMIN);
+		/* only queries go over TCP, and only anyone's */
+		assert_true(!proto_ops[i].tcp || proto_ops[i].who == OP_ANYONE);
+		o = proto_request(i);
+		s = proto_serialize(o, &n);
+		snprintf(want, sizeof(want), "{\"v\":1,\"op\":\"%s\"}\n", proto_op_name(i));
+		assert_string_equal(s, want);
+		free(s);
+		json_object_put(o);
+	}
+	assert_int_equal(proto_op_find(PROTO_OP_MUNGE), -1); /* the envelope is no operation */
+	assert_int_equal(proto_op_find("nope"), -1);
+	assert_int_equal(proto_op_find(NULL), -1);
 }
 
 static void test_serialize_roundtrip(void **state)
@@ -530,7 +580,7 @@ static void test_serialize_roundtrip(void **state)
 
 	(void)state;
 	/* Strings with newlines and control bytes stay on one line and come back equal. */
-	o = proto_reply_error("multi\nline\r\twith \x01 and \"quotes\" and \\");
+	o = proto_reply_error(PROTO_E_FAILED, "multi\nline\r\twith \x01 and \"quotes\" and \\");
 	json_object_object_add(o, "op", json_object_new_string("echo"));
 	s = proto_serialize(o, &n);
 	assert_non_null(s);
@@ -1099,6 +1149,8 @@ static void test_client_refusal(void **state)
 		"{\"v\":1,\"ok\":false,\"error\":null}\n",
 		"{\"v\":1,\"ok\":false}\n",
 		"{\"v\":1,\"ok\":false,\"error\":\"no \\u001b[2J unit\"}\n",
+		/* the code says busy, not the text: no tries again */
+		"{\"v\":1,\"ok\":false,\"error\":\"too many clients: 8\"}\n",
 		NULL,
 	};
 	struct server s;
@@ -1118,6 +1170,8 @@ static void test_client_refusal(void **state)
 	assert_int_equal(client_request_why(NULL, s.path, req, 2000, &reply, why, sizeof(why)),
 			 -EREMOTEIO);
 	assert_string_equal(why, "no \\x1b[2J unit");
+	assert_int_equal(client_request_why(NULL, s.path, req, 2000, &reply, why, sizeof(why)),
+			 -EREMOTEIO);
 	pthread_join(s.thread, NULL);
 	close(s.lfd);
 	unlink(s.path);
@@ -1218,6 +1272,8 @@ int main(void)
 		cmocka_unit_test(test_call_bad_args),
 		cmocka_unit_test(test_connect_and_call),
 		cmocka_unit_test(test_client_refusal),
+		cmocka_unit_test(test_reply_codes),
+		cmocka_unit_test(test_ops_table),
 		cmocka_unit_test(test_connect_errors),
 		cmocka_unit_test(test_connect_backlog_full_times_out),
 	};
