@@ -9,6 +9,9 @@
 #include "slurm_ids.h"
 
 #define UNIT_NAME_MAX 128
+/* struct unit's kind: a Slurm job step task or allocation, or a `tracerctl run` */
+#define UNIT_KIND_SLURM "slurm"
+#define UNIT_KIND_LOCAL "local"
 
 enum unit_state { UNIT_RUNNING, UNIT_COMPLETED, UNIT_FAILED, UNIT_CANCELLED, UNIT_LOST };
 
@@ -16,7 +19,7 @@ struct unit {
 	struct unit *next;
 	uint64_t id;
 	char name[UNIT_NAME_MAX];
-	char kind[8]; /* "local" or "slurm" */
+	char kind[8]; /* UNIT_KIND_LOCAL or UNIT_KIND_SLURM */
 	uint32_t uid, gid;
 	uint32_t root_pid;	/* the process registered first */
 	uint64_t root_start_ns; /* its start, CLOCK_BOOTTIME ns */
@@ -76,7 +79,7 @@ struct unit {
 	uint64_t kernel_key;   /* its task's key, when registered in the kernel (registry.h) */
 	uint64_t unstored;     /* its processes the store could not write (disk full) */
 	int dirty;	       /* its record waits for the store to take it again */
-	int dropped;	       /* done with: freed by the loop (agent_reap) */
+	int dropped;	       /* done with: freed by the loop (units_reap) */
 	uint32_t live;	       /* live processes in the table */
 	int64_t idle_since_ns; /* unix ns: since when it has had no live process */
 	uint64_t finished;     /* processes stored since the daemon started */
@@ -89,6 +92,7 @@ struct unit {
 	uint64_t mem_pressure_at_start_us;
 };
 
+/* The state's name, as stored and sent ("RUNNING"); SQL binds these, never spells them */
 const char *unit_state_name(enum unit_state s);
 int unit_state_parse(const char *s, enum unit_state *out);
 enum unit_state unit_state_of_status(int status);

@@ -35,7 +35,7 @@ int units_admit(struct agent *a, uint32_t owner, char *err, size_t errlen)
 
 	for (u = a->units; u; u = u->next)
 		running += u->owner_uid == owner && u->state == UNIT_RUNNING && !u->dropped &&
-			   !strcmp(u->kind, "local");
+			   !strcmp(u->kind, UNIT_KIND_LOCAL);
 	if (running >= a->cfg.max_units_per_user) {
 		snprintf(err, errlen, "uid %u has %u traced runs running (MaxUnitsPerUser)", owner,
 			 running);
