@@ -383,8 +383,10 @@ void units_free(struct agent *a)
 	a->ndropped = 0;
 }
 
-/* The shortest idle window of a unit worth reporting: StallAfter (5 min when stalls are off). */
+/* The shortest idle window of a unit worth reporting: StallAfter (its default when stalls are
+ * off). */
 uint64_t units_idle_min_ns(const struct agent *a)
 {
-	return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : 5 * 60 * 1000) * 1000000;
+	return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : STALL_AFTER_DEFAULT_MS) *
+	       1000000;
 }
