@@ -7,6 +7,8 @@
 
 #include "activity.h"
 #include "slurm_ids.h"
+#include "stalls.h"
+#include "traceparent.h"
 
 #define UNIT_NAME_MAX 128
 /* struct unit's kind: a Slurm job step task or allocation, or a `tracerctl run` */
@@ -38,7 +40,7 @@ struct unit {
 	uint64_t alloc_mem_mb;
 	/* workflow context, when known */
 	char pipeline[UNIT_NAME_MAX], run[UNIT_NAME_MAX], step_name[UNIT_NAME_MAX];
-	char traceparent[56];	  /* W3C trace context of the job, when known */
+	char traceparent[TRACEPARENT_LEN + 1]; /* W3C trace context of the job, when known */
 	char engine[16];	  /* workflow engine recognised: snakemake, nextflow, custom */
 	char wf_job[64];	  /* the engine's own job id (Snakemake) */
 	char wildcards[256];	  /* Snakemake wildcards "sample=A,unit=1" */
@@ -60,7 +62,7 @@ struct unit {
 	char stall_tool[64];
 	int64_t stall_start_ns; /* unix ns */
 	uint64_t stall_ns;
-	char stall_reason[48];
+	char stall_reason[STALL_REASON_MAX];
 	char mem_pressure_scope[8]; /* "step": its cgroup's own; "node": the node's, v1 or none */
 	/* from the live samples, kept as they come (a listing never reads all its samples):
 	 * the most cores busy at once (thousandths; -1 until a process was sampled twice) and
