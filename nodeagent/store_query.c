@@ -22,18 +22,18 @@ static const struct {
 
 void store_bind_unit_words(sqlite3_stmt *st)
 {
-	const char *name;
 	char param[16];
+	size_t n;
 	int at;
 
-	/* a state as ":running": each of unit.c's names, lower-cased */
-	for (int i = 0; strcmp(name = unit_state_name(i), "UNKNOWN") != 0; i++) {
-		size_t n = 0;
+	/* a state by its name lower-cased: ":running" */
+	for (int s = 0; s < UNIT_STATES; s++) {
+		const char *name = unit_state_name(s);
 
-		param[n++] = ':';
-		for (; name[n - 1] && n + 1 < sizeof(param); n++)
-			param[n] = (char)tolower((unsigned char)name[n - 1]);
-		param[n] = 0;
+		param[0] = ':';
+		for (n = 0; name[n] && n + 2 < sizeof(param); n++)
+			param[n + 1] = (char)tolower((unsigned char)name[n]);
+		param[n + 1] = 0;
 		if ((at = sqlite3_bind_parameter_index(st, param)) > 0)
 			sqlite3_bind_text(st, at, name, -1, SQLITE_STATIC);
 	}

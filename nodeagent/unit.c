@@ -24,6 +24,7 @@ static const char *const state_names[] = {
 	[UNIT_RUNNING] = "RUNNING",	[UNIT_COMPLETED] = "COMPLETED", [UNIT_FAILED] = "FAILED",
 	[UNIT_CANCELLED] = "CANCELLED", [UNIT_LOST] = "LOST",
 };
+_Static_assert(sizeof(state_names) / sizeof(*state_names) == UNIT_STATES, "a state unnamed");
 
 const char *unit_state_name(enum unit_state s)
 {

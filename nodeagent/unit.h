@@ -16,6 +16,7 @@
 #define UNIT_KIND_LOCAL "local"
 
 enum unit_state { UNIT_RUNNING, UNIT_COMPLETED, UNIT_FAILED, UNIT_CANCELLED, UNIT_LOST };
+#define UNIT_STATES (UNIT_LOST + 1) /* how many there are */
 
 struct unit {
 	struct unit *next;
