@@ -46,7 +46,7 @@ int array_cell(int field, const struct row *r, const struct cellctx *c, char *ou
 		return 1;
 	}
 	if (!s->v[field].n) {
-		snprintf(out, len, "%s", s->njobs ? "---" : "");
+		snprintf(out, len, "%s", s->njobs ? JS_UNKNOWN : "");
 		return 1;
 	}
 	cell_format_number(field, s->v[field].min, c, a, sizeof(a));
@@ -89,7 +89,7 @@ void cell_format_number(int field, double v, const struct cellctx *c, char *out,
 }
 
 /* Fields that sacct leaves blank where they do not apply (a step's user, time limit,
- * requested memory); tracer's fields print "---" when tracer knows nothing. */
+ * requested memory); tracer's fields print JS_UNKNOWN when tracer knows nothing. */
 static int blank_when_unknown(int field, const struct row *r)
 {
 	switch (field) {

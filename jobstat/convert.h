@@ -17,9 +17,9 @@ void conv_timelimit(char *out, size_t len, int64_t minutes);
 void conv_datetime(char *out, size_t len, int64_t unix_s);
 /* --units=K|M|G|T (also P, case-insensitive): the unit, or -1. */
 int conv_units_opt(const char *arg);
-/* A wait status as sacct's ExitCode "code:signal"; "---" for JS_NONE. */
+/* A wait status as sacct's ExitCode "code:signal"; JS_UNKNOWN for JS_NONE. */
 void conv_exitcode(char *out, size_t len, int64_t status);
-/* "45.7%", or "---" for a negative value. */
+/* "45.7%", or JS_UNKNOWN for a negative value. */
 void conv_percent(char *out, size_t len, double pct);
 
 /* sacct's -S/-E time formats, in local time: YYYY-MM-DD[THH:MM[:SS]], MMDD[YY],

@@ -5,11 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format.h"
 #include "slurm_ids.h"
 
 #define JS_PROG "tracer-jobstat"
-#define JS_UNKNOWN "---"  /* a value that is not known, as reportseff prints it */
-#define JS_NONE INT64_MIN /* an integer that is not known */
+#define JS_UNKNOWN FMT_UNKNOWN /* a value that is not known: tracer's clients print it alike */
+#define JS_NONE INT64_MIN      /* an integer that is not known */
 
 /* Timelimit in minutes, or one of these */
 #define TL_UNLIMITED ((int64_t)-2)
@@ -44,7 +45,7 @@ enum row_kind { ROW_JOB, ROW_STEP, ROW_LOCAL, ROW_TOOL, ROW_PROC, ROW_TREE, ROW_
 struct array_stats;
 
 /* One printed line. Integer fields are JS_NONE when unknown; strings are empty when not
- * applicable (printed blank, as sacct does) and "---" where unknown. */
+ * applicable (printed blank, as sacct does) and JS_UNKNOWN where unknown. */
 struct row {
 	enum row_kind kind;
 	char jobid[128];

@@ -28,7 +28,7 @@ typedef int (*pipelines_tools_fn)(void *ctx, const struct unit_rec *u, struct js
  * states ("FAILED:1,COMPLETED:3": failures first), in the order printed: pipelines by
  * first start, each followed by its runs by first start, each by its steps by first start,
  * each by its tools with the most CPU first. Units with no workflow label are left out.
- * Labels not known print as "---". now_ns ends the span of what still runs. Returns the row
+ * Labels not known print as JS_UNKNOWN. now_ns ends the span of what still runs. Returns the row
  * count (*rows: caller frees) or -ENOMEM. */
 long pipelines_build(const struct report *rep, pipelines_tools_fn tools, void *ctx, int64_t now_ns,
 		     struct row **rows);

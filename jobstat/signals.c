@@ -51,17 +51,6 @@ static void clock_of(char *out, size_t len, int64_t unix_ns)
 	strftime(out, len, "%H:%M:%S", localtime_r(&t, &tm));
 }
 
-/* "45 s", "12 min 5 s", "2 h 0 min" */
-void signals_duration(char *out, size_t len, int64_t secs)
-{
-	if (secs < 60)
-		snprintf(out, len, "%" PRId64 " s", secs);
-	else if (secs < 3600)
-		snprintf(out, len, "%" PRId64 " min %" PRId64 " s", secs / 60, secs % 60);
-	else
-		snprintf(out, len, "%" PRId64 " h %" PRId64 " min", secs / 3600, secs % 3600 / 60);
-}
-
 /* how a unit is named in a note: its workflow step, else its Slurm step */
 static void unit_name(const struct unit_rec *u, char *out, size_t len)
 {
@@ -103,7 +92,7 @@ static void note_stalls(struct sig *c)
 		}
 		clock_of(from, sizeof(from), u->stall_start_ns);
 		clock_of(to, sizeof(to), u->stall_start_ns + u->stall_ns);
-		signals_duration(dur, sizeof(dur), (u->stall_ns + NS / 2) / NS);
+		fmt_duration(dur, sizeof(dur), (u->stall_ns + NS / 2) / NS);
 		say(c, "%.64s stalled %s-%s (%.48s), %s with no CPU, I/O or network%s",
 		    u->stall_tool, from, to, u->stall_reason, dur,
 		    u->stalls > 1 ? " (the longest of its step's stalls)" : "");
@@ -204,8 +193,8 @@ static void note_idle(struct sig *c)
 	}
 	if (idle < IDLE_MIN_S * NS || (double)idle < IDLE_SHARE_MIN * (double)(end - start))
 		return;
-	signals_duration(a, sizeof(a), (idle + NS / 2) / NS);
-	signals_duration(b, sizeof(b), (end - start + NS / 2) / NS);
+	fmt_duration(a, sizeof(a), (idle + NS / 2) / NS);
+	fmt_duration(b, sizeof(b), (end - start + NS / 2) / NS);
 	clock_of(t, sizeof(t), since);
 	say(c,
 	    "idle %s of %s, since %s: its processes did no work (no CPU, no I/O wait) then; "
@@ -296,7 +285,7 @@ static void note_memory(struct sig *c)
 		    (double)u->mem_pressure_us * 1000 < PRESSURE_SHARE * (double)wall)
 			continue;
 		unit_name(u, name, sizeof(name));
-		signals_duration(dur, sizeof(dur), (u->mem_pressure_us + 500000) / 1000000);
+		fmt_duration(dur, sizeof(dur), (u->mem_pressure_us + 500000) / 1000000);
 		say(c,
 		    "memory pressure: tasks stalled on memory for %s of %.64s's time (%.0f %%, %s)",
 		    dur, name, 100.0 * (double)u->mem_pressure_us * 1000 / (double)wall,

@@ -4,7 +4,6 @@
 #define JOBSTAT_SIGNALS_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "notes.h"
 #include "report.h"
@@ -13,7 +12,5 @@
  * the count written (at most max). */
 size_t signals_notes(const struct job *j, int units, int running, char lines[][NOTE_LEN],
 		     size_t max);
-/* "45 s", "12 min 5 s", "2 h 0 min" */
-void signals_duration(char *out, size_t len, int64_t secs);
 
 #endif

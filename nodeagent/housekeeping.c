@@ -190,7 +190,7 @@ static int end_orphan(struct unit *u, void *ctx)
 {
 	struct orphan_check *c = ctx;
 
-	if (u->state != UNIT_RUNNING || u->live || strcmp(u->kind, "local") ||
+	if (u->state != UNIT_RUNNING || u->live || strcmp(u->kind, UNIT_KIND_LOCAL) ||
 	    c->now - u->idle_since_ns < (int64_t)ORPHAN_MS * 1000000)
 		return 0;
 	log_warn("unit %llu (%s): no process left and no word from its tracerctl for %d s: "

@@ -13,7 +13,7 @@ int store_unit_history(struct store *s, uint64_t unit, unsigned limit, struct js
 {
 	static const char base[] =
 		"SELECT id, start_ns, end_ns FROM units u WHERE u.id != :id AND u.state = "
-		"'COMPLETED'"
+		":completed"
 		" AND u.end_ns IS NOT NULL AND u.start_ns < :start AND u.uid = :uid"
 		" AND u.kind = :kind AND ";
 	static const char *const same[] = {
@@ -34,6 +34,7 @@ int store_unit_history(struct store *s, uint64_t unit, unsigned limit, struct js
 	snprintf(sql, sizeof(sql), "%s%s ORDER BY u.start_ns DESC LIMIT :limit", base, same[which]);
 	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return store_fail(s, "history");
+	store_bind_unit_words(st);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), (int64_t)unit);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":start"), u.start_ns);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":uid"), u.uid);

@@ -106,6 +106,10 @@ int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes);
 /* A process's write's outcome: counted for its unit in the batch, or lost. */
 int store_wrote_process(struct store *s, uint64_t unit, int err);
 
+/* The unit states and kinds a statement names (:running, :lost, :local), bound to unit.h's
+ * words: SQL never spells them. store_query.c's. */
+void store_bind_unit_words(sqlite3_stmt *st);
+
 /* Log the database's error about what, and return -EIO. */
 int store_fail(struct store *s, const char *what);
 /* A write failed (disk full, I/O error): said once until writes work again; a batch SQLite

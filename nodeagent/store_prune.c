@@ -56,11 +56,12 @@ static int owner_oldest(struct store *s, struct store_owner *o)
 	int rc;
 
 	if (store_prepare(s,
-			  "SELECT MIN(end_ns) FROM units WHERE owner_uid = ?1"
-			  " AND end_ns IS NOT NULL AND state != 'RUNNING'",
+			  "SELECT MIN(end_ns) FROM units WHERE owner_uid = :uid"
+			  " AND end_ns IS NOT NULL AND state != :running",
 			  &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, o->uid);
+	store_bind_unit_words(st);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":uid"), o->uid);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		o->oldest_ns = sqlite3_column_type(st, 0) == SQLITE_NULL
@@ -82,11 +83,12 @@ static int load_owners(struct store *s)
 	s->nowners = 0;
 	if (store_prepare(s,
 			  "SELECT owner_uid, SUM(COALESCE(stored_bytes, 0)), COUNT(*),"
-			  " SUM(state != 'RUNNING' AND end_ns IS NOT NULL),"
-			  " MIN(CASE WHEN state != 'RUNNING' THEN end_ns END)"
+			  " SUM(state != :running AND end_ns IS NOT NULL),"
+			  " MIN(CASE WHEN state != :running THEN end_ns END)"
 			  " FROM units GROUP BY owner_uid",
 			  &st))
 		return -EIO;
+	store_bind_unit_words(st);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (s->nowners == s->owners_cap) {
 			cap = s->owners_cap ? 2 * s->owners_cap : 64;
@@ -136,10 +138,11 @@ static int forget_selected(struct store *s)
 
 	if (store_prepare(s,
 			  "SELECT owner_uid, SUM(COALESCE(stored_bytes, 0)), COUNT(*),"
-			  " SUM(state != 'RUNNING' AND end_ns IS NOT NULL)"
+			  " SUM(state != :running AND end_ns IS NOT NULL)"
 			  " FROM units WHERE id IN (SELECT id FROM temp.prune) GROUP BY owner_uid",
 			  &st))
 		return -EIO;
+	store_bind_unit_words(st);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t bytes = (uint64_t)sqlite3_column_int64(st, 1),
 			 units = (uint64_t)sqlite3_column_int64(st, 2),
@@ -188,14 +191,24 @@ static int prune_old(struct store *s, int64_t before_ns, unsigned batch, unsigne
 {
 	sqlite3_stmt *st;
 
-	if (store_prepare(s,
-			  "INSERT INTO temp.prune SELECT id FROM units WHERE state != 'RUNNING'"
-			  " AND end_ns IS NOT NULL AND end_ns < ?1 ORDER BY end_ns LIMIT ?2",
-			  &st))
+	if (store_prepare(
+		    s,
+		    "INSERT INTO temp.prune SELECT id FROM units WHERE state != :running"
+		    " AND end_ns IS NOT NULL AND end_ns < :before ORDER BY end_ns LIMIT :batch",
+		    &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, before_ns);
-	sqlite3_bind_int64(st, 2, batch);
+	store_bind_unit_words(st);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":before"), before_ns);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":batch"), batch);
 	return prune_selected(s, st, n);
+}
+
+/* The parameters of prune_heaviest's statements: whose units, how many at most */
+static void bind_owner_units(sqlite3_stmt *st, uint32_t uid, unsigned limit)
+{
+	store_bind_unit_words(st);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":uid"), uid);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), limit);
 }
 
 /* Up to batch finished units of o, the user whose units hold the most of the store
@@ -206,8 +219,8 @@ static int prune_old(struct store *s, int64_t before_ns, unsigned batch, unsigne
 static int prune_heaviest(struct store *s, struct store_owner *o, uint64_t need, unsigned batch,
 			  unsigned *n)
 {
-	static const char order[] = " FROM units WHERE owner_uid = ?1 AND end_ns IS NOT NULL"
-				    " AND state != 'RUNNING' ORDER BY end_ns, id LIMIT ?2";
+	static const char order[] = " FROM units WHERE owner_uid = :uid AND end_ns IS NOT NULL"
+				    " AND state != :running ORDER BY end_ns, id LIMIT :limit";
 	char sql[256];
 	sqlite3_stmt *st;
 	uint64_t before = 0;
@@ -217,8 +230,7 @@ static int prune_heaviest(struct store *s, struct store_owner *o, uint64_t need,
 	snprintf(sql, sizeof(sql), "SELECT COALESCE(stored_bytes, 0)%s", order);
 	if (store_prepare(s, sql, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, o->uid);
-	sqlite3_bind_int64(st, 2, batch);
+	bind_owner_units(st, o->uid, batch);
 	while (before < need && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		before += (uint64_t)sqlite3_column_int64(st, 0);
 		take++;
@@ -234,8 +246,7 @@ static int prune_heaviest(struct store *s, struct store_owner *o, uint64_t need,
 	snprintf(sql, sizeof(sql), "INSERT INTO temp.prune SELECT id%s", order);
 	if (store_prepare(s, sql, &st))
 		return -EIO;
-	sqlite3_bind_int64(st, 1, o->uid);
-	sqlite3_bind_int64(st, 2, take);
+	bind_owner_units(st, o->uid, take);
 	return prune_selected(s, st, n);
 }
 

@@ -12,17 +12,49 @@
 #include "slurm_ids.h"
 #include "store_internal.h"
 
+/* Kinds a statement names, by the parameter it names them with */
+static const struct {
+	const char *param, *kind;
+} kind_params[] = {
+	{ ":local", UNIT_KIND_LOCAL },
+	{ ":slurm", UNIT_KIND_SLURM },
+};
+
+void store_bind_unit_words(sqlite3_stmt *st)
+{
+	char param[16];
+	size_t n;
+	int at;
+
+	/* a state by its name lower-cased: ":running" */
+	for (int s = 0; s < UNIT_STATES; s++) {
+		const char *name = unit_state_name(s);
+
+		param[0] = ':';
+		for (n = 0; name[n] && n + 2 < sizeof(param); n++)
+			param[n + 1] = (char)tolower((unsigned char)name[n]);
+		param[n + 1] = 0;
+		if ((at = sqlite3_bind_parameter_index(st, param)) > 0)
+			sqlite3_bind_text(st, at, name, -1, SQLITE_STATIC);
+	}
+	for (size_t i = 0; i < sizeof(kind_params) / sizeof(*kind_params); i++)
+		if ((at = sqlite3_bind_parameter_index(st, kind_params[i].param)) > 0)
+			sqlite3_bind_text(st, at, kind_params[i].kind, -1, SQLITE_STATIC);
+}
+
 int store_close_stale_units(struct store *s)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	if (store_prepare(s,
-			  "UPDATE units SET state='LOST', end_ns=COALESCE(end_ns, start_ns)"
-			  " WHERE state='RUNNING' AND boot_id IS NOT ?",
+			  "UPDATE units SET state=:lost, end_ns=COALESCE(end_ns, start_ns)"
+			  " WHERE state=:running AND boot_id IS NOT :boot",
 			  &st))
 		return -EIO;
-	sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
+	store_bind_unit_words(st);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":boot"), s->boot_id, -1,
+			  SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -46,11 +78,13 @@ int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *c
 	struct unit u;
 	int rc, err = 0;
 
-	snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE state='RUNNING' AND boot_id=?",
+	snprintf(sql, sizeof(sql), "SELECT %s FROM units WHERE state=:running AND boot_id=:boot",
 		 s->unit_columns);
 	if (store_prepare(s, sql, &st))
 		return -EIO;
-	sqlite3_bind_text(st, 1, s->boot_id, -1, SQLITE_STATIC);
+	store_bind_unit_words(st);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":boot"), s->boot_id, -1,
+			  SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !err) {
 		rec_unit_from_stmt(st, &u);
 		err = fn(&u, ctx);
@@ -153,21 +187,24 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
 	/* a selector shaped like an id matches no traced run by its name: "r1" or "4242" is
 	 * never a user's run named so (names of Slurm's units, "4242.batch", are tracerd's) */
 	snprintf(sql, sizeof(sql),
-		 "SELECT %s FROM units WHERE ((name=?1 AND (kind<>'local' OR NOT ?7))"
-		 " OR (kind='local' AND id=?6)"
-		 " OR (?3 < 0 AND job_id=?2 AND ?2 > 0)"
-		 " OR (?3 >= 0 AND array_job_id=?2 AND array_task_id=?3))"
-		 " AND (?4 OR uid=?5) ORDER BY id",
+		 "SELECT %s FROM units WHERE ((name=:sel AND (kind<>:local OR NOT :shaped))"
+		 " OR (kind=:local AND id=:run)"
+		 " OR (:task < 0 AND job_id=:num AND :num > 0)"
+		 " OR (:task >= 0 AND array_job_id=:num AND array_task_id=:task))"
+		 " AND (:any OR uid=:uid) ORDER BY id",
 		 s->unit_columns);
 	if (prepare_on(s, db, sql, &st))
 		return -EIO;
-	sqlite3_bind_text(st, 1, selector, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, num);
-	sqlite3_bind_int64(st, 3, task);
-	sqlite3_bind_int(st, 4, uid == ANY_UID);
-	sqlite3_bind_int64(st, 5, uid);
-	sqlite3_bind_int64(st, 6, run);
-	sqlite3_bind_int(st, 7, slurm_id_shaped(selector));
+	store_bind_unit_words(st);
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":sel"), selector, -1,
+			  SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":num"), num);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":task"), task);
+	sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":any"), uid == ANY_UID);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":uid"), uid);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":run"), run);
+	sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":shaped"),
+			 slurm_id_shaped(selector));
 	*out = st;
 	return 0;
 }
@@ -399,7 +436,7 @@ static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct jso
 	} else if (rc == SQLITE_ROW) {
 		const unsigned char *state = sqlite3_column_text(st, 3);
 
-		running = state && !strcmp((const char *)state, "RUNNING");
+		running = state && !strcmp((const char *)state, unit_state_name(UNIT_RUNNING));
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

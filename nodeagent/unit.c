@@ -3,12 +3,28 @@
 #include <string.h>
 #include <json-c/json.h>
 
+#include "records.h"
 #include "unit.h"
+
+/* Each string of a unit fits the copy a client keeps of it (common/records.h's len): what
+ * tracerd stores and sends is never cut short on the way. */
+#define FITS(name, kind, sql, len, flags) FITS_##kind(name, len)
+#define FITS_TEXT(name, len)                                      \
+	_Static_assert(sizeof(((struct unit *)0)->name) <= (len), \
+		       #name " is longer than records.h's");
+#define FITS_INT(name, len)
+#define FITS_INT0(name, len)
+#define FITS_REAL(name, len)
+#define FITS_BLOB(name, len)
+#define FITS_BOOT(name, len)  /* the store's own, not the unit's */
+#define FITS_STATE(name, len) /* enum unit_state */
+UNIT_RECORD(FITS)
 
 static const char *const state_names[] = {
 	[UNIT_RUNNING] = "RUNNING",	[UNIT_COMPLETED] = "COMPLETED", [UNIT_FAILED] = "FAILED",
 	[UNIT_CANCELLED] = "CANCELLED", [UNIT_LOST] = "LOST",
 };
+_Static_assert(sizeof(state_names) / sizeof(*state_names) == UNIT_STATES, "a state unnamed");
 
 const char *unit_state_name(enum unit_state s)
 {

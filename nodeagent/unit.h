@@ -7,16 +7,22 @@
 
 #include "activity.h"
 #include "slurm_ids.h"
+#include "stalls.h"
+#include "traceparent.h"
 
 #define UNIT_NAME_MAX 128
+/* struct unit's kind: a Slurm job step task or allocation, or a `tracerctl run` */
+#define UNIT_KIND_SLURM "slurm"
+#define UNIT_KIND_LOCAL "local"
 
 enum unit_state { UNIT_RUNNING, UNIT_COMPLETED, UNIT_FAILED, UNIT_CANCELLED, UNIT_LOST };
+#define UNIT_STATES (UNIT_LOST + 1) /* how many there are */
 
 struct unit {
 	struct unit *next;
 	uint64_t id;
 	char name[UNIT_NAME_MAX];
-	char kind[8]; /* "local" or "slurm" */
+	char kind[8]; /* UNIT_KIND_LOCAL or UNIT_KIND_SLURM */
 	uint32_t uid, gid;
 	uint32_t root_pid;	/* the process registered first */
 	uint64_t root_start_ns; /* its start, CLOCK_BOOTTIME ns */
@@ -35,7 +41,7 @@ struct unit {
 	uint64_t alloc_mem_mb;
 	/* workflow context, when known */
 	char pipeline[UNIT_NAME_MAX], run[UNIT_NAME_MAX], step_name[UNIT_NAME_MAX];
-	char traceparent[56];	  /* W3C trace context of the job, when known */
+	char traceparent[TRACEPARENT_LEN + 1]; /* W3C trace context of the job, when known */
 	char engine[16];	  /* workflow engine recognised: snakemake, nextflow, custom */
 	char wf_job[64];	  /* the engine's own job id (Snakemake) */
 	char wildcards[256];	  /* Snakemake wildcards "sample=A,unit=1" */
@@ -57,7 +63,7 @@ struct unit {
 	char stall_tool[64];
 	int64_t stall_start_ns; /* unix ns */
 	uint64_t stall_ns;
-	char stall_reason[48];
+	char stall_reason[STALL_REASON_MAX];
 	char mem_pressure_scope[8]; /* "step": its cgroup's own; "node": the node's, v1 or none */
 	/* from the live samples, kept as they come (a listing never reads all its samples):
 	 * the most cores busy at once (thousandths; -1 until a process was sampled twice) and
@@ -76,7 +82,7 @@ struct unit {
 	uint64_t kernel_key;   /* its task's key, when registered in the kernel (registry.h) */
 	uint64_t unstored;     /* its processes the store could not write (disk full) */
 	int dirty;	       /* its record waits for the store to take it again */
-	int dropped;	       /* done with: freed by the loop (agent_reap) */
+	int dropped;	       /* done with: freed by the loop (units_reap) */
 	uint32_t live;	       /* live processes in the table */
 	int64_t idle_since_ns; /* unix ns: since when it has had no live process */
 	uint64_t finished;     /* processes stored since the daemon started */
@@ -89,6 +95,7 @@ struct unit {
 	uint64_t mem_pressure_at_start_us;
 };
 
+/* The state's name, as stored and sent ("RUNNING"); SQL binds these, never spells them */
 const char *unit_state_name(enum unit_state s);
 int unit_state_parse(const char *s, enum unit_state *out);
 enum unit_state unit_state_of_status(int status);

@@ -35,7 +35,7 @@ int units_admit(struct agent *a, uint32_t owner, char *err, size_t errlen)
 
 	for (u = a->units; u; u = u->next)
 		running += u->owner_uid == owner && u->state == UNIT_RUNNING && !u->dropped &&
-			   !strcmp(u->kind, "local");
+			   !strcmp(u->kind, UNIT_KIND_LOCAL);
 	if (running >= a->cfg.max_units_per_user) {
 		snprintf(err, errlen, "uid %u has %u traced runs running (MaxUnitsPerUser)", owner,
 			 running);
@@ -376,8 +376,10 @@ void units_free(struct agent *a)
 	a->ndropped = 0;
 }
 
-/* The shortest idle window of a unit worth reporting: StallAfter (5 min when stalls are off). */
+/* The shortest idle window of a unit worth reporting: StallAfter (its default when stalls are
+ * off). */
 uint64_t units_idle_min_ns(const struct agent *a)
 {
-	return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : 5 * 60 * 1000) * 1000000;
+	return (uint64_t)(a->cfg.stall_after_ms ? a->cfg.stall_after_ms : STALL_AFTER_DEFAULT_MS) *
+	       1000000;
 }

@@ -49,7 +49,8 @@ void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, u
 unsigned units_job_live(const struct agent *a, uint64_t job_id);
 /* Running units in memory. */
 unsigned units_running(const struct agent *a);
-/* The shortest idle window of a unit worth reporting: StallAfter (5 min when stalls are off). */
+/* The shortest idle window of a unit worth reporting: StallAfter (its default, 5 min, when
+ * stalls are off). */
 uint64_t units_idle_min_ns(const struct agent *a);
 /* Call fn for each unit in memory, newest first, until it returns non-zero (then returned);
  * fn may end or drop the unit it is given. units_of_job: only those of job job_id. */

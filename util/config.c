@@ -49,7 +49,7 @@ void config_defaults(struct tracer_config *cfg)
 	snprintf(cfg->pin_dir, sizeof(cfg->pin_dir), "%s", "/sys/fs/bpf/tracer");
 	snprintf(cfg->slurm_user, sizeof(cfg->slurm_user), "%s", "slurm");
 	cfg->sample_interval_ms = 10 * 1000;
-	cfg->stall_after_ms = 5 * 60 * 1000;
+	cfg->stall_after_ms = STALL_AFTER_DEFAULT_MS;
 	cfg->commit_interval_ms = 1000;
 	cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
 	cfg->max_clients = 64;

@@ -11,6 +11,8 @@
 /* The variable that names the clients' tracer.conf in place of the default. */
 #define TRACER_CONF_ENV "TRACER_CONF"
 #define TRACER_TOOL_RULES_DEFAULT "/etc/tracer/tools.rules"
+/* StallAfter's default, and the shortest idle window worth reporting when stalls are off */
+#define STALL_AFTER_DEFAULT_MS (5 * 60 * 1000)
 
 enum tracer_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
@@ -23,7 +25,7 @@ struct tracer_config {
 	uint32_t sample_interval_ms; /* SampleInterval: live sampling period; 0 disables (default
 					10s) */
 	uint32_t stall_after_ms; /* StallAfter: no CPU, I/O or network this long = stalled; 0 off
-				    (5min) */
+				    (STALL_AFTER_DEFAULT_MS) */
 	uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
 	uint64_t ring_buffer_bytes; /* RingBufferSize: kernel→daemon ring, power of two (default 4M)
 				     */

@@ -1,4 +1,4 @@
-/* Durations and sizes as sacct prints them. */
+/* Durations and sizes as sacct prints them, and durations in words. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -19,6 +19,16 @@ void fmt_elapsed(char *out, size_t len, int64_t s)
 	else
 		snprintf(out, len, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, s / 3600, s / 60 % 60,
 			 s % 60);
+}
+
+void fmt_duration(char *out, size_t len, int64_t secs)
+{
+	if (secs < 60)
+		snprintf(out, len, "%" PRId64 " s", secs);
+	else if (secs < 3600)
+		snprintf(out, len, "%" PRId64 " min %" PRId64 " s", secs / 60, secs % 60);
+	else
+		snprintf(out, len, "%" PRId64 " h %" PRId64 " min", secs / 3600, secs % 3600 / 60);
 }
 
 void fmt_cputime(char *out, size_t len, int64_t us)

@@ -1,6 +1,6 @@
-/* Durations and sizes as sacct prints them: the one set of formatters tracer's clients use
- * (tracer-jobstat's columns and notes, tracerctl's run summary), so that a figure reads the
- * same wherever it is shown. */
+/* Durations and sizes as sacct prints them, and durations in words for notes: the one set of
+ * formatters tracer's clients use (tracer-jobstat's columns and notes, tracerctl's run summary),
+ * so that a figure reads the same wherever it is shown. */
 #ifndef TRACER_FORMAT_H
 #define TRACER_FORMAT_H
 
@@ -11,8 +11,10 @@
 
 enum fmt_unit { U_NONE, U_K, U_M, U_G, U_T, U_P };
 
-/* Elapsed: "HH:MM:SS" or "D-HH:MM:SS"; "---" when secs is negative (INT64_MIN: unknown). */
+/* Elapsed: "HH:MM:SS" or "D-HH:MM:SS"; FMT_UNKNOWN when secs is negative (INT64_MIN: unknown). */
 void fmt_elapsed(char *out, size_t len, int64_t secs);
+/* A duration in words, as notes say it: "45 s", "12 min 5 s", "2 h 0 min". */
+void fmt_duration(char *out, size_t len, int64_t secs);
 /* CPU time (microseconds): "MM:SS.mmm" below an hour (whole seconds as "00:MM:SS"), then as
  * fmt_elapsed; below a millisecond is dropped, as sacct does. */
 void fmt_cputime(char *out, size_t len, int64_t usecs);

@@ -29,6 +29,18 @@ static void test_elapsed(void **state)
 	assert_string_equal(buf, "---");
 }
 
+/* durations in words, as the notes say them */
+static void test_duration(void **state)
+{
+	(void)state;
+	fmt_duration(buf, sizeof(buf), 45);
+	assert_string_equal(buf, "45 s");
+	fmt_duration(buf, sizeof(buf), 12 * 60 + 5);
+	assert_string_equal(buf, "12 min 5 s");
+	fmt_duration(buf, sizeof(buf), 2 * 3600 + 59);
+	assert_string_equal(buf, "2 h 0 min");
+}
+
 static void test_cputime(void **state)
 {
 	(void)state;
@@ -312,6 +324,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_elapsed),
+		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_cputime),
 		cmocka_unit_test(test_timelimit),
 		cmocka_unit_test(test_size_exact),
