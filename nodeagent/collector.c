@@ -1,5 +1,6 @@
 /* Load the process collector, probe its tracepoints, attach, and drain its ring buffer. */
 #include <errno.h>
+#include <stddef.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -49,35 +49,40 @@ struct collector {
 	int stopped;	       /* it stopped there, with events left */
 };
 
+/* Each tracepoint: its name, the program attached to it (an offset into the skeleton, so that a
+ * misspelt program does not build) and what is missing without it. */
+#define PROG(name) offsetof(struct process_bpf, progs.name)
 static const struct {
 	const char *name, *provides;
+	size_t prog;
 	int raw;      /* raw tracepoint (BTF typedef) rather than a tracefs event */
 	int required; /* without it no process can be tracked correctly */
 } signal_info[SIG_COUNT] = {
-	[SIG_FORK] = { "sched:sched_process_fork", "children of tracked processes", 1, 1 },
-	[SIG_EXEC] = { "sched:sched_process_exec", "executed commands", 1, 1 },
-	[SIG_EXIT] = { "sched:sched_process_exit", "per-process totals at exit", 1, 1 },
+	[SIG_FORK] = { "sched:sched_process_fork", "children of tracked processes",
+		       PROG(handle_fork), 1, 1 },
+	[SIG_EXEC] = { "sched:sched_process_exec", "executed commands", PROG(handle_exec), 1, 1 },
+	[SIG_EXIT] = { "sched:sched_process_exit", "per-process totals at exit", PROG(handle_exit),
+		       1, 1 },
 	[SIG_SWITCH] = { "sched:sched_switch",
-			 "the last CPU slice of short processes; CPU, I/O and other waits", 1, 0 },
-	[SIG_OOM] = { "oom:mark_victim", "OOM-kill attribution", 0, 0 },
+			 "the last CPU slice of short processes; CPU, I/O and other waits",
+			 PROG(handle_switch), 1, 0 },
+	[SIG_OOM] = { "oom:mark_victim", "OOM-kill attribution", PROG(handle_oom), 0, 0 },
 	[SIG_SIGNAL] = { "signal:signal_deliver", "own peak memory of programs killed by a signal",
-			 1, 0 },
+			 PROG(handle_signal), 1, 0 },
 	[SIG_EXIT_GROUP] = { "syscalls:sys_enter_exit_group",
-			     "own peak memory of programs started by a larger parent", 0, 0 },
+			     "own peak memory of programs started by a larger parent",
+			     PROG(handle_exit_group), 0, 0 },
 	/* 6.3 and later */
-	[SIG_SEND] = { "sock:sock_send_length", "network bytes sent (NetTx)", 1, 0 },
-	[SIG_RECV] = { "sock:sock_recv_length", "network bytes received (NetRx)", 1, 0 },
+	[SIG_SEND] = { "sock:sock_send_length", "network bytes sent (NetTx)", PROG(handle_send), 1,
+		       0 },
+	[SIG_RECV] = { "sock:sock_recv_length", "network bytes received (NetRx)", PROG(handle_recv),
+		       1, 0 },
 };
+#undef PROG
 
 static struct bpf_program *signal_prog(const struct process_bpf *skel, int i)
 {
-	struct bpf_program *progs[SIG_COUNT] = {
-		skel->progs.handle_fork,       skel->progs.handle_exec, skel->progs.handle_exit,
-		skel->progs.handle_switch,     skel->progs.handle_oom,	skel->progs.handle_signal,
-		skel->progs.handle_exit_group, skel->progs.handle_send, skel->progs.handle_recv,
-	};
-
-	return progs[i];
+	return *(struct bpf_program *const *)((const char *)skel + signal_info[i].prog);
 }
 
 /* What libbpf said about the program that failed to load, boiled down to one line: libbpf's
@@ -466,27 +471,13 @@ static int pidfd_open(uint32_t pid, unsigned flags)
 	return (int)syscall(SYS_pidfd_open, pid, flags);
 }
 
-/* run_delay of a thread so far, from its schedstat: its waits count from when it is marked,
- * as for a new thread. */
-static uint64_t thread_run_delay(uint32_t tgid, uint32_t tid)
-{
-	unsigned long long run = 0, delay = 0;
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/schedstat", tgid, tid);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	if (fscanf(f, "%llu %llu", &run, &delay) != 2)
-		delay = 0;
-	fclose(f);
-	return delay;
-}
-
 /* A new mark for thread tid of tgid: its waits count from now, as for a thread born tracked. */
 static struct task_mark new_mark(uint32_t tgid, uint32_t tid)
 {
-	return (struct task_mark){ .tgid = tgid, .run_delay = thread_run_delay(tgid, tid) };
+	uint64_t delay = 0;
+
+	procfs_read_run_delay(tgid, tid, &delay);
+	return (struct task_mark){ .tgid = tgid, .run_delay = delay };
 }
 
 /* Mark the task behind fd, a thread of tgid other than its leader, as the kernel side marks
@@ -500,32 +491,36 @@ static int mark_task(struct collector *c, int fd, uint32_t tgid, uint32_t tid)
 	return err == -EEXIST ? 0 : err;
 }
 
+struct marking {
+	struct collector *c;
+	uint32_t tgid;
+	int unmarked; /* threads that could not be marked */
+};
+
+static int mark_thread(pid_t tid, void *ctx)
+{
+	struct marking *mk = ctx;
+	int fd;
+
+	if ((uint32_t)tid == mk->tgid)
+		return 0;
+	fd = pidfd_open(tid, PIDFD_THREAD_FLAG);
+	if (fd < 0 || mark_task(mk->c, fd, mk->tgid, tid) < 0)
+		mk->unmarked++;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 /* Mark the process's other threads. They need pidfds of threads (6.9 and later); where those
  * cannot be had the kernel side is told to look unmarked tasks up through their leader
  * (unmarked_tracked). */
 static void mark_threads(struct collector *c, uint32_t tgid)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int fd, others = 0;
+	struct marking mk = { .c = c, .tgid = tgid };
 
-	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
-	dir = opendir(path);
-	while (dir && (d = readdir(dir))) {
-		unsigned tid = (unsigned)strtoul(d->d_name, NULL, 10);
-
-		if (!tid || tid == tgid)
-			continue;
-		fd = pidfd_open(tid, PIDFD_THREAD_FLAG);
-		if (fd < 0 || mark_task(c, fd, tgid, tid) < 0)
-			others++;
-		if (fd >= 0)
-			close(fd);
-	}
-	if (dir)
-		closedir(dir);
-	if (others) {
+	procfs_threads(tgid, mark_thread, &mk);
+	if (mk.unmarked) {
 		if (!c->skel->bss->unmarked_tracked)
 			log_info("process %u: some threads cannot be marked on this kernel; "
 				 "unmarked "

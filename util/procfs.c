@@ -237,6 +237,40 @@ int procfs_thread_in_state(pid_t pid, char state, unsigned max_threads)
 	return found;
 }
 
+int procfs_threads(pid_t pid, int (*fn)(pid_t tid, void *ctx), void *ctx)
+{
+	struct dirent *d;
+	char path[64];
+	DIR *dir;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (!err && (d = readdir(dir)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			err = fn((pid_t)strtol(d->d_name, NULL, 10), ctx);
+	closedir(dir);
+	return err;
+}
+
+int procfs_read_run_delay(pid_t pid, pid_t tid, uint64_t *delay_ns)
+{
+	unsigned long long run, delay;
+	char path[64], buf[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	if (sscanf(buf, "%llu %llu", &run, &delay) != 2)
+		return -EINVAL;
+	*delay_ns = delay;
+	return 0;
+}
+
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated)
 {
 	ssize_t n = read_pid_file(pid, "cmdline", buf, len);
