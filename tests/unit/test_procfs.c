@@ -214,6 +214,7 @@ static void test_read_missing(void **state)
 	assert_int_equal(procfs_read_cmdline(1 << 23, buf, sizeof(buf), &trunc), -ENOENT);
 	assert_int_equal(procfs_read_exe(1 << 23, buf, sizeof(buf)), -ENOENT);
 	assert_int_equal(procfs_threads(1 << 23, NULL, NULL), -ENOENT);
+	assert_int_equal(procfs_thread_in_state(1 << 23, 'D', 8), -ENOENT);
 	assert_int_equal(procfs_read_run_delay(1 << 23, 1 << 23, &(uint64_t){ 0 }), -ENOENT);
 }
 
@@ -267,6 +268,9 @@ static void test_threads(void **state)
 	t = (struct tids){ .stop_at = 1 };
 	assert_int_equal(procfs_threads(getpid(), add_tid, &t), 7);
 	assert_int_equal(t.n, 1);
+	/* this thread runs as it reads; the other sleeps */
+	assert_int_equal(procfs_thread_in_state(getpid(), 'R', 8), 1);
+	assert_int_equal(procfs_thread_in_state(getpid(), 'Z', 8), 0);
 	if (access("/proc/self/schedstat", R_OK) == 0) { /* CONFIG_SCHED_INFO */
 		assert_int_equal(procfs_read_run_delay(getpid(), w.tid, &delay), 0);
 		assert_true(delay < 3600 * 1000000000ull);
