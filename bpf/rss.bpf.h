@@ -5,7 +5,8 @@
 #include "maps.bpf.h"
 #include "proc_state.bpf.h"
 
-/* before 6.2 mm_struct's RSS counters were atomics in a struct; since, percpu counters */
+/* before 6.2 mm_struct's RSS counters were atomics in a struct; since, percpu counters (read
+ * through CO-RE flavours, as kernel.bpf.h says) */
 struct mm_rss_stat___pre62 {
 	atomic_long_t count[4];
 } __attribute__((preserve_access_index));
