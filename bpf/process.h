@@ -31,7 +31,7 @@ enum stat_index {
 };
 
 /* What each user's events hold of the ring, so that the ring's last free space is refused to
- * those who fill it and left to the others (bpf/process.bpf.c, ring_claim). A slot per uid
+ * those who fill it and left to the others (bpf/ring.bpf.h, ring_claim). A slot per uid
  * (open addressing; a slot none of whose bytes are left in the ring may pass to another uid);
  * the kernel side adds an event's bytes before it puts it in the ring, tracerd takes them off
  * as it reads it (event_header.share names the slot), through the section's memory map. */

@@ -209,32 +209,70 @@ int procfs_read_wchan(pid_t pid, char *buf, size_t len)
 	return 0;
 }
 
-int procfs_thread_in_state(pid_t pid, char state, unsigned max_threads)
+int procfs_threads(pid_t pid, int (*fn)(pid_t tid, void *ctx), void *ctx)
 {
-	struct procfs_stat st;
 	struct dirent *d;
 	char path[64];
-	unsigned seen = 0;
 	DIR *dir;
-	int found = 0;
+	int err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	dir = opendir(path);
 	if (!dir)
 		return -errno;
-	while (!found && seen < max_threads && (d = readdir(dir))) {
-		char text[1024];
-		ssize_t n;
-
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		seen++;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat", pid, d->d_name);
-		n = read_file(path, text, sizeof(text));
-		found = n > 0 && procfs_parse_stat(text, &st) == 0 && st.state == state;
-	}
+	while (!err && (d = readdir(dir)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			err = fn((pid_t)strtol(d->d_name, NULL, 10), ctx);
 	closedir(dir);
-	return found;
+	return err;
+}
+
+struct state_probe {
+	pid_t pid;
+	char state;
+	unsigned left; /* threads still to look at */
+};
+
+/* 1: the thread is in the state; 2: no more threads to look at */
+static int probe_state(pid_t tid, void *ctx)
+{
+	struct state_probe *p = ctx;
+	struct procfs_stat st;
+	char path[64], text[1024];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", p->pid, tid);
+	n = read_file(path, text, sizeof(text));
+	if (n > 0 && procfs_parse_stat(text, &st) == 0 && st.state == p->state)
+		return 1;
+	return --p->left ? 0 : 2;
+}
+
+int procfs_thread_in_state(pid_t pid, char state, unsigned max_threads)
+{
+	struct state_probe p = { .pid = pid, .state = state, .left = max_threads };
+	int err;
+
+	if (!max_threads)
+		return 0;
+	err = procfs_threads(pid, probe_state, &p);
+	return err < 0 ? err : err == 1;
+}
+
+int procfs_read_run_delay(pid_t pid, pid_t tid, uint64_t *delay_ns)
+{
+	unsigned long long run, delay;
+	char path[64], buf[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	if (sscanf(buf, "%llu %llu", &run, &delay) != 2)
+		return -EINVAL;
+	*delay_ns = delay;
+	return 0;
 }
 
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated)

@@ -36,6 +36,11 @@ int procfs_read_io_chars(pid_t pid, uint64_t *chars);
 int procfs_read_wchan(pid_t pid, char *buf, size_t len);
 /* Whether one of the process's first max_threads threads is in state (e.g. 'D'); or -errno. */
 int procfs_thread_in_state(pid_t pid, char state, unsigned max_threads);
+/* Call fn for every thread of the process (the leader too) until it returns non-zero, which is
+ * then returned; -errno when the process is gone. */
+int procfs_threads(pid_t pid, int (*fn)(pid_t tid, void *ctx), void *ctx);
+/* A thread's time spent runnable but waiting for a CPU so far (schedstat's run_delay), in ns. */
+int procfs_read_run_delay(pid_t pid, pid_t tid, uint64_t *delay_ns);
 /* NUL-separated argv; returns bytes or -errno; sets *truncated when it did not fit. */
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len, int *truncated);
 int procfs_read_exe(pid_t pid, char *buf, size_t len);

@@ -1,8 +1,10 @@
 /* Unit tests for util/procfs.c: /proc/PID/stat parsing (odd comms, negative fields,
- * garbage), the readers on this process and on forked children, descendants, cgroup.procs. */
+ * garbage), the readers on this process and on forked children, threads, descendants,
+ * cgroup.procs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -211,6 +213,71 @@ static void test_read_missing(void **state)
 	assert_int_equal(procfs_read_uid(1 << 23, &uid), -ENOENT);
 	assert_int_equal(procfs_read_cmdline(1 << 23, buf, sizeof(buf), &trunc), -ENOENT);
 	assert_int_equal(procfs_read_exe(1 << 23, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(procfs_threads(1 << 23, NULL, NULL), -ENOENT);
+	assert_int_equal(procfs_thread_in_state(1 << 23, 'D', 8), -ENOENT);
+	assert_int_equal(procfs_read_run_delay(1 << 23, 1 << 23, &(uint64_t){ 0 }), -ENOENT);
+}
+
+struct tids {
+	pid_t seen[4];
+	int n, stop_at; /* the callback's non-zero return after that many */
+};
+
+static int add_tid(pid_t tid, void *ctx)
+{
+	struct tids *t = ctx;
+
+	if (t->n < 4)
+		t->seen[t->n] = tid;
+	return ++t->n == t->stop_at ? 7 : 0;
+}
+
+struct waiter {
+	pid_t tid; /* set by the thread once it runs */
+	int fd;	   /* it waits until this pipe closes */
+};
+
+static void *wait_on_pipe(void *arg)
+{
+	struct waiter *w = arg;
+	char c;
+
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
+	return read(w->fd, &c, 1) < 0 ? NULL : arg;
+}
+
+/* A process's threads, the leader among them, until the callback stops; a thread's run delay */
+static void test_threads(void **state)
+{
+	struct tids t = { .n = 0 };
+	struct waiter w = { 0 };
+	uint64_t delay = 1;
+	pthread_t th;
+	int hold[2];
+
+	(void)state;
+	assert_int_equal(pipe(hold), 0);
+	w.fd = hold[0];
+	assert_int_equal(pthread_create(&th, NULL, wait_on_pipe, &w), 0);
+	while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	assert_int_equal(procfs_threads(getpid(), add_tid, &t), 0);
+	assert_int_equal(t.n, 2);
+	assert_true(t.seen[0] == getpid() || t.seen[1] == getpid());
+	assert_true(t.seen[0] == w.tid || t.seen[1] == w.tid);
+	t = (struct tids){ .stop_at = 1 };
+	assert_int_equal(procfs_threads(getpid(), add_tid, &t), 7);
+	assert_int_equal(t.n, 1);
+	/* this thread runs as it reads; the other sleeps */
+	assert_int_equal(procfs_thread_in_state(getpid(), 'R', 8), 1);
+	assert_int_equal(procfs_thread_in_state(getpid(), 'Z', 8), 0);
+	if (access("/proc/self/schedstat", R_OK) == 0) { /* CONFIG_SCHED_INFO */
+		assert_int_equal(procfs_read_run_delay(getpid(), w.tid, &delay), 0);
+		assert_true(delay < 3600 * 1000000000ull);
+	}
+	close(hold[1]);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	close(hold[0]);
 }
 
 /* A child that renames itself and waits until the pipe closes. */
@@ -563,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_read_self),
 		cmocka_unit_test(test_boot_id_and_tick),
 		cmocka_unit_test(test_read_missing),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_read_child),
 		cmocka_unit_test(test_read_exec_child),
 		cmocka_unit_test(test_descendants),
