@@ -128,7 +128,9 @@ static void finish_proc(struct agent *a, struct proc *p, const struct exit_event
 	p->comm[sizeof(p->comm) - 1] = 0;
 	proctable_inherit_command(p, proctable_find_pid(&a->procs, p->ppid));
 	proctable_name_tool(a->rules, p, p->comm, &p->tool);
-	if (units_store_process(a, u, p) == 0)
+	/* of a task registered in the kernel, before its unit: held to its bounds (registry.h) */
+	if ((u || registry_hold(a, p->unit, store_row_bytes(p))) &&
+	    units_store_process(a, u, p) == 0)
 		a->stored++;
 	if (u && p->stall.ns) {
 		u->stalls++;

@@ -111,7 +111,8 @@ static int sample_one(struct proc *p, void *ctx)
 	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
 	check_stall(r, p, &st);
-	units_store_sample(r->a, u, p, r->now_ns);
+	if (u || registry_hold(r->a, p->unit, store_sample_bytes()))
+		units_store_sample(r->a, u, p, r->now_ns);
 	return 0;
 }
 

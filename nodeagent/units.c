@@ -159,8 +159,6 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 		if (r && pid)
 			collector_untrack_pid(a->collector, pid);
 	}
-	if (!r)
-		registry_adopt(a, u);
 	return r;
 }
 
@@ -178,9 +176,6 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 	size_t new_row = 0;
 	int r;
 
-	/* of a task registered in the kernel, before its unit: held to a unit's cap too */
-	if (!u && !registry_hold(a, p->unit, store_row_bytes(p)))
-		return -ENOSPC;
 	if (!u || u->stored_bytes < units_store_cap(a)) {
 		r = store_add_process(a->store, p, a->offset_ns);
 		if (!r && u)
@@ -210,8 +205,6 @@ void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, u
 {
 	if (u && u->stored_bytes >= units_store_cap(a))
 		return; /* its peaks are kept in its row all the same (housekeeping.c) */
-	if (!u && !registry_hold(a, p->unit, store_sample_bytes()))
-		return;
 	if (store_add_sample(a->store, p, now_ns, a->offset_ns) == 0 && u)
 		u->stored_bytes += store_sample_bytes();
 }

@@ -11,6 +11,7 @@
 #include "process.h"
 #include "protocol.h"
 #include "readfile.h"
+#include "registry.h"
 #include "requests.h"
 #include "traceparent.h"
 #include "units.h"
@@ -198,6 +199,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 		units_drop(a, u);
 		return ERR_REPLY("cannot track the unit: %s", strerror(-r));
 	}
+	registry_adopt(a, u); /* what the kernel recorded under its task's key, if any */
 	units_save(a, u);
 	log_info("unit %" PRIu64 " (%s) registered: job %" PRId64 " step %" PRId64 " task %" PRId64
 		 " pid %" PRId64,
