@@ -42,7 +42,7 @@ CLIENT_LIBS := -lmunge $(LIBS_JSON)
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
-SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/config.c util/procfs.c util/readfile.c \
+SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/clock.c util/config.c util/procfs.c util/readfile.c \
              util/safetext.c util/slurm_ids.c \
              protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c protocol/trust.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
