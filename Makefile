@@ -9,7 +9,10 @@ ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Iutil -Iprotocol -Icommon -Inodeagent -Icorrelate -I$(B)/bpf -Ibpf
+# headers by folder: each folder is a stage of the data path (see README's Layout)
+INCLUDES := -Iutil -Iprotocol -Icommon -Inodeagent -Inodeagent/store -Inodeagent/server -Icorrelate \
+            -Ijobstat -Ijobstat/collect -Ijobstat/compute -Ijobstat/render -I$(B)/bpf -Ibpf
+CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE $(INCLUDES)
 LIBS_JSON := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 CFLAGS  += $(shell pkg-config --cflags json-c 2>/dev/null)
 
@@ -21,7 +24,7 @@ COMMON_SRC    := $(PROTOCOL_SRC) $(UTIL_SRC)
 RULES_GEN     := $(B)/gen/tools_rules.c
 CORRELATE_SRC := $(wildcard correlate/*.c) $(RULES_GEN)
 NODEAGENT_SRC := $(filter-out nodeagent/main.c,$(wildcard nodeagent/*.c)) \
-                 $(CORRELATE_SRC)
+                 $(wildcard nodeagent/store/*.c nodeagent/server/*.c) $(CORRELATE_SRC)
 BPF_SRC       := $(wildcard bpf/*.bpf.c)
 BPF_SKELS     := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRC))
 
@@ -39,7 +42,7 @@ CLIENT_LIBS := -lmunge $(LIBS_JSON)
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
-SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/config.c util/procfs.c util/readfile.c \
+SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/clock.c util/config.c util/procfs.c util/readfile.c \
              util/safetext.c util/slurm_ids.c \
              protocol/ops.c protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c \
              protocol/trust.c
@@ -81,23 +84,17 @@ $(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
 $(B)/tracerctl: $(B)/obj/tracerctl/tracerctl.o $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
-# tracer-jobstat: main.c and its options over libjobstat.a, built in three stages that call
-# only downwards (render -> compute <- collect): collect does every daemon and Slurm request
-# and fills the model (report.h); compute works on the model alone, printing nothing; render
-# prints, asking no daemon. A new jobstat file must be listed in one of them.
-JOBSTAT_COLLECT := jobstat/collect.c jobstat/daemons.c jobstat/details.c jobstat/slurmacct.c
-JOBSTAT_COMPUTE := jobstat/aggregate.c jobstat/arrays.c jobstat/convert.c jobstat/effic.c \
-                   jobstat/failures.c jobstat/jobids.c jobstat/notes.c jobstat/pipelines.c jobstat/signals.c \
-                   jobstat/procs.c jobstat/report.c jobstat/tooltable.c jobstat/values.c \
-                   jobstat/wfadvice.c
-JOBSTAT_RENDER  := jobstat/cells.c jobstat/fields.c jobstat/listings.c jobstat/output.c jobstat/views.c
-JOBSTAT_MAIN    := jobstat/main.c jobstat/options.c
+# tracer-jobstat: main.c and its options over libjobstat.a, built in three stages, one folder
+# each, that call only downwards (render -> compute <- collect): collect/ does every daemon and
+# Slurm request and fills the model (compute/report.h); compute/ works on the model alone,
+# printing nothing; render/ prints, asking no daemon.
+JOBSTAT_COLLECT := $(wildcard jobstat/collect/*.c)
+JOBSTAT_COMPUTE := $(wildcard jobstat/compute/*.c)
+JOBSTAT_RENDER  := $(wildcard jobstat/render/*.c)
+JOBSTAT_MAIN    := $(wildcard jobstat/*.c)
 JOBSTAT_SRC     := $(JOBSTAT_COLLECT) $(JOBSTAT_COMPUTE) $(JOBSTAT_RENDER)
 # what compute shares with tracerd: which tools are workflow engines
 JOBSTAT_SHARED  := correlate/engine_tools.c
-ifneq ($(filter-out $(JOBSTAT_SRC) $(JOBSTAT_MAIN),$(wildcard jobstat/*.c)),)
-$(error jobstat files in no stage: $(filter-out $(JOBSTAT_SRC) $(JOBSTAT_MAIN),$(wildcard jobstat/*.c)))
-endif
 JOBSTAT_LIBS    := -lslurm
 LIBJOBSTAT      := $(B)/libjobstat.a
 $(LIBJOBSTAT): $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_SRC) $(JOBSTAT_SHARED))
@@ -121,7 +118,7 @@ $(B) $(B)/bpf $(B)/obj $(B)/tests:
 TESTLIB := $(B)/obj/tests/unit/testlib.o
 TEST_CFLAGS := -Itests/unit
 $(B)/tests/test_jobstat_%: tests/unit/test_jobstat_%.c $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) | $(B)/tests
-	$(CC) $(CFLAGS) $(TEST_CFLAGS) -Ijobstat -MMD -MP -o $@ $< $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) \
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) \
 	  -lcmocka $(CLIENT_LIBS) $(JOBSTAT_LIBS)
 $(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
@@ -131,7 +128,7 @@ PRODUCT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(RULES_GEN),$(NODEAGENT
                $(COMMON_SRC) $(JOBSTAT_SRC) $(JOBSTAT_MAIN) tracerctl/tracerctl.c prolog/prolog.c)
 unit: $(UNIT_BINS) $(LIBJOBSTAT) $(BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
-	scripts/check-jobstat-stages $(B)/obj/jobstat "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"
+	scripts/check-jobstat-stages $(B)/obj "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"
 	@scripts/check-circles $(PRODUCT_OBJ)
 
 integration: all
@@ -174,7 +171,7 @@ FUZZ_LIBS_agent   := $(AGENT_LIBS)
 .SECONDEXPANSION:
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
 	@mkdir -p $(B)/fuzz
-	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE -Iutil -Iprotocol -Icommon -Icorrelate -Inodeagent -I$(B)/bpf -Ibpf \
+	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE $(INCLUDES) \
 	  $(shell pkg-config --cflags json-c) -fsanitize=fuzzer,address,undefined -o $@ \
 	  $(filter %.c,$^) $(FUZZ_LIBS_$*) $(LIBS_JSON) -lmunge
 fuzz: $(FUZZ_TARGETS)

@@ -135,8 +135,8 @@ struct rec_col {
 
 /* A finished process with its totals. Keyed by (boot_id, pid, start_boot_ns). A row with
  * "folded" stands for that many processes of a unit past its cap, of one tool, subcommand and
- * exit status, their figures added up (pid 0, a start_boot_ns below 0; nodeagent/store_fold.c):
- * counted in totals and tools, never listed. */
+ * exit status, their figures added up (pid 0, a start_boot_ns below 0;
+ * nodeagent/store/store_fold.c): counted in totals and tools, never listed. */
 #define PROCESS_RECORD(X)                                        \
 	X(boot_id, BOOT, "TEXT NOT NULL", 0, REC_STORED)         \
 	X(pid, INT, "INTEGER NOT NULL", 0, 0)                    \

@@ -1,5 +1,6 @@
 /* Control-socket protocol, client side: bounded connect, one request, one reply line. The
  * SPANK plugin runs this inside slurmstepd, so every wait has a deadline. */
+#include "clock.h"
 #include "protocol.h"
 
 #include <errno.h>
@@ -16,14 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Milliseconds left until deadline for poll(): -1 = forever, 0 = expired. */
 static int remaining(int64_t deadline)
 {
@@ -31,7 +24,7 @@ static int remaining(int64_t deadline)
 
 	if (deadline < 0)
 		return -1;
-	left = deadline - now_ms();
+	left = deadline - clock_mono_ms();
 	if (left <= 0)
 		return 0;
 	return left > INT32_MAX ? INT32_MAX : (int)left;
@@ -70,7 +63,7 @@ static int set_nonblock(int fd, bool on)
 /* Connect a new socket of this family to sa, within the deadline when timeout_ms >= 0. */
 static int connect_to(int family, const struct sockaddr *sa, socklen_t salen, int timeout_ms)
 {
-	int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+	int64_t deadline = timeout_ms >= 0 ? clock_mono_ms() + timeout_ms : -1;
 	int fd, ret;
 
 	/* With a timeout, never block: the SPANK plugin must not stall a job on a hung daemon. */
@@ -254,7 +247,8 @@ static int send_request(int fd, struct json_object *req, int64_t deadline, char 
 
 int proto_send(int fd, struct json_object *req, int timeout_ms, char *err, size_t errlen)
 {
-	int r = send_request(fd, req, timeout_ms >= 0 ? now_ms() + timeout_ms : -1, err, errlen);
+	int r = send_request(fd, req, timeout_ms >= 0 ? clock_mono_ms() + timeout_ms : -1, err,
+			     errlen);
 
 	if (r == -ECONNRESET)
 		proto_errf(err, errlen, "connection closed while sending request");
@@ -264,7 +258,7 @@ int proto_send(int fd, struct json_object *req, int timeout_ms, char *err, size_
 int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
 		   struct json_object **reply, char *err, size_t errlen)
 {
-	int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+	int64_t deadline = timeout_ms >= 0 ? clock_mono_ms() + timeout_ms : -1;
 	struct line_reader lr;
 	char *line = NULL;
 	size_t llen = 0;

@@ -1,6 +1,7 @@
 /* Root's clients trust a tracerd only where no other user could have put one: they run as root
  * (slurmstepd, slurmd's prolog), and a fake server could otherwise feed them replies or learn
  * every job's registrations. */
+#include "clock.h"
 #include "trust.h"
 
 #include <errno.h>
@@ -172,18 +173,10 @@ int trust_connect(const char *path, int timeout_ms, char *err, size_t errlen)
 	return fd;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int trust_call(const char *path, struct json_object *req, int timeout_ms,
 	       struct json_object **reply, char *err, size_t errlen)
 {
-	int64_t t0 = now_ms();
+	int64_t t0 = clock_mono_ms();
 	char why[256] = "";
 	int fd, left, ret;
 
@@ -192,7 +185,7 @@ int trust_call(const char *path, struct json_object *req, int timeout_ms,
 	if (fd < 0)
 		return fd;
 	/* one deadline for the whole exchange: connecting spent part of it */
-	left = timeout_ms < 0 ? -1 : timeout_ms - (int)(now_ms() - t0);
+	left = timeout_ms < 0 ? -1 : timeout_ms - (int)(clock_mono_ms() - t0);
 	ret = proto_call_max(fd, req,
 			     timeout_ms < 0 ? -1
 			     : left > 0	    ? left
@@ -206,14 +199,14 @@ int trust_call(const char *path, struct json_object *req, int timeout_ms,
 
 int trust_send(const char *path, struct json_object *req, int timeout_ms, char *err, size_t errlen)
 {
-	int64_t t0 = now_ms();
+	int64_t t0 = clock_mono_ms();
 	char why[256] = "";
 	int fd, left, ret;
 
 	fd = trust_connect(path, timeout_ms, err, errlen);
 	if (fd < 0)
 		return fd;
-	left = timeout_ms < 0 ? -1 : timeout_ms - (int)(now_ms() - t0);
+	left = timeout_ms < 0 ? -1 : timeout_ms - (int)(clock_mono_ms() - t0);
 	ret = proto_send(fd, req, timeout_ms < 0 ? -1 : left > 0 ? left : 1, why, sizeof(why));
 	close(fd);
 	if (ret < 0)

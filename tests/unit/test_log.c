@@ -1,4 +1,4 @@
-/* Unit tests for nodeagent/log.c's summing: a call site says LOG_BURST lines in its window, the
+/* Unit tests for util/log.c's summing: a call site says LOG_BURST lines in its window, the
  * rest are held back and said as one, "... and N more like it", when its window is over or
  * when, that window over, it gives way to another call site. */
 #include <stdarg.h>

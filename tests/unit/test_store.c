@@ -1,4 +1,4 @@
-/* Unit tests for nodeagent/store.c on a temporary directory: schema, units, processes,
+/* Unit tests for nodeagent/store/store.c on a temporary directory: schema, units, processes,
  * queries, running units by boot, schema versions, batching and what a crash keeps. */
 #include <errno.h>
 #include <ftw.h>

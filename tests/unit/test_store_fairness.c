@@ -1,5 +1,5 @@
 /* Unit tests for the store's fairness between units and users: processes of a unit past its cap
- * folded into per-tool rows (nodeagent/store_fold.c) that totals and tool tables still count,
+ * folded into per-tool rows (nodeagent/store/store_fold.c) that totals and tool tables still count,
  * and pruning over StoreMaxSize from the user who holds the most (store_prune.c). */
 #include <stdarg.h>
 #include <stddef.h>

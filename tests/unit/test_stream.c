@@ -1,4 +1,4 @@
-/* Unit tests for nodeagent/stream.c: a listing streamed page by page reads back as the same
+/* Unit tests for nodeagent/store/stream.c: a listing streamed page by page reads back as the same
  * JSON as the listing built whole, whatever the page size; its snapshot is stable while the
  * store is written; and every emit failure is passed on. */
 #include <errno.h>

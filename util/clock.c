@@ -1,4 +1,4 @@
-/* tracerd's clocks (clock.h). */
+/* The clocks (clock.h). */
 #include <time.h>
 
 #include "clock.h"
@@ -24,4 +24,9 @@ uint64_t clock_mono_ns(void)
 int64_t clock_unix_ns(void)
 {
 	return read_ns(CLOCK_REALTIME);
+}
+
+int64_t clock_mono_ms(void)
+{
+	return read_ns(CLOCK_MONOTONIC) / 1000000;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "auth.h"
 #include "listen.h"
 #include "log.h"
@@ -66,14 +67,6 @@ struct server {
 	unsigned parked;  /* clients whose request waits (struct parked) */
 	struct subuids subuids;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int server_open(struct server **out, const char *path, const struct tracer_config *cfg, int epfd,
 		unsigned tcp_port)
@@ -214,7 +207,7 @@ static void set_events(struct server *s, struct client *c, uint32_t events)
 /* One line now and then, however many are refused: a flood must not become a log flood. */
 static void log_refusal(struct server *s, uid_t uid, const char *why)
 {
-	int64_t now = now_ms();
+	int64_t now = clock_mono_ms();
 
 	s->refused++;
 	if (s->refused_logged_ms && now - s->refused_logged_ms < REFUSAL_LOG_MS)
@@ -288,7 +281,7 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 		c->fd = fd;
 		c->tcp = tcp;
 		c->admin = admin;
-		c->last_ms = now_ms();
+		c->last_ms = clock_mono_ms();
 		c->peer.pid = tcp ? 0 : cred.pid;
 		c->peer.uid = tcp ? (uid_t)-1 : cred.uid;
 		c->peer.gid = tcp ? (gid_t)-1 : cred.gid;
@@ -315,7 +308,7 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 
 void server_expire(struct server *s)
 {
-	int64_t now = now_ms();
+	int64_t now = clock_mono_ms();
 	unsigned i;
 
 	for (i = 0; i < s->max_clients; i++) {
@@ -487,7 +480,7 @@ void server_resume(struct server *s, struct agent *a)
 		park = c->park;
 		c->park.kind = PARK_NONE;
 		s->parked--;
-		c->last_ms = now_ms();
+		c->last_ms = clock_mono_ms();
 		queue_reply(s, c, request_resume(a, &park), NULL);
 	}
 }
@@ -505,7 +498,7 @@ static void flush_out(struct server *s, struct agent *a, struct client *c)
 			filled = 1;
 			/* a streamed reply progresses by pages: one read a few bytes at a
 			 * time would hold its store snapshot for ever */
-			c->last_ms = now_ms();
+			c->last_ms = clock_mono_ms();
 			r = reply_stream_fill(c->stream, page, out_append, c);
 			if (r < 0) { /* the head is sent already: the client sees a cut reply */
 				log_error("reply to uid %u cut: %s", c->peer.uid, strerror(-r));
@@ -531,7 +524,7 @@ static void flush_out(struct server *s, struct agent *a, struct client *c)
 		}
 		c->out_off += n;
 		if (!c->stream)
-			c->last_ms = now_ms();
+			c->last_ms = clock_mono_ms();
 	}
 	c->out_off = c->out_len = 0;
 	if (c->out_cap > READ_CHUNK) { /* give back what a big reply grew */
@@ -545,7 +538,7 @@ static void flush_out(struct server *s, struct agent *a, struct client *c)
 	}
 	set_events(s, c, EPOLLIN);
 	if (c->partial_ms) /* its time runs from now that it is read again */
-		c->partial_ms = now_ms();
+		c->partial_ms = clock_mono_ms();
 	serve_next(s, a, c); /* a pipelined request may be waiting already */
 }
 
@@ -570,7 +563,7 @@ static void read_in(struct server *s, struct agent *a, struct client *c)
 			return;
 		}
 		got += n;
-		c->last_ms = now_ms();
+		c->last_ms = clock_mono_ms();
 		if (line_reader_feed(&c->in, buf, n) < 0) {
 			log_refusal(s, c->peer.uid, "request line too long");
 			c->closing = 1;
@@ -585,7 +578,7 @@ static void read_in(struct server *s, struct agent *a, struct client *c)
 	if (!line_reader_partial(&c->in))
 		c->partial_ms = 0;
 	else if (!c->partial_ms)
-		c->partial_ms = now_ms();
+		c->partial_ms = clock_mono_ms();
 	serve_next(s, a, c);
 }
 
