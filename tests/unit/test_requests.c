@@ -294,8 +294,8 @@ static void test_listing_limits(void **state)
 static void test_clients_use_the_table(void **state)
 {
 	static const char *const clients[] = {
-		"tracerctl/tracerctl.c", "spank/spank_tracer.c", "prolog/prolog.c",
-		"jobstat/daemons.c",	 "protocol/client.c",	 "protocol/trust.c",
+		"tracerctl/tracerctl.c",     "spank/spank_tracer.c", "prolog/prolog.c",
+		"jobstat/collect/daemons.c", "protocol/client.c",    "protocol/trust.c",
 	};
 	char path[4096], *text;
 	size_t len;
