@@ -173,43 +173,37 @@ int trust_connect(const char *path, int timeout_ms, char *err, size_t errlen)
 	return fd;
 }
 
-int trust_call(const char *path, struct json_object *req, int timeout_ms,
-	       struct json_object **reply, char *err, size_t errlen)
+/* One exchange with a trusted tracerd: the reply read into *reply, or (reply NULL) the request
+ * only sent. One deadline for the whole exchange: connecting spends part of it. */
+static int exchange(const char *path, struct json_object *req, int timeout_ms,
+		    struct json_object **reply, char *err, size_t errlen)
 {
 	int64_t t0 = clock_mono_ms();
 	char why[256] = "";
 	int fd, left, ret;
 
-	*reply = NULL;
 	fd = trust_connect(path, timeout_ms, err, errlen);
 	if (fd < 0)
 		return fd;
-	/* one deadline for the whole exchange: connecting spent part of it */
 	left = timeout_ms < 0 ? -1 : timeout_ms - (int)(clock_mono_ms() - t0);
-	ret = proto_call_max(fd, req,
-			     timeout_ms < 0 ? -1
-			     : left > 0	    ? left
-					    : 1,
-			     TRACER_ROOT_REPLY_MAX, reply, why, sizeof(why));
+	if (timeout_ms >= 0 && left < 1)
+		left = 1;
+	ret = reply ? proto_call_max(fd, req, left, TRACER_ROOT_REPLY_MAX, reply, why, sizeof(why))
+		    : proto_send(fd, req, left, why, sizeof(why));
 	close(fd);
 	if (ret < 0)
 		proto_errf(err, errlen, "tracerd at %s: %s", path, why);
 	return ret;
 }
 
+int trust_call(const char *path, struct json_object *req, int timeout_ms,
+	       struct json_object **reply, char *err, size_t errlen)
+{
+	*reply = NULL;
+	return exchange(path, req, timeout_ms, reply, err, errlen);
+}
+
 int trust_send(const char *path, struct json_object *req, int timeout_ms, char *err, size_t errlen)
 {
-	int64_t t0 = clock_mono_ms();
-	char why[256] = "";
-	int fd, left, ret;
-
-	fd = trust_connect(path, timeout_ms, err, errlen);
-	if (fd < 0)
-		return fd;
-	left = timeout_ms < 0 ? -1 : timeout_ms - (int)(clock_mono_ms() - t0);
-	ret = proto_send(fd, req, timeout_ms < 0 ? -1 : left > 0 ? left : 1, why, sizeof(why));
-	close(fd);
-	if (ret < 0)
-		proto_errf(err, errlen, "tracerd at %s: %s", path, why);
-	return ret;
+	return exchange(path, req, timeout_ms, NULL, err, errlen);
 }
