@@ -116,12 +116,15 @@ $(B) $(B)/bpf $(B)/obj $(B)/tests:
 # ---- tests: one cmocka binary per module; integration scripts run the real daemon as root
 # tests/unit/testlib.c: the helpers the unit tests share (JSON lookups, scratch directories)
 TESTLIB := $(B)/obj/tests/unit/testlib.o
+# tests/unit/testagent.c: what the tests of tracerd's files share (a hand-made agent, a store)
+TESTAGENT := $(B)/obj/tests/unit/testagent.o
 TEST_CFLAGS := -Itests/unit
 $(B)/tests/test_jobstat_%: tests/unit/test_jobstat_%.c $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) | $(B)/tests
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(LIBJOBSTAT) $(LIBCOMMON) \
 	  -lcmocka $(CLIENT_LIBS) $(JOBSTAT_LIBS)
-$(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
-	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(LIBAGENT) $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
+$(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(TESTAGENT) $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(TESTAGENT) $(LIBAGENT) $(LIBCOMMON) \
+	  -lcmocka $(AGENT_LIBS)
 
 # every object of the programs: no two source files may call each other (scripts/check-circles)
 PRODUCT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(RULES_GEN),$(NODEAGENT_SRC)) nodeagent/main.c \

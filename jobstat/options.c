@@ -16,15 +16,12 @@
 
 void opts_error(const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	fputs(JS_PROG ": ", stderr);
-	safe_text_fputs(msg, stderr);
-	fputc('\n', stderr);
+	va_start(ap, fmt);
+	safe_text_vfprintf(stderr, fmt, ap);
+	va_end(ap);
 }
 
 static void usage(FILE *f)

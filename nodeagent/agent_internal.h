@@ -53,7 +53,8 @@ struct agent {
 		uint64_t refused; /* processes past a unit's cap on that */
 	} keys[REGISTRY_KEYS_MAX];
 	unsigned nkeys;
-	uint64_t keys_bytes; /* of them all */
+	uint64_t keys_bytes;		  /* of them all */
+	uint64_t last_key, last_key_unit; /* the key registry_unit last linked, and its unit */
 	/* keys given up on (REGISTRY_WAIT_MS): their processes still running are not stored */
 	uint64_t expired[REGISTRY_EXPIRED_MAX];
 	unsigned nexpired;

@@ -136,8 +136,14 @@ uint64_t registry_unit(struct agent *a, uint64_t unit)
 
 	if (!(unit & UNIT_KEY_BIT))
 		return unit;
-	if ((id = linked_unit(a, unit)))
+	/* a task tracked under its key sends every event with it: the last one found is kept */
+	if (unit == a->last_key)
+		return a->last_key_unit;
+	if ((id = linked_unit(a, unit))) {
+		a->last_key = unit;
+		a->last_key_unit = id;
 		return id;
+	}
 	if (!expired(a, unit))
 		key_slot(a, unit);
 	return unit;
@@ -188,13 +194,17 @@ static int move_proc(struct proc *p, void *ctx)
 	struct key_move *m = ctx;
 
 	if (p->unit == m->key) {
-		units_move_proc(m->a, p, m->to);
+		/* given up on (to 0): left under the key, which stores nothing more, so that its
+		 * next event does not take it back */
+		if (m->to)
+			units_move_proc(m->a, p, m->to);
 		m->moved++;
 	}
 	return 0;
 }
 
-/* What is recorded under key becomes unit u's (NULL: no unit's, the store's rows dropped). */
+/* What is recorded under key becomes unit u's (NULL: given up on, the store's rows dropped);
+ * the key's running processes are counted. */
 static unsigned move_key(struct agent *a, uint64_t key, struct unit *u, uint64_t *rows)
 {
 	struct key_move m = { a, key, u ? u->id : 0, 0 };
@@ -249,8 +259,8 @@ void registry_sweep(struct agent *a)
 		live = move_key(a, key, NULL, &rows);
 		log_warn("pid %u, registered in the kernel %d s ago: no registration of its unit "
 			 "reached tracerd; its %" PRIu64 " processes recorded so far are dropped, "
-			 "and %u running are left to no unit",
+			 "and %u running are not recorded",
 			 (unsigned)(key & UNIT_KEY_PID_MASK), REGISTRY_WAIT_MS / 1000, rows, live);
-		i = (unsigned)-1; /* move_key changed the table: from the start */
+		i--; /* move_key put the table's last key in this slot */
 	}
 }

@@ -155,8 +155,10 @@ int units_track(struct agent *a, struct unit *u, pid_t pid)
 
 	if (!r && u->cgroup_id) {
 		r = collector_track_cgroup(a->collector, u->cgroup_id, u->id);
-		/* undo the pid's; a refused pid left the kernel side's state as it was */
-		if (r && pid)
+		/* undo the pid's; a refused pid left the kernel side's state as it was, and a task
+		 * registered in the kernel was left as the kernel tracks it, or had ended (its pid
+		 * may be another process's by now) */
+		if (r && pid && !u->kernel_key)
 			collector_untrack_pid(a->collector, pid);
 	}
 	return r;

@@ -43,6 +43,7 @@ static struct {
 	char pipeline[NAME_MAX_LEN + 1], run[NAME_MAX_LEN + 1], step[NAME_MAX_LEN + 1];
 	char conf[PATH_MAX];
 	char socket[PATH_MAX]; /* socket= plugin argument, else from the config */
+	char node[64];	       /* this node's name, once known (node_name) */
 	int cfg_read;	       /* 1 cfg holds tracer.conf, -1 it could not be read, 0 not yet */
 	struct tracer_config cfg;
 	int timeout_ms;
@@ -244,23 +245,28 @@ static const struct tracer_config *config(void)
 /* This node's tracerd: socket= wins; else SocketDir from the config and the node name, which
  * slurmstepd does not hand plugins: the step's node list and this node's index in it, else
  * Slurm's cgroup path, else NodeName or the host name. */
-static int node_name(spank_t sp, pid_t pid, const struct tracer_config *cfg, char *node, size_t len)
+/* This node's name, worked out once per step (slurmstepd serves one step). */
+static const char *node_name(spank_t sp, pid_t pid, const struct tracer_config *cfg)
 {
-	if (node_from_list(sp, node, len) == 0 || node_from_cgroup(pid, node, len) == 0)
-		return 0;
-	return config_node(cfg, NULL, node, len) < 0 ? -1 : 0;
+	if (!st.node[0] && node_from_list(sp, st.node, sizeof(st.node)) < 0 &&
+	    node_from_cgroup(pid, st.node, sizeof(st.node)) < 0 &&
+	    config_node(cfg, NULL, st.node, sizeof(st.node)) < 0) {
+		st.node[0] = 0;
+		return NULL;
+	}
+	return st.node;
 }
 
 static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
 {
 	const struct tracer_config *cfg;
-	char node[64] = "";
+	const char *node;
 
 	if (st.socket[0]) {
 		snprintf(out, len, "%s", st.socket);
 		return 0;
 	}
-	if (!(cfg = config()) || node_name(sp, pid, cfg, node, sizeof(node)) < 0)
+	if (!(cfg = config()) || !(node = node_name(sp, pid, cfg)))
 		return -1;
 	return config_socket_path(cfg, node, out, len);
 }
@@ -273,17 +279,17 @@ static int socket_path(spank_t sp, pid_t pid, char *out, size_t len)
 static uint64_t register_in_kernel(spank_t sp, pid_t pid)
 {
 	const struct tracer_config *cfg = config();
-	char node[64], path[PATH_MAX], real[PATH_MAX], via[64], err[2 * PATH_MAX];
+	char path[PATH_MAX], real[PATH_MAX], via[64], err[2 * PATH_MAX];
 	struct task_registration r = {};
 	struct bpf_map_info info = {};
 	__u32 info_len = sizeof(info);
-	struct procfs_stat ps, sb_ps;
+	struct procfs_stat ps;
+	const char *node;
 	struct stat sb;
 	int dfd = -1, fd = -1, pidfd = -1, ok = 0;
 
-	if (!cfg || node_name(sp, pid, cfg, node, sizeof(node)) < 0 ||
-	    config_pin_path(cfg, node, CONFIG_REGISTRY_FILE, path, sizeof(path)) < 0 ||
-	    procfs_read_stat(pid, &ps) < 0)
+	if (!cfg || !(node = node_name(sp, pid, cfg)) ||
+	    config_pin_path(cfg, node, CONFIG_REGISTRY_FILE, path, sizeof(path)) < 0)
 		return 0;
 	if (!realpath(path, real)) /* none: tracerd pins none, or is not running */
 		return 0;
@@ -301,9 +307,10 @@ static uint64_t register_in_kernel(spank_t sp, pid_t pid)
 	    info.type != BPF_MAP_TYPE_TASK_STORAGE || info.key_size != sizeof(pidfd) ||
 	    info.value_size != sizeof(r) || strcmp(info.name, CONFIG_REGISTRY_FILE) != 0)
 		goto out;
-	/* the task itself, whatever becomes of its pid: checked against the start read above */
+	/* the task itself, whatever becomes of its pid; its start read once it is held (the
+	 * key's), while slurmstepd, which waits on this hook, has not reaped it */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 || procfs_read_stat(pid, &sb_ps) < 0 || sb_ps.start_ticks != ps.start_ticks)
+	if (pidfd < 0 || procfs_read_stat(pid, &ps) < 0)
 		goto out;
 	r.start_ticks = ps.start_ticks;
 	ok = bpf_map_update_elem(fd, &pidfd, &r, BPF_ANY) == 0;

@@ -217,7 +217,10 @@ static int json_object_keys(struct json_object *o)
 			r = -ENOMEM;
 			break;
 		}
-		json_object_object_get_ex(o, dirty[i], &v);
+		if (!json_object_object_get_ex(o, dirty[i], &v)) {
+			free(key);
+			continue;
+		}
 		json_object_get(v);
 		json_object_object_del(o, dirty[i]);
 		json_object_object_add(o, key, v);
@@ -358,4 +361,22 @@ size_t safe_text_prefix(const char *s, size_t cols, size_t *width)
 	if (width)
 		*width = w;
 	return at;
+}
+
+void safe_text_vfprintf(FILE *f, const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	safe_text_fputs(msg, f);
+	fputc('\n', f);
+}
+
+void safe_text_fprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	safe_text_vfprintf(f, fmt, ap);
+	va_end(ap);
 }

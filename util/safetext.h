@@ -16,6 +16,7 @@
 #define TRACER_SAFETEXT_H
 
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <json-c/json.h>
 
@@ -28,6 +29,10 @@ size_t safe_text_cut(char *out, size_t len, const char *s, size_t n, size_t *rea
 void safe_text_inplace(char *buf, size_t len);
 /* Write s escaped to f, however long. */
 void safe_text_fputs(const char *s, FILE *f);
+/* fmt's message (at most 1 KiB) on f, escaped as safe_text_fputs does, and a newline: for
+ * messages that carry what a user, a job or Slurm chose. */
+void safe_text_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void safe_text_vfprintf(FILE *f, const char *fmt, va_list ap);
 /* Escape every string value and key of a JSON document in place, so that what json-c writes
  * is valid UTF-8 with nothing a terminal acts on. Returns 0 or -ENOMEM. */
 int safe_text_json(struct json_object *o);

@@ -134,9 +134,10 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
 	r = sacct_jobs(&q, &jobs, &n, err, sizeof(err));
 	free(num);
 	if (r < 0) {
-		fprintf(stderr,
+		safe_text_fprintf(
+			stderr,
 			JS_PROG
-			": warning: Slurm accounting unavailable (%s): tracer's records only\n",
+			": warning: Slurm accounting unavailable (%s): tracer's records only",
 			err);
 		return 0;
 	}
@@ -154,10 +155,11 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
 		if (!id->admin && j->uid != id->uid) {
 			sjob_id(j, jid, sizeof(jid));
 			if (o->jobs) {
-				fprintf(stderr,
-					JS_PROG ": job %s belongs to user %s: you may see only "
-						"your own jobs\n",
-					jid, j->user);
+				safe_text_fprintf(stderr,
+						  JS_PROG
+						  ": job %s belongs to user %s: you may see "
+						  "only your own jobs",
+						  jid, j->user);
 				st->refused++;
 			} else {
 				st->hidden++;

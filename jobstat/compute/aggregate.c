@@ -28,6 +28,19 @@ void figures_add_waits(struct figures *f, int64_t cpu_wait, int64_t iowait, int6
 	fig_sum(&f->net_tx_bytes, net_tx);
 }
 
+void figures_add_totals(struct figures *f, const struct unit_totals *t)
+{
+	fig_sum(&f->nprocs, t->nprocs);
+	fig_max(&f->maxrss_kb, t->maxrss_kb);
+	fig_sum(&f->read_bytes, t->read_bytes);
+	fig_sum(&f->write_bytes, t->write_bytes);
+	fig_sum(&f->rchar, t->rchar);
+	fig_sum(&f->wchar, t->wchar);
+	fig_sum(&f->oom_kills, t->oom_kills);
+	figures_add_waits(f, t->cpu_wait_ns, t->iowait_ns, t->offcpu_ns, t->net_rx_bytes,
+			  t->net_tx_bytes);
+}
+
 void row_init(struct row *r, enum row_kind kind)
 {
 	memset(r, 0, sizeof(*r));
@@ -242,18 +255,10 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
 		}
 		if (!u->have_totals)
 			continue;
-		fig_sum(&f->nprocs, u->t.nprocs);
+		figures_add_totals(f, &u->t);
 		fig_sum(&f->cpu_ns, u->t.cpu_ns);
 		fig_sum(&f->user_ns, u->t.user_ns);
 		fig_sum(&f->sys_ns, u->t.sys_ns);
-		fig_max(&f->maxrss_kb, u->t.maxrss_kb);
-		fig_sum(&f->read_bytes, u->t.read_bytes);
-		fig_sum(&f->write_bytes, u->t.write_bytes);
-		fig_sum(&f->rchar, u->t.rchar);
-		fig_sum(&f->wchar, u->t.wchar);
-		fig_sum(&f->oom_kills, u->t.oom_kills);
-		figures_add_waits(f, u->t.cpu_wait_ns, u->t.iowait_ns, u->t.offcpu_ns,
-				  u->t.net_rx_bytes, u->t.net_tx_bytes);
 		fig_min(&f->first_start_ns, u->t.first_start_ns);
 		fig_max(&f->last_end_ns, u->t.last_end_ns);
 		fig_max(&f->task_peak_rss_kb, u->t.peak_sampled_rss_kb);

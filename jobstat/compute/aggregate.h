@@ -64,6 +64,10 @@ void figures_add_units(struct figures *f, const struct unit_rec *const *units, s
 void figures_add_waits(struct figures *f, int64_t cpu_wait, int64_t iowait, int64_t offcpu,
 		       int64_t net_rx, int64_t net_tx);
 
+/* Add a unit's stored totals but its CPU, which callers keep apart: processes, MaxRSS, I/O,
+ * OOM kills, waits and network. */
+void figures_add_totals(struct figures *f, const struct unit_totals *t);
+
 /* Merge a step's figures into its job's: sums and maxima as above; the cgroup counters
  * and peaks of the job are not derived this way (see report.c). */
 void figures_merge(struct figures *job, const struct figures *step);

@@ -177,18 +177,10 @@ static void add_unit(struct acc *a, const struct unit_rec *u, int64_t now_ns)
 	fig_sum(&f->unlisted, u->procs_folded);
 	if (!u->have_totals)
 		return;
-	fig_sum(&f->nprocs, u->t.nprocs);
+	figures_add_totals(f, &u->t);
 	fig_sum(&a->r.cpu_ns, u->t.cpu_ns);
 	fig_sum(&a->r.user_ns, u->t.user_ns);
 	fig_sum(&a->r.sys_ns, u->t.sys_ns);
-	fig_max(&f->maxrss_kb, u->t.maxrss_kb);
-	fig_sum(&f->read_bytes, u->t.read_bytes);
-	fig_sum(&f->write_bytes, u->t.write_bytes);
-	fig_sum(&f->rchar, u->t.rchar);
-	fig_sum(&f->wchar, u->t.wchar);
-	fig_sum(&f->oom_kills, u->t.oom_kills);
-	figures_add_waits(f, u->t.cpu_wait_ns, u->t.iowait_ns, u->t.offcpu_ns, u->t.net_rx_bytes,
-			  u->t.net_tx_bytes);
 	if (u->start_ns == JS_NONE || u->start_ns <= 0)
 		fig_min(&f->first_start_ns,
 			u->t.first_start_ns > 0 ? u->t.first_start_ns : JS_NONE);

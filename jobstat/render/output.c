@@ -43,10 +43,10 @@ void out_cell(char *buf, size_t len, const char *v, int width, int colour)
 static void put_value(struct out *o, const char *v, int last)
 {
 	if (!o->delim_warned && strstr(v, o->delim)) {
-		fprintf(stderr,
-			"tracer-jobstat: warning: a value contains the delimiter '%s' "
-			"(as sacct, it is not escaped); choose another with --delimiter\n",
-			o->delim);
+		safe_text_fprintf(stderr,
+				  "tracer-jobstat: warning: a value contains the delimiter '%s' "
+				  "(as sacct, it is not escaped); choose another with --delimiter",
+				  o->delim);
 		o->delim_warned = 1;
 	}
 	fputs(v, o->f);

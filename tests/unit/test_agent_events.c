@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testagent.h"
 #include "testlib.h"
 
 #include "agent_internal.h" /* the agent is put together by hand */
@@ -40,24 +41,12 @@ static struct unit *add_unit(struct agent *a, uint64_t id, enum unit_state state
 
 static int setup(void **state)
 {
-	struct agent *a = malloc(sizeof(*a));
-	char path[128];
+	struct agent *a = ta_agent_new("test_agent_events", BOOT, dir);
 
 	if (!a)
 		return -1;
-	memset(a, 0, sizeof(*a));
-	snprintf(dir, sizeof(dir), "/tmp/test_agent_events.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/node", dir);
-	snprintf(a->boot_id, sizeof(a->boot_id), BOOT);
-	snprintf(a->node, sizeof(a->node), "node");
-	a->tick_ns = TICK;
+	assert_int_equal(a->tick_ns, TICK);
 	a->offset_ns = OFFSET;
-	a->slurm_uid = (uid_t)-1;
-	a->cfg.store_unit_max_bytes = 256ull << 20; /* config.c's default: the least is 64 KiB */
-	if (proctable_init(&a->procs, a->tick_ns) || store_open(&a->store, path, a->boot_id))
-		return -1;
 	add_unit(a, 1, UNIT_RUNNING);
 	*state = a;
 	return 0;
@@ -65,13 +54,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct agent *a = *state;
-
-	store_close(a->store);
-	proctable_free(&a->procs);
-	units_free(a);
-	free(a);
-	return tl_rmtree(dir);
+	return ta_agent_free(*state, dir);
 }
 
 /* ---- events, each handed over in a heap buffer of exactly its size */

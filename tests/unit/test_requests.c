@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testagent.h"
 #include "testlib.h"
 
 #include "agent_internal.h" /* the agent is put together by hand */
@@ -50,22 +51,11 @@ static struct unit *add_unit(struct agent *a, uint64_t id, const char *kind, uin
 
 static int setup(void **state)
 {
-	struct agent *a = calloc(1, sizeof(*a));
-	char path[128];
+	struct agent *a = ta_agent_new("test_requests", BOOT, dir);
 
 	if (!a)
 		return -1;
-	snprintf(dir, sizeof(dir), "/tmp/test_requests.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/node", dir);
-	snprintf(a->boot_id, sizeof(a->boot_id), BOOT);
-	snprintf(a->node, sizeof(a->node), "node");
-	a->tick_ns = 10000000;
 	a->slurm_uid = SLURM_UID;
-	a->cfg.store_unit_max_bytes = 256ull << 20;
-	if (proctable_init(&a->procs, a->tick_ns) || store_open(&a->store, path, a->boot_id))
-		return -1;
 	add_unit(a, 5, "local", USER, 0);
 	add_unit(a, 11, "slurm", USER, 42);
 	add_unit(a, 12, "slurm", OTHER, 42);
@@ -75,13 +65,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	struct agent *a = *state;
-
-	store_close(a->store);
-	proctable_free(&a->procs);
-	units_free(a);
-	free(a);
-	return tl_rmtree(dir);
+	return ta_agent_free(*state, dir);
 }
 
 /* A request built as the clients build theirs, with extra fields as JSON text ("" none). */

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testagent.h"
 #include "testlib.h"
 #include <sqlite3.h>
 
@@ -25,13 +26,8 @@ static char dir[64];
 static int setup(void **state)
 {
 	struct store *s = NULL;
-	char path[96];
 
-	snprintf(dir, sizeof(dir), "/tmp/test_store_fairness.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/db", dir);
-	if (store_open(&s, path, BOOT))
+	if (ta_store_open("test_store_fairness", BOOT, dir, &s) < 0)
 		return -1;
 	*state = s;
 	return 0;

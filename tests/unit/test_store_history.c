@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testagent.h"
 #include "testlib.h"
 
 #include "log.h"
@@ -26,13 +27,8 @@ static char dir[64];
 static int setup(void **state)
 {
 	struct store *s = NULL;
-	char path[128];
 
-	snprintf(dir, sizeof(dir), "/tmp/test_store_history.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/node", dir);
-	if (store_open(&s, path, BOOT))
+	if (ta_store_open("test_store_history", BOOT, dir, &s) < 0)
 		return -1;
 	*state = s;
 	return 0;

@@ -1,0 +1,53 @@
+/* See testagent.h. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "agent_internal.h"
+#include "testagent.h"
+#include "testlib.h"
+#include "units.h"
+
+#define TA_DIR_LEN 64
+
+int ta_store_open(const char *name, const char *boot, char *dir, struct store **out)
+{
+	char path[TA_DIR_LEN + 8];
+
+	snprintf(dir, TA_DIR_LEN, "/tmp/%s.XXXXXX", name);
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/node", dir);
+	return store_open(out, path, boot) ? -1 : 0;
+}
+
+struct agent *ta_agent_new(const char *name, const char *boot, char *dir)
+{
+	struct agent *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	snprintf(a->boot_id, sizeof(a->boot_id), "%s", boot);
+	snprintf(a->node, sizeof(a->node), "node");
+	a->tick_ns = 10000000;
+	a->slurm_uid = (uid_t)-1;
+	a->cfg.store_unit_max_bytes = 256ull << 20; /* config.c's default: the least is 64 KiB */
+	if (proctable_init(&a->procs, a->tick_ns) < 0) {
+		free(a);
+		return NULL;
+	}
+	if (ta_store_open(name, boot, dir, &a->store) < 0) {
+		proctable_free(&a->procs);
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+int ta_agent_free(struct agent *a, const char *dir)
+{
+	store_close(a->store);
+	proctable_free(&a->procs);
+	units_free(a);
+	free(a);
+	return tl_rmtree(dir);
+}
