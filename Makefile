@@ -10,7 +10,7 @@ ARCH    := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 WARN    := -Wall -Wextra -Werror -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
 # headers by folder: each folder is a stage of the data path (see README's Layout)
-INCLUDES := -Iutil -Iprotocol -Icommon -Inodeagent -Inodeagent/store -Inodeagent/server -Icorrelate \
+INCLUDES := -Iutil -Iprotocol -Icommon -Inodeagent -Inodeagent/store -Inodeagent/server -Inodeagent/export -Icorrelate \
             -Ijobstat -Ijobstat/collect -Ijobstat/compute -Ijobstat/render -I$(B)/bpf -Ibpf
 CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE $(INCLUDES)
 LIBS_JSON := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
@@ -24,7 +24,7 @@ COMMON_SRC    := $(PROTOCOL_SRC) $(UTIL_SRC)
 RULES_GEN     := $(B)/gen/tools_rules.c
 CORRELATE_SRC := $(wildcard correlate/*.c) $(RULES_GEN)
 NODEAGENT_SRC := $(filter-out nodeagent/main.c,$(wildcard nodeagent/*.c)) \
-                 $(wildcard nodeagent/store/*.c nodeagent/server/*.c) $(CORRELATE_SRC)
+                 $(wildcard nodeagent/store/*.c nodeagent/server/*.c nodeagent/export/*.c) $(CORRELATE_SRC)
 BPF_SRC       := $(wildcard bpf/*.bpf.c)
 BPF_SKELS     := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRC))
 

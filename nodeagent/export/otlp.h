@@ -1,0 +1,102 @@
+/* OTLP/HTTP request bodies (opentelemetry-proto, collector/{trace,logs}/v1): what tracerd sends
+ * to a site's collector, in either encoding of the specification. Pure: no I/O, no store.
+ *
+ * Every string here is bytes a user controls (command lines, names). What comes out is valid
+ * UTF-8 (an invalid byte becomes U+FFFD), each string at most OTLP_MAX_STRING bytes (cut on a
+ * character boundary and marked with a trailing "…"), and nothing in it can break the framing
+ * of either encoding: lengths are counted, JSON is escaped. */
+#ifndef TRACER_OTLP_H
+#define TRACER_OTLP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OTLP_MAX_STRING 4096 /* bytes of one attribute value or body, after cleaning */
+
+enum otlp_format { OTLP_PROTOBUF, OTLP_JSON };
+
+enum otlp_value_type { OTLP_STR, OTLP_INT, OTLP_DOUBLE, OTLP_BOOL, OTLP_STRINGS };
+
+/* One attribute. OTLP_STRINGS: s holds n NUL-terminated strings back to back, len bytes in
+ * all (a process's argv as the store keeps it), sent as an array of strings. */
+struct otlp_attr {
+	const char *key;
+	enum otlp_value_type type;
+	const char *s;
+	size_t len; /* OTLP_STRINGS only */
+	int64_t i;  /* OTLP_INT, OTLP_BOOL */
+	double d;
+};
+
+struct otlp_resource {
+	const struct otlp_attr *attrs;
+	size_t nattrs;
+};
+
+/* The instrumentation scope: tracer and its version */
+struct otlp_scope {
+	const char *name;
+	const char *version;
+};
+
+enum otlp_span_kind { OTLP_SPAN_INTERNAL = 1 };
+enum otlp_status { OTLP_STATUS_UNSET = 0, OTLP_STATUS_OK = 1, OTLP_STATUS_ERROR = 2 };
+
+struct otlp_span {
+	uint8_t trace_id[16];
+	uint8_t span_id[8];
+	uint8_t parent_span_id[8]; /* all zero: a root span */
+	const char *name;
+	enum otlp_span_kind kind;
+	uint64_t start_unix_ns, end_unix_ns;
+	enum otlp_status status;
+	const char *status_message; /* NULL: none */
+	const struct otlp_attr *attrs;
+	size_t nattrs;
+};
+
+/* SeverityNumber of the logs data model */
+enum otlp_severity {
+	OTLP_SEV_INFO = 9,
+	OTLP_SEV_WARN = 13,
+	OTLP_SEV_ERROR = 17,
+};
+
+struct otlp_log {
+	uint64_t time_unix_ns, observed_unix_ns;
+	enum otlp_severity severity;
+	const char *severity_text; /* "INFO", "WARN", "ERROR" */
+	const char *body;
+	uint8_t trace_id[16]; /* all zero: none */
+	uint8_t span_id[8];
+	const struct otlp_attr *attrs;
+	size_t nattrs;
+};
+
+/* A growing output buffer; free(data) when done. */
+struct otlp_buf {
+	char *data;
+	size_t len, cap;
+};
+
+/* An ExportTraceServiceRequest (one ResourceSpans, one ScopeSpans) or an
+ * ExportLogsServiceRequest (one ResourceLogs, one ScopeLogs), appended to out.
+ * 0, or -ENOMEM with out as it was. */
+int otlp_encode_traces(enum otlp_format f, const struct otlp_resource *res,
+		       const struct otlp_scope *scope, const struct otlp_span *spans, size_t n,
+		       struct otlp_buf *out);
+int otlp_encode_logs(enum otlp_format f, const struct otlp_resource *res,
+		     const struct otlp_scope *scope, const struct otlp_log *logs, size_t n,
+		     struct otlp_buf *out);
+
+/* A collector's reply body (Export*ServiceResponse): the count of items its partial_success
+ * rejected (rejected_spans or rejected_log_records) into *rejected, its error_message into msg
+ * (cleaned, cut to msglen). An empty body is full success. -EBADMSG for a body that does not
+ * decode; nothing of it is trusted beyond len bytes. */
+int otlp_decode_response(enum otlp_format f, const char *body, size_t len, int64_t *rejected,
+			 char *msg, size_t msglen);
+
+/* gzip (RFC 1952) of in, appended to out: 0 or -ENOMEM/-EIO. */
+int otlp_gzip(const char *in, size_t len, struct otlp_buf *out);
+
+#endif
