@@ -171,8 +171,10 @@ FUZZ_SRC_words    := $(CORRELATE_SRC)
 FUZZ_SRC_agent    := $(NODEAGENT_SRC)
 FUZZ_SRC_argv     := nodeagent/argv.c
 FUZZ_LIBS_agent   := $(AGENT_LIBS)
+FUZZ_SRC_otlp     := $(wildcard nodeagent/export/otlp*.c)
+FUZZ_LIBS_otlp    := -lz
 .SECONDEXPANSION:
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h tests/fuzz/otlp_wire.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
 	@mkdir -p $(B)/fuzz
 	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE $(INCLUDES) \
 	  $(shell pkg-config --cflags json-c) -fsanitize=fuzzer,address,undefined -o $@ \
