@@ -52,7 +52,7 @@ finish() {
   stop_daemon
   otlp_receiver_stop
   if [ $FAILED -gt 0 ]; then
-    echo "--- tracerd log"; tail -30 "$T/tracerd.log"
+    [ ! -f "$T/tracerd.log" ] || { echo "--- tracerd log"; tail -30 "$T/tracerd.log"; }
   fi
   rm -rf "$T"
   echo "$PASSED passed, $FAILED failed"
