@@ -34,8 +34,7 @@ static void check_json_strings(struct json_object *o)
 			check_json_strings(json_object_array_get_idx(o, i));
 		break;
 	case json_type_object: {
-		json_object_object_foreach(o, k, v)
-		{
+		json_object_object_foreach(o, k, v) {
 			(void)k;
 			check_json_strings(v);
 		}
@@ -164,10 +163,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	attrs[0] = (struct otlp_attr){ .key = field[1], .type = OTLP_STR, .s = field[2] };
 	if (flags & 2)
-		attrs[0] = (struct otlp_attr){ .key = field[1], .type = OTLP_DOUBLE,
+		attrs[0] = (struct otlp_attr){ .key = field[1],
+					       .type = OTLP_DOUBLE,
 					       .d = (double)flen[2] / 3.0 };
-	attrs[1] = (struct otlp_attr){ .key = "argv", .type = OTLP_STRINGS, .s = field[3],
-				       .len = flen[3] };
+	attrs[1] = (struct otlp_attr){
+		.key = "argv", .type = OTLP_STRINGS, .s = field[3], .len = flen[3]
+	};
 	attrs[2] = (struct otlp_attr){ .key = "n", .type = OTLP_INT, .i = -(int64_t)flen[0] };
 	memset(sp.trace_id, 0xab, sizeof(sp.trace_id));
 	memset(sp.span_id, 0xcd, sizeof(sp.span_id));

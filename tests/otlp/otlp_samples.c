@@ -50,8 +50,8 @@ static int write_file(const char *dir, const char *name, const char *signal, con
 }
 
 /* The body in f, then gzipped */
-static int write_both(const char *dir, const char *name, const char *signal,
-		      enum otlp_format f, const struct otlp_buf *b)
+static int write_both(const char *dir, const char *name, const char *signal, enum otlp_format f,
+		      const struct otlp_buf *b)
 {
 	const char *ext = f == OTLP_JSON ? "json" : "pb";
 	struct otlp_buf z = { 0 };
@@ -70,12 +70,17 @@ static int write_sample(const char *dir, const struct sample *s, size_t index)
 {
 	const struct otlp_attr res_attrs[] = {
 		{ .key = "service.name", .type = OTLP_STR, .s = "tracer" },
-		{ .key = "host.name", .type = OTLP_STR, .s = "node\xff" "1" },
+		{ .key = "host.name",
+		  .type = OTLP_STR,
+		  .s = "node\xff"
+		       "1" },
 	};
 	const struct otlp_attr attrs[] = {
 		{ .key = "sample", .type = OTLP_STR, .s = s->name },
 		{ .key = "value", .type = OTLP_STR, .s = s->value },
-		{ .key = "process.command_args", .type = OTLP_STRINGS, .s = s->argv,
+		{ .key = "process.command_args",
+		  .type = OTLP_STRINGS,
+		  .s = s->argv,
 		  .len = s->argv_len },
 		{ .key = "process.pid", .type = OTLP_INT, .i = 4242 },
 		{ .key = "process.exit_code", .type = OTLP_INT, .i = -9 },
@@ -149,8 +154,10 @@ int main(int argc, char **argv)
 	const struct sample samples[] = {
 		{ "plain", "samtools", "sort", "oom kill of samtools", NULL,
 		  "samtools\0sort\0-o\0x.bam", 22 },
-		{ "invalid-utf8", "bad\xff\xfename", "\xc3(", "b\xed\xa0\x80" "dy", "st\xf4\x90\x80\x80",
-		  "a\xc0\xaf", 4 },
+		{ "invalid-utf8", "bad\xff\xfename", "\xc3(",
+		  "b\xed\xa0\x80"
+		  "dy",
+		  "st\xf4\x90\x80\x80", "a\xc0\xaf", 4 },
 		{ "controls", "q\"b\\s\x01\x1b[2J\n\t", "\x7f\x1f\r", "line1\nline2\x07",
 		  "exit \"1\"", "x", 1 },
 		{ "long-ascii", xs, big, big, xs, args, 4 * 3000 },
