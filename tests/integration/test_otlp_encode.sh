@@ -176,4 +176,26 @@ sed 's/"startTimeUnixNano"/"startTime"/' "$T/bodies/plain.traces.json" > "$T/unk
 code=$(post_raw application/json "$T/unknown-key.json")
 [ "$code" = 400 ] && ok "JSON with a key the schema does not have is refused" || fail "unknown key: HTTP $code"
 
+# The receiver's replies as otlp_decode_response reads them: a partial success its published
+# encoder wrote, in both encodings, and garbage
+reply() { # MODE FORMAT BODY: what the reply to BODY decodes to
+  echo "$1" > "$T/otlp/control"
+  curl -s -o "$T/reply" -H "Content-Type: $([ "$2" = json ] && echo application/json || echo application/x-protobuf)" \
+    --data-binary "@$3" "$OTLP_URL/v1/traces"
+  "$SAMPLES" --reply "$2" "$T/reply"
+}
+got=$(reply "partial 7" pb "$T/bodies/plain.traces.pb")
+[ "$got" = "rejected 7 message rejected by the test receiver" ] && ok "a protobuf partial success read: $got" ||
+  fail "protobuf partial success read as: $got"
+got=$(reply "partial 9" json "$T/bodies/plain.traces.json")
+[ "$got" = "rejected 9 message rejected by the test receiver" ] && ok "a JSON partial success read: $got" ||
+  fail "JSON partial success read as: $got"
+got=$(reply ok pb "$T/bodies/plain.traces.pb")
+[ "$got" = "rejected 0 message " ] && ok "an empty success read as no rejection" || fail "success read as: $got"
+for fmt in pb json; do
+  got=$(reply garbage $fmt "$T/bodies/plain.traces.$fmt")
+  [ "$got" = "error Bad message" ] && ok "a garbage $fmt reply is refused" || fail "garbage $fmt reply read as: $got"
+done
+rm -f "$T/otlp/control"
+
 finish

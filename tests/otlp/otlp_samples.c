@@ -3,6 +3,9 @@
  * both encodings, plain and gzipped, one file each:
  *
  *   otlp_samples DIR    writes DIR/SAMPLE.{traces,logs}.{pb,json}[.gz]
+ *   otlp_samples --reply pb|json FILE
+ *                       reads a collector's reply with otlp_decode_response and prints
+ *                       "rejected N message M", or "error E"
  *
  * The test knows each sample's strings on its own and checks what the receiver decoded. */
 #include <errno.h>
@@ -145,6 +148,29 @@ static int write_sample(const char *dir, const struct sample *s, size_t index)
 	return rc;
 }
 
+static int read_reply(const char *format, const char *path)
+{
+	char body[1 << 16], msg[256];
+	FILE *f = fopen(path, "rb");
+	int64_t rejected;
+	size_t n;
+	int rc;
+
+	if (!f) {
+		fprintf(stderr, "otlp_samples: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	n = fread(body, 1, sizeof(body), f);
+	fclose(f);
+	rc = otlp_decode_response(strcmp(format, "json") ? OTLP_PROTOBUF : OTLP_JSON, body, n,
+				  &rejected, msg, sizeof(msg));
+	if (rc)
+		printf("error %s\n", strerror(-rc));
+	else
+		printf("rejected %lld message %s\n", (long long)rejected, msg);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char nul_argv[] = "sh\0-c\0echo \"hi\" \\\\ \x01\0\0bad\xff\xfe\0";
@@ -166,8 +192,10 @@ int main(int argc, char **argv)
 		{ "many", "step", "v", "b", "failed", "a\0b", 3 },
 	};
 
+	if (argc == 4 && !strcmp(argv[1], "--reply"))
+		return read_reply(argv[2], argv[3]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: otlp_samples DIR\n");
+		fprintf(stderr, "usage: otlp_samples DIR | --reply pb|json FILE\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)

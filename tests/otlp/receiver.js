@@ -36,10 +36,17 @@
  *   huge         200 with a body of --huge-bytes (default 100 MB) bytes of 'x', streamed
  *   garbage      200 with bytes that are no Export*ServiceResponse in either encoding
  *   partial      200 with partial_success: rejected count --rejected (default 1) and a message
- * Run-time switch: --control FILE is read at every request; when it exists and is not empty,
- * its first line "MODE [N]" replaces the mode (N: the Retry-After seconds for throttle429, the
- * rejected count for partial, the byte count for huge). Remove the file to go back to --mode.
- * SIGHUP re-reads nothing (the file is read per request); SIGTERM/SIGINT close and exit 0.
+ * In every mode the request is read and decoded first (and counted in "decoded" or
+ * "rejected"); a request that does not decode is answered 400 whatever the mode.
+ *
+ * Run-time switch: --control FILE is read at every request, so no signal is needed; when it
+ * exists and is not empty, its first line "MODE [N]" replaces the mode (N: the Retry-After
+ * seconds for throttle429, the rejected count for partial, the byte count for huge). Remove
+ * the file to go back to --mode. SIGHUP is ignored; SIGTERM and SIGINT close every connection
+ * (a hanging one too) and exit 0.
+ *
+ * From an integration test: lib.sh's otlp_receiver_start [options] runs it with --out, --stats
+ * and --control under $T/otlp/ and sets OTLP_URL; finish stops it.
  */
 "use strict";
 const http = require("http");
@@ -369,7 +376,12 @@ const server = http.createServer((req, res) => {
       stats.requests++;
       return rejectRequest(res, 413, `body over ${opt.maxBody} bytes`);
     }
-    handle(req, res, Buffer.concat(parts));
+    try {
+      handle(req, res, Buffer.concat(parts));
+    } catch (e) { /* a fault of the receiver's own: say so, and keep serving */
+      process.stderr.write(`receiver.js: ${e.stack}\n`);
+      if (!res.headersSent) rejectRequest(res, 500, `receiver fault: ${e.message}`);
+    }
   });
   req.on("error", () => {});
 });
