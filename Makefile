@@ -126,15 +126,20 @@ $(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(TESTAGENT) $(LIBAGENT) $(LIB
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(TESTAGENT) $(LIBAGENT) $(LIBCOMMON) \
 	  -lcmocka $(AGENT_LIBS)
 
+# request bodies of the OTLP encoders for tests/integration/test_otlp_encode.sh
+OTLP_SAMPLES := $(B)/tests/otlp_samples
+$(OTLP_SAMPLES): tests/otlp/otlp_samples.c $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIBAGENT) $(LIBCOMMON) $(AGENT_LIBS)
+
 # every object of the programs: no two source files may call each other (scripts/check-circles)
 PRODUCT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(RULES_GEN),$(NODEAGENT_SRC)) nodeagent/main.c \
                $(COMMON_SRC) $(JOBSTAT_SRC) $(JOBSTAT_MAIN) tracerctl/tracerctl.c prolog/prolog.c)
-unit: $(UNIT_BINS) $(LIBJOBSTAT) $(BINS)
+unit: $(UNIT_BINS) $(LIBJOBSTAT) $(BINS) $(OTLP_SAMPLES)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	scripts/check-jobstat-stages $(B)/obj "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"
 	@scripts/check-circles $(PRODUCT_OBJ)
 
-integration: all
+integration: all $(OTLP_SAMPLES)
 	tests/integration/run-all
 
 # the kernel matrix: Debian's own kernels under qemu, the kernel-facing tests inside each
@@ -171,8 +176,10 @@ FUZZ_SRC_words    := $(CORRELATE_SRC)
 FUZZ_SRC_agent    := $(NODEAGENT_SRC)
 FUZZ_SRC_argv     := nodeagent/argv.c
 FUZZ_LIBS_agent   := $(AGENT_LIBS)
+FUZZ_SRC_otlp     := $(wildcard nodeagent/export/otlp*.c)
+FUZZ_LIBS_otlp    := -lz
 .SECONDEXPANSION:
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h tests/fuzz/otlp_wire.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
 	@mkdir -p $(B)/fuzz
 	$(CLANG) -std=gnu11 -g -O1 -D_GNU_SOURCE $(INCLUDES) \
 	  $(shell pkg-config --cflags json-c) -fsanitize=fuzzer,address,undefined -o $@ \

@@ -4,7 +4,10 @@
  * Every string here is bytes a user controls (command lines, names). What comes out is valid
  * UTF-8 (an invalid byte becomes U+FFFD), each string at most OTLP_MAX_STRING bytes (cut on a
  * character boundary and marked with a trailing "…"), and nothing in it can break the framing
- * of either encoding: lengths are counted, JSON is escaped. */
+ * of either encoding: lengths are counted, JSON is escaped. As proto3 wants, a field with its
+ * default value (0, an empty string, an all-zero id) is left out in both encodings; a value of
+ * an attribute never is. JSON follows the OTLP mapping: lowerCamelCase keys, ids in lowercase
+ * hex, 64-bit integers (times, OTLP_INT) as decimal strings, enums as integers. */
 #ifndef TRACER_OTLP_H
 #define TRACER_OTLP_H
 
@@ -17,8 +20,11 @@ enum otlp_format { OTLP_PROTOBUF, OTLP_JSON };
 
 enum otlp_value_type { OTLP_STR, OTLP_INT, OTLP_DOUBLE, OTLP_BOOL, OTLP_STRINGS };
 
-/* One attribute. OTLP_STRINGS: s holds n NUL-terminated strings back to back, len bytes in
- * all (a process's argv as the store keeps it), sent as an array of strings. */
+/* One attribute. OTLP_STR: s NUL-terminated (NULL: empty). OTLP_STRINGS: s holds
+ * NUL-terminated strings back to back, len bytes in all, the last NUL optional (a process's
+ * argv as the store keeps it), sent as an array of strings; all of them together take at most
+ * OTLP_MAX_STRING bytes, each counting its NUL, and the first that does not fit is cut, marked
+ * and the last (so an array's text is at most OTLP_MAX_STRING bytes and the mark). */
 struct otlp_attr {
 	const char *key;
 	enum otlp_value_type type;
@@ -80,8 +86,9 @@ struct otlp_buf {
 };
 
 /* An ExportTraceServiceRequest (one ResourceSpans, one ScopeSpans) or an
- * ExportLogsServiceRequest (one ResourceLogs, one ScopeLogs), appended to out.
- * 0, or -ENOMEM with out as it was. */
+ * ExportLogsServiceRequest (one ResourceLogs, one ScopeLogs), appended to out (whose data may
+ * move). res or scope NULL: left out. 0, or -ENOMEM (-EINVAL for an unknown format) with
+ * out's length as it was. */
 int otlp_encode_traces(enum otlp_format f, const struct otlp_resource *res,
 		       const struct otlp_scope *scope, const struct otlp_span *spans, size_t n,
 		       struct otlp_buf *out);
@@ -89,14 +96,19 @@ int otlp_encode_logs(enum otlp_format f, const struct otlp_resource *res,
 		     const struct otlp_scope *scope, const struct otlp_log *logs, size_t n,
 		     struct otlp_buf *out);
 
-/* A collector's reply body (Export*ServiceResponse): the count of items its partial_success
- * rejected (rejected_spans or rejected_log_records) into *rejected, its error_message into msg
- * (cleaned, cut to msglen). An empty body is full success. -EBADMSG for a body that does not
- * decode; nothing of it is trusted beyond len bytes. */
+/* A collector's reply body (Export*ServiceResponse) in f: the count of items its
+ * partial_success rejected (rejected_spans or rejected_log_records: in JSON either key, as a
+ * string or a number) into *rejected, 0 when none; its error_message into msg, escaped as
+ * safe_text does for a log line and cut to msglen ("" when none). An empty body is full
+ * success. Unknown fields are skipped. -EBADMSG for a body that does not decode (a varint past
+ * 10 bytes, a length past its message, a wrong wire type, a negative count, JSON that is not
+ * one object or nests past 16 levels), with *rejected and msg untouched; nothing is read
+ * beyond len bytes. */
 int otlp_decode_response(enum otlp_format f, const char *body, size_t len, int64_t *rejected,
 			 char *msg, size_t msglen);
 
-/* gzip (RFC 1952) of in, appended to out: 0 or -ENOMEM/-EIO. */
+/* gzip (RFC 1952) of in, appended to out: 0 or -ENOMEM/-EIO with out's length as it was
+ * (-ENOMEM too for an input past 2 GiB, which zlib does not count in one call). */
 int otlp_gzip(const char *in, size_t len, struct otlp_buf *out);
 
 #endif
