@@ -275,7 +275,8 @@ void process_row_sum(const struct rec_row *r, struct row_sums *sums)
 	int finished = r->set[PCOL_end_ns];
 
 	for (size_t i = 0; i < NTOTALS; i++) {
-		unsigned how = totals_cols[i].flags & REC_LIVE_HOW, from = REC_LIVE_COL(totals_cols[i].flags);
+		unsigned how = totals_cols[i].flags & REC_LIVE_HOW,
+			 from = REC_LIVE_COL(totals_cols[i].flags);
 		int64_t *acc = (int64_t *)((char *)sums + sums_off[i]), y;
 
 		if (how == REC_LIVE_COUNT)
@@ -285,7 +286,8 @@ void process_row_sum(const struct rec_row *r, struct row_sums *sums)
 			y = r->i[from];
 		else
 			continue;
-		/* TOTALS_RECORD's SQL: a finished process's CPU from its fork, pre-exec as system */
+		/* TOTALS_RECORD's SQL: a finished process's CPU from its fork, pre-exec as system
+		 */
 		if (finished && (from == PCOL_cpu_ns || from == PCOL_sys_ns) &&
 		    r->set[PCOL_pre_exec_cpu_ns])
 			y += r->i[PCOL_pre_exec_cpu_ns];
@@ -295,5 +297,23 @@ void process_row_sum(const struct rec_row *r, struct row_sums *sums)
 			continue;
 		*acc = y;
 		sums->set[i] = 1;
+	}
+}
+
+void process_row_sums_merge(struct row_sums *to, const struct row_sums *from)
+{
+	for (size_t i = 0; i < NTOTALS; i++) {
+		unsigned how = totals_cols[i].flags & REC_LIVE_HOW;
+		int64_t *acc = (int64_t *)((char *)to + sums_off[i]);
+		int64_t y = *(const int64_t *)((const char *)from + sums_off[i]);
+
+		if (!from->set[i] || !how || how == REC_LIVE_KEY)
+			continue;
+		if (how == REC_LIVE_COUNT || how == REC_LIVE_SUM)
+			y += to->set[i] ? *acc : 0;
+		else if (to->set[i] && (how == REC_LIVE_MIN ? y >= *acc : y <= *acc))
+			continue;
+		*acc = y;
+		to->set[i] = 1;
 	}
 }

@@ -475,8 +475,7 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		struct sockaddr_storage ss;
 		unsigned len;
 
-		if (strlen(v) >= k->size ||
-		    (v[0] && config_metrics_addr(v, &ss, &len) < 0))
+		if (strlen(v) >= k->size || (v[0] && config_metrics_addr(v, &ss, &len) < 0))
 			return "expected PORT, ADDRESS:PORT or [IPv6 ADDRESS]:PORT (1-65535)";
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;

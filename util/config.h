@@ -40,7 +40,7 @@ struct tracer_config {
 	uint64_t client_buffer_bytes; /* ClientBufferSize: pending reply bytes per client (default
 					 1M) */
 	uint32_t listen_port;	      /* ListenPort: TCP port for other nodes' queries, 0 = off */
-	char node_ports[1024]; /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
+	char node_ports[1024];	 /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
 	char metrics_listen[64]; /* MetricsListen: Prometheus endpoint, PORT (loopback) or
 				    ADDR:PORT; empty = off */
 	char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */

@@ -62,7 +62,8 @@ static int append(struct prom_buf *b, const char *s, size_t n)
 int prom_family(struct prom_buf *b, const char *name, const char *type, const char *help)
 {
 	char line[768];
-	int n = snprintf(line, sizeof(line), "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	int n = snprintf(line, sizeof(line), "# HELP %s %s\n# TYPE %s %s\n", name, help, name,
+			 type);
 
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return -EINVAL;
@@ -129,7 +130,8 @@ int prom_sample(struct prom_buf *b, const char *name, const struct prom_label *l
 	for (i = 0; i < n; i++) {
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s=\"", i ? "," : "{",
 				       labels[i].name);
-		at += prom_label_value(line + at, PROM_LABEL_MAX, labels[i].value ? labels[i].value : "");
+		at += prom_label_value(line + at, PROM_LABEL_MAX,
+				       labels[i].value ? labels[i].value : "");
 		line[at++] = '"';
 	}
 	value_text(val, sizeof(val), value);

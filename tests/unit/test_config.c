@@ -304,8 +304,9 @@ static void test_metrics_listen(void **state)
 	char text[64];
 	const char *why = "t.conf:1: MetricsListen: bad value \"%s\": expected PORT, ADDRESS:PORT "
 			  "or [IPv6 ADDRESS]:PORT (1-65535)";
-	const char *refused[] = { "0", "65536", "x", "1.2.3:80", "1.2.3.4:", "[::1]", "[::1]80",
-				  "[zz]:80", "localhost:80", "-1", ":80" };
+	const char *refused[] = { "0",	   "65536",   "x",	 "1.2.3:80",	 "1.2.3.4:",
+				  "[::1]", "[::1]80", "[zz]:80", "localhost:80", "-1",
+				  ":80" };
 
 	(void)state;
 	assert_string_equal(ok("").metrics_listen, ""); /* off by default */
