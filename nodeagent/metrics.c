@@ -24,7 +24,8 @@
 
 /* a running job step (its tasks' units), or a traced run */
 struct group {
-	uint64_t job_id, unit_id; /* unit_id: a traced run's; 0 for a Slurm step */
+	int local;		  /* a traced run, one unit: unit_id */
+	uint64_t job_id, unit_id; /* a Slurm step's: job_id, step_id, uid */
 	uint32_t step_id, uid;
 	char job[24], step[16], unit_id_text[24];
 	const char *user, *name; /* name: the run's or the job's (the first unit's) */
@@ -111,9 +112,10 @@ static struct group *group_of(struct scrape *s, const struct unit *u, int make)
 
 	for (unsigned i = 0; i < s->ng; i++) {
 		g = &s->g[i];
-		if (local ? g->unit_id == u->id
-			  : !g->unit_id && g->job_id == u->job_id && g->step_id == u->step_id &&
-				    g->uid == u->uid)
+		if (g->local == local &&
+		    (local ? g->unit_id == u->id
+			   : g->job_id == u->job_id && g->step_id == u->step_id &&
+				     g->uid == u->uid))
 			return g;
 	}
 	if (!make)
@@ -125,6 +127,7 @@ static struct group *group_of(struct scrape *s, const struct unit *u, int make)
 	g = &s->g[s->ng++];
 	memset(g, 0, sizeof(*g));
 	g->uid = u->uid;
+	g->local = local;
 	g->name = local ? u->name : u->job_name;
 	if (local) {
 		g->unit_id = u->id;
@@ -133,9 +136,12 @@ static struct group *group_of(struct scrape *s, const struct unit *u, int make)
 		g->job_id = u->job_id;
 		g->step_id = u->step_id;
 		snprintf(g->job, sizeof(g->job), "%" PRIu64, u->job_id);
-		if (u->step_id != STEP_NONE)
+		if (u->step_id != STEP_NONE) {
+			char buf[sizeof(g->step)];
+
 			snprintf(g->step, sizeof(g->step), "%s",
-				 slurm_step_name(u->step_id, g->step, sizeof(g->step)));
+				 slurm_step_name(u->step_id, buf, sizeof(buf)));
+		}
 	}
 	return g;
 }
@@ -216,7 +222,8 @@ static int write_node(struct prom_buf *b, struct agent *a, const struct metrics_
 	uint64_t st[STAT_MAX] = { 0 }, used = 0;
 	int r;
 
-	collector_stats(a->collector, st);
+	if (a->collector) /* none in the unit tests */
+		collector_stats(a->collector, st);
 	r = family(b, "tracer_events_total", "counter",
 		   "Kernel events of tracked processes recorded, by kind.");
 	for (unsigned i = STAT_FORK; !r && i <= STAT_OOM; i++) {
