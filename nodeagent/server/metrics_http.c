@@ -193,10 +193,16 @@ static void reply_error(struct metrics_http *m, struct conn *c, const char *stat
 static void answer(struct metrics_http *m, struct agent *a, const struct server *srv,
 		   struct conn *c)
 {
-	char *line = c->in, *sp1, *sp2, *end = strpbrk(c->in, "\r\n");
+	char *line = c->in, *sp1, *sp2, *end;
 	struct metrics_serving sv = { 0 };
 	size_t tlen;
 
+	/* a NUL would end the line early for the string functions below: malformed anyway */
+	end = memchr(c->in, 0, c->in_len) ? NULL : strpbrk(c->in, "\r\n");
+	if (!end) {
+		reply_error(m, c, "400 Bad Request", "");
+		return;
+	}
 	*end = 0;
 	sp1 = strchr(line, ' ');
 	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
