@@ -213,8 +213,7 @@ static int node_value(struct prom_buf *b, struct agent *a, const char *name, con
 	return family(b, name, type, help) ?: prom_sample(b, name, l, 1, v);
 }
 
-static int write_node(struct prom_buf *b, struct agent *a, const struct metrics_serving *sv,
-		      uint64_t cut)
+static int write_node(struct prom_buf *b, struct agent *a, const struct metrics_serving *sv)
 {
 	static const char *const kinds[] = {
 		[STAT_FORK] = "fork", [STAT_EXEC] = "exec", [STAT_EXIT] = "exit", [STAT_OOM] = "oom"
@@ -275,10 +274,6 @@ static int write_node(struct prom_buf *b, struct agent *a, const struct metrics_
 			       "Connections to this endpoint refused or cut off (too many, too "
 			       "slow, malformed).",
 			       (double)sv->scrape_refusals);
-	if (!r)
-		r = node_value(b, a, "tracer_metrics_series_cut", "gauge",
-			       "Series of jobs and tools left out of this scrape past its cap.",
-			       (double)cut);
 	if (!r)
 		r = node_value(b, a, "tracer_start_time_seconds", "gauge",
 			       "When tracerd started, Unix seconds.", a->started_ns / 1e9);
@@ -389,46 +384,59 @@ static double fig_of(const struct group *g, enum fig f)
 	}
 }
 
-static int write_groups(struct prom_buf *b, struct scrape *s)
+/* One series of a job's or tool's family, its HELP and TYPE before its first; once the reply
+ * is full, it and the rest are counted as cut (never half a series) */
+static void put(struct prom_buf *b, struct scrape *s, int *begun, unsigned f_or_tool,
+		const struct prom_label *l, size_t n, double v)
+{
+	static const struct {
+		const char *name, *help;
+	} tools[] = {
+		{ "tracer_tool_processes_running",
+		  "Processes of a tool running now in a job step or traced run." },
+		{ "tracer_tool_rss_bytes", "Resident memory of a tool's running processes now." },
+	};
+	const char *name = f_or_tool < F_N ? figs[f_or_tool].name : tools[f_or_tool - F_N].name;
+
+	if (!b->full && !*begun)
+		*begun = f_or_tool < F_N
+				 ? !family(b, name, figs[f_or_tool].type, figs[f_or_tool].help)
+				 : !family(b, name, "gauge", tools[f_or_tool - F_N].help);
+	if (b->full || !*begun || prom_sample(b, name, l, n, v))
+		s->cut++;
+}
+
+static void write_groups(struct prom_buf *b, struct scrape *s)
 {
 	struct prom_label l[GROUP_LABELS + 1];
-	int r = 0;
 
-	for (enum fig f = 0; !r && f < F_N; f++) {
-		if (!s->ng)
-			break;
-		r = family(b, figs[f].name, figs[f].type, figs[f].help);
-		for (unsigned i = 0; !r && i < s->ng; i++) {
+	for (unsigned f = 0; f < F_N; f++) {
+		int begun = 0;
+
+		for (unsigned i = 0; i < s->ng; i++) {
 			group_labels(s->a, &s->g[i], l);
-			r = prom_sample(b, figs[f].name, l, GROUP_LABELS, fig_of(&s->g[i], f));
+			put(b, s, &begun, f, l, GROUP_LABELS, fig_of(&s->g[i], f));
 		}
 	}
-	if (!s->nt)
-		return r;
-	if (!r)
-		r = family(b, "tracer_tool_processes_running", "gauge",
-			   "Processes of a tool running now in a job step or traced run.");
-	for (unsigned i = 0; !r && i < s->nt; i++) {
-		group_labels(s->a, &s->g[s->t[i].group], l);
-		l[GROUP_LABELS] = (struct prom_label){ "tool", s->t[i].name };
-		r = prom_sample(b, "tracer_tool_processes_running", l, GROUP_LABELS + 1,
-				s->t[i].running);
+	for (unsigned k = 0; k < 2; k++) {
+		int begun = 0;
+
+		for (unsigned i = 0; i < s->nt; i++) {
+			group_labels(s->a, &s->g[s->t[i].group], l);
+			l[GROUP_LABELS] = (struct prom_label){ "tool", s->t[i].name };
+			put(b, s, &begun, F_N + k, l, GROUP_LABELS + 1,
+			    k ? (double)s->t[i].rss_kb * 1024 : s->t[i].running);
+		}
 	}
-	if (!r)
-		r = family(b, "tracer_tool_rss_bytes", "gauge",
-			   "Resident memory of a tool's running processes now.");
-	for (unsigned i = 0; !r && i < s->nt; i++) {
-		group_labels(s->a, &s->g[s->t[i].group], l);
-		l[GROUP_LABELS] = (struct prom_label){ "tool", s->t[i].name };
-		r = prom_sample(b, "tracer_tool_rss_bytes", l, GROUP_LABELS + 1,
-				(double)s->t[i].rss_kb * 1024);
-	}
-	return r;
 }
+
+/* room kept for the count of what was cut, written last */
+#define CUT_ROOM 1024
 
 int metrics_render(struct agent *a, const struct metrics_serving *serving, struct prom_buf *out)
 {
 	struct scrape s = { .a = a };
+	size_t room;
 	int r;
 
 	s.g = malloc(GROUPS_MAX * sizeof(*s.g));
@@ -442,13 +450,19 @@ int metrics_render(struct agent *a, const struct metrics_serving *serving, struc
 	if (r)
 		goto out;
 	users_read(&s);
-	r = write_node(out, a, serving, s.cut);
+	r = write_node(out, a, serving);
 	if (!r)
 		r = write_export(out, a);
-	if (!r)
-		r = write_groups(out, &s);
-	if (r == -ENOSPC) /* what fitted is whole series: it is served, and the cut said */
-		r = 0;
+	if (r)
+		goto out;
+	room = out->max > 4 * CUT_ROOM ? CUT_ROOM : 0;
+	out->max -= room;
+	write_groups(out, &s);
+	out->max += room;
+	out->full = 0;
+	r = node_value(out, a, "tracer_metrics_series_cut", "gauge",
+		       "Series of jobs and tools left out of this scrape past its caps.",
+		       (double)s.cut);
 out:
 	free(s.g);
 	free(s.t);

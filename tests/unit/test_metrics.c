@@ -86,6 +86,34 @@ static void test_units(void **state)
 	assert_int_equal(ta_agent_free(a, dir), 0);
 }
 
+/* a reply at its bound: whole series only, and what was left out counted */
+static void test_cut(void **state)
+{
+	char dir[64], name[UNIT_NAME_MAX], *cut, *line;
+	struct agent *a = ta_agent_new("test_metrics", "boot-m", dir);
+	struct metrics_serving sv = { 0 };
+	struct prom_buf b;
+
+	(void)state;
+	assert_non_null(a);
+	memset(name, '"', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	for (int i = 0; i < 50; i++)
+		assert_non_null(units_new(a, UNIT_KIND_LOCAL, name, 0, 0));
+	prom_init(&b, 16384);
+	assert_int_equal(metrics_render(a, &sv, &b), 0);
+	assert_true(b.len <= 16384);
+	assert_int_equal(b.data[b.len - 1], '\n');
+	cut = strstr(b.data, "tracer_metrics_series_cut{node=\"node\"} ");
+	assert_non_null(cut);
+	/* 8 figures of 50 runs: those that did not fit are counted */
+	assert_true(atoi(cut + strlen("tracer_metrics_series_cut{node=\"node\"} ")) > 300);
+	for (line = strtok(b.data, "\n"); line; line = strtok(NULL, "\n"))
+		assert_true(line[0] == '#' || !strncmp(line, "tracer_", 7));
+	prom_free(&b);
+	assert_int_equal(ta_agent_free(a, dir), 0);
+}
+
 static size_t two_signals(void *ctx, struct metrics_export *out, size_t max)
 {
 	(void)ctx;
@@ -120,6 +148,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_export_hook),
 	};
 
