@@ -14,6 +14,9 @@
 /* /proc is read afresh for this many processes of a request at most: the event loop stays
  * short whatever one user runs; the rest show their last periodic sample */
 #define LIVE_FRESH_MAX 4096
+/* ... and for a walk of every unit's (live_each), read on every scrape of the Prometheus
+ * endpoint: its stat file only, some 10 us each */
+#define LIVE_EACH_FRESH_MAX 1024
 
 struct live_fig {
 	const struct proc *p;
@@ -30,8 +33,8 @@ struct live_set {
 };
 
 /* p's figures now: read from /proc when fresh (0, or -ESRCH when p is gone or its pid is
- * another process's), else its last sample */
-static int read_now(struct agent *a, const struct proc *p, int fresh, long page_kb,
+ * another process's), else its last sample; its peak (VmHWM) only if hwm */
+static int read_now(struct agent *a, const struct proc *p, int fresh, int hwm, long page_kb,
 		    struct proc_now *now)
 {
 	struct procfs_stat st;
@@ -44,7 +47,7 @@ static int read_now(struct agent *a, const struct proc *p, int fresh, long page_
 	memset(now, 0, sizeof(*now));
 	now->cpu_ns = fresh ? st.cpu_ticks * a->tick_ns : p->sample_cpu_ns;
 	now->rss_kb = fresh ? st.rss_pages * page_kb : p->sample_rss_kb;
-	if (!fresh || procfs_read_hwm(p->pid, &now->hwm_kb) < 0)
+	if (!fresh || !hwm || procfs_read_hwm(p->pid, &now->hwm_kb) < 0)
 		now->hwm_kb = 0;
 	if (!fresh || collector_proc_waits(a->collector, p->pid, p->start_ns, &now->w) < 0)
 		now->w = p->sample_w;
@@ -61,7 +64,7 @@ static int take(struct proc *p, void *ctx)
 
 	if (p->unit != s->unit || (p->flags & PROC_FINISHED))
 		return 0;
-	if (read_now(s->a, p, s->n < LIVE_FRESH_MAX, s->page_kb, &now) < 0)
+	if (read_now(s->a, p, s->n < LIVE_FRESH_MAX, 1, s->page_kb, &now) < 0)
 		return 0;
 	if (s->n == s->cap) {
 		struct live_fig *nv =
@@ -283,7 +286,7 @@ static int each(struct proc *p, void *ctx)
 	u = units_find(s->a, p->unit);
 	if (!u || u->state != UNIT_RUNNING)
 		return 0;
-	if (read_now(s->a, p, s->fresh < LIVE_FRESH_MAX, s->page_kb, &now) < 0)
+	if (read_now(s->a, p, s->fresh < LIVE_EACH_FRESH_MAX, 0, s->page_kb, &now) < 0)
 		return 0;
 	s->fresh++;
 	memset(r.set, 0, sizeof(r.set));

@@ -22,8 +22,8 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals);
 int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows);
 
 /* Each live process of a running unit in memory, its figures read now as the listings read
- * them (from /proc for LIVE_FRESH_MAX of them, the rest their last sample), as its row: fn
- * (non-zero stops the walk and is returned). */
+ * them (from /proc/PID/stat for 1024 of them, the rest their last sample; no peak), as its
+ * row: fn (non-zero stops the walk and is returned). */
 struct unit;
 struct rec_row;
 struct proc_now;

@@ -1,5 +1,6 @@
-/* The Prometheus endpoint's figures (metrics.h): the node's health, and each running job step
- * (its tasks' units taken together) or traced run, with its tools running now. */
+/* The Prometheus endpoint's figures (metrics.h): the node's health, and each running unit (a
+ * Slurm task or allocation, a traced run), with its tools running now. A unit's series, not a
+ * step's: a step's sum over its tasks would fall as each task ends, and a counter must not. */
 #include <errno.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -14,7 +15,7 @@
 #include "process_row.h"
 #include "units.h"
 
-/* Job steps and traced runs, and their tools, written per scrape at most (together at most
+/* Running units and their tools written per scrape at most (together at most
  * METRICS_SERIES_MAX); what is past them is counted in tracer_metrics_series_cut */
 #define GROUPS_MAX (METRICS_SERIES_MAX / 4)
 #define TOOLS_MAX (METRICS_SERIES_MAX - GROUPS_MAX)
@@ -22,13 +23,11 @@
 #define USERS_MAX 256
 #define PASSWD_FILE "/etc/passwd"
 
-/* a running job step (its tasks' units), or a traced run */
+/* a running unit: a Slurm task (or allocation) of a job step, or a traced run */
 struct group {
-	int local;		  /* a traced run, one unit: unit_id */
-	uint64_t job_id, unit_id; /* a Slurm step's: job_id, step_id, uid */
-	uint32_t step_id, uid;
-	char job[24], step[16], unit_id_text[24];
-	const char *user, *name; /* name: the run's or the job's (the first unit's) */
+	struct unit *u;
+	char job[24], step[16], task[16], unit_id[24];
+	const char *name; /* the run's, or the job's */
 	struct row_sums sums;
 	int64_t rss_kb;
 	unsigned running;
@@ -85,7 +84,7 @@ static void users_read(struct scrape *s)
 	int want = 0;
 
 	for (unsigned i = 0; i < s->ng; i++)
-		want |= !user_known(s->g[i].uid);
+		want |= !user_known(s->g[i].u->uid);
 	if (!want || !(f = fopen(PASSWD_FILE, "re")))
 		return;
 	/* fgetpwent reads the file itself: no NSS module, no network on the loop */
@@ -93,7 +92,7 @@ static void users_read(struct scrape *s)
 		int needed = 0;
 
 		for (unsigned i = 0; i < s->ng && !needed; i++)
-			needed = s->g[i].uid == pw->pw_uid;
+			needed = s->g[i].u->uid == pw->pw_uid;
 		if (!needed || user_known(pw->pw_uid))
 			continue;
 		users[nusers].uid = pw->pw_uid;
@@ -105,45 +104,33 @@ static void users_read(struct scrape *s)
 
 /* ---- running units into groups */
 
-static struct group *group_of(struct scrape *s, const struct unit *u, int make)
+static struct group *group_of(struct scrape *s, const struct unit *u)
 {
-	int local = strcmp(u->kind, UNIT_KIND_LOCAL) == 0;
-	struct group *g;
+	for (unsigned i = 0; i < s->ng; i++)
+		if (s->g[i].u == u)
+			return &s->g[i];
+	return NULL;
+}
 
-	for (unsigned i = 0; i < s->ng; i++) {
-		g = &s->g[i];
-		if (g->local == local &&
-		    (local ? g->unit_id == u->id
-			   : g->job_id == u->job_id && g->step_id == u->step_id &&
-				     g->uid == u->uid))
-			return g;
-	}
-	if (!make)
-		return NULL;
-	if (s->ng == GROUPS_MAX) {
-		s->cut++;
-		return NULL;
-	}
-	g = &s->g[s->ng++];
-	memset(g, 0, sizeof(*g));
-	g->uid = u->uid;
-	g->local = local;
-	g->name = local ? u->name : u->job_name;
-	if (local) {
-		g->unit_id = u->id;
-		snprintf(g->unit_id_text, sizeof(g->unit_id_text), "%" PRIu64, u->id);
-	} else {
-		g->job_id = u->job_id;
-		g->step_id = u->step_id;
-		snprintf(g->job, sizeof(g->job), "%" PRIu64, u->job_id);
-		if (u->step_id != STEP_NONE) {
-			char buf[sizeof(g->step)];
+/* A counter never goes back while its unit runs: a process read afresh on one scrape and from
+ * its last sample on the next (past the fresh reads' bound) keeps its figure. */
+static void monotonic(int64_t *now, int64_t *seen)
+{
+	if (*now < *seen)
+		*now = *seen;
+	*seen = *now;
+}
 
-			snprintf(g->step, sizeof(g->step), "%s",
-				 slurm_step_name(u->step_id, buf, sizeof(buf)));
-		}
-	}
-	return g;
+static void counters_hold(struct group *g)
+{
+	struct row_sums *n = &g->sums, *seen = &g->u->metrics_seen;
+
+	monotonic(&n->cpu_ns, &seen->cpu_ns);
+	monotonic(&n->cpu_wait_ns, &seen->cpu_wait_ns);
+	monotonic(&n->iowait_ns, &seen->iowait_ns);
+	monotonic(&n->nprocs, &seen->nprocs);
+	monotonic(&n->read_bytes, &seen->read_bytes);
+	monotonic(&n->write_bytes, &seen->write_bytes);
 }
 
 static int take_unit(struct unit *u, void *ctx)
@@ -153,9 +140,29 @@ static int take_unit(struct unit *u, void *ctx)
 
 	if (u->state != UNIT_RUNNING)
 		return 0;
-	g = group_of(s, u, 1);
-	if (g)
-		process_row_sums_merge(&g->sums, &u->done);
+	if (s->ng == GROUPS_MAX) {
+		s->cut++;
+		return 0;
+	}
+	g = &s->g[s->ng++];
+	memset(g, 0, sizeof(*g));
+	g->u = u;
+	g->sums = u->done;
+	snprintf(g->unit_id, sizeof(g->unit_id), "%" PRIu64, u->id);
+	if (strcmp(u->kind, UNIT_KIND_LOCAL) == 0) {
+		g->name = u->name;
+		return 0;
+	}
+	g->name = u->job_name;
+	snprintf(g->job, sizeof(g->job), "%" PRIu64, u->job_id);
+	if (u->step_id != STEP_NONE) {
+		char buf[sizeof(g->step)];
+
+		snprintf(g->step, sizeof(g->step), "%s",
+			 slurm_step_name(u->step_id, buf, sizeof(buf)));
+	}
+	if (u->task_id >= 0)
+		snprintf(g->task, sizeof(g->task), "%d", u->task_id);
 	return 0;
 }
 
@@ -163,7 +170,7 @@ static int take_live(const struct unit *u, const struct rec_row *r, const struct
 		     void *ctx)
 {
 	struct scrape *s = ctx;
-	struct group *g = group_of(s, u, 0);
+	struct group *g = group_of(s, u);
 	const char *tool = now->tool.name[0] ? now->tool.name : "(unknown)";
 	unsigned gi, i;
 
@@ -319,22 +326,23 @@ static int write_export(struct prom_buf *b, struct agent *a)
 	return r;
 }
 
-#define GROUP_LABELS 6
+#define GROUP_LABELS 7
 static void group_labels(struct agent *a, const struct group *g, struct prom_label *l)
 {
-	const char *user = user_known(g->uid);
+	const char *user = user_known(g->u->uid);
 	static char uid_text[16];
 
 	if (!user) {
-		snprintf(uid_text, sizeof(uid_text), "%u", g->uid);
+		snprintf(uid_text, sizeof(uid_text), "%u", g->u->uid);
 		user = uid_text;
 	}
 	l[0] = (struct prom_label){ "node", a->node };
 	l[1] = (struct prom_label){ "job", g->job };
 	l[2] = (struct prom_label){ "step", g->step };
-	l[3] = (struct prom_label){ "user", user };
-	l[4] = (struct prom_label){ "unit", g->name };
-	l[5] = (struct prom_label){ "unit_id", g->unit_id_text };
+	l[3] = (struct prom_label){ "task", g->task };
+	l[4] = (struct prom_label){ "user", user };
+	l[5] = (struct prom_label){ "unit", g->name };
+	l[6] = (struct prom_label){ "unit_id", g->unit_id };
 }
 
 /* the figures of a group, by family */
@@ -343,8 +351,8 @@ static const struct {
 	const char *name, *type, *help;
 } figs[F_N] = {
 	[F_CPU] = { "tracer_job_cpu_seconds_total", "counter",
-		    "CPU time of a running job step's or traced run's processes, ended and "
-		    "running." },
+		    "CPU time of a running unit's processes (a Slurm task of a job step, or a "
+		    "traced run), ended and running." },
 	[F_RSS] = { "tracer_job_rss_bytes", "gauge",
 		    "Resident memory of its running processes now." },
 	[F_READ] = { "tracer_job_read_bytes_total", "counter",
@@ -392,8 +400,7 @@ static void put(struct prom_buf *b, struct scrape *s, int *begun, unsigned f_or_
 	static const struct {
 		const char *name, *help;
 	} tools[] = {
-		{ "tracer_tool_processes_running",
-		  "Processes of a tool running now in a job step or traced run." },
+		{ "tracer_tool_processes_running", "Processes of a tool running now in a unit." },
 		{ "tracer_tool_rss_bytes", "Resident memory of a tool's running processes now." },
 	};
 	const char *name = f_or_tool < F_N ? figs[f_or_tool].name : tools[f_or_tool - F_N].name;
@@ -449,6 +456,8 @@ int metrics_render(struct agent *a, const struct metrics_serving *serving, struc
 	r = live_each(a, take_live, &s);
 	if (r)
 		goto out;
+	for (unsigned i = 0; i < s.ng; i++)
+		counters_hold(&s.g[i]);
 	users_read(&s);
 	r = write_node(out, a, serving);
 	if (!r)

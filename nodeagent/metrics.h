@@ -2,7 +2,8 @@
  * one text exposition (promtext.h) built from memory on each scrape. A running unit's figures
  * are its totals as `tracerctl status` and the listings give them: its processes stored while
  * tracerd held it (struct unit's done) and its live ones (live.h), each figure decided by
- * process_row.c. Series carry no pid and end with their unit. */
+ * process_row.c. Series carry no pid and end with their unit; a unit's counters never go
+ * back while it runs. */
 #ifndef TRACER_METRICS_H
 #define TRACER_METRICS_H
 

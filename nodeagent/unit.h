@@ -97,6 +97,7 @@ struct unit {
 	/* the totals of its processes stored while it was in memory (this daemon's life): with
 	 * its live ones, what the Prometheus endpoint says of it without reading the store */
 	struct row_sums done;
+	struct row_sums metrics_seen; /* its counters as the endpoint last said them */
 };
 
 /* The state's name, as stored and sent ("RUNNING"); SQL binds these, never spells them */

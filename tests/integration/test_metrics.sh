@@ -96,7 +96,7 @@ echo "  burner's own CPU rate $own cores over [$t_a, $t_b]; PromQL rate(...[4s])
 check "the PromQL CPU rate matches the burner's within 5 % ($q vs $own)" \
   awk -v q="${q:-0}" -v o="$own" 'BEGIN { d = q - o; if (d < 0) d = -d; exit !(o > 0.2 && d <= 0.05 * o) }'
 check "the running run's series carry its name, no pid" \
-  bash -c "grep -q '^tracer_job_processes_running{node=\"itest\",job=\"\",step=\"\",user=\"root\",unit=\"burn\",unit_id=\"[0-9]*\"} 1$' '$T/m2' && ! grep -q pid= '$T/m2'"
+  bash -c "grep -q '^tracer_job_processes_running{node=\"itest\",job=\"\",step=\"\",task=\"\",user=\"root\",unit=\"burn\",unit_id=\"[0-9]*\"} 1$' '$T/m2' && ! grep -q pid= '$T/m2'"
 check "its tool is a series" grep -q '^tracer_tool_processes_running{.*unit="burn".*tool="cpuburn"} 1$' "$T/m2"
 promtool check metrics < "$T/m2" > "$T/pt2" 2>&1
 check "promtool check metrics is clean with a run" [ ! -s "$T/pt2" ]

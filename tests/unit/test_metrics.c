@@ -23,13 +23,15 @@ static void set_cpu(struct unit *u, int64_t cpu_ns, int64_t nprocs)
 	memset(u->done.set, 1, sizeof(u->done.set));
 }
 
-static struct unit *slurm_task(struct agent *a, uint64_t job, uint32_t step, int64_t cpu_ns)
+static struct unit *slurm_task(struct agent *a, uint64_t job, uint32_t step, int32_t task,
+			       int64_t cpu_ns)
 {
 	struct unit *u = units_new(a, UNIT_KIND_SLURM, "task", 0, 0);
 
 	assert_non_null(u);
 	u->job_id = job;
 	u->step_id = step;
+	u->task_id = task;
 	snprintf(u->job_name, sizeof(u->job_name), "align");
 	set_cpu(u, cpu_ns, 2);
 	return u;
@@ -58,16 +60,22 @@ static void test_units(void **state)
 	run = units_new(a, UNIT_KIND_LOCAL, "evil\"} 1\nfake{a=\"\x1b[2J\xff", 0, 0);
 	assert_non_null(run);
 	set_cpu(run, 1500000000, 4);
-	slurm_task(a, 42, 0, 1000000000);
-	slurm_task(a, 42, 0, 2000000000); /* the same step's second task */
-	ended = slurm_task(a, 43, 0, 5000000000);
+	slurm_task(a, 42, 0, 0, 1000000000);
+	slurm_task(a, 42, 0, 1, 2000000000); /* the same step's second task */
+	ended = slurm_task(a, 43, 0, 0, 5000000000);
 	ended->state = UNIT_COMPLETED;
 
 	text = scrape(a);
+	/* a step's tasks: a unit each, their sum PromQL's */
 	assert_non_null(strstr(text, "tracer_job_cpu_seconds_total{node=\"node\",job=\"42\","
-				     "step=\"0\",user=\"root\",unit=\"align\",unit_id=\"\"} 3\n"));
+				     "step=\"0\",task=\"0\",user=\"root\",unit=\"align\","
+				     "unit_id=\"1\"} 1\n"));
+	assert_non_null(strstr(text, "tracer_job_cpu_seconds_total{node=\"node\",job=\"42\","
+				     "step=\"0\",task=\"1\",user=\"root\",unit=\"align\","
+				     "unit_id=\"2\"} 2\n"));
 	assert_non_null(strstr(text, "tracer_job_processes_started_total{node=\"node\",job=\"42\","
-				     "step=\"0\",user=\"root\",unit=\"align\",unit_id=\"\"} 4\n"));
+				     "step=\"0\",task=\"1\",user=\"root\",unit=\"align\","
+				     "unit_id=\"2\"} 2\n"));
 	assert_non_null(strstr(text, "unit=\"evil\\\"} 1\\\\x0afake{a=\\\"\\\\x1b[2J\\\\xff\","
 				     "unit_id=\"0\"} 1.5\n"));
 	assert_null(strstr(text, "job=\"43\"")); /* ended: its series are gone */
@@ -82,6 +90,11 @@ static void test_units(void **state)
 	}
 	assert_true(helps > 10);
 	assert_int_equal(helps, types);
+	free(text);
+	/* a counter never goes back while its unit runs */
+	run->done.cpu_ns = 500000000;
+	text = scrape(a);
+	assert_non_null(strstr(text, "unit_id=\"0\"} 1.5\n"));
 	free(text);
 	assert_int_equal(ta_agent_free(a, dir), 0);
 }
