@@ -403,6 +403,8 @@ void agent_reload(struct agent *a, const struct tracer_config *cfg)
 	    strcmp(cfg->state_dir, a->cfg.state_dir) || strcmp(cfg->pin_dir, a->cfg.pin_dir) ||
 	    cfg->ring_buffer_bytes != a->cfg.ring_buffer_bytes)
 		log_warn("SocketDir, StateDir, PinDir and RingBufferSize change only at restart");
+	if (strcmp(cfg->metrics_listen, a->cfg.metrics_listen))
+		log_warn("MetricsListen changes only at restart");
 	a->cfg.sample_interval_ms = cfg->sample_interval_ms;
 	a->cfg.stall_after_ms = cfg->stall_after_ms;
 	a->cfg.commit_interval_ms = cfg->commit_interval_ms;

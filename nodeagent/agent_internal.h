@@ -1,6 +1,6 @@
 /* struct agent itself: for the agent's own implementation only (agent.c, housekeeping.c,
- * live.c, units.c) and the unit tests that put an agent together by hand. The request layer,
- * the server and main() see struct agent through agent.h's functions: what they may read or
+ * live.c, metrics.c, units.c) and the unit tests that put an agent together by hand. The request
+ * layer, the server and main() see struct agent through agent.h's functions: what they may read or
  * change is named there, not found by reaching into the struct. */
 #ifndef TRACER_AGENT_INTERNAL_H
 #define TRACER_AGENT_INTERNAL_H

@@ -14,6 +14,9 @@
 /* /proc is read afresh for this many processes of a request at most: the event loop stays
  * short whatever one user runs; the rest show their last periodic sample */
 #define LIVE_FRESH_MAX 4096
+/* ... and for a walk of every unit's (live_each), read on every scrape of the Prometheus
+ * endpoint: its stat file only, some 10 us each */
+#define LIVE_EACH_FRESH_MAX 1024
 
 struct live_fig {
 	const struct proc *p;
@@ -29,20 +32,39 @@ struct live_set {
 	int err;
 };
 
+/* p's figures now: read from /proc when fresh (0, or -ESRCH when p is gone or its pid is
+ * another process's), else its last sample; its peak (VmHWM) only if hwm */
+static int read_now(struct agent *a, const struct proc *p, int fresh, int hwm, long page_kb,
+		    struct proc_now *now)
+{
+	struct procfs_stat st;
+
+	/* read now, and only if it is still the same process (not a reused pid) */
+	if (fresh &&
+	    (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / a->tick_ns ||
+	     st.state == 'Z' || st.state == 'X'))
+		return -ESRCH;
+	memset(now, 0, sizeof(*now));
+	now->cpu_ns = fresh ? st.cpu_ticks * a->tick_ns : p->sample_cpu_ns;
+	now->rss_kb = fresh ? st.rss_pages * page_kb : p->sample_rss_kb;
+	if (!fresh || !hwm || procfs_read_hwm(p->pid, &now->hwm_kb) < 0)
+		now->hwm_kb = 0;
+	if (!fresh || collector_proc_waits(a->collector, p->pid, p->start_ns, &now->w) < 0)
+		now->w = p->sample_w;
+	now->net = collector_has_net(a->collector);
+	process_row_command(&a->procs, a->rules, p, now);
+	return 0;
+}
+
 static int take(struct proc *p, void *ctx)
 {
 	struct live_set *s = ctx;
-	struct procfs_stat st;
+	struct proc_now now;
 	struct live_fig *f;
-	int fresh;
 
 	if (p->unit != s->unit || (p->flags & PROC_FINISHED))
 		return 0;
-	fresh = s->n < LIVE_FRESH_MAX;
-	/* read now, and only if it is still the same process (not a reused pid) */
-	if (fresh &&
-	    (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / s->a->tick_ns ||
-	     st.state == 'Z' || st.state == 'X'))
+	if (read_now(s->a, p, s->n < LIVE_FRESH_MAX, 1, s->page_kb, &now) < 0)
 		return 0;
 	if (s->n == s->cap) {
 		struct live_fig *nv =
@@ -55,16 +77,8 @@ static int take(struct proc *p, void *ctx)
 		s->v = nv;
 	}
 	f = &s->v[s->n++];
-	memset(f, 0, sizeof(*f));
 	f->p = p;
-	f->now.cpu_ns = fresh ? st.cpu_ticks * s->a->tick_ns : p->sample_cpu_ns;
-	f->now.rss_kb = fresh ? st.rss_pages * s->page_kb : p->sample_rss_kb;
-	if (!fresh || procfs_read_hwm(p->pid, &f->now.hwm_kb) < 0)
-		f->now.hwm_kb = 0;
-	if (!fresh || collector_proc_waits(s->a->collector, p->pid, p->start_ns, &f->now.w) < 0)
-		f->now.w = p->sample_w;
-	f->now.net = collector_has_net(s->a->collector);
-	process_row_command(&s->a->procs, s->a->rules, p, &f->now);
+	f->now = now;
 	return 0;
 }
 
@@ -249,6 +263,43 @@ struct json_object *live_stalled(struct agent *a, uint32_t uid, unsigned max)
 	if (s.rows)
 		proctable_foreach(&a->procs, take_stalled, &s);
 	return s.rows;
+}
+
+struct each_set {
+	struct agent *a;
+	live_fn fn;
+	void *ctx;
+	long page_kb;
+	unsigned fresh;
+	int err;
+};
+
+static int each(struct proc *p, void *ctx)
+{
+	struct each_set *s = ctx;
+	const struct unit *u;
+	struct proc_now now;
+	struct rec_row r;
+
+	if (p->flags & PROC_FINISHED)
+		return 0;
+	u = units_find(s->a, p->unit);
+	if (!u || u->state != UNIT_RUNNING)
+		return 0;
+	if (read_now(s->a, p, s->fresh < LIVE_EACH_FRESH_MAX, 0, s->page_kb, &now) < 0)
+		return 0;
+	s->fresh++;
+	memset(r.set, 0, sizeof(r.set));
+	process_row_fill(p, &now, s->a->offset_ns, &r);
+	return (s->err = s->fn(u, &r, &now, s->ctx));
+}
+
+int live_each(struct agent *a, live_fn fn, void *ctx)
+{
+	struct each_set s = { a, fn, ctx, sysconf(_SC_PAGESIZE) / 1024, 0, 0 };
+
+	proctable_foreach(&a->procs, each, &s);
+	return s.err;
 }
 
 int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows)

@@ -21,6 +21,16 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals);
 /* The listing named key ("processes" or "tools") with the live processes added. */
 int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows);
 
+/* Each live process of a running unit in memory, its figures read now as the listings read
+ * them (from /proc/PID/stat for 1024 of them, the rest their last sample; no peak), as its
+ * row: fn (non-zero stops the walk and is returned). */
+struct unit;
+struct rec_row;
+struct proc_now;
+typedef int (*live_fn)(const struct unit *u, const struct rec_row *r, const struct proc_now *now,
+		       void *ctx);
+int live_each(struct agent *a, live_fn fn, void *ctx);
+
 /* The processes stalled now (stalls.h), of units uid owns (ANY_UID: all), at most max:
  * [{unit, name, job_id, step_id, pid, comm, since_ns, reason}]. */
 struct json_object *live_stalled(struct agent *a, uint32_t uid, unsigned max);

@@ -21,6 +21,7 @@
 #include "collector.h"
 #include "config.h"
 #include "log.h"
+#include "metrics_http.h"
 #include "server.h"
 #include "store.h"
 #include "units.h"
@@ -162,6 +163,7 @@ struct daemon {
 	struct options opt;
 	struct agent *agent;
 	struct server *server;
+	struct metrics_http *metrics; /* MetricsListen's, NULL when off */
 	int epfd, sigfd, commit_fd, sample_fd;
 };
 
@@ -303,11 +305,16 @@ static int run_loop(struct daemon *d)
 				drain_timer(fd);
 				agent_tick(d->agent); /* commits the store too */
 				server_expire(d->server);
+				metrics_http_expire(d->metrics);
 				turn_mark(&turn, TURN_TICK);
 			} else if (fd == d->sample_fd) {
 				drain_timer(fd);
 				agent_sample(d->agent);
 				turn_mark(&turn, TURN_SAMPLE);
+			} else if (metrics_http_owns(d->metrics, fd)) {
+				metrics_http_handle(d->metrics, d->agent, d->server, fd,
+						    evs[i].events);
+				turn_mark(&turn, TURN_CLIENTS);
 			} else {
 				server_handle(d->server, d->agent, fd, evs[i].events);
 				turn_mark(&turn, TURN_CLIENTS);
@@ -493,6 +500,9 @@ int main(int argc, char **argv)
 			d.opt.port >= 0 ? (unsigned)d.opt.port : config_listen_port(&cfg, node));
 	if (r < 0)
 		goto out_agent;
+	/* off unless set; a port alone is loopback's */
+	if (cfg.metrics_listen[0] && metrics_http_open(&d.metrics, cfg.metrics_listen, d.epfd) < 0)
+		goto out_server;
 	d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);
 	d.sample_fd = timer_new(d.epfd, cfg.sample_interval_ms);
 	if (d.commit_fd < 0 || d.sample_fd < 0) {
@@ -509,6 +519,7 @@ int main(int argc, char **argv)
 	ret = run_loop(&d) < 0;
 
 out_server:
+	metrics_http_close(d.metrics);
 	server_close(d.server);
 out_agent:
 	agent_free(d.agent);

@@ -1,11 +1,17 @@
 /* A process's row, finished or running: see process_row.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "process_row.h"
 
 static const struct rec_col tool_cols[] = { TOOL_RECORD(REC_COL) };
 static const struct rec_col totals_cols[] = { TOTALS_RECORD(REC_COL) };
+#define SUM_OFF(name, kind, sql, len, flags) offsetof(struct row_sums, name),
+static const size_t sums_off[] = { TOTALS_RECORD(SUM_OFF) };
+#define NTOTALS (sizeof(totals_cols) / sizeof(*totals_cols))
+_Static_assert(sizeof(sums_off) / sizeof(*sums_off) == NTOTALS, "a totals column not a number");
+_Static_assert(NTOTALS <= sizeof(((struct row_sums *)0)->set), "row_sums.set too small");
 
 _Static_assert(REC_PROCESS_COLS <= REC_MAX, "REC_MAX too small");
 
@@ -264,4 +270,52 @@ int process_row_add_tools(const struct rec_row *r, struct json_object *rows,
 	add_into(tool_cols, n, r, row);
 	*group = row;
 	return 0;
+}
+
+void process_row_sum(const struct rec_row *r, struct row_sums *sums)
+{
+	int finished = r->set[PCOL_end_ns];
+
+	for (size_t i = 0; i < NTOTALS; i++) {
+		unsigned how = totals_cols[i].flags & REC_LIVE_HOW,
+			 from = REC_LIVE_COL(totals_cols[i].flags);
+		int64_t *acc = (int64_t *)((char *)sums + sums_off[i]), y;
+
+		if (how == REC_LIVE_COUNT)
+			y = 1;
+		else if ((how == REC_LIVE_SUM || how == REC_LIVE_MIN || how == REC_LIVE_MAX) &&
+			 r->set[from])
+			y = r->i[from];
+		else
+			continue;
+		/* TOTALS_RECORD's SQL: a finished process's CPU from its fork, pre-exec as system
+		 */
+		if (finished && (from == PCOL_cpu_ns || from == PCOL_sys_ns) &&
+		    r->set[PCOL_pre_exec_cpu_ns])
+			y += r->i[PCOL_pre_exec_cpu_ns];
+		if (how == REC_LIVE_COUNT || how == REC_LIVE_SUM)
+			y += sums->set[i] ? *acc : 0;
+		else if (sums->set[i] && (how == REC_LIVE_MIN ? y >= *acc : y <= *acc))
+			continue;
+		*acc = y;
+		sums->set[i] = 1;
+	}
+}
+
+void process_row_sums_merge(struct row_sums *to, const struct row_sums *from)
+{
+	for (size_t i = 0; i < NTOTALS; i++) {
+		unsigned how = totals_cols[i].flags & REC_LIVE_HOW;
+		int64_t *acc = (int64_t *)((char *)to + sums_off[i]);
+		int64_t y = *(const int64_t *)((const char *)from + sums_off[i]);
+
+		if (!from->set[i] || !how || how == REC_LIVE_KEY)
+			continue;
+		if (how == REC_LIVE_COUNT || how == REC_LIVE_SUM)
+			y += to->set[i] ? *acc : 0;
+		else if (to->set[i] && (how == REC_LIVE_MIN ? y >= *acc : y <= *acc))
+			continue;
+		*acc = y;
+		to->set[i] = 1;
+	}
 }

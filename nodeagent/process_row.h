@@ -71,4 +71,17 @@ void process_row_add_totals(const struct rec_row *r, struct json_object *totals)
 int process_row_add_tools(const struct rec_row *r, struct json_object *rows,
 			  struct json_object **group);
 
+/* A unit's totals (TOTALS_RECORD) as numbers, kept in memory without the store: what the
+ * Prometheus endpoint reads of running units on every scrape. set: a column has a value. */
+struct row_sums {
+	TOTALS_RECORD(REC_NUMBER)
+	unsigned char set[32];
+};
+/* A row added into sums: a running process's as each column's REC_LIVE says (as
+ * process_row_add_totals), a finished one's as the store's SQL sums it (its pre-exec CPU
+ * counted as system too). */
+void process_row_sum(const struct rec_row *r, struct row_sums *sums);
+/* from's sums added into to's (the totals of units taken together). */
+void process_row_sums_merge(struct row_sums *to, const struct row_sums *from);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "activity.h"
+#include "process_row.h"
 #include "slurm_ids.h"
 #include "stalls.h"
 #include "traceparent.h"
@@ -94,6 +95,10 @@ struct unit {
 	unsigned round_samples; /* its processes sampled this round */
 	unsigned round_pairs;	/* of them, those sampled in an earlier round too */
 	uint64_t mem_pressure_at_start_us;
+	/* the totals of its processes stored while it was in memory (this daemon's life): with
+	 * its live ones, what the Prometheus endpoint says of it without reading the store */
+	struct row_sums done;
+	struct row_sums metrics_seen; /* its counters as the endpoint last said them */
 };
 
 /* The state's name, as stored and sent ("RUNNING"); SQL binds these, never spells them */

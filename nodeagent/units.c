@@ -198,8 +198,14 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 	}
 	/* its share and counts: its row is written on the next tick (units_flush), in that
 	 * tick's one commit; an ended unit stays in memory until then (units_drop) */
-	if (!r && u)
+	if (!r && u) {
+		struct rec_row row;
+
 		u->dirty = 1;
+		memset(row.set, 0, sizeof(row.set));
+		process_row_fill(p, NULL, a->offset_ns, &row);
+		process_row_sum(&row, &u->done);
+	}
 	return r;
 }
 

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -200,6 +203,63 @@ uint32_t config_listen_port(const struct tracer_config *cfg, const char *node)
 	return cfg->listen_port;
 }
 
+static int port_of(const char *v, uint16_t *port)
+{
+	const char *end;
+	uint64_t n;
+
+	if (parse_u64(v, &n, &end) || *end || n < 1 || n > 65535)
+		return -EINVAL;
+	*port = (uint16_t)n;
+	return 0;
+}
+
+int config_metrics_addr(const char *v, struct sockaddr_storage *out, unsigned *len)
+{
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+	char host[64];
+	const char *colon;
+	uint16_t port;
+
+	if (!v[0])
+		return -ENOENT;
+	if (v[0] == '[') { /* [V6]:PORT */
+		const char *close = strchr(v, ']');
+
+		if (!close || close[1] != ':' || (size_t)(close - v - 1) >= sizeof(host) ||
+		    port_of(close + 2, &port))
+			return -EINVAL;
+		memcpy(host, v + 1, (size_t)(close - v - 1));
+		host[close - v - 1] = 0;
+		if (inet_pton(AF_INET6, host, &a6.sin6_addr) != 1)
+			return -EINVAL;
+		a6.sin6_port = htons(port);
+		memset(out, 0, sizeof(*out));
+		memcpy(out, &a6, sizeof(a6));
+		*len = sizeof(a6);
+		return 0;
+	}
+	colon = strrchr(v, ':');
+	if (!colon) {
+		if (port_of(v, &port))
+			return -EINVAL;
+		a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else {
+		if ((size_t)(colon - v) >= sizeof(host) || port_of(colon + 1, &port))
+			return -EINVAL;
+		memcpy(host, v, (size_t)(colon - v));
+		host[colon - v] = 0;
+		if (inet_pton(AF_INET, host, &a4.sin_addr) != 1)
+			return -EINVAL;
+	}
+	a4.sin_port = htons(port);
+	memset(out, 0, sizeof(*out));
+	memcpy(out, &a4, sizeof(a4));
+	*len = sizeof(a4);
+	return 0;
+}
+
 /* A whole number between lo and hi, with a minus sign only when lo is below 0. */
 static const char *number_in(const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -238,7 +298,8 @@ enum key_type {
 	K_RATE,
 	K_NODEPORTS,
 	K_STALL,
-	K_NICE
+	K_NICE,
+	K_METRICS
 };
 
 struct key_def {
@@ -281,6 +342,7 @@ static const struct key_def keys[] = {
 	KEY("SlurmdSpoolDir", K_PATH, slurmd_spool_dir),
 	KEY("SubUidFile", K_PATH, sub_uid_file),
 	KEY("Nice", K_NICE, nice),
+	KEY("MetricsListen", K_METRICS, metrics_listen),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -409,6 +471,15 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 			return why;
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;
+	case K_METRICS: {
+		struct sockaddr_storage ss;
+		unsigned len;
+
+		if (strlen(v) >= k->size || (v[0] && config_metrics_addr(v, &ss, &len) < 0))
+			return "expected PORT, ADDRESS:PORT or [IPv6 ADDRESS]:PORT (1-65535)";
+		memcpy(field, v, strlen(v) + 1);
+		return NULL;
+	}
 	case K_NICE:
 		if ((why = number_in(v, -20, 19, &i)))
 			return why;

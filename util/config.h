@@ -40,7 +40,9 @@ struct tracer_config {
 	uint64_t client_buffer_bytes; /* ClientBufferSize: pending reply bytes per client (default
 					 1M) */
 	uint32_t listen_port;	      /* ListenPort: TCP port for other nodes' queries, 0 = off */
-	char node_ports[1024]; /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
+	char node_ports[1024];	 /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
+	char metrics_listen[64]; /* MetricsListen: Prometheus endpoint, PORT (loopback) or
+				    ADDR:PORT; empty = off */
 	char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
 	char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
 	char btf_path[PATH_MAX];     /* BtfPath: kernel BTF for kernels without /sys/kernel/btf */
@@ -95,6 +97,11 @@ int config_pin_path(const struct tracer_config *cfg, const char *node, const cha
 
 /* The TCP port of node's tracerd: its NodePorts entry, else ListenPort (0: none). */
 uint32_t config_listen_port(const struct tracer_config *cfg, const char *node);
+
+/* MetricsListen's address: "PORT" is 127.0.0.1:PORT, "A.B.C.D:PORT" and "[V6]:PORT" that
+ * address. 0 with *out and *len filled, -ENOENT when off (empty), -EINVAL when malformed. */
+struct sockaddr_storage;
+int config_metrics_addr(const char *v, struct sockaddr_storage *out, unsigned *len);
 
 /* The i-th key tracer.conf knows, NULL past the last: for checks that each is documented. */
 const char *config_key_name(size_t i);

@@ -64,7 +64,8 @@ struct server {
 	struct client *clients; /* max_clients slots, fd -1 when free */
 	int64_t refused_logged_ms;
 	unsigned refused; /* refusals not logged yet */
-	unsigned parked;  /* clients whose request waits (struct parked) */
+	uint64_t refused_total;
+	unsigned parked; /* clients whose request waits (struct parked) */
 	struct subuids subuids;
 };
 
@@ -210,6 +211,7 @@ static void log_refusal(struct server *s, uid_t uid, const char *why)
 	int64_t now = clock_mono_ms();
 
 	s->refused++;
+	s->refused_total++;
 	if (s->refused_logged_ms && now - s->refused_logged_ms < REFUSAL_LOG_MS)
 		return;
 	if (uid == (uid_t)-1)
@@ -459,6 +461,16 @@ static void serve_next(struct server *s, struct agent *a, struct client *c)
 		return;
 	}
 	queue_reply(s, c, reply, stream);
+}
+
+void server_stats(const struct server *s, unsigned *clients, uint64_t *refused)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->max_clients; i++)
+		n += s->clients[i].fd >= 0;
+	*clients = n;
+	*refused = s->refused_total;
 }
 
 int server_has_parked(const struct server *s)

@@ -12,6 +12,9 @@
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "config.h"
 #include "testlib.h"
@@ -290,6 +293,42 @@ static void test_durations(void **state)
 	    "t.conf:1: CommitInterval: bad value \"61s\": must be between 10ms and 60s");
 	bad("CommitInterval = 2m\n",
 	    "t.conf:1: CommitInterval: bad value \"2m\": must be between 10ms and 60s");
+}
+
+static void test_metrics_listen(void **state)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	unsigned len;
+	char text[64];
+	const char *why = "t.conf:1: MetricsListen: bad value \"%s\": expected PORT, ADDRESS:PORT "
+			  "or [IPv6 ADDRESS]:PORT (1-65535)";
+	const char *refused[] = { "0",	   "65536",   "x",	 "1.2.3:80",	 "1.2.3.4:",
+				  "[::1]", "[::1]80", "[zz]:80", "localhost:80", "-1",
+				  ":80" };
+
+	(void)state;
+	assert_string_equal(ok("").metrics_listen, ""); /* off by default */
+	assert_int_equal(config_metrics_addr("", &ss, &len), -ENOENT);
+	assert_string_equal(ok("MetricsListen = 9464\n").metrics_listen, "9464");
+	assert_int_equal(config_metrics_addr("9464", &ss, &len), 0);
+	assert_int_equal(a4->sin_family, AF_INET); /* a port alone: loopback */
+	assert_int_equal(ntohl(a4->sin_addr.s_addr), INADDR_LOOPBACK);
+	assert_int_equal(ntohs(a4->sin_port), 9464);
+	assert_int_equal(config_metrics_addr("10.1.2.3:80", &ss, &len), 0);
+	assert_int_equal(ntohl(a4->sin_addr.s_addr), 0x0a010203);
+	assert_int_equal(config_metrics_addr("[::1]:9464", &ss, &len), 0);
+	assert_int_equal(a6->sin6_family, AF_INET6);
+	assert_int_equal(len, sizeof(*a6));
+	assert_int_equal(ntohs(a6->sin6_port), 9464);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		char want[256];
+
+		snprintf(text, sizeof(text), "MetricsListen = %s\n", refused[i]);
+		snprintf(want, sizeof(want), why, refused[i]);
+		bad(text, want);
+	}
 }
 
 static void test_nice(void **state)
@@ -944,6 +983,7 @@ int main(void)
 		cmocka_unit_test(test_quoted_values),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_metrics_listen),
 		cmocka_unit_test(test_nice),
 		cmocka_unit_test(test_max_clients),
 		cmocka_unit_test(test_client_limits),

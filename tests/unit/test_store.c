@@ -449,6 +449,62 @@ static void test_find_units(void **state)
 	store_close(s);
 }
 
+/* A unit's totals kept in memory (process_row_sum, for the Prometheus endpoint) say what the
+ * store's totals say of the same processes: one definition of each figure. */
+static void test_totals_in_memory(void **state)
+{
+	static const char *const keys[] = {
+		"nprocs",      "cpu_ns", "user_ns", "sys_ns",	   "maxrss_kb", "read_bytes",
+		"write_bytes", "rchar",	 "wchar",   "cpu_wait_ns", "iowait_ns", "offcpu_ns"
+	};
+	struct store *s = open_store(BOOT_A);
+	struct row_sums sums, merged, half;
+	struct rec_row r;
+	json_object *t;
+	struct proc p;
+
+	(void)state;
+	memset(&sums, 0, sizeof(sums));
+	memset(&half, 0, sizeof(half));
+	for (uint32_t i = 0; i < 6; i++) {
+		p = mkproc(21, 300 + i, 1000000000ull * (i + 1));
+		p.exit.runtime_ns = 7000000 * (i + 1);
+		p.base.runtime_ns = 1000000 * i; /* its work before its exec */
+		p.exit.utime_ns = 3;
+		p.exit.stime_ns = 1;
+		p.exit.peak_rss_kb = 1000 + 37 * i;
+		p.exit.read_bytes = 4096 * i;
+		p.exit.write_bytes = 512 * i;
+		p.exit.rchar = 11 * i;
+		p.exit.wchar = 13 * i;
+		p.exit.w.cpu_wait_ns = 5000 * i;
+		p.exit.w.iowait_ns = 7000 * i;
+		p.exit.w.offcpu_ns = 9000 * i;
+		assert_int_equal(store_add_process(s, &p, OFFSET), 0);
+		memset(r.set, 0, sizeof(r.set));
+		process_row_fill(&p, NULL, OFFSET, &r);
+		process_row_sum(&r, i < 3 ? &half : &sums);
+	}
+	/* two halves taken together, as a step's tasks are */
+	merged = half;
+	process_row_sums_merge(&merged, &sums);
+	assert_int_equal(store_unit_totals(s, 21, &t), 0);
+#define COL(name, kind, sql, len, flags) { #name, offsetof(struct row_sums, name) },
+	static const struct {
+		const char *name;
+		size_t off;
+	} cols[] = { TOTALS_RECORD(COL) };
+#undef COL
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
+		for (size_t c = 0; c < sizeof(cols) / sizeof(*cols); c++)
+			if (!strcmp(cols[c].name, keys[k]))
+				assert_int_equal(*(int64_t *)((char *)&merged + cols[c].off),
+						 geti(t, keys[k]));
+	assert_int_equal(merged.cpu_ns, 7000000ll * 21); /* its whole runtime, pre-exec too */
+	json_object_put(t);
+	store_close(s);
+}
+
 static void test_totals(void **state)
 {
 	struct store *s = open_store(BOOT_A);
@@ -951,6 +1007,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_find_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_older_store, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_totals_in_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tools, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_units_by_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unit_roundtrip, setup, teardown),
