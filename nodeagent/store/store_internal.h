@@ -44,6 +44,8 @@ struct store {
 	uint32_t batch_rest; /* processes of units beyond the tracked ones */
 	store_loss_fn on_loss;
 	void *loss_ctx;
+	store_commit_fn on_commit;
+	void *commit_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
 	/* store_fold.c's, prepared at its first use */
 	sqlite3_stmt *fold, *fold_find, *fold_key;
