@@ -453,6 +453,17 @@ int agent_drain_more(const struct agent *a)
 	return collector_drain_more(a->collector);
 }
 
+void agent_request_stop(struct agent *a, int unpin)
+{
+	a->stop_requested = 1;
+	a->unpin_at_stop = unpin;
+}
+
+int agent_stop_requested(const struct agent *a)
+{
+	return a->stop_requested;
+}
+
 const char *agent_node(const struct agent *a)
 {
 	return a->node;

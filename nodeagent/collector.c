@@ -437,12 +437,12 @@ void collector_unpin_at_close(struct collector *c)
 
 const char *collector_pin_dir(const struct collector *c)
 {
-	return c->pin_dir[0] ? c->pin_dir : NULL;
+	return c && c->pin_dir[0] ? c->pin_dir : NULL;
 }
 
 int collector_took_over(const struct collector *c)
 {
-	return c->took_over;
+	return c && c->took_over;
 }
 
 int collector_fd(const struct collector *c)
@@ -452,12 +452,13 @@ int collector_fd(const struct collector *c)
 
 void collector_release(struct collector *c)
 {
-	ring_reader_release(c->ring, share_release, c);
+	if (c)
+		ring_reader_release(c->ring, share_release, c);
 }
 
 int collector_held_much(const struct collector *c)
 {
-	return ring_reader_held(c->ring) > ring_reader_size(c->ring) / 4;
+	return c && ring_reader_held(c->ring) > ring_reader_size(c->ring) / 4;
 }
 
 int collector_drain(struct collector *c)

@@ -317,6 +317,10 @@ static int run_loop(struct daemon *d)
 		units_reap(d->agent); /* what the handlers dropped: none of them runs now */
 		turn_mark(&turn, TURN_AFTER);
 		turn_end(&turn, agent_store(d->agent));
+		if (agent_stop_requested(d->agent)) {
+			log_info("shutdown: flushing and exiting");
+			return 0;
+		}
 	}
 }
 
