@@ -292,7 +292,7 @@ int pins_attach(struct collector *c, struct bpf_program *prog, struct bpf_link *
 	snprintf(file, sizeof(file), LINK_PREFIX "%s", bpf_program__name(prog));
 	if (c->pin_dir[0] && (err = pin_path(c, file, path, sizeof(path))) < 0)
 		return err;
-	if (c->took_over && (old = bpf_link__open(path))) {
+	if (c->took_over && access(path, F_OK) == 0 && (old = bpf_link__open(path))) {
 		if (runs_same(old, prog)) {
 			*out = old;
 			return 0;

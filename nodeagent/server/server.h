@@ -22,6 +22,8 @@ void server_expire(struct server *s);
 /* Answer the parked requests that can be answered (requests.h, struct parked); from the loop. */
 void server_resume(struct server *s, struct agent *a);
 int server_has_parked(const struct server *s);
+/* Some client's reply is queued and not sent yet. */
+int server_sending(const struct server *s);
 /* Handle readiness of one of our fds. */
 void server_handle(struct server *s, struct agent *a, int fd, uint32_t events);
 
