@@ -48,7 +48,7 @@ RUN=$!
 for _ in $(seq 100); do [ -e "$T/b1" ] && break; sleep 0.1; done
 kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null; DAEMON_PID=
 touch "$T/b2"
-for _ in $(seq 1200); do [ -e "$T/b3" ] && break; sleep 0.1; done
+for _ in $(seq 3000); do [ -e "$T/b3" ] && break; sleep 0.1; done
 start_daemon || { fail "restart after the storm"; finish; exit 1; }
 touch "$T/b4"
 wait $RUN
