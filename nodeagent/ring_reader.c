@@ -22,6 +22,7 @@ struct ring_reader {
 	size_t page, size;	  /* size: a power of two */
 	uint64_t read, done;	  /* positions: past the last record handed, and returned */
 	int epfd;
+	int mapped; /* the maps are ours to unmap */
 };
 
 static uint64_t record_bytes(uint32_t len)
@@ -60,6 +61,7 @@ int ring_reader_open(struct ring_reader **out, int map_fd)
 		goto fail_errno;
 	r->producer = p;
 	r->data = (const uint8_t *)p + r->page;
+	r->mapped = 1;
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epfd < 0 || epoll_ctl(r->epfd, EPOLL_CTL_ADD, map_fd, &ev) < 0)
 		goto fail_errno;
@@ -74,15 +76,35 @@ fail_errno:
 	return err;
 }
 
+int ring_reader_wrap(struct ring_reader **out, uint64_t *consumer, const uint64_t *producer,
+		     const void *data, size_t size)
+{
+	struct ring_reader *r;
+
+	if (!size || (size & (size - 1)))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->consumer = consumer;
+	r->producer = producer;
+	r->data = data;
+	r->size = size;
+	r->epfd = -1;
+	r->read = r->done = __atomic_load_n(r->consumer, __ATOMIC_ACQUIRE);
+	*out = r;
+	return 0;
+}
+
 void ring_reader_close(struct ring_reader *r)
 {
 	if (!r)
 		return;
 	if (r->epfd >= 0)
 		close(r->epfd);
-	if (r->producer)
+	if (r->mapped && r->producer)
 		munmap((void *)r->producer, r->page + 2 * r->size);
-	if (r->consumer)
+	if (r->mapped && r->consumer)
 		munmap(r->consumer, r->page);
 	free(r);
 }
@@ -99,7 +121,8 @@ int ring_reader_read(struct ring_reader *r, ring_record_fn fn, void *ctx)
 	uint32_t len;
 	int n = 0, err;
 
-	epoll_wait(r->epfd, &ev, 1, 0); /* the wakeup is taken: the records are read now */
+	if (r->epfd >= 0)
+		epoll_wait(r->epfd, &ev, 1, 0); /* the wakeup is taken: the records are read now */
 	for (;;) {
 		prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
 		if (r->read >= prod)

@@ -17,6 +17,10 @@ typedef int (*ring_record_fn)(void *ctx, const void *data, size_t size);
 
 /* Map the ring buffer map map_fd (not taken over: the caller keeps it open). */
 int ring_reader_open(struct ring_reader **out, int map_fd);
+/* A ring laid out as the kernel's in memory the caller owns and keeps (tests): the consumer and
+ * producer positions, and size bytes of data (a power of two) mapped twice in a row. */
+int ring_reader_wrap(struct ring_reader **out, uint64_t *consumer, const uint64_t *producer,
+		     const void *data, size_t size);
 void ring_reader_close(struct ring_reader *r);
 /* An fd that polls readable when the kernel side woke readers (edge-triggered: records held
  * unreleased do not keep it readable); ring_reader_read clears it. */
