@@ -27,6 +27,7 @@ NODEAGENT_SRC := $(filter-out nodeagent/main.c,$(wildcard nodeagent/*.c)) \
                  $(wildcard nodeagent/store/*.c nodeagent/server/*.c nodeagent/export/*.c) $(CORRELATE_SRC)
 BPF_SRC       := $(wildcard bpf/*.bpf.c)
 BPF_SKELS     := $(patsubst bpf/%.bpf.c,$(B)/bpf/%.skel.h,$(BPF_SRC))
+PIN_LAYOUT    := $(B)/bpf/pin_layout.h
 
 NODEAGENT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(NODEAGENT_SRC))
 LIBPROTOCOL   := $(B)/libtracer-protocol.a
@@ -62,13 +63,18 @@ $(B)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)/bpf
 	llvm-strip -g $@ 2>/dev/null || true
 $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+# The layout of what tracerd pins (nodeagent/collector_pins.c): a tracerd takes over only maps
+# laid out as its own, and reads an old ring only when its events are laid out as its own.
+$(PIN_LAYOUT): bpf/process.h bpf/maps.bpf.h | $(B)/bpf
+	{ printf '#define PIN_MAPS_LAYOUT 0x%sULL\n' $$(cat bpf/process.h bpf/maps.bpf.h | sha256sum | cut -c1-16); \
+	  printf '#define PIN_EVENTS_LAYOUT 0x%sULL\n' $$(sha256sum < bpf/process.h | cut -c1-16); } > $@.tmp && mv $@.tmp $@
 
 # ---- user space
 $(RULES_GEN): etc/tools.rules scripts/embed-rules
 	@mkdir -p $(dir $@)
 	scripts/embed-rules $< > $@.tmp && mv $@.tmp $@
 
-$(B)/obj/%.o: %.c $(BPF_SKELS) | $(B)/obj
+$(B)/obj/%.o: %.c $(BPF_SKELS) $(PIN_LAYOUT) | $(B)/obj
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 -include $(shell find $(B)/obj $(B)/tests -name '*.d' 2>/dev/null)

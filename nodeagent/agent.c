@@ -14,6 +14,7 @@
 #include "cgroup.h"
 #include "argv.h"
 #include "live.h"
+#include "pindir.h"
 #include "log.h"
 #include "procfs.h"
 #include "process_row.h"
@@ -297,12 +298,20 @@ cleanup:
 
 /* ---- life cycle */
 
+/* The store committed: the events that made what it wrote leave the ring (collector_release). */
+static void store_committed(void *ctx)
+{
+	struct agent *a = ctx;
+
+	collector_release(a->collector);
+}
+
 static int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
 {
 	struct collector_opts o = { .ring_bytes = cfg->ring_buffer_bytes,
 				    .btf_path = cfg->btf_path };
 	struct passwd *pw;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], pins[PATH_MAX];
 	int err;
 
 	memset(a, 0, sizeof(*a));
@@ -343,9 +352,15 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
 	err = store_next_unit_id(a->store, &a->next_unit_id);
 	if (err)
 		return err;
+	/* what outlives tracerd is pinned there; without it, it goes with tracerd */
+	if (pindir_open(cfg, node, pins, sizeof(pins), a->registry, sizeof(a->registry)) == 0)
+		o.pin_dir = pins;
 	err = collector_open(&a->collector, &o, agent_on_event, a);
 	if (err)
 		return err;
+	/* what an older set's ring held, recorded at once: that ring is gone */
+	store_commit(a->store);
+	store_on_commit(a->store, store_committed, a);
 	registry_open(a);
 	return 0;
 }
@@ -356,12 +371,20 @@ static void agent_fini(struct agent *a)
 
 	/* what the ring holds at the end, for a second at most: a storm may not end */
 	for (i = 0; a->collector && i < 1000 / COLLECTOR_DRAIN_BUDGET_MS; i++) {
-		collector_drain(a->collector);
+		agent_drain(a);
 		if (!collector_drain_more(a->collector))
 			break;
 	}
-	registry_close(a);
+	if (a->store && a->collector) {
+		store_commit(a->store); /* releases what the ring handed (store_committed) */
+		collector_release(a->collector);
+		store_on_commit(a->store, NULL, NULL);
+	}
+	if (a->collector && a->unpin_at_stop)
+		collector_unpin_at_close(a->collector);
 	collector_close(a->collector);
+	if (a->unpin_at_stop)
+		pindir_remove(&a->cfg, a->node);
 	if (a->store)
 		store_set_alive(a->store, clock_unix_ns()); /* away from now on */
 	store_close(a->store);
@@ -420,14 +443,32 @@ int agent_events_fd(const struct agent *a)
 	return collector_fd(a->collector);
 }
 
+/* An event's ring space is given back once what it became is on disk: at once when it wrote
+ * nothing (nothing is pending), else at the commit (store_committed), which comes early when
+ * the ring fills with what waits for it. */
 void agent_drain(struct agent *a)
 {
 	collector_drain(a->collector);
+	if (!store_pending(a->store))
+		collector_release(a->collector);
+	else if (collector_held_much(a->collector))
+		store_commit(a->store);
 }
 
 int agent_drain_more(const struct agent *a)
 {
 	return collector_drain_more(a->collector);
+}
+
+void agent_request_stop(struct agent *a, int unpin)
+{
+	a->stop_requested = 1;
+	a->unpin_at_stop = unpin;
+}
+
+int agent_stop_requested(const struct agent *a)
+{
+	return a->stop_requested;
 }
 
 const char *agent_node(const struct agent *a)

@@ -52,6 +52,12 @@ int agent_sample(struct agent *a);
 #define AGENT_HOUSEKEEPING_MS 10000
 void agent_tick(struct agent *a);
 
+/* `tracerctl shutdown [--unpin]`: tracerd stops at the end of this turn of its loop, as at
+ * SIGTERM; with unpin, its pin set goes with it and its programs are detached (else they stay
+ * attached, and the next tracerd takes the set over). */
+void agent_request_stop(struct agent *a, int unpin);
+int agent_stop_requested(const struct agent *a);
+
 /* ---- what requests and the server may know */
 
 /* The node name this daemon serves. */

@@ -58,6 +58,8 @@ struct agent {
 	/* keys given up on (REGISTRY_WAIT_MS): their processes still running are not stored */
 	uint64_t expired[REGISTRY_EXPIRED_MAX];
 	unsigned nexpired;
+	int stop_requested; /* tracerctl shutdown */
+	int unpin_at_stop;  /* tracerctl shutdown --unpin: the pin set goes with tracerd */
 };
 
 /* Ring-buffer callback (collector_event_fn). */

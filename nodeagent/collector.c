@@ -19,6 +19,7 @@
 #include "collector_internal.h"
 #include "log.h"
 #include "procfs.h"
+#include "ring_reader.h"
 
 /* Each tracepoint: its name, the program attached to it (an offset into the skeleton, so that a
  * misspelt program does not build) and what is missing without it. */
@@ -194,9 +195,8 @@ static int attach_signals(struct collector *c)
 		struct collector_signal *s = &c->signals[i];
 
 		if (s->available) {
-			c->links[i] = bpf_program__attach(signal_prog(c->skel, i));
-			if (!c->links[i]) {
-				err = -errno;
+			err = pins_attach(c, signal_prog(c->skel, i), &c->links[i]);
+			if (err < 0) {
 				s->available = 0;
 				snprintf(s->reason, sizeof(s->reason), "attach failed: %s",
 					 strerror(-err));
@@ -215,22 +215,23 @@ static int attach_signals(struct collector *c)
 }
 
 /* What the event held of the ring is free again: taken off its user's share (ring_share). */
-static void share_release(struct collector *c, const void *data, size_t size)
+static int share_release(void *ctx, const void *data, size_t size)
 {
+	struct collector *c = ctx;
 	const struct event_header *h = data;
 
 	if (size >= sizeof(*h) && h->share && h->share <= SHARE_SLOTS)
 		__atomic_fetch_sub(&c->skel->data_shares->shares[h->share - 1].bytes,
 				   (int64_t)ring_charge(size), __ATOMIC_RELAXED);
+	return 0;
 }
 
-/* A negative return stops libbpf's consuming after this event, which counts as read. */
-static int on_event(void *ctx, void *data, size_t size)
+/* A negative return stops the reading after this event, which counts as read. */
+static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct collector *c = ctx;
 	int err = c->fn(c->ctx, data, size);
 
-	share_release(c, data, size);
 	if (err < 0)
 		return err;
 	/* the clock every few events: each costs microseconds, the clock some nanoseconds */
@@ -249,6 +250,7 @@ static void drop_exit_group(struct collector *c)
 
 	if (!c->links[SIG_EXIT_GROUP] || !c->skel->bss->exit_sees_mm)
 		return;
+	pins_detach(c, c->skel->progs.handle_exit_group);
 	bpf_link__destroy(c->links[SIG_EXIT_GROUP]);
 	c->links[SIG_EXIT_GROUP] = NULL;
 	s->available = 0;
@@ -308,6 +310,8 @@ static int load(struct collector *c, const struct collector_opts *o, const struc
 		bpf_map__set_max_entries(c->skel->maps.events, o->ring_bytes);
 
 		probe_signals(c, vmlinux);
+		if ((err = pins_reuse(c)) < 0)
+			return err;
 
 		memset(&load_diag, 0, sizeof(load_diag));
 		load_diag.loading = 1;
@@ -369,6 +373,11 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
 	c->fn = fn;
 	c->ctx = ctx;
 	c->ncpus = libbpf_num_possible_cpus();
+	c->ring_bytes = o->ring_bytes;
+	for (i = 0; i < PINNED_MAPS; i++)
+		c->reuse_fds[i] = -1;
+	snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", o->pin_dir ? o->pin_dir : "");
+	pins_before_load(c);
 	libbpf_set_print(libbpf_log);
 	for (i = 0; i < SIG_COUNT; i++) {
 		c->signals[i].name = signal_info[i].name;
@@ -379,6 +388,7 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
 	err = load(c, o, vmlinux);
 	btf__free(vmlinux);
 	vmlinux = NULL;
+	pins_reuse_done(c);
 	if (err)
 		goto fail;
 	err = attach_signals(c);
@@ -388,15 +398,15 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
 	c->skel->bss->have_net = c->signals[SIG_SEND].available && c->signals[SIG_RECV].available;
 	probe_exit_mm(c);
 	malloc_trim(0); /* parsing kernel BTF left ~10 MB of freed heap resident */
-	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_event, c, NULL);
-	if (!c->rb) {
-		err = -errno;
-		log_error("cannot open the ring buffer: %s", strerror(-err));
+	err = ring_reader_open(&c->ring, bpf_map__fd(c->skel->maps.events));
+	if (err)
 		goto fail;
-	}
+	pins_commit(c);
 	*out = c;
 	return 0;
 fail:
+	if (!c->took_over)
+		c->unpin = 1; /* a set begun here is not left half made */
 	collector_close(c);
 	return err < 0 ? err : -EINVAL;
 }
@@ -407,16 +417,48 @@ void collector_close(struct collector *c)
 
 	if (!c)
 		return;
-	ring_buffer__free(c->rb);
-	for (i = 0; i < SIG_COUNT; i++)
+	ring_reader_close(c->ring);
+	for (i = 0; i < SIG_COUNT; i++) {
+		/* a pinned link stays attached: its fd alone goes */
+		if (c->links[i] && c->pin_dir[0] && !c->unpin)
+			bpf_link__disconnect(c->links[i]);
 		bpf_link__destroy(c->links[i]);
+	}
+	pins_stop(c, c->unpin);
+	pins_reuse_done(c);
 	process_bpf__destroy(c->skel);
 	free(c);
 }
 
+void collector_unpin_at_close(struct collector *c)
+{
+	c->unpin = 1;
+}
+
+const char *collector_pin_dir(const struct collector *c)
+{
+	return c && c->pin_dir[0] ? c->pin_dir : NULL;
+}
+
+int collector_took_over(const struct collector *c)
+{
+	return c && c->took_over;
+}
+
 int collector_fd(const struct collector *c)
 {
-	return ring_buffer__epoll_fd(c->rb);
+	return ring_reader_fd(c->ring);
+}
+
+void collector_release(struct collector *c)
+{
+	if (c)
+		ring_reader_release(c->ring, share_release, c);
+}
+
+int collector_held_much(const struct collector *c)
+{
+	return c && ring_reader_held(c->ring) > ring_reader_size(c->ring) / 4;
 }
 
 int collector_drain(struct collector *c)
@@ -427,9 +469,8 @@ int collector_drain(struct collector *c)
 	c->drain_end_ns = clock_mono_ns() + COLLECTOR_DRAIN_BUDGET_MS * 1000000ULL;
 	c->drained = 0;
 	c->stopped = 0;
-	n = ring_buffer__consume(c->rb);
-	/* stopped: libbpf returns on_event's stop, not a failure */
-	return n < 0 && !c->stopped ? n : (int)c->drained;
+	n = ring_reader_read(c->ring, on_event, c);
+	return n < 0 ? n : (int)c->drained;
 }
 
 int collector_drain_more(const struct collector *c)

@@ -22,6 +22,7 @@ typedef int (*collector_event_fn)(void *ctx, const void *data, size_t size);
 
 struct collector_opts {
 	uint64_t ring_bytes; /* RingBufferSize */
+	const char *pin_dir; /* PinDir/NODE, checked (pindir.h); NULL or "": nothing pinned */
 	const char
 		*btf_path; /* BtfPath: kernel BTF when the kernel offers none; "" = the kernel's */
 };
@@ -63,10 +64,19 @@ int collector_has_net(const struct collector *c);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);
 
-/* The map the SPANK plugin registers tasks in (struct task_registration), pinned at path (a
- * stale pin there is replaced); unpinned only while the pin is still this collector's. */
-int collector_pin_registry(struct collector *c, const char *path);
-void collector_unpin_registry(struct collector *c);
+/* The pin set (collector_pins.c): where it is, or NULL when the collector runs unpinned (then
+ * its programs and maps go with tracerd); whether it was a previous tracerd's, taken over. The
+ * SPANK plugin's registry is in it. At close the set stays, unless collector_unpin_at_close was
+ * called: then it is removed and the programs detached. */
+const char *collector_pin_dir(const struct collector *c);
+int collector_took_over(const struct collector *c);
+void collector_unpin_at_close(struct collector *c);
+
+/* Events handed by collector_drain stay in the ring until released, once what they became is
+ * committed to the store: a tracerd killed before that finds them again at its next start. */
+void collector_release(struct collector *c);
+/* A quarter of the ring or more waits for its release: time to commit. */
+int collector_held_much(const struct collector *c);
 
 /* Events of a unit the kernel side could not record (ring buffer or tracked set full). */
 uint64_t collector_unit_lost(const struct collector *c, uint64_t unit);

@@ -1,5 +1,5 @@
 /* Which processes and cgroups the kernel side tracks: their state and marks written through
- * pidfds, the registry pinned for the SPANK plugin. */
+ * pidfds. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -210,34 +210,4 @@ int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id)
 				       0);
 
 	return err == -ENOENT ? 0 : err;
-}
-
-int collector_pin_registry(struct collector *c, const char *path)
-{
-	if (unlink(path) < 0 && errno != ENOENT)
-		return -errno;
-	return bpf_map__pin(c->skel->maps.task_registry, path);
-}
-
-static uint32_t map_id(int fd)
-{
-	struct bpf_map_info info = {};
-	uint32_t len = sizeof(info);
-
-	return fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
-}
-
-/* Only while the pin is still this daemon's: another may have taken the path since. */
-void collector_unpin_registry(struct collector *c)
-{
-	struct bpf_map *m = c ? c->skel->maps.task_registry : NULL;
-	int fd;
-
-	if (!m || !bpf_map__is_pinned(m))
-		return;
-	fd = bpf_obj_get(bpf_map__pin_path(m));
-	if (fd >= 0 && map_id(fd) == map_id(bpf_map__fd(m)))
-		bpf_map__unpin(m, NULL);
-	if (fd >= 0)
-		close(fd);
 }

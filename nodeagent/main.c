@@ -265,7 +265,7 @@ static int run_loop(struct daemon *d)
 	struct epoll_event evs[32];
 	struct signalfd_siginfo si;
 	struct turn turn;
-	int i, n, cfd = agent_events_fd(d->agent);
+	int i, n, cfd = agent_events_fd(d->agent), stopping = 0;
 
 	for (;;) {
 		/* events left in the ring by the last drain: no wait (the kernel side may have
@@ -324,6 +324,12 @@ static int run_loop(struct daemon *d)
 		units_reap(d->agent); /* what the handlers dropped: none of them runs now */
 		turn_mark(&turn, TURN_AFTER);
 		turn_end(&turn, agent_store(d->agent));
+		/* the replies queued (the shutdown's own) are sent first, for a second at most */
+		if (agent_stop_requested(d->agent) &&
+		    (!server_sending(d->server) || ++stopping > 1000 / COLLECTOR_DRAIN_MS)) {
+			log_info("shutdown: flushing and exiting");
+			return 0;
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 /* Rediscovery after a restart: the units the store says were running get their processes back
  * (by cgroup, and by the registered root and its descendants, if still the same process), the
- * kernel's tracked set is seeded again, and the time tracerd was away is written into them. */
+ * kernel's tracked set is seeded again, and the time tracerd was away is written into them
+ * (when no pin set kept the programs going meanwhile). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +73,9 @@ static int rediscover_unit(const struct unit *stored, void *ctx)
 		procfs_cgroup_procs(u->cgroup_path, adopt, &rc);
 	if (u->cgroup_id)
 		collector_track_cgroup(a->collector, u->cgroup_id, u->id);
-	/* it ran while tracerd was away: its record has that gap */
-	if (a->last_alive_ns > u->start_ns) {
+	/* it ran while tracerd was away: its record has that gap, unless the pinned programs
+	 * went on meanwhile (what the ring could not hold is counted in its Lost) */
+	if (a->last_alive_ns > u->start_ns && !collector_took_over(a->collector)) {
 		if (!u->down_start_ns)
 			u->down_start_ns = a->last_alive_ns;
 		u->down_end_ns = clock_unix_ns();

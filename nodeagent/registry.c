@@ -3,10 +3,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
-#include <unistd.h>
 
 #include "agent_internal.h"
 #include "clock.h"
@@ -14,74 +10,21 @@
 #include "registry.h"
 #include "units.h"
 
-#define BPF_FS_MAGIC 0xcafe4a11
-#define BPF_FS_ROOT "/sys/fs/bpf"
-
-static int on_bpffs(const char *path)
-{
-	struct statfs f;
-
-	return statfs(path, &f) == 0 && f.f_type == BPF_FS_MAGIC;
-}
-
-/* A directory of root's that only root may enter: made if missing, refused if another's. */
-static int root_dir(const char *path)
-{
-	struct stat sb;
-
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	if (lstat(path, &sb) < 0)
-		return -errno;
-	if (!S_ISDIR(sb.st_mode))
-		return -ENOTDIR;
-	if (sb.st_uid != 0)
-		return -EPERM;
-	if ((sb.st_mode & 077) && chmod(path, 0700) < 0)
-		return -errno;
-	return 0;
-}
-
-static void registry_off(struct agent *a, const char *fmt, const char *what, int err)
-{
-	a->registry_pinned = 0;
-	snprintf(a->registry, sizeof(a->registry), fmt, what, strerror(-err));
-	log_warn("no registration in the kernel: %s; the SPANK plugin registers through the "
-		 "socket alone, and what a task runs before tracerd answers it is not recorded",
-		 a->registry);
-}
-
 void registry_open(struct agent *a)
 {
-	char dir[PATH_MAX], path[PATH_MAX];
-	int err;
+	const char *dir = collector_pin_dir(a->collector);
 
-	if ((err = config_pin_path(&a->cfg, a->node, NULL, dir, sizeof(dir))) < 0 ||
-	    (err = config_pin_path(&a->cfg, a->node, CONFIG_REGISTRY_FILE, path, sizeof(path))) < 0)
-		return registry_off(a, "PinDir %s: %s", a->cfg.pin_dir, err);
-	/* systemd mounts it; a node without systemd, or a container, may not have */
-	if (strncmp(a->cfg.pin_dir, BPF_FS_ROOT "/", sizeof(BPF_FS_ROOT)) == 0 &&
-	    !on_bpffs(BPF_FS_ROOT) && mount("bpf", BPF_FS_ROOT, "bpf", 0, "mode=0700") < 0)
-		return registry_off(a, "cannot mount the BPF filesystem at %s: %s", BPF_FS_ROOT,
-				    -errno);
-	if ((err = root_dir(a->cfg.pin_dir)) < 0)
-		return registry_off(a, "PinDir %s: %s", a->cfg.pin_dir, err);
-	if ((err = root_dir(dir)) < 0)
-		return registry_off(a, "%s: %s", dir, err);
-	if (!on_bpffs(dir))
-		return registry_off(a, "%s: %s", dir, -EXDEV); /* not a BPF filesystem */
-	if ((err = collector_pin_registry(a->collector, path)) < 0)
-		return registry_off(a, "cannot pin %s: %s", path, err);
-	a->registry_pinned = 1;
-	snprintf(a->registry, sizeof(a->registry), "%s", path);
-	log_info("tasks are registered in the kernel through %s", path);
-}
-
-void registry_close(struct agent *a)
-{
-	if (a->registry_pinned)
-		collector_unpin_registry(a->collector);
 	a->registry_pinned = 0;
+	if (!dir) {
+		log_warn("no registration in the kernel: %s; the SPANK plugin registers through "
+			 "the socket alone, and what a task runs before tracerd answers it is not "
+			 "recorded",
+			 a->registry[0] ? a->registry : "nothing could be pinned");
+		return;
+	}
+	snprintf(a->registry, sizeof(a->registry), "%s/%s", dir, CONFIG_REGISTRY_FILE);
+	a->registry_pinned = 1;
+	log_info("tasks are registered in the kernel through %s", a->registry);
 }
 
 const char *registry_state(const struct agent *a, int *pinned)

@@ -18,11 +18,11 @@ struct unit;
 #define REGISTRY_KEYS_MAX 512
 #define REGISTRY_EXPIRED_MAX 64
 
-/* Pin the registry at PinDir/NODE/task_registry (bpffs mounted at /sys/fs/bpf when it is not
- * and PinDir is under it). Optional: when it cannot be, the reason is logged and kept for
- * status, and the plugin registers through the socket alone. */
+/* The registry is pinned with the collector's set, at PinDir/NODE/task_registry, and stays
+ * there while tracerd is away. Optional: when there is no set, the reason (a->registry, set by
+ * whoever found it) is logged and kept for status, and the plugin registers through the socket
+ * alone. */
 void registry_open(struct agent *a);
-void registry_close(struct agent *a);
 /* Where the registry is pinned, or why it is not (for status). */
 const char *registry_state(const struct agent *a, int *pinned);
 

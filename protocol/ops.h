@@ -7,9 +7,9 @@
 
 #include <json-c/json.h>
 
-/* Who may call an operation: anyone (a unit's owner is checked by the operation itself), or
- * only root and SlurmUser. */
-enum op_who { OP_ANYONE, OP_ADMIN };
+/* Who may call an operation: anyone (a unit's owner is checked by the operation itself), only
+ * root and SlurmUser, or root alone. */
+enum op_who { OP_ANYONE, OP_ADMIN, OP_ROOT };
 
 /* Where a reply carries its answer: the unit ("unit"), an array named as the op, or the
  * reply's own fields. */
@@ -29,7 +29,8 @@ enum op_who { OP_ANYONE, OP_ADMIN };
 	X(OP_UNITS, "units", OP_ANYONE, 1, OP_REPLY_NAMED) /* own, all: admin */   \
 	X(OP_PROCESSES, "processes", OP_ANYONE, 1, OP_REPLY_NAMED)                 \
 	X(OP_TOOLS, "tools", OP_ANYONE, 1, OP_REPLY_NAMED)                         \
-	X(OP_HISTORY, "history", OP_ANYONE, 1, OP_REPLY_NAMED) /* own units' */
+	X(OP_HISTORY, "history", OP_ANYONE, 1, OP_REPLY_NAMED) /* own units' */    \
+	X(OP_SHUTDOWN, "shutdown", OP_ROOT, 0, OP_REPLY_SELF)
 
 enum tracer_op {
 #define OP_ENUM(id, name, who, tcp, reply) id,

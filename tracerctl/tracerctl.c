@@ -40,7 +40,10 @@ static void usage(FILE *f)
 		   "                                      track a process tree and/or cgroup (root "
 		   "or SlurmUser)\n"
 		   "  unregister UNIT [--status N]        end a registered unit (root or "
-		   "SlurmUser)\n");
+		   "SlurmUser)\n"
+		   "  shutdown [--unpin]                  stop tracerd (root); --unpin: detach "
+		   "its programs\n"
+		   "                                      and remove its pins\n");
 }
 
 /* Where requests go: the local socket, or another node's tracerd over TCP with MUNGE (-H). */
@@ -522,6 +525,38 @@ static int cmd_unregister(const char *sock, int argc, char **argv)
 	return 0;
 }
 
+/* Stop tracerd, and wait (10 s at most) until it is gone, so that what it leaves is final. */
+static int cmd_shutdown(const char *sock, int argc, char **argv)
+{
+	struct json_object *req, *reply;
+	int unpin = argc > 1 && strcmp(argv[1], "--unpin") == 0, r, i;
+	pid_t pid;
+
+	if (argc > 1 + unpin) {
+		fprintf(stderr, "%s shutdown: only --unpin is taken\n", prog);
+		return 2;
+	}
+	req = proto_request(OP_SHUTDOWN);
+	json_object_object_add(req, "unpin", json_object_new_boolean(unpin));
+	r = client_request(prog, sock, req, 10000, &reply);
+	json_object_put(req);
+	if (r < 0)
+		return 1;
+	pid = (pid_t)reply_int(reply, "pid", 0);
+	json_object_put(reply);
+	for (i = 0; pid > 0 && i < 100 && (kill(pid, 0) == 0 || errno != ESRCH); i++)
+		usleep(100 * 1000);
+	if (i == 100) {
+		fprintf(stderr, "%s: tracerd (pid %d) has not stopped after 10 s\n", prog,
+			(int)pid);
+		return 1;
+	}
+	fprintf(stderr, "tracerd stopped%s\n",
+		unpin ? "; its programs are detached and its pins removed"
+		      : "; its programs stay attached and the next tracerd takes them over");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct client_target ct = {};
@@ -594,6 +629,8 @@ int main(int argc, char **argv)
 		return cmd_register(sock, argc, argv);
 	if (strcmp(argv[0], proto_op_name(OP_UNREGISTER)) == 0)
 		return cmd_unregister(sock, argc, argv);
+	if (strcmp(argv[0], proto_op_name(OP_SHUTDOWN)) == 0)
+		return cmd_shutdown(sock, argc, argv);
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[0]);
 	usage(stderr);
 	return 2;

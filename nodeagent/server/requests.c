@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "live.h"
@@ -376,13 +377,32 @@ static struct json_object *do_history(struct agent *a, const struct peer *peer,
 	return op_history(a, peer, req);
 }
 
+/* Root alone (OP_ROOT): SlurmUser may register and end units, not stop tracerd or detach its
+ * programs. */
+static struct json_object *do_shutdown(struct agent *a, const struct peer *peer,
+				       struct json_object *req, struct reply_stream **stream,
+				       struct parked *park)
+{
+	struct json_object *r, *o;
+	int unpin = json_object_object_get_ex(req, "unpin", &o) && json_object_get_boolean(o);
+
+	(void)stream, (void)park;
+	agent_request_stop(a, unpin);
+	log_info("shutdown asked by pid %d%s", (int)peer->pid,
+		 unpin ? ", the pin set removed with it" : "");
+	r = proto_reply_ok();
+	json_object_object_add(r, "pid", json_object_new_int(getpid()));
+	json_object_object_add(r, "unpin", json_object_new_boolean(unpin));
+	return r;
+}
+
 /* The dispatcher: a handler for each operation of the table (ops.h), which says who may call
  * it and whether it is served over TCP. */
 static const op_fn handlers[OP_COUNT] = {
 	[OP_STATUS] = do_status,     [OP_RUN_BEGIN] = do_run_begin,   [OP_RUN_END] = do_run_end,
 	[OP_REGISTER] = do_register, [OP_UNREGISTER] = do_unregister, [OP_JOB_BEGIN] = do_job_begin,
 	[OP_JOB_END] = do_job_end,   [OP_UNITS] = do_units,	      [OP_PROCESSES] = do_processes,
-	[OP_TOOLS] = do_tools,	     [OP_HISTORY] = do_history,
+	[OP_TOOLS] = do_tools,	     [OP_HISTORY] = do_history,	      [OP_SHUTDOWN] = do_shutdown,
 };
 
 struct json_object *request_handle(struct agent *a, const struct peer *peer,
@@ -402,6 +422,8 @@ struct json_object *request_handle(struct agent *a, const struct peer *peer,
 	if (proto_ops[i].who == OP_ADMIN && !agent_is_admin(a, peer))
 		return ERR_REPLY(DENIED, "permission denied: only root or SlurmUser may %s",
 				 proto_ops[i].name);
+	if (proto_ops[i].who == OP_ROOT && peer->uid != 0)
+		return ERR_REPLY(DENIED, "permission denied: only root may %s", proto_ops[i].name);
 	reply = handlers[i](a, peer, req, stream, park);
 	if (!reply && park->kind != PARK_NONE)
 		park->deadline_ns = (int64_t)clock_boot_ns() + (int64_t)PARK_MS * 1000000;

@@ -478,6 +478,16 @@ int server_has_parked(const struct server *s)
 	return s->parked > 0;
 }
 
+int server_sending(const struct server *s)
+{
+	unsigned i;
+
+	for (i = 0; i < s->max_clients; i++)
+		if (s->clients[i].fd >= 0 && (s->clients[i].events & EPOLLOUT))
+			return 1;
+	return 0;
+}
+
 void server_resume(struct server *s, struct agent *a)
 {
 	struct parked park;

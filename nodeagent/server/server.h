@@ -24,6 +24,8 @@ void server_resume(struct server *s, struct agent *a);
 int server_has_parked(const struct server *s);
 /* Clients connected now, and clients and requests refused since the start. */
 void server_stats(const struct server *s, unsigned *clients, uint64_t *refused);
+/* Some client's reply is queued and not sent yet. */
+int server_sending(const struct server *s);
 /* Handle readiness of one of our fds. */
 void server_handle(struct server *s, struct agent *a, int fd, uint32_t events);
 

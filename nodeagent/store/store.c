@@ -297,6 +297,12 @@ void store_close(struct store *s)
 	free(s);
 }
 
+void store_on_commit(struct store *s, store_commit_fn fn, void *ctx)
+{
+	s->on_commit = fn;
+	s->commit_ctx = ctx;
+}
+
 void store_on_loss(struct store *s, store_loss_fn fn, void *ctx)
 {
 	s->on_loss = fn;
@@ -390,6 +396,8 @@ int store_commit(struct store *s)
 	s->pending_bytes = 0;
 	s->nbatch = 0;
 	s->batch_rest = 0;
+	if (s->on_commit)
+		s->on_commit(s->commit_ctx);
 	/* a storm's commits between two ticks: the log still stays within its bound */
 	checkpoint(s, STORE_WAL_CHECKPOINT_NOW);
 	return 0;

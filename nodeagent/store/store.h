@@ -26,6 +26,9 @@ int store_open(struct store **out, const char *dir, const char *boot_id);
  * could not store; unit 0 when more units were in the batch than it tracks. */
 typedef void (*store_loss_fn)(void *ctx, uint64_t unit, uint32_t n);
 void store_on_loss(struct store *s, store_loss_fn fn, void *ctx);
+/* Called after each commit that succeeded: what was written before it is on disk. */
+typedef void (*store_commit_fn)(void *ctx);
+void store_on_commit(struct store *s, store_commit_fn fn, void *ctx);
 void store_close(struct store *s); /* commits what is pending */
 int store_commit(struct store *s);
 /* The commit of a tick, and the checkpoint of the write-ahead log once it is long: on a timer,

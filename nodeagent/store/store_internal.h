@@ -44,6 +44,8 @@ struct store {
 	uint32_t batch_rest; /* processes of units beyond the tracked ones */
 	store_loss_fn on_loss;
 	void *loss_ctx;
+	store_commit_fn on_commit;
+	void *commit_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
 	/* the export sequence (store.h): the next number, and the last one written to meta */
 	int64_t next_seq, seq_saved;

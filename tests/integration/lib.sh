@@ -7,6 +7,8 @@ T=$(mktemp -d /tmp/tracer-it.XXXXXX)
 chmod 755 "$T"
 NODE=itest
 export TRACER_CONF=$T/tracer.conf
+# each test's own pin set: concurrent tests never share programs, maps or a ring
+PINS=/sys/fs/bpf/tracer-test/$(basename "$T" | tr . -) # bpffs takes no dots
 PASSED=0
 FAILED=0
 DAEMON_PID=
@@ -25,7 +27,9 @@ StateDir = $T/state
 SampleInterval = 1s
 CommitInterval = 200ms
 ToolRules = $TOP/etc/tools.rules
+PinDir = $PINS
 CONF
+  mkdir -p -m 700 "$(dirname "$PINS")"
 }
 
 start_daemon() {
@@ -54,11 +58,11 @@ finish() {
   if [ $FAILED -gt 0 ]; then
     [ ! -f "$T/tracerd.log" ] || { echo "--- tracerd log"; tail -30 "$T/tracerd.log"; }
   fi
-  rm -rf "$T"
+  rm -rf "$T" "$PINS"
   echo "$PASSED passed, $FAILED failed"
   [ $FAILED -eq 0 ]
 }
-trap 'stop_daemon; otlp_receiver_stop; rm -rf "$T"' INT TERM
+trap 'stop_daemon; otlp_receiver_stop; rm -rf "$T" "$PINS"' INT TERM
 
 # The test OTLP/HTTP receiver (tests/otlp/receiver.js, its options at its top): started on a
 # free port, its packages installed first when missing. Sets OTLP_PORT, OTLP_URL, OTLP_PID; what

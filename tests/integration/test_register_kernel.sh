@@ -19,7 +19,7 @@ stop_daemon
 # a PinDir a user made before tracerd: refused, the socket alone, and status says why
 PLANTED=/sys/fs/bpf/tracer-planted-$$
 mkdir -p "$PLANTED"; chown $ATTACKER "$PLANTED"
-echo "PinDir = $PLANTED" >> "$T/tracer.conf"
+sed -i "s|^PinDir = .*|PinDir = $PLANTED|" "$T/tracer.conf"
 start_daemon || { fail "start with a planted PinDir"; finish; exit 1; }
 ctl status > "$T/status"
 check "a PinDir of another user's is refused" grep -q "through the socket alone" "$T/status"

@@ -1,5 +1,7 @@
-# kill -9 of tracerd mid-unit: what finished before is stored, what finishes after a restart is
-# recorded too, and the running unit's processes are found again.
+# kill -9 of tracerd mid-unit, with its pin set removed meanwhile (so no program went on while it
+# was away: test_restart_pinned.sh has the restart that loses nothing): what finished before is
+# stored, what finishes after a restart is recorded too, the running unit's processes are found
+# again, and its record says when tracerd was away.
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 
@@ -12,6 +14,7 @@ RUN=$!
 for _ in $(seq 100); do [ -e "$T/phase1" ] && break; sleep 0.1; done
 sleep 0.5 # CommitInterval is 200 ms: phase 1 is committed by now
 kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null; DAEMON_PID=
+rm -rf "$PINS" # the programs go: nothing is traced until the restart
 sleep 2 # away for a while: the unit's record must say so
 check "phase 1's 100 processes were committed before the kill" \
   [ "$(db "SELECT COUNT(*) FROM processes WHERE comm='true'")" -eq 100 ]

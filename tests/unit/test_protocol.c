@@ -556,7 +556,8 @@ static void test_ops_table(void **state)
 	(void)state;
 	for (i = 0; i < OP_COUNT; i++) {
 		assert_int_equal(proto_op_find(proto_op_name(i)), i);
-		assert_true(proto_ops[i].who == OP_ANYONE || proto_ops[i].who == OP_ADMIN);
+		assert_true(proto_ops[i].who == OP_ANYONE || proto_ops[i].who == OP_ADMIN ||
+			    proto_ops[i].who == OP_ROOT);
 		/* only queries go over TCP, and only anyone's */
 		assert_true(!proto_ops[i].tcp || proto_ops[i].who == OP_ANYONE);
 		o = proto_request(i);
