@@ -1,5 +1,5 @@
-/* OTLP/HTTP request bodies (opentelemetry-proto, collector/{trace,logs}/v1): what tracerd sends
- * to a site's collector, in either encoding of the specification. Pure: no I/O, no store.
+/* OTLP/HTTP request bodies (opentelemetry-proto, collector/{trace,logs,metrics}/v1): what tracerd
+ * sends to a site's collector, in either encoding of the specification. Pure: no I/O, no store.
  *
  * Every string here is bytes a user controls (command lines, names). What comes out is valid
  * UTF-8 (an invalid byte becomes U+FFFD), each string at most OTLP_MAX_STRING bytes (cut on a
@@ -79,6 +79,33 @@ struct otlp_log {
 	size_t nattrs;
 };
 
+/* A metric's kind: a gauge (the value now), or a sum, cumulative since its points' start */
+enum otlp_metric_kind { OTLP_GAUGE, OTLP_SUM };
+enum otlp_number { OTLP_AS_INT, OTLP_AS_DOUBLE };
+
+/* NumberDataPoint: one series' value at time_unix_ns; start_unix_ns (0: none) is when a
+ * cumulative sum began */
+struct otlp_point {
+	const struct otlp_attr *attrs;
+	size_t nattrs;
+	uint64_t start_unix_ns, time_unix_ns;
+	enum otlp_number type;
+	int64_t i;
+	double d;
+};
+
+/* A Metric: a gauge, or a sum with CUMULATIVE temporality, monotonic or not. unit as UCUM
+ * writes it ("s", "By", "{process}"). */
+struct otlp_metric {
+	const char *name;
+	const char *description;
+	const char *unit;
+	enum otlp_metric_kind kind;
+	int monotonic; /* OTLP_SUM */
+	const struct otlp_point *points;
+	size_t npoints;
+};
+
 /* A growing output buffer; free(data) when done. */
 struct otlp_buf {
 	char *data;
@@ -95,6 +122,11 @@ int otlp_encode_traces(enum otlp_format f, const struct otlp_resource *res,
 int otlp_encode_logs(enum otlp_format f, const struct otlp_resource *res,
 		     const struct otlp_scope *scope, const struct otlp_log *logs, size_t n,
 		     struct otlp_buf *out);
+
+/* An ExportMetricsServiceRequest (one ResourceMetrics, one ScopeMetrics), as above */
+int otlp_encode_metrics(enum otlp_format f, const struct otlp_resource *res,
+			const struct otlp_scope *scope, const struct otlp_metric *metrics, size_t n,
+			struct otlp_buf *out);
 
 /* A collector's reply body (Export*ServiceResponse) in f: the count of items its
  * partial_success rejected (rejected_spans or rejected_log_records: in JSON either key, as a

@@ -28,6 +28,17 @@ int otlp_encode_logs(enum otlp_format f, const struct otlp_resource *res,
 	return -EINVAL;
 }
 
+int otlp_encode_metrics(enum otlp_format f, const struct otlp_resource *res,
+			const struct otlp_scope *scope, const struct otlp_metric *metrics, size_t n,
+			struct otlp_buf *out)
+{
+	if (f == OTLP_JSON)
+		return otlp_json_metrics(res, scope, metrics, n, out);
+	if (f == OTLP_PROTOBUF)
+		return otlp_pb_metrics(res, scope, metrics, n, out);
+	return -EINVAL;
+}
+
 int otlp_gzip(const char *in, size_t len, struct otlp_buf *out)
 {
 	z_stream z = { 0 };

@@ -259,6 +259,59 @@ static void j_log(struct otlp_w *w, const struct otlp_log *l)
 	otlp_w_put(w, "}", 1);
 }
 
+static void j_point(struct otlp_w *w, const struct otlp_point *p)
+{
+	struct jctx c = { w, 0 };
+	char num[24];
+	int n;
+
+	otlp_w_put(w, "{", 1);
+	if (p->start_unix_ns)
+		j_u64(&c, "startTimeUnixNano", p->start_unix_ns, 1);
+	if (p->time_unix_ns)
+		j_u64(&c, "timeUnixNano", p->time_unix_ns, 1);
+	if (p->type == OTLP_AS_DOUBLE) { /* a oneof member: written even when 0 */
+		j_key(&c, "asDouble");
+		j_double(w, p->d);
+	} else { /* sfixed64: a decimal string, as every 64-bit integer */
+		j_key(&c, "asInt");
+		n = snprintf(num, sizeof(num), "\"%lld\"", (long long)p->i);
+		otlp_w_put(w, num, (size_t)n);
+	}
+	j_attrs(&c, "attributes", p->attrs, p->nattrs);
+	otlp_w_put(w, "}", 1);
+}
+
+static void j_metric(struct otlp_w *w, const struct otlp_metric *m)
+{
+	struct jctx c = { w, 0 }, d = { w, 0 };
+
+	otlp_w_put(w, "{", 1);
+	j_text(&c, "name", m->name);
+	j_text(&c, "description", m->description);
+	j_text(&c, "unit", m->unit);
+	j_key(&c, m->kind == OTLP_SUM ? "sum" : "gauge");
+	otlp_w_put(w, "{", 1);
+	if (m->npoints) {
+		j_key(&d, "dataPoints");
+		otlp_w_put(w, "[", 1);
+		for (size_t i = 0; i < m->npoints; i++) {
+			if (i)
+				otlp_w_put(w, ",", 1);
+			j_point(w, &m->points[i]);
+		}
+		otlp_w_put(w, "]", 1);
+	}
+	if (m->kind == OTLP_SUM) {
+		j_u64(&d, "aggregationTemporality", 2, 0); /* CUMULATIVE */
+		if (m->monotonic) {
+			j_key(&d, "isMonotonic");
+			otlp_w_str(w, "true");
+		}
+	}
+	otlp_w_put(w, "}}", 2);
+}
+
 int otlp_json_traces(const struct otlp_resource *res, const struct otlp_scope *scope,
 		     const struct otlp_span *spans, size_t n, struct otlp_buf *out)
 {
@@ -286,6 +339,22 @@ int otlp_json_logs(const struct otlp_resource *res, const struct otlp_scope *sco
 		if (i)
 			otlp_w_put(&w, ",", 1);
 		j_log(&w, &logs[i]);
+	}
+	j_end(&w);
+	return otlp_w_end(&w);
+}
+
+int otlp_json_metrics(const struct otlp_resource *res, const struct otlp_scope *scope,
+		      const struct otlp_metric *metrics, size_t n, struct otlp_buf *out)
+{
+	struct otlp_w w;
+
+	otlp_w_init(&w, out);
+	j_begin(&w, "resourceMetrics", "scopeMetrics", "metrics", res, scope);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			otlp_w_put(&w, ",", 1);
+		j_metric(&w, &metrics[i]);
 	}
 	j_end(&w);
 	return otlp_w_end(&w);

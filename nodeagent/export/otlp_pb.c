@@ -1,6 +1,7 @@
 /* OTLP/HTTP request bodies in the protobuf encoding (otlp.h). Field numbers are those of
- * opentelemetry-proto: collector/{trace,logs}/v1, trace/v1/trace.proto, logs/v1/logs.proto,
- * common/v1/common.proto, resource/v1/resource.proto.
+ * opentelemetry-proto: collector/{trace,logs,metrics}/v1, trace/v1/trace.proto,
+ * logs/v1/logs.proto, metrics/v1/metrics.proto, common/v1/common.proto,
+ * resource/v1/resource.proto.
  *
  * A nested message is written after a one-byte length and the length put in when it is known,
  * the message moved up when its length needs more bytes: no sizing pass, no fixed buffer, and
@@ -12,12 +13,12 @@
 
 enum wire { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LEN = 2 };
 
-/* ExportTraceServiceRequest, ExportLogsServiceRequest */
+/* ExportTraceServiceRequest, ExportLogsServiceRequest, ExportMetricsServiceRequest */
 #define REQ_RESOURCE_ITEMS 1
-/* ResourceSpans, ResourceLogs */
+/* ResourceSpans, ResourceLogs, ResourceMetrics */
 #define RES_RESOURCE 1
 #define RES_SCOPE_ITEMS 2
-/* ScopeSpans, ScopeLogs */
+/* ScopeSpans, ScopeLogs, ScopeMetrics */
 #define SCOPE_SCOPE 1
 #define SCOPE_ITEMS 2
 /* Resource */
@@ -47,6 +48,23 @@ enum wire { WIRE_VARINT = 0, WIRE_FIXED64 = 1, WIRE_LEN = 2 };
 #define LOG_TRACE_ID 9
 #define LOG_SPAN_ID 10
 #define LOG_OBSERVED_TIME 11
+/* Metric */
+#define METRIC_NAME 1
+#define METRIC_DESCRIPTION 2
+#define METRIC_UNIT 3
+#define METRIC_GAUGE 5
+#define METRIC_SUM 7
+/* Gauge, Sum */
+#define DATA_POINTS 1
+#define SUM_TEMPORALITY 2
+#define SUM_MONOTONIC 3
+#define TEMPORALITY_CUMULATIVE 2
+/* NumberDataPoint */
+#define POINT_START 2
+#define POINT_TIME 3
+#define POINT_AS_DOUBLE 4 /* double */
+#define POINT_AS_INT 6	  /* sfixed64: the same wire type as a double */
+#define POINT_ATTRIBUTES 7
 /* KeyValue */
 #define KV_KEY 1
 #define KV_VALUE 2
@@ -268,6 +286,44 @@ static void pb_log(struct otlp_w *w, const struct otlp_log *l)
 	pb_close(w, rec);
 }
 
+static void pb_point(struct otlp_w *w, const struct otlp_point *p)
+{
+	size_t at = pb_open(w, DATA_POINTS);
+	uint64_t bits;
+
+	if (p->start_unix_ns)
+		pb_fixed64(w, POINT_START, p->start_unix_ns);
+	if (p->time_unix_ns)
+		pb_fixed64(w, POINT_TIME, p->time_unix_ns);
+	if (p->type == OTLP_AS_DOUBLE) { /* a oneof member: written even when 0 */
+		memcpy(&bits, &p->d, sizeof(bits));
+		pb_fixed64(w, POINT_AS_DOUBLE, bits);
+	} else {
+		pb_fixed64(w, POINT_AS_INT, (uint64_t)p->i);
+	}
+	pb_attrs(w, POINT_ATTRIBUTES, p->attrs, p->nattrs);
+	pb_close(w, at);
+}
+
+static void pb_metric(struct otlp_w *w, const struct otlp_metric *m)
+{
+	size_t metric = pb_open(w, SCOPE_ITEMS), data;
+
+	pb_text(w, METRIC_NAME, m->name, 0);
+	pb_text(w, METRIC_DESCRIPTION, m->description, 0);
+	pb_text(w, METRIC_UNIT, m->unit, 0);
+	data = pb_open(w, m->kind == OTLP_SUM ? METRIC_SUM : METRIC_GAUGE);
+	for (size_t i = 0; i < m->npoints; i++)
+		pb_point(w, &m->points[i]);
+	if (m->kind == OTLP_SUM) {
+		pb_uint(w, SUM_TEMPORALITY, TEMPORALITY_CUMULATIVE);
+		if (m->monotonic)
+			pb_uint(w, SUM_MONOTONIC, 1);
+	}
+	pb_close(w, data);
+	pb_close(w, metric);
+}
+
 int otlp_pb_traces(const struct otlp_resource *res, const struct otlp_scope *scope,
 		   const struct otlp_span *spans, size_t n, struct otlp_buf *out)
 {
@@ -293,6 +349,21 @@ int otlp_pb_logs(const struct otlp_resource *res, const struct otlp_scope *scope
 	sc = pb_begin(&w, res, scope, &items);
 	for (size_t i = 0; i < n; i++)
 		pb_log(&w, &logs[i]);
+	pb_close(&w, sc);
+	pb_close(&w, items);
+	return otlp_w_end(&w);
+}
+
+int otlp_pb_metrics(const struct otlp_resource *res, const struct otlp_scope *scope,
+		    const struct otlp_metric *metrics, size_t n, struct otlp_buf *out)
+{
+	struct otlp_w w;
+	size_t items, sc;
+
+	otlp_w_init(&w, out);
+	sc = pb_begin(&w, res, scope, &items);
+	for (size_t i = 0; i < n; i++)
+		pb_metric(&w, &metrics[i]);
 	pb_close(&w, sc);
 	pb_close(&w, items);
 	return otlp_w_end(&w);

@@ -52,14 +52,18 @@ void otlp_strings_start(struct otlp_strings *it, const struct otlp_attr *a);
 /* 1 and the next string into out (OTLP_TEXT_ROOM bytes), its length in *len; 0 at the end */
 int otlp_strings_next(struct otlp_strings *it, char *out, size_t *len);
 
-/* The two encodings of otlp_encode_traces and otlp_encode_logs (otlp_pb.c, otlp_json.c) */
+/* The two encodings of otlp_encode_traces, _logs and _metrics (otlp_pb.c, otlp_json.c) */
 int otlp_pb_traces(const struct otlp_resource *res, const struct otlp_scope *scope,
 		   const struct otlp_span *spans, size_t n, struct otlp_buf *out);
 int otlp_pb_logs(const struct otlp_resource *res, const struct otlp_scope *scope,
 		 const struct otlp_log *logs, size_t n, struct otlp_buf *out);
+int otlp_pb_metrics(const struct otlp_resource *res, const struct otlp_scope *scope,
+		    const struct otlp_metric *metrics, size_t n, struct otlp_buf *out);
 int otlp_json_traces(const struct otlp_resource *res, const struct otlp_scope *scope,
 		     const struct otlp_span *spans, size_t n, struct otlp_buf *out);
 int otlp_json_logs(const struct otlp_resource *res, const struct otlp_scope *scope,
 		   const struct otlp_log *logs, size_t n, struct otlp_buf *out);
+int otlp_json_metrics(const struct otlp_resource *res, const struct otlp_scope *scope,
+		      const struct otlp_metric *metrics, size_t n, struct otlp_buf *out);
 
 #endif

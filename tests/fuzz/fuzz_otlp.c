@@ -1,12 +1,13 @@
 /* libFuzzer target: the OTLP encoders on what users choose (a command's name, its arguments,
- * environment-like values, a message) and the reading of what a collector answers. Input: byte
+ * environment-like values, a message; a run's or a tool's name in a metric's attributes) and
+ * the reading of what a collector answers. Input: byte
  * 0 holds flags, then up to six fields separated by "\x01\x02": span name, an attribute's key,
  * its value, an argv (NUL-separated bytes), a log body, a status message; the whole input is
  * also a collector's reply in both encodings. Flags: bit 0 gzips the bodies (and inflates them
- * back), bit 1 makes the value a double, bit 2 a root span. Checks that the JSON parses with
- * json-c in its strict mode and validating UTF-8, that every string in it is at most
- * OTLP_MAX_STRING bytes (plus the mark), that the protobuf is well formed field by field
- * (otlp_wire.h), and that a reply gives 0 or -EBADMSG and a clean message. */
+ * back), bit 1 makes the value a double, bit 2 a root span, bit 3 the metric a gauge of ints.
+ * Checks that the JSON parses with json-c in its strict mode and validating UTF-8, that every
+ * string in it is at most OTLP_MAX_STRING bytes (plus the mark), that the protobuf is well formed
+ * field by field (otlp_wire.h), and that a reply gives 0 or -EBADMSG and a clean message. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -82,8 +83,37 @@ static void check_gzip(const struct otlp_buf *b)
 	free(back);
 }
 
+/* The span's attributes on two points of a metric named as the span, described as its status */
+static void encode_metrics(enum otlp_format f, const struct otlp_resource *res,
+			   const struct otlp_scope *scope, const struct otlp_span *sp, int gauge)
+{
+	struct otlp_point p[2];
+	struct otlp_metric m = {
+		sp->name, sp->status_message, "{process}", gauge ? OTLP_GAUGE : OTLP_SUM, 1, p, 2
+	};
+	struct ow_counts c = { 0 };
+	struct otlp_buf b = { 0 };
+
+	for (int i = 0; i < 2; i++)
+		p[i] = (struct otlp_point){ sp->attrs + i,
+					    sp->nattrs - (size_t)i,
+					    sp->start_unix_ns,
+					    sp->end_unix_ns,
+					    gauge ? OTLP_AS_INT : OTLP_AS_DOUBLE,
+					    -(int64_t)sp->start_unix_ns,
+					    (double)sp->start_unix_ns / 7.0 };
+	if (otlp_encode_metrics(f, res, scope, &m, 1, &b))
+		abort();
+	if (f == OTLP_JSON)
+		check_json(&b);
+	else if (ow_check(OW_METRICS_REQ, (const uint8_t *)b.data, b.len, &c, 0) ||
+		 c.metrics != 1 || c.points != 2)
+		abort();
+	free(b.data);
+}
+
 static void encode(enum otlp_format f, const struct otlp_span *sp, const struct otlp_log *lg,
-		   int gzip)
+		   int gzip, int gauge)
 {
 	const struct otlp_scope scope = { "tracer", "1" };
 	const struct otlp_resource res = { sp->attrs, 1 };
@@ -106,6 +136,7 @@ static void encode(enum otlp_format f, const struct otlp_span *sp, const struct 
 	else if (ow_check(OW_LOGS_REQ, (const uint8_t *)b.data, b.len, &c, 0) || c.logs != 1)
 		abort();
 	free(b.data);
+	encode_metrics(f, &res, &scope, sp, gauge);
 }
 
 static void reply(enum otlp_format f, const uint8_t *data, size_t size)
@@ -190,8 +221,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lg.nattrs = 3;
 	memcpy(lg.trace_id, sp.trace_id, sizeof(lg.trace_id));
 
-	encode(OTLP_PROTOBUF, &sp, &lg, flags & 1);
-	encode(OTLP_JSON, &sp, &lg, flags & 1);
+	encode(OTLP_PROTOBUF, &sp, &lg, flags & 1, flags & 8);
+	encode(OTLP_JSON, &sp, &lg, flags & 1, flags & 8);
 	for (int n = 0; n < NFIELDS; n++)
 		free(field[n]);
 	return 0;

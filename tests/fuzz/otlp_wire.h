@@ -2,7 +2,8 @@
  * target: every byte belongs to a field of the message it is in (opentelemetry-proto's field
  * numbers, written out here from the .proto files, not from the encoder), with the wire type
  * of its declaration, lengths within their message, ids of their size, strings valid UTF-8 of
- * at most OTLP_MAX_STRING bytes (plus the mark of a cut), an AnyValue with one value. */
+ * at most OTLP_MAX_STRING bytes (plus the mark of a cut), an AnyValue with one value, a Metric
+ * with one kind of data and a NumberDataPoint with one value. */
 #ifndef TRACER_OTLP_WIRE_H
 #define TRACER_OTLP_WIRE_H
 
@@ -15,6 +16,13 @@
 enum ow_msg {
 	OW_TRACE_REQ,
 	OW_LOGS_REQ,
+	OW_METRICS_REQ,
+	OW_RESOURCE_METRICS,
+	OW_SCOPE_METRICS,
+	OW_METRIC,
+	OW_GAUGE,
+	OW_SUM,
+	OW_POINT,
 	OW_RESOURCE_SPANS,
 	OW_RESOURCE_LOGS,
 	OW_RESOURCE,
@@ -40,15 +48,35 @@ struct ow_rule {
 static const struct ow_rule ow_rules[] = {
 	{ OW_TRACE_REQ, 1, OW_SUB, OW_RESOURCE_SPANS },
 	{ OW_LOGS_REQ, 1, OW_SUB, OW_RESOURCE_LOGS },
+	{ OW_METRICS_REQ, 1, OW_SUB, OW_RESOURCE_METRICS },
 	{ OW_RESOURCE_SPANS, 1, OW_SUB, OW_RESOURCE },
 	{ OW_RESOURCE_SPANS, 2, OW_SUB, OW_SCOPE_SPANS },
 	{ OW_RESOURCE_LOGS, 1, OW_SUB, OW_RESOURCE },
 	{ OW_RESOURCE_LOGS, 2, OW_SUB, OW_SCOPE_LOGS },
+	{ OW_RESOURCE_METRICS, 1, OW_SUB, OW_RESOURCE },
+	{ OW_RESOURCE_METRICS, 2, OW_SUB, OW_SCOPE_METRICS },
 	{ OW_RESOURCE, 1, OW_SUB, OW_KV },
 	{ OW_SCOPE_SPANS, 1, OW_SUB, OW_SCOPE },
 	{ OW_SCOPE_SPANS, 2, OW_SUB, OW_SPAN },
 	{ OW_SCOPE_LOGS, 1, OW_SUB, OW_SCOPE },
 	{ OW_SCOPE_LOGS, 2, OW_SUB, OW_LOG },
+	{ OW_SCOPE_METRICS, 1, OW_SUB, OW_SCOPE },
+	{ OW_SCOPE_METRICS, 2, OW_SUB, OW_METRIC },
+	/* metrics.proto: Metric, Gauge, Sum, NumberDataPoint (as_int is sfixed64) */
+	{ OW_METRIC, 1, OW_STR, 0 },
+	{ OW_METRIC, 2, OW_STR, 0 },
+	{ OW_METRIC, 3, OW_STR, 0 },
+	{ OW_METRIC, 5, OW_SUB, OW_GAUGE },
+	{ OW_METRIC, 7, OW_SUB, OW_SUM },
+	{ OW_GAUGE, 1, OW_SUB, OW_POINT },
+	{ OW_SUM, 1, OW_SUB, OW_POINT },
+	{ OW_SUM, 2, OW_VARINT, 0 },
+	{ OW_SUM, 3, OW_VARINT, 0 },
+	{ OW_POINT, 2, OW_F64, 0 },
+	{ OW_POINT, 3, OW_F64, 0 },
+	{ OW_POINT, 4, OW_F64, 0 },
+	{ OW_POINT, 6, OW_F64, 0 },
+	{ OW_POINT, 7, OW_SUB, OW_KV },
 	{ OW_SCOPE, 1, OW_STR, 0 },
 	{ OW_SCOPE, 2, OW_STR, 0 },
 	{ OW_SPAN, 1, OW_ID16, 0 },
@@ -81,7 +109,7 @@ static const struct ow_rule ow_rules[] = {
 };
 
 struct ow_counts {
-	size_t spans, logs, strings;
+	size_t spans, logs, metrics, points, strings;
 };
 
 static int ow_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
@@ -114,14 +142,18 @@ static int ow_utf8(const uint8_t *s, size_t n)
 static int ow_check(enum ow_msg m, const uint8_t *p, size_t n, struct ow_counts *c, int depth)
 {
 	const uint8_t *end = p + n;
-	unsigned anys = 0;
+	unsigned anys = 0, ones = 0; /* fields of a oneof that must be set once */
 
-	if (depth > 8)
+	if (depth > 10) /* a metric point's array value is 9 deep */
 		return -1;
 	if (m == OW_SPAN)
 		c->spans++;
 	if (m == OW_LOG)
 		c->logs++;
+	if (m == OW_METRIC)
+		c->metrics++;
+	if (m == OW_POINT)
+		c->points++;
 	while (p < end) {
 		const struct ow_rule *r = NULL;
 		uint64_t tag, v;
@@ -134,6 +166,8 @@ static int ow_check(enum ow_msg m, const uint8_t *p, size_t n, struct ow_counts 
 		if (!r)
 			return -1; /* tracer writes no field it does not know */
 		anys++;
+		ones += (m == OW_METRIC && (r->field == 5 || r->field == 7)) ||
+			(m == OW_POINT && (r->field == 4 || r->field == 6));
 		if (r->kind == OW_VARINT) {
 			if ((tag & 7) != 0 || ow_varint(&p, end, &v))
 				return -1;
@@ -158,6 +192,8 @@ static int ow_check(enum ow_msg m, const uint8_t *p, size_t n, struct ow_counts 
 			return -1;
 		p += v;
 	}
+	if ((m == OW_METRIC || m == OW_POINT) && ones != 1)
+		return -1;
 	return m == OW_ANY && anys != 1 ? -1 : 0;
 }
 
