@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tracer's OTLP request bodies as a real receiver reads them: tests/otlp/receiver.js decodes each
 # with OpenTelemetry's published decoders. Every sample of build/tests/otlp_samples (hostile
-# names, values, argv and bodies; protobuf and JSON; gzipped or not; traces and logs) must
+# names, values, argv and bodies; protobuf and JSON; gzipped or not; traces, logs and metrics) must
 # decode; then what the receiver got is checked against what each sample's strings must become
 # (worked out here on their own: Python's UTF-8 decoding, the cut rule of otlp.h), the same
 # whichever the encoding. The receiver is shown to refuse what it should (invalid UTF-8, base64
@@ -34,8 +34,8 @@ for f in "$T"/bodies/*; do
   posted=$((posted + 1))
   [ "$code" = 200 ] || { bad=$((bad + 1)); echo "    $(basename "$f"): HTTP $code"; }
 done
-[ "$posted" = 56 ] && ok "56 bodies posted (7 samples, 2 signals, 2 encodings, gzip or not)" ||
-  fail "posted $posted bodies, want 56"
+[ "$posted" = 84 ] && ok "84 bodies posted (7 samples, 3 signals, 2 encodings, gzip or not)" ||
+  fail "posted $posted bodies, want 84"
 [ "$bad" = 0 ] && ok "the receiver decoded every body" || {
   fail "$bad bodies refused"; tail -5 "$T/otlp/receiver.log"; }
 check "the receiver counts $posted decoded, none rejected" python3 - "$T/otlp/stats.json" "$posted" <<'PY'
@@ -116,16 +116,18 @@ for line in open(sys.argv[1]):
 
 for sample, (name, value, body, status, argv) in want.items():
     n = 200 if sample == "many" else 1
-    for signal in ("traces", "logs"):
+    for signal in ("traces", "logs", "metrics"):
         variants = [groups.get((sample, signal, e, g), []) for e in ("protobuf", "json") for g in (False, True)]
-        for v in variants:
-            expect(f"{sample} {signal}: items", len(v), n)
+        for v in variants:  # metrics: a point of each of the two metrics per item
+            expect(f"{sample} {signal}: items", len(v), 2 * n if signal == "metrics" else n)
         strip = lambda v: [{k: x for k, x in it.items() if k not in ("encoding", "gzip")} for it in v]
         for v in variants[1:]:
             if strip(v) != strip(variants[0]):
                 errors.append(f"{sample} {signal}: encodings disagree")
         for i, it in enumerate(variants[0]):
             w = f"{sample} {signal} #{i}"
+            if signal == "metrics":
+                continue  # below
             if not re.fullmatch(r"[0-9a-f]{32}", it["traceId"]) or not re.fullmatch(r"[0-9a-f]{16}", it["spanId"]):
                 errors.append(f"{w}: ids {it['traceId']} {it['spanId']}")
             a = it["attributes"]
@@ -148,8 +150,29 @@ for sample, (name, value, body, status, argv) in want.items():
                 expect(f"{w} severity", (it["severityNumber"], it["severityText"]), (17, "ERROR"))
                 expect(f"{w} times", (it["time"], it["observed"]),
                        (str(1700000001987654321 + i), str(1700000001987654322 + i)))
-        if sample == "many":
+        if sample == "many" and signal != "metrics":
             expect("many: distinct span ids", len({it["spanId"] for it in variants[0]}), n)
+    # metrics: a cumulative sum of doubles named and described as the span, then a gauge of ints
+    pts = groups.get((sample, "metrics", "protobuf", False), [])
+    for k, it in enumerate(pts):
+        i, w = k % n, f"{sample} metrics #{k}"
+        a = it["attributes"]
+        expect(f"{w} value attr", a["value"], first(value))
+        expect(f"{w} argv", a["process.command_args"], strings(argv))
+        expect(f"{w} ints, double, bool", (a["process.pid"], a["cpu.ratio"], a["oom"]), ("4242", 0.25, True))
+        expect(f"{w} resource, scope", (it["resource"], it["scope"]),
+               ({"service.name": "tracer", "host.name": "node\ufffd1"}, {"name": "tracer", "version": "0.1"}))
+        if k < n:
+            expect(f"{w} sum", (it["name"], it["description"], it["unit"], it["type"], it["temporality"],
+                                it["monotonic"], it["value"]),
+                   (first(name), first(status) if status else "", "s", "sum", 2, True, 1.5 + i))
+            expect(f"{w} times", (it["start"], it["time"]),
+                   (str(1700000000123456789 + i), str(1700000001987654321 + i)))
+        else:
+            expect(f"{w} gauge", (it["name"], it["unit"], it["type"], it["temporality"], it["monotonic"],
+                                  it["value"], it["start"], it["time"]),
+                   ("tracer.job.processes.running", "{process}", "gauge", 0, False, str(-4242 - i), "0",
+                    str(1700000001987654321 + i)))
 
 # the cut strings are as long as the rule allows, never longer
 for it in groups[("long-multibyte", "traces", "protobuf", False)]:

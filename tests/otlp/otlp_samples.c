@@ -1,8 +1,9 @@
 /* Request bodies of tracer's OTLP encoders for the receiver test (tests/integration/
- * test_otlp_encode.sh): each sample, a span and a log record built from hostile strings, in
- * both encodings, plain and gzipped, one file each:
+ * test_otlp_encode.sh): each sample, a span, a log record and two metrics (a cumulative sum of
+ * doubles named as the span, a gauge of ints) built from hostile strings, in both encodings,
+ * plain and gzipped, one file each:
  *
- *   otlp_samples DIR    writes DIR/SAMPLE.{traces,logs}.{pb,json}[.gz]
+ *   otlp_samples DIR    writes DIR/SAMPLE.{traces,logs,metrics}.{pb,json}[.gz]
  *   otlp_samples --reply pb|json FILE
  *                       reads a collector's reply with otlp_decode_response and prints
  *                       "rejected N message M", or "error E"
@@ -95,9 +96,15 @@ static int write_sample(const char *dir, const struct sample *s, size_t index)
 	size_t n = strcmp(s->name, "many") ? 1 : MANY;
 	struct otlp_span *spans = calloc(n, sizeof(*spans));
 	struct otlp_log *logs = calloc(n, sizeof(*logs));
+	struct otlp_point *sums = calloc(n, sizeof(*sums)), *gauges = calloc(n, sizeof(*gauges));
+	const struct otlp_metric metrics[] = {
+		{ s->span_name, s->status, "s", OTLP_SUM, 1, sums, n },
+		{ "tracer.job.processes.running", "Its processes running now.", "{process}",
+		  OTLP_GAUGE, 0, gauges, n },
+	};
 	int rc = 0;
 
-	if (!spans || !logs)
+	if (!spans || !logs || !sums || !gauges)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct otlp_span *sp = &spans[i];
@@ -129,6 +136,12 @@ static int write_sample(const char *dir, const struct sample *s, size_t index)
 		memcpy(l->span_id, sp->span_id, 8);
 		l->attrs = attrs;
 		l->nattrs = sp->nattrs;
+		sums[i] = (struct otlp_point){ attrs,		sp->nattrs,	sp->start_unix_ns,
+					       sp->end_unix_ns, OTLP_AS_DOUBLE, 0,
+					       1.5 + (double)i };
+		gauges[i] =
+			(struct otlp_point){ attrs,	  sp->nattrs,	      0, sp->end_unix_ns,
+					     OTLP_AS_INT, -4242 - (int64_t)i, 0 };
 	}
 	for (int f = OTLP_PROTOBUF; f <= OTLP_JSON && !rc; f++) {
 		struct otlp_buf b = { 0 };
@@ -141,10 +154,17 @@ static int write_sample(const char *dir, const struct sample *s, size_t index)
 			rc = otlp_encode_logs(f, &res, &scope, logs, n, &b);
 		if (!rc)
 			rc = write_both(dir, s->name, "logs", f, &b);
+		b.len = 0;
+		if (!rc)
+			rc = otlp_encode_metrics(f, &res, &scope, metrics, 2, &b);
+		if (!rc)
+			rc = write_both(dir, s->name, "metrics", f, &b);
 		free(b.data);
 	}
 	free(spans);
 	free(logs);
+	free(sums);
+	free(gauges);
 	return rc;
 }
 

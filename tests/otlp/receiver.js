@@ -18,7 +18,11 @@
  *    "kind":int,"start":"ns","end":"ns","status":{"code":int,"message"},"attributes":{...}}
  *   {"signal":"logs",...,"time":"ns","observed":"ns","severityNumber":int,"severityText",
  *    "body":value,"traceId":hex,"spanId":hex,"attributes":{...}}
- *   {"signal":"metrics",...,"name","points":int}
+ *   {"signal":"metrics",...,"name","description","unit","type":"sum"|"gauge"|"histogram"|
+ *    "exponentialHistogram"|"summary","temporality":int,"monotonic":bool,"attributes":{...},
+ *    "start":"ns","time":"ns","value":"int"|number|null}
+ *   (one line per data point; an integer value (asInt) as a decimal string, a double as a
+ *   number, "NaN"/"Infinity" as the JSON mapping writes them, null for a point of no number)
  * Attribute values flattened: strings, booleans and doubles as themselves, ints as decimal
  * strings, arrays as arrays, key-value lists as objects, bytes as base64. Items are written
  * only when the reply is a 2xx (modes ok, partial, huge, garbage).
@@ -229,7 +233,8 @@ function items(signal, msg, encoding, gzip) {
       for (const s of r[scopedKey] || []) {
         const scope = { name: (s.scope && s.scope.name) || "", version: (s.scope && s.scope.version) || "" };
         for (const it of s[itemsKey] || [])
-          out.push({ signal, encoding, gzip, resource, scope, ...fn(it) });
+          for (const o of [].concat(fn(it)))
+            out.push({ signal, encoding, gzip, resource, scope, ...o });
       }
     }
   };
@@ -249,8 +254,20 @@ function items(signal, msg, encoding, gzip) {
     }));
   else
     each(msg.resourceMetrics, "scopeMetrics", "metrics", (m) => {
-      const d = m.gauge || m.sum || m.histogram || m.exponentialHistogram || m.summary;
-      return { name: m.name, points: d && d.dataPoints ? d.dataPoints.length : 0 };
+      const type = ["sum", "gauge", "histogram", "exponentialHistogram", "summary"].find((t) => m[t]);
+      if (!type) throw new Error(`metric ${JSON.stringify(m.name)}: no data`);
+      const d = m[type];
+      return (d.dataPoints || []).map((p) => {
+        const has = (k) => Object.prototype.hasOwnProperty.call(p, k) && p[k] !== null;
+        let value = null;
+        if (has("asInt") && has("asDouble")) throw new Error(`metric ${m.name}: a point of two values`);
+        if (has("asInt")) value = str64(p.asInt);
+        else if (has("asDouble")) value = Number.isFinite(p.asDouble) ? p.asDouble : String(p.asDouble);
+        return { name: m.name, description: m.description || "", unit: m.unit || "", type,
+          temporality: d.aggregationTemporality || 0, monotonic: !!d.isMonotonic,
+          attributes: flatAttrs(p.attributes), start: str64(p.startTimeUnixNano),
+          time: str64(p.timeUnixNano), value };
+      });
     });
   return out;
 }
