@@ -21,6 +21,8 @@
 #include "collector.h"
 #include "config.h"
 #include "log.h"
+#include "metrics.h"
+#include "metrics_box.h"
 #include "metrics_http.h"
 #include "server.h"
 #include "store.h"
@@ -164,7 +166,10 @@ struct daemon {
 	struct agent *agent;
 	struct server *server;
 	struct metrics_http *metrics; /* MetricsListen's, NULL when off */
-	int epfd, sigfd, commit_fd, sample_fd;
+	/* the OTLP exporter's mailbox for the running units' metrics, NULL without one; metrics_fd
+	 * puts a snapshot in it every OtlpMetricsInterval (-1: off) */
+	struct metrics_box *metrics_box;
+	int epfd, sigfd, commit_fd, sample_fd, metrics_fd;
 };
 
 /* Nice: on a node whose CPUs users' work fills, tracerd is still scheduled soon enough to
@@ -189,7 +194,18 @@ static void reload(struct daemon *d)
 	set_nice(cfg.nice);
 	timer_set(d->commit_fd, cfg.commit_interval_ms);
 	timer_set(d->sample_fd, cfg.sample_interval_ms);
+	if (d->metrics_fd >= 0) /* 0 stops it; from 0, it starts at the next restart */
+		timer_set(d->metrics_fd, cfg.otlp_metrics_interval_ms);
 	log_info("configuration reloaded from %s", d->opt.config);
+}
+
+/* The running units' figures now, to the exporter: it sends the latest it holds */
+static void metrics_post(struct daemon *d)
+{
+	struct metrics_snapshot *s;
+
+	if (metrics_snapshot_take(d->agent, &s) == 0)
+		metrics_box_put(d->metrics_box, s);
 }
 
 static void drain_timer(int fd)
@@ -208,7 +224,7 @@ static void timers_last(const struct daemon *d, struct epoll_event *evs, int n)
 
 	for (i = 0; i < n; i++) {
 		fd = evs[i].data.fd;
-		if (fd == d->commit_fd || fd == d->sample_fd) {
+		if (fd == d->commit_fd || fd == d->sample_fd || fd == d->metrics_fd) {
 			t = evs[i];
 			evs[i--] = evs[--n];
 			evs[n] = t;
@@ -310,6 +326,10 @@ static int run_loop(struct daemon *d)
 			} else if (fd == d->sample_fd) {
 				drain_timer(fd);
 				agent_sample(d->agent);
+				turn_mark(&turn, TURN_SAMPLE);
+			} else if (fd == d->metrics_fd) {
+				drain_timer(fd);
+				metrics_post(d);
 				turn_mark(&turn, TURN_SAMPLE);
 			} else if (metrics_http_owns(d->metrics, fd)) {
 				metrics_http_handle(d->metrics, d->agent, d->server, fd,
@@ -440,7 +460,9 @@ static int block_signals(void)
 
 int main(int argc, char **argv)
 {
-	struct daemon d = { .epfd = -1, .sigfd = -1, .commit_fd = -1, .sample_fd = -1 };
+	struct daemon d = {
+		.epfd = -1, .sigfd = -1, .commit_fd = -1, .sample_fd = -1, .metrics_fd = -1
+	};
 	struct tracer_config cfg;
 	char err[512], node[64], sock[4096], conf[PATH_MAX];
 	int r, ret = 1, ready_fd = -1, lock_fd;
@@ -511,7 +533,10 @@ int main(int argc, char **argv)
 		goto out_server;
 	d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);
 	d.sample_fd = timer_new(d.epfd, cfg.sample_interval_ms);
-	if (d.commit_fd < 0 || d.sample_fd < 0) {
+	if (d.metrics_box && cfg.otlp_metrics_interval_ms)
+		d.metrics_fd = timer_new(d.epfd, cfg.otlp_metrics_interval_ms);
+	if (d.commit_fd < 0 || d.sample_fd < 0 ||
+	    (d.metrics_box && d.metrics_fd < 0 && cfg.otlp_metrics_interval_ms)) {
 		log_error("cannot create timers");
 		goto out_server;
 	}
@@ -534,6 +559,8 @@ out:
 		close(d.commit_fd);
 	if (d.sample_fd >= 0)
 		close(d.sample_fd);
+	if (d.metrics_fd >= 0)
+		close(d.metrics_fd);
 	if (d.epfd >= 0)
 		close(d.epfd);
 	if (d.sigfd >= 0)

@@ -1,9 +1,10 @@
-/* What the Prometheus endpoint says: the node's health and its running units' figures, as
- * one text exposition (promtext.h) built from memory on each scrape. A running unit's figures
- * are its totals as `tracerctl status` and the listings give them: its processes stored while
- * tracerd held it (struct unit's done) and its live ones (live.h), each figure decided by
- * process_row.c. Series carry no pid and end with their unit; a unit's counters never go
- * back while it runs. */
+/* The running units' figures, taken as a snapshot (metrics_snapshot.h) for whoever says them,
+ * and what the Prometheus endpoint says: the node's health and those figures, as one text
+ * exposition (promtext.h) built from memory on each scrape (metrics_prom.c). A running unit's
+ * figures are its totals as `tracerctl status` and the listings give them: its processes
+ * stored while tracerd held it (struct unit's done) and its live ones (live.h), each figure
+ * decided by process_row.c. Series carry no pid and end with their unit; a unit's counters
+ * never go back while it runs. */
 #ifndef TRACER_METRICS_H
 #define TRACER_METRICS_H
 
@@ -11,10 +12,9 @@
 #include <stdint.h>
 
 #include "agent.h"
+#include "metrics_snapshot.h"
 #include "promtext.h"
 
-/* Series of running units and tools written per scrape at most; the rest are counted as cut */
-#define METRICS_SERIES_MAX 2000
 /* A scrape's reply at most: the series above and the node's fit well within it */
 #define METRICS_REPLY_MAX (4u << 20)
 
@@ -40,6 +40,11 @@ struct metrics_export {
  * only what the exporter keeps in memory. */
 typedef size_t (*metrics_export_fn)(void *ctx, struct metrics_export *out, size_t max);
 void metrics_set_export(metrics_export_fn fn, void *ctx);
+
+/* The running units' figures now, into *out (metrics_snapshot_free it): each unit and tool
+ * within METRICS_UNITS_MAX and METRICS_TOOLS_MAX, the rest counted in cut. From the event
+ * loop. 0 or -ENOMEM, *out untouched. */
+int metrics_snapshot_take(struct agent *a, struct metrics_snapshot **out);
 
 /* The whole exposition into out (prom_init'ed by the caller). 0, or -errno (out of memory; a
  * reply over its bound is cut at a family's series and counted in tracer_metrics_series_cut). */

@@ -53,6 +53,7 @@ void config_defaults(struct tracer_config *cfg)
 	snprintf(cfg->slurm_user, sizeof(cfg->slurm_user), "%s", "slurm");
 	cfg->sample_interval_ms = 10 * 1000;
 	cfg->stall_after_ms = STALL_AFTER_DEFAULT_MS;
+	cfg->otlp_metrics_interval_ms = 30 * 1000;
 	cfg->commit_interval_ms = 1000;
 	cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
 	cfg->max_clients = 64;
@@ -297,7 +298,7 @@ enum key_type {
 	K_UNITSIZE,
 	K_RATE,
 	K_NODEPORTS,
-	K_STALL,
+	K_OFF_OR_SECONDS,
 	K_NICE,
 	K_METRICS
 };
@@ -319,7 +320,7 @@ static const struct key_def keys[] = {
 	KEY("PinDir", K_PATH, pin_dir),
 	KEY("SlurmUser", K_NAME, slurm_user),
 	KEY("SampleInterval", K_SAMPLE, sample_interval_ms),
-	KEY("StallAfter", K_STALL, stall_after_ms),
+	KEY("StallAfter", K_OFF_OR_SECONDS, stall_after_ms),
 	KEY("CommitInterval", K_COMMIT, commit_interval_ms),
 	KEY("RingBufferSize", K_RING, ring_buffer_bytes),
 	KEY("MaxClients", K_CLIENTS, max_clients),
@@ -343,6 +344,7 @@ static const struct key_def keys[] = {
 	KEY("SubUidFile", K_PATH, sub_uid_file),
 	KEY("Nice", K_NICE, nice),
 	KEY("MetricsListen", K_METRICS, metrics_listen),
+	KEY("OtlpMetricsInterval", K_OFF_OR_SECONDS, otlp_metrics_interval_ms),
 };
 #undef KEY
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -410,12 +412,12 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 			return why;
 		cfg->reserved_clients = (uint32_t)i;
 		return NULL;
-	case K_STALL:
+	case K_OFF_OR_SECONDS:
 		if ((why = parse_duration(v, &n)))
 			return why;
 		if (n != 0 && (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS))
 			return "must be 0 (off) or between 1s and 24h";
-		cfg->stall_after_ms = (uint32_t)n;
+		*(uint32_t *)field = (uint32_t)n;
 		return NULL;
 	case K_TIMEOUT:
 		if ((why = parse_duration(v, &n)))

@@ -43,6 +43,8 @@ struct tracer_config {
 	char node_ports[1024];	 /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
 	char metrics_listen[64]; /* MetricsListen: Prometheus endpoint, PORT (loopback) or
 				    ADDR:PORT; empty = off */
+	uint32_t otlp_metrics_interval_ms; /* OtlpMetricsInterval: running units' metrics sent
+					      this often; 0 off (default 30s) */
 	char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
 	char tool_rules[PATH_MAX];   /* ToolRules: how commands are named as tools */
 	char btf_path[PATH_MAX];     /* BtfPath: kernel BTF for kernels without /sys/kernel/btf */

@@ -233,6 +233,11 @@ static void test_durations(void **state)
 	assert_int_equal(ok("CommitInterval = 60000ms\n").commit_interval_ms, 60000);
 	assert_int_equal(ok("CommitInterval = 007\n").commit_interval_ms, 7000);
 
+	assert_int_equal(ok("").otlp_metrics_interval_ms, 30000);
+	assert_int_equal(ok("OtlpMetricsInterval = 1s\n").otlp_metrics_interval_ms, 1000);
+	assert_int_equal(ok("OtlpMetricsInterval = 0\n").otlp_metrics_interval_ms, 0);
+	bad("OtlpMetricsInterval = 500ms\n", "t.conf:1: OtlpMetricsInterval: bad value \"500ms\": "
+					     "must be 0 (off) or between 1s and 24h");
 	bad("SampleInterval = 99ms\n", "t.conf:1: SampleInterval: bad value \"99ms\": must be 0 "
 				       "(off) or between 100ms and 24h");
 	bad("SampleInterval = 1441m\n", "t.conf:1: SampleInterval: bad value \"1441m\": must be 0 "
