@@ -36,14 +36,14 @@ LIBCOMMON     := $(LIBPROTOCOL) $(LIBUTIL)
 # tracerd without main(): what its unit tests and fuzz targets link
 LIBAGENT      := $(B)/libtracer-agent.a
 
-AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc -lmunge $(LIBS_JSON)
+AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc -lmunge -lcurl -lpthread $(LIBS_JSON)
 CLIENT_LIBS := -lmunge $(LIBS_JSON)
 
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
 SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/clock.c util/config.c util/procfs.c util/readfile.c \
-             util/safetext.c util/slurm_ids.c \
+             util/otlp_settings.c util/safetext.c util/slurm_ids.c \
              protocol/ops.c protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c \
              protocol/trust.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)

@@ -122,6 +122,11 @@ out:
 	return err;
 }
 
+const char *store_file(const struct store *s)
+{
+	return sqlite3_db_filename(s->db, "main");
+}
+
 int store_reader_open(struct store *s, sqlite3 **out)
 {
 	const char *path = sqlite3_db_filename(s->db, "main");
