@@ -49,10 +49,9 @@ static int load_cursors(struct exporter *e)
 			     dirname(dir)) >= sizeof(e->cursor_path))
 		return -ENAMETOOLONG;
 	r = cursor_load(e->cursor_path, seq);
-	if (r == -EINVAL)
-		log_warn("export: everything the store holds will be sent again");
-	else if (r < 0 && r != -ENOENT)
-		return r;
+	if (r < 0 && r != -ENOENT) /* at least once: from the start, rather than nothing */
+		log_warn("export: %s unusable: everything the store holds will be sent again",
+			 e->cursor_path);
 	for (int sig = 0; sig < EXPORT_SIGNALS; sig++)
 		e->st[sig].cursor = seq[sig];
 	return 0;
