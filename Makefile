@@ -82,7 +82,8 @@ $(LIBAGENT): $(NODEAGENT_OBJ)
 
 $(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
-$(B)/tracerctl: $(B)/obj/tracerctl/tracerctl.o $(LIBCOMMON)
+TRACERCTL_SRC := $(wildcard tracerctl/*.c)
+$(B)/tracerctl: $(patsubst %.c,$(B)/obj/%.o,$(TRACERCTL_SRC)) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
 # tracer-jobstat: main.c and its options over libjobstat.a, built in three stages, one folder
 # each, that call only downwards (render -> compute <- collect): collect/ does every daemon and
@@ -128,7 +129,7 @@ $(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(TESTAGENT) $(LIBAGENT) $(LIB
 
 # every object of the programs: no two source files may call each other (scripts/check-circles)
 PRODUCT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(RULES_GEN),$(NODEAGENT_SRC)) nodeagent/main.c \
-               $(COMMON_SRC) $(JOBSTAT_SRC) $(JOBSTAT_MAIN) tracerctl/tracerctl.c prolog/prolog.c)
+               $(COMMON_SRC) $(JOBSTAT_SRC) $(JOBSTAT_MAIN) $(TRACERCTL_SRC) prolog/prolog.c)
 unit: $(UNIT_BINS) $(LIBJOBSTAT) $(BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	scripts/check-jobstat-stages $(B)/obj "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"

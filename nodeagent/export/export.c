@@ -24,6 +24,20 @@ static const char *env_get(const char *name)
 	return getenv(name);
 }
 
+/* The URL without what its userinfo holds (user:password@): status is any user's to read */
+static void shown_url(const char *url, char *out, size_t len)
+{
+	const char *host = strstr(url, "://"), *at, *end;
+
+	host = host ? host + 3 : url;
+	end = host + strcspn(host, "/?#");
+	at = memrchr(host, '@', (size_t)(end - host));
+	if (at)
+		snprintf(out, len, "%.*s***%s", (int)(host - url), url, at);
+	else
+		snprintf(out, len, "%s", url);
+}
+
 /* service.name, service.version, host.name, and the node tracerd serves */
 static void set_resource(struct exporter *e)
 {
@@ -70,7 +84,7 @@ int exporter_start(struct exporter **out, const struct tracer_config *cfg, const
 	struct export_settings set;
 	struct exporter *e;
 	pthread_condattr_t ca;
-	char err[512];
+	char err[512], url[OTLP_URL_MAX];
 	int r;
 
 	*out = NULL;
@@ -110,12 +124,15 @@ int exporter_start(struct exporter **out, const struct tracer_config *cfg, const
 		exporter_free(e);
 		return -r;
 	}
-	for (int sig = 0; sig < EXPORT_SIGNALS; sig++)
-		if (set.sig[sig].url[0])
-			log_info("export: %s to %s (%s%s), from store record %" PRId64 " on",
-				 export_signal_names[sig], set.sig[sig].url,
-				 set.sig[sig].format == OTLP_JSON ? "http/json" : "http/protobuf",
-				 set.sig[sig].gzip ? ", gzip" : "", e->st[sig].cursor);
+	for (int sig = 0; sig < EXPORT_SIGNALS; sig++) {
+		if (!set.sig[sig].url[0])
+			continue;
+		shown_url(set.sig[sig].url, url, sizeof(url));
+		log_info("export: %s to %s (%s%s), from store record %" PRId64 " on",
+			 export_signal_names[sig], url,
+			 set.sig[sig].format == OTLP_JSON ? "http/json" : "http/protobuf",
+			 set.sig[sig].gzip ? ", gzip" : "", e->st[sig].cursor);
+	}
 	*out = e;
 	return 0;
 }
@@ -186,9 +203,11 @@ static struct json_object *signal_json(const struct exporter *e, int sig,
 {
 	struct json_object *o = json_object_new_object();
 	int64_t now = clock_mono_ms();
+	char url[OTLP_URL_MAX];
 
+	shown_url(e->set.sig[sig].url, url, sizeof(url));
 	json_object_object_add(o, "signal", json_object_new_string(export_signal_names[sig]));
-	json_object_object_add(o, "endpoint", json_object_new_string(e->set.sig[sig].url));
+	json_object_object_add(o, "endpoint", json_object_new_string(url));
 	add_int(o, "cursor", s->cursor);
 	add_int(o, "behind", s->behind);
 	add_int(o, "oldest_ns", (int64_t)s->oldest_ns);

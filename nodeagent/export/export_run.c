@@ -210,13 +210,13 @@ static int post(struct run *r, int sig, size_t n)
 		return 1;
 	case RETRY_AGAIN:
 		if (res.http)
-			failed(r, sig, "HTTP %ld from %s: tried again later", res.http, t->url);
+			failed(r, sig, "HTTP %ld: tried again later", res.http);
 		else
-			failed(r, sig, "%s: %s: tried again later", t->url, res.error);
+			failed(r, sig, "%s: tried again later", res.error);
 		again_later(r, sig, n, res.has_retry_after, res.retry_after_ms);
 		return 0;
 	case RETRY_REFUSED:
-		failed(r, sig, "HTTP %ld from %s: %zu items refused, skipped", res.http, t->url, n);
+		failed(r, sig, "HTTP %ld: %zu items refused, skipped", res.http, n);
 		pthread_mutex_lock(&r->e->lock);
 		r->e->st[sig].refused += n;
 		r->e->st[sig].retry_at_ms = 0;
