@@ -131,10 +131,17 @@ struct rec_col {
 	X(job_mem_peak_kb, INT0, "INTEGER", 0, 0)    \
 	X(stored_bytes, INT0, "INTEGER", 0, 0)       \
 	X(procs_folded, INT0, "INTEGER", 0, 0)       \
-	X(owner_uid, INT, "INTEGER", 0, 0)
+	X(owner_uid, INT, "INTEGER", 0, 0)           \
+	X(seq, INT0, "INTEGER", 0, REC_STORED)
 
-/* A finished process with its totals. Keyed by (boot_id, pid, start_boot_ns). A row with
- * "folded" stands for that many processes of a unit past its cap, of one tool, subcommand and
+/* A unit's column indexes by name: UCOL_job_id */
+#define REC_INDEX_U(name, kind, sql, len, flags) UCOL_##name,
+enum { UNIT_RECORD(REC_INDEX_U) REC_UNIT_COLS };
+
+/* A finished process with its totals. Keyed by (boot_id, pid, start_boot_ns). Its parent's
+ * start (boot ns) is kept where the parent was tracked in the same unit: with ppid, the
+ * parent's identity. "seq", of units and processes: the store's export sequence (store.h). A row
+ * with "folded" stands for that many processes of a unit past its cap, of one tool, subcommand and
  * exit status, their figures added up (pid 0, a start_boot_ns below 0;
  * nodeagent/store/store_fold.c): counted in totals and tools, never listed. */
 #define PROCESS_RECORD(X)                                        \
@@ -183,7 +190,9 @@ struct rec_col {
 	X(stall_start_ns, INT, "INTEGER", 0, 0)                  \
 	X(stall_ns, INT, "INTEGER", 0, 0)                        \
 	X(stall_reason, TEXT, "TEXT", 0, 0)                      \
-	X(folded, INT0, "INTEGER", 0, REC_STORED)
+	X(folded, INT0, "INTEGER", 0, REC_STORED)                \
+	X(parent_start_boot_ns, INT0, "INTEGER", 0, REC_STORED)  \
+	X(seq, INT0, "INTEGER", 0, REC_STORED)
 
 /* A process row's column indexes by name: PCOL_pid */
 #define REC_INDEX_P(name, kind, sql, len, flags) PCOL_##name,

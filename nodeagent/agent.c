@@ -172,11 +172,16 @@ int agent_on_event(void *ctx, const void *data, size_t size)
 			goto bad;
 		p = get_proc(a, h);
 		if (p) {
+			struct proc *parent =
+				proctable_find(&a->procs, e->ppid, e->parent_start_ns);
+
 			p->ppid = e->ppid;
 			p->uid = e->uid;
+			/* the parent's span holds the child's, where the same unit's */
+			if (parent && parent->unit == p->unit)
+				p->parent_start_ns = e->parent_start_ns;
 			/* now: the parent may be gone by the child's exit */
-			proctable_inherit_command(
-				p, proctable_find(&a->procs, e->ppid, e->parent_start_ns));
+			proctable_inherit_command(p, parent);
 		}
 		break;
 	}

@@ -40,6 +40,8 @@ static void fill_ids(const struct proc *p, int64_t offset_ns, struct rec_row *r)
 {
 	rec_int(r, PCOL_pid, p->pid);
 	rec_int(r, PCOL_ppid, p->ppid);
+	if (p->parent_start_ns)
+		rec_int(r, PCOL_parent_start_boot_ns, (int64_t)p->parent_start_ns);
 	rec_int(r, PCOL_uid, p->uid);
 	rec_int(r, PCOL_start_ns, (int64_t)p->start_ns + offset_ns);
 	if (p->exec_ns)

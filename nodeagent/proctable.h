@@ -15,7 +15,8 @@
 struct proc {
 	struct proc *next; /* hash chain */
 	uint32_t pid, ppid, uid, gid;
-	uint64_t start_ns; /* CLOCK_BOOTTIME ns */
+	uint64_t start_ns;	  /* CLOCK_BOOTTIME ns */
+	uint64_t parent_start_ns; /* its parent's, when tracked in the same unit; else 0 */
 	uint64_t unit;
 	uint64_t exec_ns;
 	uint64_t cgroup_id;

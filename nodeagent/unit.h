@@ -78,6 +78,7 @@ struct unit {
 	/* whose share of the store and per-user limits it counts in: uid, or for a traced run
 	 * of a user namespace the owner of its subordinate uid (subuid.h) */
 	uint32_t owner_uid;
+	int64_t seq; /* the store's; a unit in memory leaves it 0 (store.h) */
 	/* in memory only */
 	uint64_t kernel_key;   /* its task's key, when registered in the kernel (registry.h) */
 	uint64_t unstored;     /* its processes the store could not write (disk full) */

@@ -31,8 +31,7 @@ int traceparent_valid(const char *s)
 	return all_hex(s + 53, 2, &nz);
 }
 
-/* FNV-1a, 64 bits, from a seed: stable across builds and hosts */
-static uint64_t fnv1a(uint64_t h, const char *s)
+uint64_t traceparent_id(uint64_t h, const char *s)
 {
 	for (; *s; s++) {
 		h ^= (unsigned char)*s;
@@ -41,18 +40,39 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 	return h ? h : 1; /* ids must not be all zero */
 }
 
-void traceparent_derive(const char *cluster, uint64_t job_id, uint32_t step_id,
-			char out[TRACEPARENT_LEN + 1])
+/* The names ids are derived from: the job's, and its step's under it */
+static void job_name(const char *cluster, uint64_t job_id, char *out, size_t len)
+{
+	snprintf(out, len, "tracer/%s/%llu", cluster ? cluster : "", (unsigned long long)job_id);
+}
+
+void traceparent_job_trace(const char *cluster, uint64_t job_id, uint64_t trace[2])
+{
+	char job[160];
+
+	job_name(cluster, job_id, job, sizeof(job));
+	trace[0] = traceparent_id(TRACEPARENT_SEED, job);
+	trace[1] = traceparent_id(TRACEPARENT_SEED2, job);
+}
+
+uint64_t traceparent_step_span(const char *cluster, uint64_t job_id, uint32_t step_id)
 {
 	char job[160], step[192];
 
-	snprintf(job, sizeof(job), "tracer/%s/%llu", cluster ? cluster : "",
-		 (unsigned long long)job_id);
+	job_name(cluster, job_id, job, sizeof(job));
 	snprintf(step, sizeof(step), "%s/%u", job, step_id);
+	return traceparent_id(TRACEPARENT_SEED, step);
+}
+
+void traceparent_derive(const char *cluster, uint64_t job_id, uint32_t step_id,
+			char out[TRACEPARENT_LEN + 1])
+{
+	uint64_t trace[2];
+
+	traceparent_job_trace(cluster, job_id, trace);
 	snprintf(out, TRACEPARENT_LEN + 1, "00-%016llx%016llx-%016llx-01",
-		 (unsigned long long)fnv1a(0xcbf29ce484222325ull, job),
-		 (unsigned long long)fnv1a(0x84222325cbf29ce4ull, job),
-		 (unsigned long long)fnv1a(0xcbf29ce484222325ull, step));
+		 (unsigned long long)trace[0], (unsigned long long)trace[1],
+		 (unsigned long long)traceparent_step_span(cluster, job_id, step_id));
 }
 
 void traceparent_trace_id(const char *traceparent, char out[33])

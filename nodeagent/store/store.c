@@ -47,7 +47,35 @@ static const char indexes[] =
 	/* a unit's folded row found by what it stands for (store_fold.c); folded rows alone */
 	"CREATE INDEX IF NOT EXISTS processes_folded ON processes(unit, tool, subcommand, status)"
 	" WHERE folded IS NOT NULL;"
-	"CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);";
+	"CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);"
+	/* the exporter's reads after its cursor (export/source.c) */
+	"CREATE INDEX IF NOT EXISTS processes_seq ON processes(seq) WHERE seq IS NOT NULL;"
+	"CREATE INDEX IF NOT EXISTS units_seq ON units(seq) WHERE seq IS NOT NULL;";
+
+/* The export sequence goes on from the highest number ever given, kept in meta at each commit:
+ * the rows that held the highest may have been pruned since. */
+static int seq_open(struct store *s)
+{
+	int64_t saved = 0, procs = 0, units = 0;
+	int err = store_query_int(s,
+				  "SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM meta"
+				  " WHERE key='export_seq'",
+				  "export sequence", &saved);
+
+	if (!err)
+		err = store_query_int(s, "SELECT COALESCE(MAX(seq), 0) FROM processes",
+				      "export sequence", &procs);
+	if (!err)
+		err = store_query_int(s, "SELECT COALESCE(MAX(seq), 0) FROM units",
+				      "export sequence", &units);
+	if (err)
+		return err;
+	s->seq_saved = saved;
+	s->next_seq = (saved > procs ? saved : procs);
+	s->next_seq = (s->next_seq > units ? s->next_seq : units) + 1;
+	return store_prepare(s, "INSERT OR REPLACE INTO meta(key, value) VALUES('export_seq', ?)",
+			     &s->save_seq);
+}
 
 static int check_version(struct store *s)
 {
@@ -246,6 +274,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		err = rec_prepare_insert(s, &store_processes, &s->add_process);
 	if (!err)
 		err = rec_prepare_insert(s, &store_samples, &s->add_sample);
+	if (!err)
+		err = seq_open(s);
 	if (err)
 		goto fail;
 	*out = s;
@@ -340,6 +370,13 @@ int store_commit(struct store *s)
 	if (!s->in_txn)
 		return 0;
 	t0 = clock_mono_ns();
+	if (s->next_seq - 1 > s->seq_saved) {
+		sqlite3_bind_int64(s->save_seq, 1, s->next_seq - 1);
+		rc = sqlite3_step(s->save_seq);
+		sqlite3_reset(s->save_seq);
+		if (rc == SQLITE_DONE)
+			s->seq_saved = s->next_seq - 1;
+	}
 	rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	s->write_ns += clock_mono_ns() - t0;
 	if (rc != SQLITE_OK) {
@@ -405,6 +442,10 @@ int store_put_unit(struct store *s, const struct unit *u)
 	struct rec_row r = {};
 
 	rec_unit_to_row(u, &r);
+	/* a unit is exported once finished, again at each later write */
+	r.set[UCOL_seq] = 0;
+	if (u->state != UNIT_RUNNING)
+		rec_int(&r, UCOL_seq, s->next_seq++);
 	rec_bind(s, s->put_unit, &store_units, &r);
 	return store_write_step(s, s->put_unit, ROW_FIXED_BYTES);
 }
@@ -421,6 +462,8 @@ static int move_step(struct store *s, const char *sql, uint64_t from, uint64_t t
 	sqlite3_bind_int64(st, 1, (int64_t)from);
 	if (to)
 		sqlite3_bind_int64(st, 2, (int64_t)to);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, s->next_seq);
 	err = store_write_step(s, st, 0);
 	*changed = err ? 0 : (uint64_t)sqlite3_changes(s->db);
 	sqlite3_finalize(st);
@@ -432,10 +475,19 @@ int store_move_rows(struct store *s, uint64_t from, uint64_t to, uint64_t *rows)
 	uint64_t samples;
 	int err;
 
-	err = move_step(s,
-			to ? "UPDATE processes SET unit=?2 WHERE unit=?1"
-			   : "DELETE FROM processes WHERE unit=?1",
-			from, to, rows);
+	int64_t top = 0;
+
+	/* moved rows are exported again, under their unit: each takes a new number above every
+	 * other (its rowid past the next), and the sequence goes on past them */
+	err = store_query_int(s, "SELECT COALESCE(MAX(rowid), 0) FROM processes", "move", &top);
+	if (!err)
+		err = move_step(s,
+				to ? "UPDATE processes SET unit=?2, seq=CASE WHEN folded IS NULL"
+				     " THEN ?3 + rowid END WHERE unit=?1"
+				   : "DELETE FROM processes WHERE unit=?1",
+				from, to, rows);
+	if (!err && to)
+		s->next_seq += top + 1;
 	if (!err)
 		err = move_step(s,
 				to ? "UPDATE samples SET unit=?2 WHERE unit=?1"
@@ -474,6 +526,7 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 	struct rec_row r = {};
 
 	process_row_fill(p, NULL, offset_ns, &r);
+	rec_int(&r, PCOL_seq, s->next_seq++);
 	rec_bind(s, s->add_process, &store_processes, &r);
 	return store_wrote_process(s, p->unit,
 				   store_write_step(s, s->add_process, store_row_bytes(p)));

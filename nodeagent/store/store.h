@@ -1,6 +1,12 @@
 /* The durable store: SQLite in WAL mode under the state directory. Writes are batched in one
  * open transaction and committed by store_commit() on a timer; what was committed survives a
- * crash of the daemon. */
+ * crash of the daemon.
+ *
+ * The store is also the exporters' spool. Each process row written, and each write of a unit
+ * that has finished, takes the next number of the export sequence ("seq"): a reader that
+ * remembers the last number it delivered finds what is new with seq > it, in the order it was
+ * written. A number is never given twice, across restarts and pruning (the highest is kept in
+ * meta); rows moved to another unit take new numbers, so that they are sent again under it. */
 #ifndef TRACER_STORE_H
 #define TRACER_STORE_H
 

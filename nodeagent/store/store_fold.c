@@ -29,7 +29,8 @@ static const struct {
 	{ "start_ns", FOLD_MIN },      { "exec_ns", FOLD_MIN },
 	{ "end_ns", FOLD_MAX },	       { "maxrss_kb", FOLD_MAX },
 	{ "ru_maxrss_kb", FOLD_MAX },  { "threads", FOLD_MAX },
-	{ "stall_ns", FOLD_MAX },
+	{ "stall_ns", FOLD_MAX },      { "parent_start_boot_ns", FOLD_KEEP },
+	{ "seq", FOLD_KEEP },
 };
 
 static enum fold_how fold_how(const struct rec_col *c)
@@ -172,6 +173,7 @@ int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns,
 	rec_text(&r, PCOL_subcommand, sub);
 	r.set[PCOL_ppid] = r.set[PCOL_exe] = r.set[PCOL_argv] = r.set[PCOL_interpreter] = 0;
 	r.set[PCOL_stall_reason] = r.set[PCOL_stall_start_ns] = 0;
+	r.set[PCOL_parent_start_boot_ns] = 0;
 	rec_bind(s, s->fold, &store_processes, &r);
 	return store_wrote_process(s, p->unit, store_write_step(s, s->fold, *new_row_bytes));
 }

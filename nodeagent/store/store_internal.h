@@ -45,6 +45,9 @@ struct store {
 	store_loss_fn on_loss;
 	void *loss_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
+	/* the export sequence (store.h): the next number, and the last one written to meta */
+	int64_t next_seq, seq_saved;
+	sqlite3_stmt *save_seq;
 	/* store_fold.c's, prepared at its first use */
 	sqlite3_stmt *fold, *fold_find, *fold_key;
 	/* each user's (owner_uid's) holding, summed once a round and kept up to date as units

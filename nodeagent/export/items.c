@@ -1,0 +1,641 @@
+/* A stored row as OTLP items: a process or a unit as a span, and what went wrong in it as log
+ * records. The one place that decides an exported id, name or attribute.
+ *
+ * Ids are derived, never random, so that a row sent again is the same span:
+ * - a Slurm job's trace id is the one its TRACEPARENT carries: the user's, or the one the
+ *   SPANK plugin derived from (cluster, job) (protocol/traceparent.h);
+ * - a task's span is its step's derived span id for task 0, else one of (step, task): the
+ *   same on every node. Its parent is the span its TRACEPARENT names when that is another's
+ *   (an srun step's parent is the batch script that ran it; a user's own TRACEPARENT hangs
+ *   the job under the user's span), else the job's allocation on its node;
+ * - the allocation (the prolog's unit) is one span per node, the trace's root unless the
+ *   user's TRACEPARENT gives it a parent;
+ * - a `tracerctl run` is one span, under its TRACEPARENT's span when it had one;
+ * - a process's span is one of (boot id, pid, start), under its parent process's when that
+ *   one was tracked in the same unit, else under its unit's. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "records.h"
+#include "slurm_ids.h"
+#include "source_internal.h"
+#include "traceparent.h"
+#include "unit.h"
+
+#define ATTRS_MAX 48
+#define MEM_NEAR_LIMIT_PCT 90 /* a unit's peak this close to its --mem is said */
+
+/* The unit's columns, after a row's own (source.c's queries end with them) */
+#define UNIT_COLUMNS                                                                          \
+	"u.id, u.kind, u.name, u.uid, u.cluster, u.job_id, u.array_job_id, u.array_task_id, " \
+	"u.step_id, u.task_id, u.job_name, u.traceparent, u.pipeline, u.run, u.step_name, "   \
+	"u.wildcards, u.engine, u.boot_id"
+enum {
+	U_ID,
+	U_KIND,
+	U_NAME,
+	U_UID,
+	U_CLUSTER,
+	U_JOB,
+	U_ARRAY_JOB,
+	U_ARRAY_TASK,
+	U_STEP,
+	U_TASK,
+	U_JOB_NAME,
+	U_TRACEPARENT,
+	U_PIPELINE,
+	U_RUN,
+	U_STEP_NAME,
+	U_WILDCARDS,
+	U_ENGINE,
+	U_BOOT,
+	U_COLUMNS
+};
+
+const char items_process_sql[] =
+	"SELECT p.seq, p.boot_id, p.pid, p.ppid, p.start_boot_ns, p.parent_start_boot_ns, "
+	"p.start_ns, p.exec_ns, p.end_ns, p.comm, p.exe, p.argv, p.uid, p.status, p.flags, "
+	"p.tool, p.subcommand, p.cpu_ns, p.user_ns, p.sys_ns, p.maxrss_kb, p.read_bytes, "
+	"p.write_bytes, p.rchar, p.wchar, p.cpu_wait_ns, p.iowait_ns, p.offcpu_ns, "
+	"p.net_rx_bytes, p.net_tx_bytes, p.stall_ns, p.stall_reason, p.threads, " UNIT_COLUMNS
+	" FROM processes p LEFT JOIN units u ON u.id = p.unit"
+	" WHERE p.seq > ?1 ORDER BY p.seq LIMIT ?2";
+enum {
+	PR_SEQ,
+	PR_BOOT,
+	PR_PID,
+	PR_PPID,
+	PR_START_BOOT,
+	PR_PARENT_START,
+	PR_START,
+	PR_EXEC,
+	PR_END,
+	PR_COMM,
+	PR_EXE,
+	PR_ARGV,
+	PR_UID,
+	PR_STATUS,
+	PR_FLAGS,
+	PR_TOOL,
+	PR_SUBCOMMAND,
+	PR_CPU,
+	PR_USER,
+	PR_SYS,
+	PR_MAXRSS,
+	PR_READ,
+	PR_WRITE,
+	PR_RCHAR,
+	PR_WCHAR,
+	PR_CPU_WAIT,
+	PR_IOWAIT,
+	PR_OFFCPU,
+	PR_NET_RX,
+	PR_NET_TX,
+	PR_STALL,
+	PR_STALL_REASON,
+	PR_THREADS,
+	PR_UNIT
+};
+
+const char items_unit_sql[] =
+	"SELECT u.seq, u.start_ns, u.end_ns, u.state, u.exit_status, u.lost_events, "
+	"u.down_start_ns, u.down_end_ns, u.alloc_cpus, u.alloc_mem_mb, u.job_mem_peak_kb, "
+	"u.cgroup_mem_peak_kb, u.cgroup_cpu_ns, u.idle_ns, u.procs_folded, u.stalls, " UNIT_COLUMNS
+	" FROM units u WHERE u.seq > ?1 ORDER BY u.seq LIMIT ?2";
+enum {
+	UR_SEQ,
+	UR_START,
+	UR_END,
+	UR_STATE,
+	UR_EXIT,
+	UR_LOST,
+	UR_DOWN_START,
+	UR_DOWN_END,
+	UR_ALLOC_CPUS,
+	UR_ALLOC_MEM_MB,
+	UR_JOB_MEM_PEAK,
+	UR_CG_MEM_PEAK,
+	UR_CG_CPU,
+	UR_IDLE,
+	UR_FOLDED,
+	UR_STALLS,
+	UR_UNIT
+};
+
+/* ---- ids */
+
+struct ids {
+	uint8_t trace[16], span[8], parent[8];
+};
+
+static void put64(uint8_t *out, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		out[i] = (uint8_t)v;
+}
+
+static uint64_t hex64(const char *s)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 16; i++)
+		v = v << 4 | (uint64_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10);
+	return v;
+}
+
+static const char *text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return t ? (const char *)t : "";
+}
+
+static int64_t num(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_int64(st, col);
+}
+
+static uint64_t id_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static uint64_t id_of(const char *fmt, ...)
+{
+	char name[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	return traceparent_id(TRACEPARENT_SEED, name);
+}
+
+/* The unit's ids (its columns from at): -ENOENT when the row has no stored unit. */
+static int unit_ids(sqlite3_stmt *st, int at, struct ids *ids)
+{
+	const char *tp = text(st, at + U_TRACEPARENT), *cluster = text(st, at + U_CLUSTER);
+	const char *boot = text(st, at + U_BOOT);
+	int64_t unit = num(st, at + U_ID), job = num(st, at + U_JOB), task = num(st, at + U_TASK);
+	uint32_t step = (uint32_t)num(st, at + U_STEP);
+	int valid = traceparent_valid(tp);
+	uint64_t trace[2], span, parent = 0, tp_span = valid ? hex64(tp + 36) : 0;
+
+	if (sqlite3_column_type(st, at + U_ID) == SQLITE_NULL)
+		return -ENOENT;
+	if (job > 0) {
+		uint64_t alloc = id_of("tracer/%s/%" PRId64 "/alloc/%s", cluster, job, boot);
+		int ours;
+
+		traceparent_job_trace(cluster, (uint64_t)job, trace);
+		ours = !valid || (hex64(tp + 3) == trace[0] && hex64(tp + 19) == trace[1]);
+		if (step == STEP_NONE) {
+			span = alloc;
+			parent = ours ? 0 : tp_span;
+		} else {
+			span = traceparent_step_span(cluster, (uint64_t)job, step);
+			if (task > 0)
+				span = id_of("tracer/%s/%" PRId64 "/%u/%" PRId64, cluster, job,
+					     step, task);
+			parent = valid && tp_span != span ? tp_span : alloc;
+		}
+	} else {
+		trace[0] = id_of("tracer/%s/unit/%" PRId64, boot, unit);
+		trace[1] = traceparent_id(TRACEPARENT_SEED2, boot) ^ (uint64_t)unit;
+		span = id_of("tracer/%s/unit/%" PRId64 "/span", boot, unit);
+		parent = tp_span;
+	}
+	if (valid) {
+		trace[0] = hex64(tp + 3);
+		trace[1] = hex64(tp + 19);
+	}
+	put64(ids->trace, trace[0]);
+	put64(ids->trace + 8, trace[1]);
+	put64(ids->span, span);
+	memset(ids->parent, 0, sizeof(ids->parent));
+	if (parent)
+		put64(ids->parent, parent);
+	return 0;
+}
+
+/* ---- attributes */
+
+struct attrs {
+	struct export_batch *b;
+	struct otlp_attr *a;
+	size_t n;
+	int oom; /* out of memory on the way: the item is left out */
+};
+
+static struct otlp_attr *attr(struct attrs *as, const char *key, enum otlp_value_type type)
+{
+	struct otlp_attr *a;
+
+	if (as->n == ATTRS_MAX) {
+		as->oom = 1;
+		return NULL;
+	}
+	a = &as->a[as->n++];
+	a->key = key;
+	a->type = type;
+	return a;
+}
+
+static void attr_str(struct attrs *as, const char *key, const char *v, size_t len)
+{
+	struct otlp_attr *a;
+	const char *s;
+
+	if (!v || !*v)
+		return;
+	s = batch_text(as->b, v, len);
+	if (!s || !(a = attr(as, key, OTLP_STR))) {
+		as->oom = 1;
+		return;
+	}
+	a->s = s;
+}
+
+static void attr_col(struct attrs *as, const char *key, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) != SQLITE_NULL)
+		attr_str(as, key, text(st, col), (size_t)sqlite3_column_bytes(st, col));
+}
+
+static void attr_int(struct attrs *as, const char *key, int64_t v)
+{
+	struct otlp_attr *a = attr(as, key, OTLP_INT);
+
+	if (a)
+		a->i = v;
+}
+
+/* An integer column, left out where unknown */
+static void attr_num(struct attrs *as, const char *key, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) != SQLITE_NULL)
+		attr_int(as, key, num(st, col));
+}
+
+static void attr_bool(struct attrs *as, const char *key, int v)
+{
+	struct otlp_attr *a = attr(as, key, OTLP_BOOL);
+
+	if (a)
+		a->i = !!v;
+}
+
+/* The user's name, looked up once per batch: the export thread's, never the loop's */
+static void attr_owner(struct attrs *as, const char *key, uint32_t uid)
+{
+	struct export_batch *b = as->b;
+	char buf[1024], name[32];
+	struct passwd pw, *res = NULL;
+	unsigned i;
+
+	for (i = 0; i < b->nowners && b->owners[i].uid != uid; i++)
+		;
+	if (i == b->nowners) {
+		if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) || !res)
+			snprintf(name, sizeof(name), "%u", uid);
+		else
+			snprintf(name, sizeof(name), "%s", res->pw_name);
+		if (i < OWNERS_CACHED) {
+			b->owners[i].uid = uid;
+			b->owners[i].name = batch_text(b, name, strlen(name));
+			b->nowners++;
+		} else {
+			attr_str(as, key, name, strlen(name));
+			return;
+		}
+	}
+	if (b->owners[i].name)
+		attr_str(as, key, b->owners[i].name, strlen(b->owners[i].name));
+}
+
+/* The Slurm and workflow context of a row's unit */
+static void attrs_unit(struct attrs *as, sqlite3_stmt *st, int at)
+{
+	char step[32];
+
+	if (num(st, at + U_JOB) > 0) {
+		attr_num(as, "slurm.job_id", st, at + U_JOB);
+		if (num(st, at + U_STEP) != STEP_NONE)
+			attr_str(
+				as, "slurm.step_id",
+				slurm_step_name((uint32_t)num(st, at + U_STEP), step, sizeof(step)),
+				strlen(step));
+		if (num(st, at + U_TASK) >= 0)
+			attr_num(as, "slurm.task_id", st, at + U_TASK);
+		if (num(st, at + U_ARRAY_JOB) > 0) {
+			attr_num(as, "slurm.array_job_id", st, at + U_ARRAY_JOB);
+			attr_num(as, "slurm.array_task_id", st, at + U_ARRAY_TASK);
+		}
+		attr_col(as, "slurm.cluster", st, at + U_CLUSTER);
+		attr_col(as, "slurm.job_name", st, at + U_JOB_NAME);
+		attr_owner(as, "slurm.user", (uint32_t)num(st, at + U_UID));
+	}
+	attr_col(as, "tracer.unit.name", st, at + U_NAME);
+	attr_col(as, "tracer.pipeline", st, at + U_PIPELINE);
+	attr_col(as, "tracer.run", st, at + U_RUN);
+	attr_col(as, "tracer.step", st, at + U_STEP_NAME);
+	attr_col(as, "tracer.wildcards", st, at + U_WILDCARDS);
+	attr_col(as, "tracer.engine", st, at + U_ENGINE);
+}
+
+static int attrs_begin(struct attrs *as, struct export_batch *b)
+{
+	as->b = b;
+	as->n = 0;
+	as->oom = 0;
+	as->a = batch_attrs(b, ATTRS_MAX);
+	return as->a ? 0 : -ENOMEM;
+}
+
+/* ---- names and outcomes */
+
+/* "bwa mem", else its comm */
+static const char *process_name(struct export_batch *b, sqlite3_stmt *st)
+{
+	char name[160];
+	const char *tool = text(st, PR_TOOL), *sub = text(st, PR_SUBCOMMAND);
+
+	if (!*tool)
+		tool = *text(st, PR_COMM) ? text(st, PR_COMM) : "process";
+	snprintf(name, sizeof(name), "%s%s%s", tool, *sub ? " " : "", sub);
+	return batch_text(b, name, strlen(name));
+}
+
+static const char *unit_name(struct export_batch *b, sqlite3_stmt *st, int at)
+{
+	char name[192], step[32];
+	int64_t job = num(st, at + U_JOB), task = num(st, at + U_TASK);
+	uint32_t s = (uint32_t)num(st, at + U_STEP);
+
+	if (job <= 0)
+		snprintf(name, sizeof(name), "%s", text(st, at + U_NAME));
+	else if (s == STEP_NONE)
+		snprintf(name, sizeof(name), "job %" PRId64, job);
+	else
+		snprintf(name, sizeof(name), "step %" PRId64 ".%s task %" PRId64, job,
+			 slurm_step_name(s, step, sizeof(step)), task < 0 ? 0 : task);
+	return batch_text(b, name, strlen(name));
+}
+
+/* How a process ended, as words for a span's status and a log's body: "" when it succeeded */
+static void outcome(int64_t status, int64_t flags, char *out, size_t len)
+{
+	const char *sig;
+
+	out[0] = 0;
+	if (flags & PROC_OOM_KILLED)
+		snprintf(out, len, "killed by the OOM killer");
+	else if (status > 0 && WIFSIGNALED((int)status))
+		snprintf(out, len, "killed by signal %s",
+			 (sig = sigabbrev_np(WTERMSIG((int)status))) ? sig : "?");
+	else if (status > 0 && WIFEXITED((int)status) && WEXITSTATUS((int)status))
+		snprintf(out, len, "exit %d", WEXITSTATUS((int)status));
+}
+
+static struct otlp_log *log_of(struct export_batch *b, const struct ids *ids, uint64_t time_ns,
+			       enum otlp_severity sev, const char *body)
+{
+	static const char *const words[] = {
+		[OTLP_SEV_INFO] = "INFO", [OTLP_SEV_WARN] = "WARN", [OTLP_SEV_ERROR] = "ERROR"
+	};
+	struct otlp_log *l;
+	const char *t = batch_text(b, body, strlen(body));
+
+	if (!t || !(l = batch_log(b)))
+		return NULL;
+	l->time_unix_ns = l->observed_unix_ns = time_ns;
+	l->severity = sev;
+	l->severity_text = words[sev];
+	l->body = t;
+	memcpy(l->trace_id, ids->trace, sizeof(l->trace_id));
+	memcpy(l->span_id, ids->span, sizeof(l->span_id));
+	return l;
+}
+
+/* ---- a process */
+
+static void attrs_process(struct attrs *as, sqlite3_stmt *st)
+{
+	int64_t status = num(st, PR_STATUS);
+	struct otlp_attr *a;
+
+	attr_num(as, "process.pid", st, PR_PID);
+	attr_num(as, "process.parent_pid", st, PR_PPID);
+	attr_col(as, "process.executable.name", st, PR_COMM);
+	attr_col(as, "process.executable.path", st, PR_EXE);
+	if (sqlite3_column_bytes(st, PR_ARGV) > 0) {
+		size_t len = (size_t)sqlite3_column_bytes(st, PR_ARGV);
+		const char *argv = batch_text(as->b, sqlite3_column_blob(st, PR_ARGV), len);
+
+		if (argv && (a = attr(as, "process.command_args", OTLP_STRINGS))) {
+			a->s = argv;
+			a->len = len;
+		} else {
+			as->oom = 1;
+		}
+	}
+	attr_owner(as, "process.owner", (uint32_t)num(st, PR_UID));
+	if (sqlite3_column_type(st, PR_STATUS) != SQLITE_NULL && status >= 0) {
+		if (WIFEXITED((int)status))
+			attr_int(as, "process.exit.code", WEXITSTATUS((int)status));
+		else if (WIFSIGNALED((int)status))
+			attr_int(as, "tracer.exit.signal", WTERMSIG((int)status));
+	}
+	attr_col(as, "tracer.tool", st, PR_TOOL);
+	attr_col(as, "tracer.tool.subcommand", st, PR_SUBCOMMAND);
+	attr_num(as, "tracer.cpu_ns", st, PR_CPU);
+	attr_num(as, "tracer.user_ns", st, PR_USER);
+	attr_num(as, "tracer.sys_ns", st, PR_SYS);
+	attr_num(as, "tracer.peak_rss_kb", st, PR_MAXRSS);
+	attr_num(as, "tracer.read_bytes", st, PR_READ);
+	attr_num(as, "tracer.write_bytes", st, PR_WRITE);
+	attr_num(as, "tracer.rchar", st, PR_RCHAR);
+	attr_num(as, "tracer.wchar", st, PR_WCHAR);
+	attr_num(as, "tracer.cpu_wait_ns", st, PR_CPU_WAIT);
+	attr_num(as, "tracer.io_wait_ns", st, PR_IOWAIT);
+	attr_num(as, "tracer.off_cpu_ns", st, PR_OFFCPU);
+	attr_num(as, "tracer.net.rx_bytes", st, PR_NET_RX);
+	attr_num(as, "tracer.net.tx_bytes", st, PR_NET_TX);
+	attr_num(as, "tracer.threads", st, PR_THREADS);
+	if (num(st, PR_STALL) > 0) {
+		attr_num(as, "tracer.stall_ns", st, PR_STALL);
+		attr_col(as, "tracer.stall_reason", st, PR_STALL_REASON);
+	}
+	if (num(st, PR_FLAGS) & PROC_OOM_KILLED)
+		attr_bool(as, "tracer.oom_killed", 1);
+	attrs_unit(as, st, PR_UNIT);
+}
+
+static void process_ids(sqlite3_stmt *st, struct ids *ids)
+{
+	const char *boot = text(st, PR_BOOT);
+
+	/* under its unit's span (unit_ids), or its parent's */
+	memcpy(ids->parent, ids->span, sizeof(ids->parent));
+	if (num(st, PR_PARENT_START) > 0)
+		put64(ids->parent, id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, num(st, PR_PPID),
+					 num(st, PR_PARENT_START)));
+	put64(ids->span, id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, num(st, PR_PID),
+			       num(st, PR_START_BOOT)));
+}
+
+static int process_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids)
+{
+	char how[64], body[512];
+	const char *name = process_name(b, st);
+	int64_t flags = num(st, PR_FLAGS), pid = num(st, PR_PID);
+	uint64_t end = (uint64_t)num(st, PR_END);
+
+	if (!name)
+		return -ENOMEM;
+	outcome(num(st, PR_STATUS), flags, how, sizeof(how));
+	if (*how) {
+		snprintf(body, sizeof(body), "process %" PRId64 " (%s) %s%s", pid, name,
+			 flags & PROC_OOM_KILLED ? "was " : "", how);
+		if (!log_of(b, ids, end,
+			    flags & PROC_OOM_KILLED || strstr(how, "signal") ? OTLP_SEV_ERROR
+									     : OTLP_SEV_WARN,
+			    body))
+			return -ENOMEM;
+	}
+	if (num(st, PR_STALL) > 0) {
+		snprintf(body, sizeof(body), "process %" PRId64 " (%s) stalled for %.1f s (%s)",
+			 pid, name, (double)num(st, PR_STALL) / 1e9, text(st, PR_STALL_REASON));
+		if (!log_of(b, ids, end, OTLP_SEV_WARN, body))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int items_process(struct export_batch *b, sqlite3_stmt *st)
+{
+	struct ids ids;
+	struct attrs as;
+	struct otlp_span *s;
+	char how[64];
+
+	if (unit_ids(st, PR_UNIT, &ids) < 0)
+		return 0; /* a key's rows not linked yet: sent once moved to their unit */
+	process_ids(st, &ids);
+	if (b->signal == EXPORT_LOGS)
+		return process_logs(b, st, &ids);
+	if (attrs_begin(&as, b))
+		return -ENOMEM;
+	attrs_process(&as, st);
+	s = batch_span(b);
+	if (as.oom || !s || !(s->name = process_name(b, st)))
+		return -ENOMEM;
+	memcpy(s->trace_id, ids.trace, sizeof(ids.trace));
+	memcpy(s->span_id, ids.span, sizeof(ids.span));
+	memcpy(s->parent_span_id, ids.parent, sizeof(ids.parent));
+	s->kind = OTLP_SPAN_INTERNAL;
+	s->start_unix_ns = (uint64_t)num(st, PR_START);
+	s->end_unix_ns = (uint64_t)num(st, PR_END);
+	outcome(num(st, PR_STATUS), num(st, PR_FLAGS), how, sizeof(how));
+	if (*how) {
+		s->status = OTLP_STATUS_ERROR;
+		if (!(s->status_message = batch_text(b, how, strlen(how))))
+			return -ENOMEM;
+	}
+	s->attrs = as.a;
+	s->nattrs = as.n;
+	return 0;
+}
+
+/* ---- a unit */
+
+static int unit_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids,
+		     const char *name, enum unit_state state)
+{
+	char body[512];
+	uint64_t end = (uint64_t)num(st, UR_END);
+	int64_t limit_kb = num(st, UR_ALLOC_MEM_MB) * 1024;
+	int64_t peak =
+		num(st, UR_JOB_MEM_PEAK) ? num(st, UR_JOB_MEM_PEAK) : num(st, UR_CG_MEM_PEAK);
+
+	if (state != UNIT_COMPLETED && state != UNIT_RUNNING) {
+		snprintf(body, sizeof(body), "%s ended %s (wait status %" PRId64 ")", name,
+			 unit_state_name(state), num(st, UR_EXIT));
+		if (!log_of(b, ids, end, OTLP_SEV_ERROR, body))
+			return -ENOMEM;
+	}
+	if (num(st, UR_LOST) > 0) {
+		snprintf(body, sizeof(body),
+			 "%s: %" PRId64 " events lost, its record of processes is incomplete", name,
+			 num(st, UR_LOST));
+		if (!log_of(b, ids, end, OTLP_SEV_WARN, body))
+			return -ENOMEM;
+	}
+	if (num(st, UR_DOWN_START) > 0) {
+		snprintf(body, sizeof(body),
+			 "%s: tracerd was down for %.1f s while it ran; processes of that time may"
+			 " be missing",
+			 name, (double)(num(st, UR_DOWN_END) - num(st, UR_DOWN_START)) / 1e9);
+		if (!log_of(b, ids, (uint64_t)num(st, UR_DOWN_START), OTLP_SEV_WARN, body))
+			return -ENOMEM;
+	}
+	if (limit_kb > 0 && peak * 100 >= limit_kb * MEM_NEAR_LIMIT_PCT) {
+		snprintf(body, sizeof(body),
+			 "%s: peak memory %" PRId64 " MB is %" PRId64 " %% of its %" PRId64 " MB",
+			 name, peak / 1024, peak * 100 / limit_kb, limit_kb / 1024);
+		if (!log_of(b, ids, end, OTLP_SEV_WARN, body))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int items_unit(struct export_batch *b, sqlite3_stmt *st)
+{
+	struct ids ids;
+	struct attrs as;
+	struct otlp_span *s;
+	enum unit_state state = UNIT_LOST;
+	const char *name;
+
+	unit_state_parse(text(st, UR_STATE), &state);
+	if (unit_ids(st, UR_UNIT, &ids) < 0)
+		return 0;
+	if (!(name = unit_name(b, st, UR_UNIT)))
+		return -ENOMEM;
+	if (b->signal == EXPORT_LOGS)
+		return unit_logs(b, st, &ids, name, state);
+	if (attrs_begin(&as, b))
+		return -ENOMEM;
+	attr_col(&as, "tracer.unit.kind", st, UR_UNIT + U_KIND);
+	attr_col(&as, "tracer.unit.state", st, UR_STATE);
+	attr_num(&as, "tracer.unit.exit_status", st, UR_EXIT);
+	attr_num(&as, "tracer.lost_events", st, UR_LOST);
+	attr_num(&as, "tracer.alloc_cpus", st, UR_ALLOC_CPUS);
+	attr_num(&as, "tracer.alloc_mem_mb", st, UR_ALLOC_MEM_MB);
+	attr_num(&as, "tracer.job_mem_peak_kb", st, UR_JOB_MEM_PEAK);
+	attr_num(&as, "tracer.cgroup_mem_peak_kb", st, UR_CG_MEM_PEAK);
+	attr_num(&as, "tracer.cgroup_cpu_ns", st, UR_CG_CPU);
+	attr_num(&as, "tracer.idle_ns", st, UR_IDLE);
+	attr_num(&as, "tracer.procs_folded", st, UR_FOLDED);
+	attr_num(&as, "tracer.stalls", st, UR_STALLS);
+	attrs_unit(&as, st, UR_UNIT);
+	s = batch_span(b);
+	if (as.oom || !s)
+		return -ENOMEM;
+	s->name = name;
+	memcpy(s->trace_id, ids.trace, sizeof(ids.trace));
+	memcpy(s->span_id, ids.span, sizeof(ids.span));
+	memcpy(s->parent_span_id, ids.parent, sizeof(ids.parent));
+	s->kind = OTLP_SPAN_INTERNAL;
+	s->start_unix_ns = (uint64_t)num(st, UR_START);
+	s->end_unix_ns = (uint64_t)num(st, UR_END);
+	if (state != UNIT_COMPLETED) {
+		s->status = OTLP_STATUS_ERROR;
+		s->status_message = unit_state_name(state);
+	}
+	s->attrs = as.a;
+	s->nattrs = as.n;
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* What source.c (reading rows, the batch) and items.c (a row's items) share; not for others. */
+#ifndef TRACER_EXPORT_SOURCE_INTERNAL_H
+#define TRACER_EXPORT_SOURCE_INTERNAL_H
+
+#include "source.h"
+
+#define ITEMS_LOGS_MAX 4 /* log records one row makes at most */
+#define OWNERS_CACHED 8	 /* user names a batch looks up once */
+
+struct arena_block {
+	struct arena_block *next;
+	size_t size, used;
+	char data[];
+};
+
+struct export_batch {
+	enum export_signal signal;
+	struct otlp_span *spans;
+	struct otlp_log *logs;
+	size_t nspans, span_cap, nlogs, log_cap;
+	struct arena_block *blocks; /* every string and attribute array of the items */
+	struct {
+		uint32_t uid;
+		const char *name;
+	} owners[OWNERS_CACHED];
+	unsigned nowners;
+};
+
+/* Empty b for up to max rows of signal: a row makes one span, or at most ITEMS_LOGS_MAX log
+ * records. 0 or -ENOMEM. */
+int batch_reset(struct export_batch *b, enum export_signal signal, size_t max);
+/* The batch's memory for its items: NULL when out of memory (the row is left out, said by the
+ * caller), or when a span or log array is full. */
+void *batch_alloc(struct export_batch *b, size_t n);
+const char *batch_text(struct export_batch *b, const void *s, size_t n);
+struct otlp_attr *batch_attrs(struct export_batch *b, size_t n);
+struct otlp_span *batch_span(struct export_batch *b);
+struct otlp_log *batch_log(struct export_batch *b);
+
+/* The queries of a signal's rows after a cursor (?1), at most ?2 of them, ordered by their
+ * number (first column): a process's joined to its unit, and a finished unit's. */
+extern const char items_process_sql[], items_unit_sql[];
+/* A row of one of them process or unit query into b's items of its signal: 0 or -ENOMEM. */
+int items_process(struct export_batch *b, sqlite3_stmt *st);
+int items_unit(struct export_batch *b, sqlite3_stmt *st);
+
+#endif
