@@ -14,10 +14,8 @@
 #include "cursor.h"
 #include "export_internal.h"
 #include "log.h"
+#include "version.h"
 
-#ifndef TRACER_VERSION
-#define TRACER_VERSION "0.1"
-#endif
 
 static const char *env_get(const char *name)
 {

@@ -159,7 +159,7 @@ int store_totals_check(void);
 /* ---- the export floor (store_export.c) */
 
 /* The column of processes and units that holds a row's export sequence (export/source.h) */
-#define STORE_EXPORT_SEQ "export_seq"
+#define STORE_EXPORT_SEQ "seq"
 /* A condition on units (as "units") that holds when the unit and all its processes are at or
  * below :floor: exported. "" when no floor is set. */
 const char *store_exported_condition(const struct store *s);
