@@ -44,6 +44,11 @@ static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
 	return l;
 }
 
+size_t safe_text_char(const char *s, size_t n, uint32_t *cp)
+{
+	return n ? utf8_seq((const unsigned char *)s, n, cp) : 0;
+}
+
 /* Characters that are valid but act on the terminal or on the order text is shown in, or that
  * show as nothing and so make two different names look the same */
 static int hidden_control(uint32_t c)

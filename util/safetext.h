@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <json-c/json.h>
 
@@ -36,6 +37,11 @@ void safe_text_vfprintf(FILE *f, const char *fmt, va_list ap);
 /* Escape every string value and key of a JSON document in place, so that what json-c writes
  * is valid UTF-8 with nothing a terminal acts on. Returns 0 or -ENOMEM. */
 int safe_text_json(struct json_object *o);
+
+/* The length of the valid UTF-8 character at s (n bytes left) and its code point in *cp; 0 when
+ * there is none (n is 0, a stray or cut byte, an overlong form, a surrogate, beyond U+10FFFF).
+ * The one UTF-8 decoder: what counts as valid here counts as valid everywhere. */
+size_t safe_text_char(const char *s, size_t n, uint32_t *cp);
 
 /* For aligned columns of escaped (valid UTF-8) text: the terminal columns s takes (2 for East
  * Asian wide and fullwidth characters and emoji, none for combining marks), and the bytes of

@@ -50,6 +50,7 @@ stop_daemon() {
 
 finish() {
   stop_daemon
+  otlp_receiver_stop
   if [ $FAILED -gt 0 ]; then
     echo "--- tracerd log"; tail -30 "$T/tracerd.log"
   fi
@@ -57,7 +58,39 @@ finish() {
   echo "$PASSED passed, $FAILED failed"
   [ $FAILED -eq 0 ]
 }
-trap 'stop_daemon; rm -rf "$T"' INT TERM
+trap 'stop_daemon; otlp_receiver_stop; rm -rf "$T"' INT TERM
+
+# The test OTLP/HTTP receiver (tests/otlp/receiver.js, its options at its top): started on a
+# free port, its packages installed first when missing. Sets OTLP_PORT, OTLP_URL, OTLP_PID; what
+# it received goes to $T/otlp/items.jsonl, its counts to $T/otlp/stats.json, and the file
+# $T/otlp/control switches its mode. Returns 1 after a FAIL when it cannot start.
+OTLP_PID=
+otlp_receiver_start() { # [receiver options...]
+  local dir=$TOP/tests/otlp
+  mkdir -p "$T/otlp"
+  if [ ! -d "$dir/node_modules/@opentelemetry/otlp-transformer" ]; then
+    command -v npm > /dev/null || { fail "npm is not installed (scripts/install-deps)"; return 1; }
+    (cd "$dir" && npm install --no-audit --no-fund > "$T/otlp/npm.log" 2>&1) ||
+      { tail -5 "$T/otlp/npm.log"; fail "npm install in tests/otlp"; return 1; }
+  fi
+  rm -f "$T/otlp/port"
+  node "$dir/receiver.js" --port 0 --port-file "$T/otlp/port" --out "$T/otlp/items.jsonl" \
+    --stats "$T/otlp/stats.json" --control "$T/otlp/control" "$@" > "$T/otlp/receiver.log" 2>&1 &
+  OTLP_PID=$!
+  for _ in $(seq 100); do
+    [ -s "$T/otlp/port" ] && OTLP_PORT=$(cat "$T/otlp/port") && OTLP_URL=http://127.0.0.1:$OTLP_PORT &&
+      return 0
+    kill -0 $OTLP_PID 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$T/otlp/receiver.log"; fail "OTLP receiver did not start"; return 1
+}
+otlp_receiver_stop() {
+  [ -n "${OTLP_PID:-}" ] || return 0
+  kill -TERM $OTLP_PID 2>/dev/null
+  wait $OTLP_PID 2>/dev/null
+  OTLP_PID=
+}
 
 ctl() { "$BUILD/tracerctl" -N $NODE "$@"; }
 jobstat() { "$BUILD/tracer-jobstat" -N $NODE "$@"; }
