@@ -16,7 +16,6 @@
 #include "log.h"
 #include "version.h"
 
-
 static const char *env_get(const char *name)
 {
 	return getenv(name);

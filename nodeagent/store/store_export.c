@@ -76,8 +76,8 @@ int store_export_latest(sqlite3 *db, int64_t *seq)
 	if (sqlite3_prepare_v2(db,
 			       "SELECT MAX(COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
 			       ") FROM processes WHERE " STORE_EXPORT_SEQ " IS NOT NULL), 0),"
-			       " COALESCE((SELECT MAX(" STORE_EXPORT_SEQ ") FROM units WHERE "
-			       STORE_EXPORT_SEQ " IS NOT NULL), 0))",
+			       " COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
+			       ") FROM units WHERE " STORE_EXPORT_SEQ " IS NOT NULL), 0))",
 			       -1, &st, NULL) != SQLITE_OK) {
 		log_error("store: %s", sqlite3_errmsg(db));
 		return -EIO;
