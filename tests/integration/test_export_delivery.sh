@@ -132,6 +132,22 @@ rm -f "$T/otlp/control"
 check "and the batch tried again after it arrives" arrived throttled 30
 attack fail503
 check "the collector's garbage reply is said" grep -q "no Export response" "$T/tracerd.log"
+rejected=$(status_field traces rejected)
+attack partial 3
+check "a partial success is counted as rejected ($rejected, then $(status_field traces rejected))" \
+  [ "$(status_field traces rejected)" -ge $((rejected + 3)) ]
+
+# ---- the other encoding, compressed
+stop_daemon
+cat >> "$T/tracer.conf" <<CONF
+OtlpProtocol = http/json
+OtlpCompression = gzip
+CONF
+start_daemon || { fail "restart with http/json"; finish; exit 1; }
+traced_run json 20
+check "http/json with gzip: every process span arrives" arrived json 20
+check "decoded as JSON from a gzip body" \
+  grep -q '"encoding":"json","gzip":true' "$T/otlp/items.jsonl"
 
 # ---- a hung receiver does not hold tracerd's exit past the bound
 mode hang
