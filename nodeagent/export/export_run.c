@@ -118,7 +118,7 @@ static void advance(struct run *r, int sig, int64_t next)
 }
 
 /* Read sig's next batch after cursor in one short read transaction, with what status shows of
- * the backlog. */
+ * the backlog. -ESTALE: the store's sequence ends below the cursor. */
 static int read_batch(struct run *r, int sig, int64_t cursor, int64_t *next)
 {
 	int64_t oldest = 0, latest = -1;
@@ -140,6 +140,8 @@ static int read_batch(struct run *r, int sig, int64_t cursor, int64_t *next)
 		close_db(r); /* opened afresh at the next try */
 		return err;
 	}
+	if (latest >= 0 && latest < cursor)
+		return -ESTALE;
 	pthread_mutex_lock(&r->e->lock);
 	r->e->st[sig].oldest_ns = oldest ? written : 0;
 	r->e->st[sig].behind = latest < 0 ? -1 : latest > cursor ? latest - cursor : 0;
@@ -239,7 +241,16 @@ static int step(struct run *r, int sig)
 	pthread_mutex_lock(&r->e->lock);
 	cursor = r->e->st[sig].cursor;
 	pthread_mutex_unlock(&r->e->lock);
-	if ((err = read_batch(r, sig, cursor, &next))) {
+	err = read_batch(r, sig, cursor, &next);
+	if (err == -ESTALE) {
+		/* a new store under old cursors: all it holds was never sent */
+		log_warn("export: %s: the store's records end below the cursor %" PRId64
+			 ": the store is new, everything in it is sent",
+			 export_signal_names[sig], cursor);
+		advance(r, sig, 0);
+		return 1;
+	}
+	if (err) {
 		failed(r, sig, "cannot read the store: %s", strerror(-err));
 		again_later(r, sig, 0, 0, 0);
 		return 0;

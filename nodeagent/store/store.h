@@ -68,8 +68,9 @@ int store_count_shares(struct store *s, uint64_t max_bytes);
 void store_set_export_floor(struct store *s, int64_t floor);
 /* Rows (processes and units) pruned before they were exported, since the store was opened */
 uint64_t store_export_dropped(const struct store *s);
-/* The highest export sequence in the store, on db (a reader connection: the export thread's):
- * 0 with *seq (0 for an empty store), or -EIO. */
+/* The highest export sequence the store ever gave, on db (a reader connection: the export
+ * thread's): 0 with *seq (0 for a new store), or -EIO. Below a cursor, the store is not the
+ * one the cursor was kept for (it was removed and made again). */
 int store_export_latest(sqlite3 *db, int64_t *seq);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
 int store_set_alive(struct store *s, int64_t now_ns);

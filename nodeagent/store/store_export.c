@@ -70,15 +70,18 @@ int store_count_dropped(struct store *s)
 
 int store_export_latest(sqlite3 *db, int64_t *seq)
 {
+	/* the rows' highest (the meta's lags a write made outside a batch), and the meta's
+	 * (the rows that held it may be gone) */
+	static const char sql[] =
+		"SELECT MAX(COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
+		") FROM processes WHERE " STORE_EXPORT_SEQ
+		" IS NOT NULL), 0), COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
+		") FROM units WHERE " STORE_EXPORT_SEQ " IS NOT NULL), 0), COALESCE((SELECT "
+		"MAX(CAST(value AS INTEGER)) FROM meta WHERE key='" STORE_META_SEQ "'), 0))";
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT MAX(COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
-			       ") FROM processes WHERE " STORE_EXPORT_SEQ " IS NOT NULL), 0),"
-			       " COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
-			       ") FROM units WHERE " STORE_EXPORT_SEQ " IS NOT NULL), 0))",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		log_error("store: %s", sqlite3_errmsg(db));
 		return -EIO;
 	}

@@ -160,6 +160,8 @@ int store_totals_check(void);
 
 /* The column of processes and units that holds a row's export sequence (export/source.h) */
 #define STORE_EXPORT_SEQ "seq"
+/* The key in meta of the highest number ever given: rows that held it may be pruned */
+#define STORE_META_SEQ "export_seq"
 /* A condition on units (as "units") that holds when the unit and all its processes are at or
  * below :floor: exported. "" when no floor is set. */
 const char *store_exported_condition(const struct store *s);

@@ -149,6 +149,14 @@ check "http/json with gzip: every process span arrives" arrived json 20
 check "decoded as JSON from a gzip body" \
   grep -q '"encoding":"json","gzip":true' "$T/otlp/items.jsonl"
 
+# ---- a store made anew under old cursors: what it holds is sent all the same
+stop_daemon
+rm -f "$T/state/$NODE"/tracer.db*
+start_daemon || { fail "restart with a new store"; finish; exit 1; }
+traced_run anew 10
+check "a new store under the old cursors: its spans arrive" arrived anew 20
+check "and that is said" grep -q "the store is new" "$T/tracerd.log"
+
 # ---- a hung receiver does not hold tracerd's exit past the bound
 mode hang
 traced_run last 10

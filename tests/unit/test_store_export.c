@@ -111,6 +111,13 @@ static void test_floor(void **state)
 	assert_int_equal(store_prune(s, OFFSET + 100000000000ll, 0, 100, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(store_export_dropped(s), 3);
+	/* every row gone: the highest number given is still known */
+	assert_int_equal(units_left(s), 0);
+	assert_int_equal(sqlite3_open_v2(store_file(s), &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(store_export_latest(db, &latest), 0);
+	sqlite3_close(db);
+	assert_int_equal(latest, 10);
 	store_close(s);
 	tl_rmtree(dir);
 }
