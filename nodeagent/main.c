@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "collector.h"
 #include "config.h"
+#include "export.h"
 #include "log.h"
 #include "metrics_http.h"
 #include "server.h"
@@ -162,6 +163,7 @@ static int socket_dir(const char *dir)
 struct daemon {
 	struct options opt;
 	struct agent *agent;
+	struct exporter *exporter; /* NULL: export off */
 	struct server *server;
 	struct metrics_http *metrics; /* MetricsListen's, NULL when off */
 	int epfd, sigfd, commit_fd, sample_fd;
@@ -186,6 +188,7 @@ static void reload(struct daemon *d)
 		return;
 	}
 	agent_reload(d->agent, &cfg);
+	exporter_reload(d->exporter, &cfg);
 	set_nice(cfg.nice);
 	timer_set(d->commit_fd, cfg.commit_interval_ms);
 	timer_set(d->sample_fd, cfg.sample_interval_ms);
@@ -494,6 +497,11 @@ int main(int argc, char **argv)
 	r = add_fd(d.epfd, agent_events_fd(d.agent));
 	if (r < 0)
 		goto out_agent;
+	/* the store is open: its export runs on a thread of its own from here on */
+	r = exporter_start(&d.exporter, &cfg, node, store_file(agent_store(d.agent)));
+	if (r < 0)
+		goto out_agent;
+	agent_set_exporter(d.agent, d.exporter);
 	r = socket_dir(cfg.socket_dir);
 	if (r < 0)
 		goto out_agent;
@@ -528,6 +536,9 @@ out_server:
 	metrics_http_close(d.metrics);
 	server_close(d.server);
 out_agent:
+	if (d.agent)
+		agent_set_exporter(d.agent, NULL);
+	exporter_stop(d.exporter); /* a post under way is abandoned: bounded */
 	agent_free(d.agent);
 out:
 	if (d.commit_fd >= 0)
