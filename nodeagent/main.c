@@ -22,6 +22,7 @@
 #include "config.h"
 #include "export.h"
 #include "log.h"
+#include "metrics.h"
 #include "metrics_http.h"
 #include "server.h"
 #include "store.h"
@@ -502,6 +503,8 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto out_agent;
 	agent_set_exporter(d.agent, d.exporter);
+	if (d.exporter)
+		metrics_set_export(exporter_metrics, d.exporter);
 	r = socket_dir(cfg.socket_dir);
 	if (r < 0)
 		goto out_agent;
@@ -538,6 +541,7 @@ out_server:
 out_agent:
 	if (d.agent)
 		agent_set_exporter(d.agent, NULL);
+	metrics_set_export(NULL, NULL);
 	exporter_stop(d.exporter); /* a post under way is abandoned: bounded */
 	agent_free(d.agent);
 out:

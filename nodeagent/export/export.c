@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "cursor.h"
 #include "export_internal.h"
+#include "metrics.h"
 #include "log.h"
 #include "version.h"
 
@@ -238,4 +239,27 @@ struct json_object *exporter_status_json(struct exporter *e)
 			json_object_array_add(sigs, signal_json(e, sig, &st[sig]));
 	json_object_object_add(o, "signals", sigs);
 	return o;
+}
+
+size_t exporter_metrics(void *ctx, struct metrics_export *out, size_t max)
+{
+	struct exporter *e = ctx;
+	struct export_signal_status st[EXPORT_SIGNALS];
+	size_t n = 0;
+
+	pthread_mutex_lock(&e->lock);
+	memcpy(st, e->st, sizeof(st));
+	pthread_mutex_unlock(&e->lock);
+	for (int sig = 0; sig < EXPORT_SIGNALS && n < max; sig++) {
+		if (!e->set.sig[sig].url[0])
+			continue;
+		out[n++] = (struct metrics_export){
+			.signal = export_signal_names[sig],
+			.backlog = st[sig].behind > 0 ? (uint64_t)st[sig].behind : 0,
+			.oldest_unix_ns = (int64_t)st[sig].oldest_ns,
+			.last_success_unix_ns = st[sig].last_success_ns,
+			.failures = st[sig].retries + st[sig].refused,
+		};
+	}
+	return n;
 }

@@ -34,5 +34,9 @@ int64_t exporter_floor(struct exporter *e);
  * last_error, last_error_ns, retry_in_ms, sent, batches, retries, resent, refused,
  * rejected}]}; {"enabled":false} for NULL. */
 struct json_object *exporter_status_json(struct exporter *e);
+/* The Prometheus endpoint's view of each signal's delivery (metrics.h's metrics_export_fn,
+ * ctx the exporter): from the event loop, a copy under the lock. */
+struct metrics_export;
+size_t exporter_metrics(void *ctx, struct metrics_export *out, size_t max);
 
 #endif
