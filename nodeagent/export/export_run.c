@@ -306,7 +306,7 @@ void *export_run(void *arg)
 	int sig, moved;
 	int64_t now, wake;
 
-	if (export_batch_new(&r.batch)) {
+	if (export_batch_new(&r.batch, r.e->node)) {
 		log_error("export: out of memory: nothing is exported");
 		return NULL;
 	}

@@ -17,7 +17,9 @@ enum export_signal { EXPORT_TRACES, EXPORT_LOGS, EXPORT_SIGNALS };
 
 struct export_batch;
 
-int export_batch_new(struct export_batch **out);
+/* A batch for the exporter of node (the Slurm node name: an allocation's span is the job's on
+ * that node). */
+int export_batch_new(struct export_batch **out, const char *node);
 void export_batch_free(struct export_batch *b);
 
 /* Read the items of signal whose sequence is above cursor, at most max of them, from db (a
