@@ -37,14 +37,14 @@ LIBCOMMON     := $(LIBPROTOCOL) $(LIBUTIL)
 # tracerd without main(): what its unit tests and fuzz targets link
 LIBAGENT      := $(B)/libtracer-agent.a
 
-AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc -lmunge $(LIBS_JSON)
+AGENT_LIBS  := -lbpf -lelf -lz -lsqlite3 -lhwloc -lmunge -lcurl -lpthread $(LIBS_JSON)
 CLIENT_LIBS := -lmunge $(LIBS_JSON)
 
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
 SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/clock.c util/config.c util/procfs.c util/readfile.c \
-             util/safetext.c util/slurm_ids.c \
+             util/otlp_settings.c util/safetext.c util/slurm_ids.c \
              protocol/ops.c protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c \
              protocol/trust.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
@@ -88,7 +88,8 @@ $(LIBAGENT): $(NODEAGENT_OBJ)
 
 $(B)/tracerd: $(B)/obj/nodeagent/main.o $(LIBAGENT) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(AGENT_LIBS)
-$(B)/tracerctl: $(B)/obj/tracerctl/tracerctl.o $(LIBCOMMON)
+TRACERCTL_SRC := $(wildcard tracerctl/*.c)
+$(B)/tracerctl: $(patsubst %.c,$(B)/obj/%.o,$(TRACERCTL_SRC)) $(LIBCOMMON)
 	$(CC) $(CFLAGS) -o $@ $^ $(CLIENT_LIBS)
 # tracer-jobstat: main.c and its options over libjobstat.a, built in three stages, one folder
 # each, that call only downwards (render -> compute <- collect): collect/ does every daemon and
@@ -139,7 +140,7 @@ $(OTLP_SAMPLES): tests/otlp/otlp_samples.c $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
 
 # every object of the programs: no two source files may call each other (scripts/check-circles)
 PRODUCT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(RULES_GEN),$(NODEAGENT_SRC)) nodeagent/main.c \
-               $(COMMON_SRC) $(JOBSTAT_SRC) $(JOBSTAT_MAIN) tracerctl/tracerctl.c prolog/prolog.c)
+               $(COMMON_SRC) $(JOBSTAT_SRC) $(JOBSTAT_MAIN) $(TRACERCTL_SRC) prolog/prolog.c)
 unit: $(UNIT_BINS) $(LIBJOBSTAT) $(BINS) $(OTLP_SAMPLES)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	scripts/check-jobstat-stages $(B)/obj "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"

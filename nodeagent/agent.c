@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "agent_internal.h"
 #include "cgroup.h"
+#include "export.h"
 #include "argv.h"
 #include "live.h"
 #include "pindir.h"
@@ -420,6 +421,12 @@ void agent_free(struct agent *a)
 	free(a);
 }
 
+void agent_set_exporter(struct agent *a, struct exporter *e)
+{
+	a->exporter = e;
+	store_set_export_floor(a->store, exporter_floor(e));
+}
+
 void agent_reload(struct agent *a, const struct tracer_config *cfg)
 {
 	if (strcmp(cfg->socket_dir, a->cfg.socket_dir) ||
@@ -496,7 +503,7 @@ int agent_is_admin(const struct agent *a, const struct peer *peer)
 
 struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 {
-	struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev, *reg;
+	struct json_object *r = proto_reply_ok(), *sigs = json_object_new_array(), *ev, *reg, *exp;
 	const struct collector_signal *s;
 	uint64_t st[STAT_MAX] = {};
 	size_t i, n;
@@ -550,5 +557,9 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 		live_stalled(a, agent_is_admin(a, peer) ? ANY_UID : peer->uid, STATUS_STALLED_MAX));
 	if (a->have_topology)
 		json_object_object_add(r, "topology", topology_to_json(&a->topology));
+	exp = exporter_status_json(a->exporter);
+	json_object_object_add(exp, "dropped",
+			       json_object_new_int64((int64_t)store_export_dropped(a->store)));
+	json_object_object_add(r, "export", exp);
 	return r;
 }

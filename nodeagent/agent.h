@@ -12,6 +12,7 @@
 #include "config.h"
 
 struct agent;
+struct exporter;
 struct store;
 
 /* The peer of a request, from SO_PEERCRED. */
@@ -30,6 +31,9 @@ struct peer {
 int agent_new(struct agent **out, const struct tracer_config *cfg, const char *node);
 /* Handle what the kernel still holds, mark the store "away from now on", free all. */
 void agent_free(struct agent *a);
+/* The OTLP exporter (export.h) whose slowest cursor pruning keeps to and whose numbers status
+ * shows; NULL (export off, or stopping) for none. */
+void agent_set_exporter(struct agent *a, struct exporter *e);
 /* Find tracked work of running units again after a restart. */
 int agent_rediscover(struct agent *a);
 /* SIGHUP: take the settings of cfg that can change live (SampleInterval, StallAfter,

@@ -25,6 +25,7 @@ struct agent {
 	int64_t started_ns;
 	struct collector *collector;
 	struct store *store;
+	struct exporter *exporter; /* main.c's, NULL when export is off */
 	struct proctable procs;
 	struct unit *units; /* units.c's alone: units with work in memory */
 	uint64_t next_unit_id;

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "agent_internal.h"
 #include "engine_tools.h"
+#include "export.h"
 #include "log.h"
 #include "procfs.h"
 #include "units.h"
@@ -217,6 +218,8 @@ void agent_tick(struct agent *a)
 		a->housekept_ns = now;
 		registry_sweep(a);
 		a->pruned_written = store_written(a->store);
+		/* what the export has not delivered yet waits for it (StoreRetention) */
+		store_set_export_floor(a->store, exporter_floor(a->exporter));
 		a->prune_backlog = prune(a, now);
 	}
 	store_checkpoint(a->store); /* commits, then checkpoints a long log */

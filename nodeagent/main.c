@@ -20,9 +20,9 @@
 #include "clock.h"
 #include "collector.h"
 #include "config.h"
+#include "export.h"
 #include "log.h"
 #include "metrics.h"
-#include "metrics_box.h"
 #include "metrics_http.h"
 #include "server.h"
 #include "store.h"
@@ -164,11 +164,11 @@ static int socket_dir(const char *dir)
 struct daemon {
 	struct options opt;
 	struct agent *agent;
+	struct exporter *exporter; /* NULL: export off */
 	struct server *server;
 	struct metrics_http *metrics; /* MetricsListen's, NULL when off */
-	/* the OTLP exporter's mailbox for the running units' metrics, NULL without one; metrics_fd
-	 * puts a snapshot in it every OtlpMetricsInterval (-1: off) */
-	struct metrics_box *metrics_box;
+	/* a snapshot of the running units' figures to the exporter every OtlpMetricsInterval
+	 * (-1: off, or no metrics exported) */
 	int epfd, sigfd, commit_fd, sample_fd, metrics_fd;
 };
 
@@ -191,6 +191,7 @@ static void reload(struct daemon *d)
 		return;
 	}
 	agent_reload(d->agent, &cfg);
+	exporter_reload(d->exporter, &cfg);
 	set_nice(cfg.nice);
 	timer_set(d->commit_fd, cfg.commit_interval_ms);
 	timer_set(d->sample_fd, cfg.sample_interval_ms);
@@ -205,7 +206,7 @@ static void metrics_post(struct daemon *d)
 	struct metrics_snapshot *s;
 
 	if (metrics_snapshot_take(d->agent, &s) == 0)
-		metrics_box_put(d->metrics_box, s);
+		exporter_put_metrics(d->exporter, s);
 }
 
 static void drain_timer(int fd)
@@ -516,6 +517,13 @@ int main(int argc, char **argv)
 	r = add_fd(d.epfd, agent_events_fd(d.agent));
 	if (r < 0)
 		goto out_agent;
+	/* the store is open: its export runs on a thread of its own from here on */
+	r = exporter_start(&d.exporter, &cfg, node, store_file(agent_store(d.agent)));
+	if (r < 0)
+		goto out_agent;
+	agent_set_exporter(d.agent, d.exporter);
+	if (d.exporter)
+		metrics_set_export(exporter_metrics, d.exporter);
 	r = socket_dir(cfg.socket_dir);
 	if (r < 0)
 		goto out_agent;
@@ -533,10 +541,10 @@ int main(int argc, char **argv)
 		goto out_server;
 	d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);
 	d.sample_fd = timer_new(d.epfd, cfg.sample_interval_ms);
-	if (d.metrics_box && cfg.otlp_metrics_interval_ms)
+	if (exporter_metrics_on(d.exporter))
 		d.metrics_fd = timer_new(d.epfd, cfg.otlp_metrics_interval_ms);
 	if (d.commit_fd < 0 || d.sample_fd < 0 ||
-	    (d.metrics_box && d.metrics_fd < 0 && cfg.otlp_metrics_interval_ms)) {
+	    (exporter_metrics_on(d.exporter) && d.metrics_fd < 0)) {
 		log_error("cannot create timers");
 		goto out_server;
 	}
@@ -553,6 +561,10 @@ out_server:
 	metrics_http_close(d.metrics);
 	server_close(d.server);
 out_agent:
+	if (d.agent)
+		agent_set_exporter(d.agent, NULL);
+	metrics_set_export(NULL, NULL);
+	exporter_stop(d.exporter); /* a post under way is abandoned: bounded */
 	agent_free(d.agent);
 out:
 	if (d.commit_fd >= 0)

@@ -18,6 +18,7 @@
 #include "ops.h"
 #include "safetext.h"
 #include "slurm_ids.h"
+#include "status_export.h"
 
 static const char *prog = "tracerctl";
 
@@ -196,6 +197,7 @@ static int cmd_status(struct target *t, int argc, char **argv)
 	printf("  stored processes  %" PRId64 " since start\n",
 	       reply_int(reply, "stored_processes", 0));
 	print_store(reply);
+	print_export(reply);
 	if (json_object_object_get_ex(reply, "events", &ev))
 		printf("  kernel events     fork %" PRId64 ", exec %" PRId64 ", exit %" PRId64
 		       ", oom %" PRId64 ", lost %" PRId64 " (%" PRId64 " of them refused to users "

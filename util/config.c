@@ -300,7 +300,11 @@ enum key_type {
 	K_NODEPORTS,
 	K_OFF_OR_SECONDS,
 	K_NICE,
-	K_METRICS
+	K_METRICS,
+	K_OTLP_URL,
+	K_OTLP_PROTOCOL,
+	K_OTLP_HEADERS,
+	K_OTLP_COMPRESSION
 };
 
 struct key_def {
@@ -344,6 +348,14 @@ static const struct key_def keys[] = {
 	KEY("SubUidFile", K_PATH, sub_uid_file),
 	KEY("Nice", K_NICE, nice),
 	KEY("MetricsListen", K_METRICS, metrics_listen),
+	KEY("OtlpEndpoint", K_OTLP_URL, otlp_endpoint),
+	KEY("OtlpProtocol", K_OTLP_PROTOCOL, otlp_protocol),
+	KEY("OtlpHeaders", K_OTLP_HEADERS, otlp_headers),
+	KEY("OtlpCompression", K_OTLP_COMPRESSION, otlp_compression),
+	KEY("OtlpCertificate", K_PATH, otlp_certificate),
+	KEY("OtlpClientCertificate", K_PATH, otlp_client_certificate),
+	KEY("OtlpClientKey", K_PATH, otlp_client_key),
+	KEY("OtlpTimeout", K_TIMEOUT, otlp_timeout_ms),
 	KEY("OtlpMetricsInterval", K_OFF_OR_SECONDS, otlp_metrics_interval_ms),
 };
 #undef KEY
@@ -487,6 +499,17 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 			return why;
 		cfg->nice = (int32_t)i;
 		return NULL;
+	case K_OTLP_URL:
+	case K_OTLP_HEADERS:
+		if ((why = k->type == K_OTLP_URL ? otlp_check_endpoint(v)
+						 : otlp_parse_headers(v, NULL, NULL)))
+			return why;
+		memcpy(field, v, strlen(v) + 1); /* both checks bound the length */
+		return NULL;
+	case K_OTLP_PROTOCOL:
+		return otlp_parse_protocol(v, &cfg->otlp_protocol);
+	case K_OTLP_COMPRESSION:
+		return otlp_parse_compression(v, &cfg->otlp_compression);
 	case K_LOGLEVEL:
 		if (!strcasecmp(v, "error"))
 			cfg->log_level = LOG_LEVEL_ERROR;

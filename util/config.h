@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "otlp_settings.h"
+
 #define TRACER_CONF_DEFAULT "/etc/tracer/tracer.conf"
 /* The variable that names the clients' tracer.conf in place of the default. */
 #define TRACER_CONF_ENV "TRACER_CONF"
@@ -62,6 +64,16 @@ struct tracer_config {
 	char sub_uid_file[PATH_MAX]; /* SubUidFile: subordinate uids, counted as their owners' */
 	enum tracer_log_level log_level; /* LogLevel: error|warning|info|debug (default info) */
 	int32_t nice; /* Nice: tracerd's scheduling nice value, -20..19 (default -10) */
+	/* OTLP export, off while no endpoint is set; unset values (empty, 0) leave the
+	 * OTEL_EXPORTER_OTLP_* variables in force (nodeagent/export/export_config.c) */
+	char otlp_endpoint[OTLP_URL_MAX];		/* OtlpEndpoint: base URL */
+	enum otlp_protocol_setting otlp_protocol;	/* OtlpProtocol */
+	char otlp_headers[OTLP_HEADERS_TEXT_MAX];	/* OtlpHeaders: k=v,k=v */
+	enum otlp_compression_setting otlp_compression; /* OtlpCompression */
+	char otlp_certificate[PATH_MAX];		/* OtlpCertificate: CA file */
+	char otlp_client_certificate[PATH_MAX];		/* OtlpClientCertificate */
+	char otlp_client_key[PATH_MAX];			/* OtlpClientKey */
+	uint32_t otlp_timeout_ms;			/* OtlpTimeout */
 };
 
 /* Fill *cfg with defaults. */

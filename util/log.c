@@ -4,6 +4,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,9 @@ static const int level_prio[] = {
 	[LOG_LEVEL_INFO] = LOG_INFO,
 	[LOG_LEVEL_DEBUG] = LOG_DEBUG,
 };
+
+/* The sites below are shared by tracerd's threads (the loop and the export thread) */
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A call site (its format string) and its lines in the current window. */
 static struct log_site {
@@ -201,8 +205,10 @@ void log_msg(enum tracer_log_level level, const char *fmt, ...)
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
 	safe_text_inplace(msg, sizeof(msg));
+	pthread_mutex_lock(&sites_lock);
 	if (site_admits(fmt, level, msg))
 		emit(level, msg);
+	pthread_mutex_unlock(&sites_lock);
 	errno = saved;
 }
 
@@ -212,11 +218,13 @@ static void flush(int all)
 	int64_t now = window_now();
 	int saved = errno;
 
+	pthread_mutex_lock(&sites_lock);
 	for (size_t i = 0; i < LOG_SITES; i++)
 		if (sites[i].fmt && (all || sites[i].window != now))
 			site_close(&sites[i]);
 	if (all || other_sites.window != now)
 		site_close(&other_sites);
+	pthread_mutex_unlock(&sites_lock);
 	errno = saved;
 }
 

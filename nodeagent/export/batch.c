@@ -1,6 +1,7 @@
 /* A batch of OTLP items: it owns every string and attribute array its items point to, in
  * blocks that never move, so that rows are read once and encoded whole. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,12 +10,13 @@
 
 #define ARENA_BLOCK 65536
 
-int export_batch_new(struct export_batch **out)
+int export_batch_new(struct export_batch **out, const char *node)
 {
 	struct export_batch *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		return -ENOMEM;
+	snprintf(b->node, sizeof(b->node), "%s", node);
 	*out = b;
 	return 0;
 }

@@ -8,8 +8,8 @@
  *   same on every node. Its parent is the span its TRACEPARENT names when that is another's
  *   (an srun step's parent is the batch script that ran it; a user's own TRACEPARENT hangs
  *   the job under the user's span), else the job's allocation on its node;
- * - the allocation (the prolog's unit) is one span per node, the trace's root unless the
- *   user's TRACEPARENT gives it a parent;
+ * - the allocation (the prolog's unit) is one span per node (by its name: several nodes may
+ *   share a host), the trace's root unless the user's TRACEPARENT gives it a parent;
  * - a `tracerctl run` is one span, under its TRACEPARENT's span when it had one;
  * - a process's span is one of (boot id, pid, start), under its parent process's when that
  *   one was tracked in the same unit, else under its unit's. */
@@ -174,7 +174,7 @@ static uint64_t id_of(const char *fmt, ...)
 }
 
 /* The unit's ids (its columns from at): -ENOENT when the row has no stored unit. */
-static int unit_ids(sqlite3_stmt *st, int at, struct ids *ids)
+static int unit_ids(const struct export_batch *b, sqlite3_stmt *st, int at, struct ids *ids)
 {
 	const char *tp = text(st, at + U_TRACEPARENT), *cluster = text(st, at + U_CLUSTER);
 	const char *boot = text(st, at + U_BOOT);
@@ -186,7 +186,7 @@ static int unit_ids(sqlite3_stmt *st, int at, struct ids *ids)
 	if (sqlite3_column_type(st, at + U_ID) == SQLITE_NULL)
 		return -ENOENT;
 	if (job > 0) {
-		uint64_t alloc = id_of("tracer/%s/%" PRId64 "/alloc/%s", cluster, job, boot);
+		uint64_t alloc = id_of("tracer/%s/%" PRId64 "/alloc/%s", cluster, job, b->node);
 		int ours;
 
 		traceparent_job_trace(cluster, (uint64_t)job, trace);
@@ -521,7 +521,7 @@ int items_process(struct export_batch *b, sqlite3_stmt *st)
 	struct otlp_span *s;
 	char how[64];
 
-	if (unit_ids(st, PR_UNIT, &ids) < 0)
+	if (unit_ids(b, st, PR_UNIT, &ids) < 0)
 		return 0; /* a key's rows not linked yet: sent once moved to their unit */
 	process_ids(st, &ids);
 	if (b->signal == EXPORT_LOGS)
@@ -600,7 +600,7 @@ int items_unit(struct export_batch *b, sqlite3_stmt *st)
 	const char *name;
 
 	unit_state_parse(text(st, UR_STATE), &state);
-	if (unit_ids(st, UR_UNIT, &ids) < 0)
+	if (unit_ids(b, st, UR_UNIT, &ids) < 0)
 		return 0;
 	if (!(name = unit_name(b, st, UR_UNIT)))
 		return -ENOMEM;

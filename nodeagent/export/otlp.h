@@ -129,7 +129,7 @@ int otlp_encode_metrics(enum otlp_format f, const struct otlp_resource *res,
 			struct otlp_buf *out);
 
 /* A collector's reply body (Export*ServiceResponse) in f: the count of items its
- * partial_success rejected (rejected_spans or rejected_log_records: in JSON either key, as a
+ * partial_success rejected (rejected_spans, _log_records or _data_points: in JSON any key, as a
  * string or a number) into *rejected, 0 when none; its error_message into msg, escaped as
  * safe_text does for a log line and cut to msglen ("" when none). An empty body is full
  * success. Unknown fields are skipped. -EBADMSG for a body that does not decode (a varint past

@@ -1,5 +1,5 @@
 /* A collector's reply to an export (otlp.h): Export{Trace,Logs}ServiceResponse, whose one field
- * is partial_success (1) { rejected_spans or rejected_log_records (1, int64), error_message
+ * is partial_success (1) { rejected_spans, _log_records or _data_points (1, int64), error_message
  * (2, string) }, in protobuf or JSON. The reply comes from the network: nothing is read past
  * len, a varint is at most 10 bytes, a length never reaches past its message, only the two
  * known levels are entered (unknown fields are skipped, not parsed), and JSON nesting is
@@ -16,7 +16,8 @@
 #define JSON_DEPTH_MAX 16
 
 /* partialSuccess's count, by signal: a reply carries one */
-static const char *const rejected_keys[] = { "rejectedSpans", "rejectedLogRecords" };
+static const char *const rejected_keys[] = { "rejectedSpans", "rejectedLogRecords",
+					     "rejectedDataPoints" };
 
 struct reply {
 	int64_t rejected;

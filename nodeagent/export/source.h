@@ -13,11 +13,22 @@
 #include <sqlite3.h>
 #include "otlp.h"
 
-enum export_signal { EXPORT_TRACES, EXPORT_LOGS, EXPORT_SIGNALS };
+/* The signals the store spools (EXPORT_SIGNALS of them, a cursor each), then metrics, which
+ * it does not: a snapshot of the running units' figures is sent as it is taken
+ * (export_metrics.h), EXPORT_TARGETS signals in all */
+enum export_signal {
+	EXPORT_TRACES,
+	EXPORT_LOGS,
+	EXPORT_SIGNALS,
+	EXPORT_METRICS = EXPORT_SIGNALS,
+	EXPORT_TARGETS
+};
 
 struct export_batch;
 
-int export_batch_new(struct export_batch **out);
+/* A batch for the exporter of node (the Slurm node name: an allocation's span is the job's on
+ * that node). */
+int export_batch_new(struct export_batch **out, const char *node);
 void export_batch_free(struct export_batch *b);
 
 /* Read the items of signal whose sequence is above cursor, at most max of them, from db (a

@@ -14,6 +14,7 @@ struct arena_block {
 };
 
 struct export_batch {
+	char node[64]; /* the exporter's node */
 	enum export_signal signal;
 	struct otlp_span *spans;
 	struct otlp_log *logs;

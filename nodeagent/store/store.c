@@ -59,7 +59,7 @@ static int seq_open(struct store *s)
 	int64_t saved = 0, procs = 0, units = 0;
 	int err = store_query_int(s,
 				  "SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM meta"
-				  " WHERE key='export_seq'",
+				  " WHERE key='" STORE_META_SEQ "'",
 				  "export sequence", &saved);
 
 	if (!err)
@@ -73,8 +73,9 @@ static int seq_open(struct store *s)
 	s->seq_saved = saved;
 	s->next_seq = (saved > procs ? saved : procs);
 	s->next_seq = (s->next_seq > units ? s->next_seq : units) + 1;
-	return store_prepare(s, "INSERT OR REPLACE INTO meta(key, value) VALUES('export_seq', ?)",
-			     &s->save_seq);
+	return store_prepare(
+		s, "INSERT OR REPLACE INTO meta(key, value) VALUES('" STORE_META_SEQ "', ?)",
+		&s->save_seq);
 }
 
 static int check_version(struct store *s)
@@ -148,6 +149,11 @@ out:
 	if (dfd >= 0)
 		close(dfd);
 	return err;
+}
+
+const char *store_file(const struct store *s)
+{
+	return sqlite3_db_filename(s->db, "main");
 }
 
 int store_reader_open(struct store *s, sqlite3 **out)

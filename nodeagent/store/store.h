@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <json-c/json.h>
+#include <sqlite3.h>
 #include "process_row.h"
 #include "proctable.h"
 #include "records.h"
@@ -22,6 +23,8 @@
 struct store;
 
 int store_open(struct store **out, const char *dir, const char *boot_id);
+/* The store's file: readers of other threads (the export's) open it on their own. */
+const char *store_file(const struct store *s);
 /* Called with the processes of a unit that a failed write or commit (disk full, I/O error)
  * could not store; unit 0 when more units were in the batch than it tracks. */
 typedef void (*store_loss_fn)(void *ctx, uint64_t unit, uint32_t n);
@@ -62,6 +65,16 @@ int store_used_bytes(struct store *s, uint64_t *out);
 struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit);
 /* Count the shares afresh where no pruning does (StoreRetention and StoreMaxSize both 0). */
 int store_count_shares(struct store *s, uint64_t max_bytes);
+/* The export cursor of the slowest exported signal (export/cursor.h), or -1 when nothing is
+ * exported: pruning by StoreRetention keeps every unit that has a row above it, and only
+ * StoreMaxSize may take such units, counted as dropped (and said in the log). */
+void store_set_export_floor(struct store *s, int64_t floor);
+/* Rows (processes and units) pruned before they were exported, since the store was opened */
+uint64_t store_export_dropped(const struct store *s);
+/* The highest export sequence the store ever gave, on db (a reader connection: the export
+ * thread's): 0 with *seq (0 for a new store), or -EIO. Below a cursor, the store is not the
+ * one the cursor was kept for (it was removed and made again). */
+int store_export_latest(sqlite3 *db, int64_t *seq);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
 int store_set_alive(struct store *s, int64_t now_ns);
 int store_last_alive(struct store *s, int64_t *out); /* -ENOENT: never written */

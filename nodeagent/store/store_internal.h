@@ -65,8 +65,13 @@ struct store {
 	uint64_t shares_used; /* the pages in use then, and StoreMaxSize */
 	uint64_t shares_max;
 	uint64_t write_ns, checkpoint_ns; /* time spent in them since open (store_io_ns) */
-	int wal_frames;			  /* pages in the write-ahead log after the last commit */
-	int wal_frames_max;		  /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
+	/* store_export.c's: the export cursor of the slowest signal, above which pruning keeps
+	 * what StoreMaxSize lets it keep, and what it could not keep */
+	int export_floor_set;
+	int64_t export_floor;
+	uint64_t export_dropped;
+	int wal_frames;	    /* pages in the write-ahead log after the last commit */
+	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
 	char unit_columns[2048];    /* every column of units, in the record's order */
 	char process_columns[2048]; /* the columns of processes that listings show */
@@ -153,6 +158,21 @@ void store_totals_end(struct totals_steps *t);
 /* Every totals column can be counted in steps (COUNT, SUM, MIN or MAX at its top): 0 or
  * -EINVAL, said in the log. */
 int store_totals_check(void);
+/* ---- the export floor (store_export.c) */
+
+/* The column of processes and units that holds a row's export sequence (export/source.h) */
+#define STORE_EXPORT_SEQ "seq"
+/* The key in meta of the highest number ever given: rows that held it may be pruned */
+#define STORE_META_SEQ "export_seq"
+/* A condition on units (as "units") that holds when the unit and all its processes are at or
+ * below :floor: exported. "" when no floor is set. */
+const char *store_exported_condition(const struct store *s);
+/* Bind :floor in st, when the statement has it. */
+void store_bind_floor(const struct store *s, sqlite3_stmt *st);
+/* The units in temp.prune are about to go: count what of them was not exported yet as
+ * dropped, and say it. */
+int store_count_dropped(struct store *s);
+
 /* A read-only connection of its own to the store's file, with a small page cache. */
 int store_reader_open(struct store *s, sqlite3 **out);
 

@@ -175,7 +175,9 @@ static int prune_selected(struct store *s, sqlite3_stmt *st, unsigned *n)
 	*n = sqlite3_changes(s->db);
 	if (!*n)
 		return 0;
-	err = forget_selected(s);
+	err = store_count_dropped(s);
+	if (!err)
+		err = forget_selected(s);
 	if (!err)
 		err = exec_sql(s, "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
 				  "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
@@ -186,18 +188,20 @@ static int prune_selected(struct store *s, sqlite3_stmt *st, unsigned *n)
 	return err;
 }
 
-/* Up to batch finished units that ended before before_ns. */
+/* Up to batch finished units that ended before before_ns, and were exported. */
 static int prune_old(struct store *s, int64_t before_ns, unsigned batch, unsigned *n)
 {
 	sqlite3_stmt *st;
+	char sql[1024];
 
-	if (store_prepare(
-		    s,
-		    "INSERT INTO temp.prune SELECT id FROM units WHERE state != :running"
-		    " AND end_ns IS NOT NULL AND end_ns < :before ORDER BY end_ns LIMIT :batch",
-		    &st))
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO temp.prune SELECT id FROM units WHERE state != :running"
+		 " AND end_ns IS NOT NULL AND end_ns < :before%s ORDER BY end_ns LIMIT :batch",
+		 store_exported_condition(s));
+	if (store_prepare(s, sql, &st))
 		return -EIO;
 	store_bind_unit_words(st);
+	store_bind_floor(s, st);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":before"), before_ns);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":batch"), batch);
 	return prune_selected(s, st, n);

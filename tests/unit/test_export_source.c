@@ -63,7 +63,7 @@ static int setup(void **state)
 	assert_int_equal(ta_store_open("export-source", BOOT, f->dir, &f->s), 0);
 	snprintf(f->node, sizeof(f->node), "%s/node", f->dir);
 	snprintf(f->path, sizeof(f->path), "%s/tracer.db", f->node);
-	assert_int_equal(export_batch_new(&f->b), 0);
+	assert_int_equal(export_batch_new(&f->b, "n1"), 0);
 	*state = f;
 	return 0;
 }

@@ -1,0 +1,40 @@
+/* When a delivery is tried again, and whether at all: what a collector's answer means for the
+ * batch (the OTLP/HTTP specification's retryable codes), the exponential backoff with jitter,
+ * and Retry-After. Pure: the caller gives the time and the randomness. */
+#ifndef TRACER_EXPORT_RETRY_H
+#define TRACER_EXPORT_RETRY_H
+
+#include <stdint.h>
+#include <time.h>
+
+#define RETRY_BASE_MS 1000 /* the first wait */
+#define RETRY_MAX_MS                                                         \
+	(300 * 1000) /* no wait is longer, Retry-After's included: a backend \
+			cannot park delivery for a day */
+
+enum retry_verdict {
+	RETRY_DELIVERED, /* 2xx: the cursor moves on */
+	RETRY_AGAIN,	 /* 408, 429, 5xx, a timeout, no connection, and a redirect (none is
+			    followed: the endpoint is wrong, and what waits is kept until it is
+			    set right): the same batch later */
+	RETRY_REFUSED,	 /* another 4xx: said, counted, and the batch skipped, or a backend that
+			    refuses what it is sent would stall delivery for ever */
+};
+
+/* http: the status the reply had, 0 when none came (transport failure, timeout). */
+enum retry_verdict retry_verdict_of(long http);
+
+/* The wait before try number attempt (1 for the first retry): RETRY_BASE_MS doubled each
+ * time, capped at RETRY_MAX_MS, of which random (any 32 bits) takes between a half and the
+ * whole ("equal jitter": nodes that failed together do not retry together). */
+uint32_t retry_backoff_ms(unsigned attempt, uint32_t random);
+
+/* A Retry-After value: delay-seconds or an HTTP date (IMF-fixdate, RFC 850 or asctime) as of
+ * now, into *ms, capped at RETRY_MAX_MS; a date past is 0. -EINVAL for anything else. */
+int retry_after_parse(const char *v, time_t now, uint32_t *ms);
+
+/* The wait after a failed try: the backoff, or Retry-After's when it is longer. */
+uint32_t retry_wait_ms(unsigned attempt, uint32_t random, int has_retry_after,
+		       uint32_t retry_after_ms);
+
+#endif

@@ -1,0 +1,170 @@
+# OTLP delivery end to end: a real tracerd streams to the test receiver (tests/otlp/receiver.js,
+# OpenTelemetry's own decoders). Every process span arrives, once after de-duplication by id;
+# a receiver that is down, a tracerd killed with kill -9 mid-backlog, and a receiver that hangs,
+# answers 100 MB, answers garbage, throttles with Retry-After or fails with 503 lose nothing and
+# cost tracing nothing: runs are still traced, status answers at once, VmHWM stays bounded.
+. "$(dirname "$0")/lib.sh"
+
+HWM_MAX_KB=$((64 * 1024))
+otlp_receiver_start || { finish; exit 1; }
+write_config
+cat >> "$T/tracer.conf" <<CONF
+OtlpEndpoint = $OTLP_URL
+OtlpTimeout = 2s
+CONF
+start_daemon || { finish; exit 1; }
+
+# The process spans of unit $1 the receiver holds: "LINES DISTINCT" (lines count resends)
+spans() {
+  python3 - "$T/otlp/items.jsonl" "$1" <<'PY'
+import json, sys
+lines, ids = 0, set()
+try:
+    f = open(sys.argv[1])
+except FileNotFoundError:
+    print(0, 0); sys.exit()
+for l in f:
+    try:
+        o = json.loads(l)
+    except ValueError:
+        continue
+    a = o.get("attributes", {})
+    if o.get("signal") == "traces" and "process.pid" in a and a.get("tracer.unit.name") == sys.argv[2]:
+        lines += 1
+        ids.add(o["spanId"])
+print(lines, len(ids))
+PY
+}
+# The process rows of unit $1 in the store (each a span; folded rows are not)
+stored() { db "SELECT COUNT(*) FROM processes WHERE folded IS NULL AND unit IN (SELECT id FROM units WHERE name='$1')"; }
+# Wait up to $2 s until every stored process of unit $1 has arrived
+arrived() {
+  local want got
+  for _ in $(seq $(($2 * 4))); do
+    want=$(stored "$1"); got=$(spans "$1" | cut -d' ' -f2)
+    [ "$want" -gt 0 ] && [ "$got" -ge "$want" ] && return 0
+    sleep 0.25
+  done
+  echo "    unit $1: $got of $want process spans arrived"
+  return 1
+}
+status_field() { # SIGNAL KEY: a number from the export status of a signal
+  ctl status --json | python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+for s in r['export']['signals']:
+    if s['signal'] == '$1': print(s['$2'])"
+}
+status_says() { ctl status | grep -qi "$1"; }
+# Answers of a status the receiver gave so far
+answered() {
+  python3 -c "import json; print(json.load(open('$T/otlp/stats.json'))['byStatus'].get('$1', 0))"
+}
+hwm() { awk '/^VmHWM/ { print $2 }' /proc/$DAEMON_PID/status; }
+mode() { echo "$*" > "$T/otlp/control"; }
+traced_run() { # NAME N: a traced run of N /bin/true
+  ctl run --name "$1" -- sh -c "for i in \$(seq $2); do /bin/true; done" 2> "$T/run.err"
+}
+
+# ---- a healthy receiver: each process once
+traced_run first 50
+check "every process span of a run arrives" arrived first 20
+read -r lines ids < <(spans first)
+check "each once after de-duplication by id ($ids ids in $lines spans, $(stored first) stored)" \
+  [ "$ids" -eq "$(stored first)" ]
+check "the span carries the node's resource" \
+  grep -q '"slurm.node.name":"itest"' "$T/otlp/items.jsonl"
+
+# ---- the receiver down, then up on the same port: everything arrives, resends counted
+otlp_receiver_stop
+traced_run outage 100
+sleep 4
+check "while the receiver is down, status says why (no connection)" \
+  status_says 'last error.*connect'
+check "and shows the backlog" status_says 'backlog: [0-9]* store records, oldest written'
+retries=$(status_field traces retries)
+check "failed tries are counted as retries ($retries)" [ "${retries:-0}" -ge 1 ]
+otlp_receiver_start --port "$OTLP_PORT" || { finish; exit 1; }
+check "once it is back, every process of the outage arrives" arrived outage 60
+echo "    resent during the outage: $(status_field traces resent) items in $(status_field traces retries) retries"
+
+# ---- tracerd killed with kill -9 mid-backlog and started again: nothing missing
+mode fail503
+traced_run killed 200
+sleep 2
+kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null; DAEMON_PID=
+start_daemon || { fail "restart after kill -9"; finish; exit 1; }
+rm -f "$T/otlp/control"
+check "after kill -9 and a restart, every process span arrives" arrived killed 60
+for u in first outage killed; do
+  read -r lines ids < <(spans $u)
+  check "unit $u: 0 missing, each span id once after de-duplication ($ids of $(stored $u), $lines received)" \
+    [ "$ids" -eq "$(stored $u)" ]
+done
+
+# ---- hostile and broken receivers: tracing stays whole, status answers at once
+attack() { # MODE [N]
+  local name="attack_$1" t0 t1
+  mode "$@"
+  traced_run "$name" 100
+  check "receiver $*: tracerctl run still traced" [ "$(stored "$name")" -ge 100 ]
+  sleep 3
+  t0=$(date +%s%N)
+  ctl status > /dev/null
+  t1=$(date +%s%N)
+  check "receiver $*: status answers within 1 s ($(((t1 - t0) / 1000000)) ms)" [ $((t1 - t0)) -lt 1000000000 ]
+  rm -f "$T/otlp/control"
+  check "receiver $* then well again: the run's spans arrive" arrived "$name" 60
+  check "receiver $*: tracerd's VmHWM $(hwm) kB <= $HWM_MAX_KB kB" [ "$(hwm)" -le $HWM_MAX_KB ]
+}
+attack hang
+attack huge
+attack garbage
+attack throttle429 3
+# Retry-After: 6 s between tries, where the backoff alone would try 2 or 3 times in 4 s
+before=$(answered 429)
+mode throttle429 6
+traced_run throttled 20
+sleep 4
+check "a 429's Retry-After is honoured: one try in 4 s ($(($(answered 429) - before)))" \
+  [ $(($(answered 429) - before)) -eq 1 ]
+rm -f "$T/otlp/control"
+check "and the batch tried again after it arrives" arrived throttled 30
+attack fail503
+check "the collector's garbage reply is said" grep -q "no Export response" "$T/tracerd.log"
+rejected=$(status_field traces rejected)
+attack partial 3
+check "a partial success is counted as rejected ($rejected, then $(status_field traces rejected))" \
+  [ "$(status_field traces rejected)" -ge $((rejected + 3)) ]
+
+# ---- the other encoding, compressed
+stop_daemon
+cat >> "$T/tracer.conf" <<CONF
+OtlpProtocol = http/json
+OtlpCompression = gzip
+CONF
+start_daemon || { fail "restart with http/json"; finish; exit 1; }
+traced_run json 20
+check "http/json with gzip: every process span arrives" arrived json 20
+check "decoded as JSON from a gzip body" \
+  grep -q '"encoding":"json","gzip":true' "$T/otlp/items.jsonl"
+
+# ---- a store made anew under old cursors: what it holds is sent all the same
+stop_daemon
+rm -f "$T/state/$NODE"/tracer.db*
+start_daemon || { fail "restart with a new store"; finish; exit 1; }
+traced_run anew 10
+check "a new store under the old cursors: its spans arrive" arrived anew 20
+check "and that is said" grep -q "the store is new" "$T/tracerd.log"
+
+# ---- a hung receiver does not hold tracerd's exit past the bound
+mode hang
+traced_run last 10
+sleep 2
+t0=$(date +%s%N)
+stop_daemon
+t1=$(date +%s%N)
+check "tracerd stops within 5 s while a post hangs ($(((t1 - t0) / 1000000)) ms)" \
+  [ $((t1 - t0)) -lt 5000000000 ]
+rm -f "$T/otlp/control"
+finish

@@ -1,0 +1,127 @@
+/* When the export tries again (nodeagent/export/retry.c): what each answer means, the
+ * backoff and its jitter, Retry-After in both its forms, and the caps a backend cannot pass. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "retry.h"
+
+static void test_verdicts(void **state)
+{
+	static const struct {
+		long http;
+		enum retry_verdict want;
+	} cases[] = {
+		{ 200, RETRY_DELIVERED }, { 202, RETRY_DELIVERED }, { 204, RETRY_DELIVERED },
+		{ 0, RETRY_AGAIN },	  { 408, RETRY_AGAIN },	    { 429, RETRY_AGAIN },
+		{ 500, RETRY_AGAIN },	  { 502, RETRY_AGAIN },	    { 503, RETRY_AGAIN },
+		{ 504, RETRY_AGAIN },	  { 301, RETRY_AGAIN },	    { 307, RETRY_AGAIN },
+		{ 400, RETRY_REFUSED },	  { 401, RETRY_REFUSED },   { 403, RETRY_REFUSED },
+		{ 404, RETRY_REFUSED },	  { 413, RETRY_REFUSED },   { 415, RETRY_REFUSED },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		if (retry_verdict_of(cases[i].http) != cases[i].want)
+			fail_msg("HTTP %ld: verdict %d, not %d", cases[i].http,
+				 retry_verdict_of(cases[i].http), cases[i].want);
+}
+
+/* Doubling from RETRY_BASE_MS, within [half, whole] of each step, capped */
+static void test_backoff(void **state)
+{
+	static const uint32_t randoms[] = { 0, 1, 12345, 0x7fffffff, 0xffffffff };
+	(void)state;
+
+	for (unsigned attempt = 1; attempt < 40; attempt++) {
+		uint64_t d = RETRY_BASE_MS;
+
+		for (unsigned i = 1; i < attempt && d < RETRY_MAX_MS; i++)
+			d *= 2;
+		if (d > RETRY_MAX_MS)
+			d = RETRY_MAX_MS;
+		for (size_t i = 0; i < sizeof(randoms) / sizeof(*randoms); i++) {
+			uint32_t w = retry_backoff_ms(attempt, randoms[i]);
+
+			assert_true(w >= d / 2);
+			assert_true(w <= d);
+			assert_true(w <= RETRY_MAX_MS);
+		}
+	}
+	/* the jitter spreads: two randoms, two waits */
+	assert_int_not_equal(retry_backoff_ms(5, 1), retry_backoff_ms(5, 9999));
+	assert_int_equal(retry_backoff_ms(1, 0), RETRY_BASE_MS / 2);
+	assert_int_equal(retry_backoff_ms(100, 0xffffffff) <= RETRY_MAX_MS, 1);
+}
+
+static void test_retry_after_seconds(void **state)
+{
+	uint32_t ms = 7;
+	(void)state;
+
+	assert_int_equal(retry_after_parse("120", 0, &ms), 0);
+	assert_int_equal(ms, 120000);
+	assert_int_equal(retry_after_parse(" 0 ", 0, &ms), 0);
+	assert_int_equal(ms, 0);
+	/* a backend cannot park delivery for longer than the cap, however large its number */
+	assert_int_equal(retry_after_parse("86400", 0, &ms), 0);
+	assert_int_equal(ms, RETRY_MAX_MS);
+	assert_int_equal(retry_after_parse("99999999999999999999999999999999", 0, &ms), 0);
+	assert_int_equal(ms, RETRY_MAX_MS);
+	ms = 7;
+	assert_int_equal(retry_after_parse("-5", 0, &ms), -EINVAL);
+	assert_int_equal(retry_after_parse("5s", 0, &ms), -EINVAL);
+	assert_int_equal(retry_after_parse("1.5", 0, &ms), -EINVAL);
+	assert_int_equal(retry_after_parse("", 0, &ms), -EINVAL);
+	assert_int_equal(retry_after_parse("soon", 0, &ms), -EINVAL);
+	assert_int_equal(ms, 7); /* untouched on failure */
+}
+
+static void test_retry_after_dates(void **state)
+{
+	/* Sun, 06 Nov 1994 08:49:37 GMT (RFC 9110's example) */
+	const time_t at = 784111777;
+	uint32_t ms = 0;
+	(void)state;
+
+	assert_int_equal(retry_after_parse("Sun, 06 Nov 1994 08:49:37 GMT", at - 30, &ms), 0);
+	assert_int_equal(ms, 30000);
+	assert_int_equal(retry_after_parse("Sunday, 06-Nov-94 08:49:37 GMT", at - 2, &ms), 0);
+	assert_int_equal(ms, 2000);
+	assert_int_equal(retry_after_parse("Sun Nov  6 08:49:37 1994", at - 1, &ms), 0);
+	assert_int_equal(ms, 1000);
+	/* past: at once */
+	assert_int_equal(retry_after_parse("Sun, 06 Nov 1994 08:49:37 GMT", at + 100, &ms), 0);
+	assert_int_equal(ms, 0);
+	/* far ahead: capped */
+	assert_int_equal(retry_after_parse("Fri, 01 Jan 2100 00:00:00 GMT", at, &ms), 0);
+	assert_int_equal(ms, RETRY_MAX_MS);
+	assert_int_equal(retry_after_parse("Sun, 06 Nov 1994 08:49:37 GMT junk", at, &ms), -EINVAL);
+	assert_int_equal(retry_after_parse("Sun, 06 Nov 1994", at, &ms), -EINVAL);
+}
+
+static void test_wait(void **state)
+{
+	(void)state;
+	/* Retry-After when longer than the backoff, the backoff otherwise */
+	assert_int_equal(retry_wait_ms(1, 0, 1, 30000), 30000);
+	assert_int_equal(retry_wait_ms(1, 0, 1, 10), RETRY_BASE_MS / 2);
+	assert_int_equal(retry_wait_ms(1, 0, 0, 30000), RETRY_BASE_MS / 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_retry_after_seconds),
+		cmocka_unit_test(test_retry_after_dates),
+		cmocka_unit_test(test_wait),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
