@@ -57,9 +57,15 @@ struct group {
 };
 
 struct gather {
+	struct agent *a;
 	struct metrics_snapshot *s;
 	struct group *g; /* beside s->units */
 };
+
+static int64_t a_started(const struct gather *ga)
+{
+	return (int64_t)ga->a->started_ns;
+}
 
 /* ---- user names: from the passwd file once per unknown uid and snapshot, kept for good */
 
@@ -142,7 +148,9 @@ static int take_unit(struct unit *u, void *ctx)
 	us = &s->units[s->nunits++];
 	memset(us, 0, sizeof(*us));
 	us->unit_id = u->id;
-	us->start_unix_ns = u->start_ns;
+	/* its counters began with it, or with this tracerd when it found the unit running (a
+	 * restart counts again from the live processes: a reset, said by a new start) */
+	us->start_unix_ns = u->start_ns > a_started(ga) ? u->start_ns : a_started(ga);
 	us->slurm = strcmp(u->kind, UNIT_KIND_LOCAL) != 0;
 	snprintf(us->name, sizeof(us->name), "%s", us->slurm ? u->job_name : u->name);
 	if (us->slurm) {
@@ -230,7 +238,7 @@ static void shrink(void **p, size_t n, size_t size)
 int metrics_snapshot_take(struct agent *a, struct metrics_snapshot **out)
 {
 	struct metrics_snapshot *s = calloc(1, sizeof(*s));
-	struct gather ga = { s, NULL };
+	struct gather ga = { a, s, NULL };
 	int r = -ENOMEM;
 
 	if (!s || !(s->units = malloc(METRICS_UNITS_MAX * sizeof(*s->units))) ||

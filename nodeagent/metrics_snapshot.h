@@ -51,7 +51,7 @@ struct metrics_unit_series {
 	uint64_t unit_id;	     /* tracerd's id of the unit */
 	char name[METRICS_NAME_MAX]; /* the run's, or the job's */
 	char user[METRICS_USER_MAX]; /* the owner's name, or the uid in decimal */
-	int64_t start_unix_ns;	     /* when the unit began: its counters' start */
+	int64_t start_unix_ns; /* its counters' start: the unit's, or tracerd's if that is later */
 	double v[MF_UNIT_FIGS];
 };
 

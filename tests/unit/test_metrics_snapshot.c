@@ -101,6 +101,14 @@ static void test_units(void **state)
 	assert_string_equal(u->name, "align");
 	assert_true(u->v[MF_CPU] == 2);
 
+	/* a unit found running by a later tracerd: its counters start with that tracerd */
+	a->started_ns = run->start_ns + 5000000000;
+	{
+		struct metrics_snapshot *later = take(a);
+
+		assert_int_equal(find(later, run->id)->start_unix_ns, a->started_ns);
+		metrics_snapshot_free(later);
+	}
 	/* a counter never goes back while its unit runs; the snapshot taken keeps its figure */
 	run->done.cpu_ns = 500000000;
 	metrics_snapshot_free(take(a));
