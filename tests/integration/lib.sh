@@ -54,6 +54,7 @@ stop_daemon() {
 
 finish() {
   stop_daemon
+  cluster_export_off
   otlp_receiver_stop
   if [ $FAILED -gt 0 ]; then
     [ ! -f "$T/tracerd.log" ] || { echo "--- tracerd log"; tail -30 "$T/tracerd.log"; }
@@ -62,7 +63,7 @@ finish() {
   echo "$PASSED passed, $FAILED failed"
   [ $FAILED -eq 0 ]
 }
-trap 'stop_daemon; otlp_receiver_stop; rm -rf "$T" "$PINS"' INT TERM
+trap 'stop_daemon; cluster_export_off; otlp_receiver_stop; rm -rf "$T" "$PINS"' INT TERM
 
 # The test OTLP/HTTP receiver (tests/otlp/receiver.js, its options at its top): started on a
 # free port, its packages installed first when missing. Sets OTLP_PORT, OTLP_URL, OTLP_PID; what
@@ -88,6 +89,43 @@ otlp_receiver_start() { # [receiver options...]
     sleep 0.1
   done
   cat "$T/otlp/receiver.log"; fail "OTLP receiver did not start"; return 1
+}
+# The test cluster's tracerds (after cluster_up and otlp_receiver_start) export to the
+# receiver in PROTOCOL (http/protobuf, http/json), with more tracer.conf lines if given, until
+# cluster_export_off (finish's): they are restarted either way.
+CLUSTER_EXPORT=
+cluster_export() { # PROTOCOL [LINES]
+  export TRACER_CLUSTER_CONF_EXTRA="OtlpEndpoint = $OTLP_URL
+OtlpProtocol = $1
+${2:-}"
+  CLUSTER_EXPORT=1
+  cluster_up
+}
+cluster_export_off() {
+  [ -n "$CLUSTER_EXPORT" ] || return 0
+  unset TRACER_CLUSTER_CONF_EXTRA
+  CLUSTER_EXPORT=
+  "$TOP/tests/slurm-docker/cluster" up > /dev/null 2>&1
+}
+# JOB...: until every process the cluster's stores hold for them arrived as a span (60 s at
+# most); their rows in $T/procs-JOB.json. otlp_shape ENCODING JOB...: the shape of their
+# traces (tests/integration/otlp_trace.py), each check one of this test's results.
+otlp_arrived() {
+  local j
+  for j in "$@"; do
+    "$BUILD/tracer-jobstat" -j "$j" --processes --json > "$T/procs-$j.json" 2>/dev/null
+  done
+  for _ in $(seq 120); do
+    "$TOP/tests/integration/otlp_trace.py" arrived "$T/otlp/items.jsonl" "$T" "$@" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+otlp_shape() {
+  local line
+  while IFS= read -r line; do
+    case $line in "ok   "*) ok "${line#ok   }" ;; "FAIL "*) fail "${line#FAIL }" ;; *) echo "  $line" ;; esac
+  done < <("$TOP/tests/integration/otlp_trace.py" shape "$T/otlp/items.jsonl" "$T" "$@")
 }
 otlp_receiver_stop() {
   [ -n "${OTLP_PID:-}" ] || return 0

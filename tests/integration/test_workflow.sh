@@ -7,7 +7,8 @@
 # tracer-jobstat --workflow shows every rule (process) as a step with its tools named right,
 # the pipeline as the workflow's directory, the same step/tool view for both engines, and each
 # tool invocation's CPU and peak RSS as /usr/bin/time -v reported that very invocation (each
-# tool runs under `/usr/bin/time -v -o FILE`), within the collect core's bounds.
+# tool runs under `/usr/bin/time -v -o FILE`), within the collect core's bounds. The Snakemake
+# jobs arrive at an OTLP receiver as one trace each, in protobuf.
 # Skipped (with the reason) only when snakemake cannot be installed. The cluster is shared:
 # brought up (idempotent) and left running.
 . "$(dirname "$0")/lib.sh"
@@ -18,11 +19,11 @@ JS=$BUILD/tracer-jobstat
 t0=$(date +%s)
 
 workflow_tools || { finish; exit $?; }
-if ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
-  tail -30 "$T/cluster.log"; fail "test cluster up"; finish; exit 1
-fi
-. "$BASE/env.sh"
-export TRACER_CONF=$BASE/etc/tracer.conf
+# the cluster's tracerds stream what they record to a real OTLP receiver meanwhile: each
+# Snakemake job arrives as one trace (tests/integration/otlp_trace.py)
+otlp_receiver_start || { finish; exit 1; }
+cluster_up
+cluster_export http/protobuf
 START=$(date +%Y-%m-%dT%H:%M:%S)
 as() { su tracertest -c "cd '$1' && SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $2"; }
 js() { as "$T" "'$JS' -S $START $*"; } # as the user who ran the workflow
@@ -62,6 +63,8 @@ check "snakemake --slurm ran the workflow ($(($(date +%s) - ts)) s, exit $rc, $(
 jobs=$(grep -o 'submitted with SLURM jobid [0-9]*' "$WF/snakemake.log" | grep -o '[0-9]*$' | paste -sd,)
 check "Snakemake submitted 8 jobs ($jobs)" [ "$(tr ',' '\n' <<< "$jobs" | grep -c .)" -eq 8 ]
 listed "$jobs"
+check "every process of the 8 jobs arrived at the OTLP receiver as a span" otlp_arrived ${jobs//,/ }
+otlp_shape protobuf ${jobs//,/ }
 
 echo "  tracer-jobstat --pipeline $P --workflow"
 js "--pipeline $P --workflow" | sed 's/^/  | /'
