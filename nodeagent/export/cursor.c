@@ -14,11 +14,13 @@
 #include "log.h"
 #include "readfile.h"
 
-#define CURSOR_TEXT_MAX 256
+#define CURSOR_TEXT_MAX (EXPORT_SIGNALS * (CURSOR_URL_MAX + 48))
 
-int cursor_load(const char *path, int64_t seq[EXPORT_SIGNALS])
+int cursor_load(const char *path, int64_t seq[EXPORT_SIGNALS],
+		char url[EXPORT_SIGNALS][CURSOR_URL_MAX])
 {
 	int64_t got[EXPORT_SIGNALS] = { 0 };
+	char urls[EXPORT_SIGNALS][CURSOR_URL_MAX] = { { 0 } };
 	char *text, *line, *save = NULL, err[256];
 	size_t len;
 	int r, sig;
@@ -26,6 +28,7 @@ int cursor_load(const char *path, int64_t seq[EXPORT_SIGNALS])
 	r = readfile(path, CURSOR_TEXT_MAX, 0, &text, &len, err, sizeof(err));
 	if (r == -ENOENT) {
 		memset(seq, 0, sizeof(got));
+		memset(url, 0, sizeof(urls));
 		return r;
 	}
 	if (r < 0) {
@@ -44,12 +47,22 @@ int cursor_load(const char *path, int64_t seq[EXPORT_SIGNALS])
 				break;
 		errno = 0;
 		v = strtoll(line + used, &end, 10);
-		if (sig == EXPORT_SIGNALS || errno || *end || end == line + used || v < 0)
+		if (sig == EXPORT_SIGNALS || errno || end == line + used || v < 0)
 			goto bad;
+		if (*end == ' ') {
+			end++;
+			if (strlen(end) >= CURSOR_URL_MAX || strchr(end, ' ') ||
+			    strncmp(end, "http", 4))
+				goto bad;
+			snprintf(urls[sig], CURSOR_URL_MAX, "%s", end);
+		} else if (*end) {
+			goto bad;
+		}
 		got[sig] = v;
 	}
 	free(text);
 	memcpy(seq, got, sizeof(got));
+	memcpy(url, urls, sizeof(urls));
 	return 0;
 bad:
 	free(text);
@@ -57,15 +70,18 @@ bad:
 	return -EINVAL;
 }
 
-int cursor_save(const char *path, const int64_t seq[EXPORT_SIGNALS])
+int cursor_save(const char *path, const int64_t seq[EXPORT_SIGNALS],
+		const char *const url[EXPORT_SIGNALS])
 {
 	char tmp[PATH_MAX], dir[PATH_MAX], text[CURSOR_TEXT_MAX];
 	size_t len = 0;
 	int fd, dfd, err = 0;
 
 	for (int sig = 0; sig < EXPORT_SIGNALS; sig++)
-		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s %" PRId64 "\n",
-					export_signal_names[sig], seq[sig]);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s %" PRId64 "%s%.*s\n",
+					export_signal_names[sig], seq[sig],
+					url[sig] && *url[sig] ? " " : "", CURSOR_URL_MAX - 1,
+					url[sig] ? url[sig] : "");
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -11,14 +11,23 @@
 
 #include <stdint.h>
 
+#include "otlp_settings.h"
 #include "source.h"
 
 #define CURSOR_FILE "export.cursor"
 
-/* The cursors in path into seq: 0, -ENOENT (no file: nothing was delivered, seq all 0), or
- * -EINVAL for a file that does not read as one (seq untouched, said in the log). */
-int cursor_load(const char *path, int64_t seq[EXPORT_SIGNALS]);
+/* A cursor belongs to the endpoint it was delivered to: each signal's line names it ("traces
+ * 1234 https://collector:4318/v1/traces"), and a collector of another address starts from the
+ * records written from then on (export.c). */
+#define CURSOR_URL_MAX OTLP_URL_MAX
+
+/* The cursors in path into seq, and their endpoints into url (empty: not named): 0, -ENOENT
+ * (no file: nothing was delivered, seq all 0), or -EINVAL for a file that does not read as one
+ * (seq untouched, said in the log). */
+int cursor_load(const char *path, int64_t seq[EXPORT_SIGNALS],
+		char url[EXPORT_SIGNALS][CURSOR_URL_MAX]);
 /* Write them: 0 or -errno (said). */
-int cursor_save(const char *path, const int64_t seq[EXPORT_SIGNALS]);
+int cursor_save(const char *path, const int64_t seq[EXPORT_SIGNALS],
+		const char *const url[EXPORT_SIGNALS]);
 
 #endif

@@ -50,22 +50,32 @@ static void set_resource(struct exporter *e)
 	e->res.nattrs = EXPORT_RESOURCE_ATTRS;
 }
 
-static int load_cursors(struct exporter *e)
+static int load_cursors(struct exporter *e, int64_t head)
 {
 	int64_t seq[EXPORT_SIGNALS] = { 0 };
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], url[EXPORT_SIGNALS][CURSOR_URL_MAX];
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s", e->store_path);
 	if ((size_t)snprintf(e->cursor_path, sizeof(e->cursor_path), "%s/" CURSOR_FILE,
 			     dirname(dir)) >= sizeof(e->cursor_path))
 		return -ENAMETOOLONG;
-	r = cursor_load(e->cursor_path, seq);
+	r = cursor_load(e->cursor_path, seq, url);
 	if (r < 0 && r != -ENOENT) /* at least once: from the start, rather than nothing */
 		log_warn("export: %s unusable: everything the store holds will be sent again",
 			 e->cursor_path);
-	for (int sig = 0; sig < EXPORT_SIGNALS; sig++)
-		e->st[sig].cursor = seq[sig];
+	/* A collector that was never delivered to takes what is recorded from now on, not the
+	 * store's history: it begins at head, the store's latest record before the loop runs. */
+	for (int sig = 0; sig < EXPORT_SIGNALS; sig++) {
+		int moved = r == 0 && url[sig][0] && strcmp(url[sig], e->set.sig[sig].url);
+
+		e->st[sig].cursor = r == -ENOENT || moved ? head : seq[sig];
+		if ((r == -ENOENT || moved) && e->set.sig[sig].url[0])
+			log_info("export: %s to %s begin with the records written from now on"
+				 " (the store's export sequence is at %" PRId64 ")%s%s",
+				 export_signal_names[sig], e->set.sig[sig].url, head,
+				 moved ? "; delivered before to " : "", moved ? url[sig] : "");
+	}
 	return 0;
 }
 
@@ -78,7 +88,7 @@ static void exporter_free(struct exporter *e)
 }
 
 int exporter_start(struct exporter **out, const struct tracer_config *cfg, const char *node,
-		   const char *store_path)
+		   const char *store_path, int64_t head)
 {
 	struct export_settings set;
 	struct exporter *e;
@@ -110,7 +120,7 @@ int exporter_start(struct exporter **out, const struct tracer_config *cfg, const
 		exporter_free(e);
 		return r;
 	}
-	if ((r = load_cursors(e)) < 0) {
+	if ((r = load_cursors(e, head)) < 0) {
 		log_error("export: cannot read the cursors: %s", strerror(-r));
 		exporter_free(e);
 		return r;

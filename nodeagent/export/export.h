@@ -18,11 +18,13 @@
 struct exporter;
 
 /* Export the store at store_path (StateDir/NODE/tracer.db; the cursors go next to it) to the
- * collector that cfg and the environment (OTEL_EXPORTER_OTLP_*) name. 0 with *out NULL when no
- * endpoint is set: export is off. 0 with *out running, or -errno (-EINVAL: a bad setting),
- * said in the log. */
+ * collector that cfg and the environment (OTEL_EXPORTER_OTLP_*) name. A collector that was
+ * never delivered to (no cursor, or one of another endpoint) begins after head, the store's
+ * export sequence now (store_export_head): what is recorded from then on. 0 with *out NULL
+ * when no endpoint is set: export is off. 0 with *out running, or -errno (-EINVAL: a bad
+ * setting), said in the log. */
 int exporter_start(struct exporter **out, const struct tracer_config *cfg, const char *node,
-		   const char *store_path);
+		   const char *store_path, int64_t head);
 /* Stop and free: the thread is told, a post under way abandoned, and the thread joined for
  * EXPORTER_STOP_MS at most (past it, left to the exit). NULL: nothing to do. */
 void exporter_stop(struct exporter *e);

@@ -106,18 +106,21 @@ static void again_later(struct run *r, int sig, size_t n, int has_retry_after,
 	pthread_mutex_unlock(&r->e->lock);
 }
 
-/* The cursor moves to next, in memory and in the file */
+/* The cursor moves to next, in memory and in the file, with the endpoint it is of */
 static void advance(struct run *r, int sig, int64_t next)
 {
 	int64_t seq[EXPORT_SIGNALS];
+	const char *url[EXPORT_SIGNALS];
 
 	pthread_mutex_lock(&r->e->lock);
 	r->e->st[sig].cursor = next;
-	for (int i = 0; i < EXPORT_SIGNALS; i++)
+	for (int i = 0; i < EXPORT_SIGNALS; i++) {
 		seq[i] = r->e->st[i].cursor;
+		url[i] = r->e->set.sig[i].url;
+	}
 	pthread_mutex_unlock(&r->e->lock);
 	/* said by cursor_save; kept in memory: at worst sent again after a restart */
-	cursor_save(r->e->cursor_path, seq);
+	cursor_save(r->e->cursor_path, seq, url);
 }
 
 /* Read sig's next batch after cursor in one short read transaction, with what status shows of

@@ -409,6 +409,11 @@ int store_commit(struct store *s)
 	return 0;
 }
 
+int64_t store_export_head(const struct store *s)
+{
+	return s->next_seq - 1;
+}
+
 uint64_t store_written(const struct store *s)
 {
 	return s->written;

@@ -75,6 +75,8 @@ uint64_t store_export_dropped(const struct store *s);
  * thread's): 0 with *seq (0 for a new store), or -EIO. Below a cursor, the store is not the
  * one the cursor was kept for (it was removed and made again). */
 int store_export_latest(sqlite3 *db, int64_t *seq);
+/* The last number of the export sequence given so far */
+int64_t store_export_head(const struct store *s);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
 int store_set_alive(struct store *s, int64_t now_ns);
 int store_last_alive(struct store *s, int64_t *out); /* -ENOENT: never written */
