@@ -54,7 +54,7 @@ static int load_cursors(struct exporter *e, int64_t head)
 {
 	int64_t seq[EXPORT_SIGNALS] = { 0 };
 	char dir[PATH_MAX], url[EXPORT_SIGNALS][CURSOR_URL_MAX];
-	int r;
+	int r, begun = 0;
 
 	snprintf(dir, sizeof(dir), "%s", e->store_path);
 	if ((size_t)snprintf(e->cursor_path, sizeof(e->cursor_path), "%s/" CURSOR_FILE,
@@ -69,12 +69,23 @@ static int load_cursors(struct exporter *e, int64_t head)
 	for (int sig = 0; sig < EXPORT_SIGNALS; sig++) {
 		int moved = r == 0 && url[sig][0] && strcmp(url[sig], e->set.sig[sig].url);
 
+		begun |= r == -ENOENT || moved;
 		e->st[sig].cursor = r == -ENOENT || moved ? head : seq[sig];
 		if ((r == -ENOENT || moved) && e->set.sig[sig].url[0])
 			log_info("export: %s to %s begin with the records written from now on"
 				 " (the store's export sequence is at %" PRId64 ")%s%s",
 				 export_signal_names[sig], e->set.sig[sig].url, head,
 				 moved ? "; delivered before to " : "", moved ? url[sig] : "");
+	}
+	/* where it begins is kept at once: a restart before the first delivery goes on from it */
+	if (begun) {
+		const char *urls[EXPORT_SIGNALS];
+
+		for (int sig = 0; sig < EXPORT_SIGNALS; sig++) {
+			seq[sig] = e->st[sig].cursor;
+			urls[sig] = e->set.sig[sig].url;
+		}
+		cursor_save(e->cursor_path, seq, urls);
 	}
 	return 0;
 }
