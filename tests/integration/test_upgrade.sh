@@ -17,8 +17,9 @@ UP=$BUILD/upgrade
   "$TOP/tests/integration/upgrade-builds" ||
   { fail "the other builds (tests/integration/upgrade-builds)"; finish; exit 1; }
 N=300
-cp /bin/sleep "$T/longsleep" # their own comms
-cp /bin/sleep "$T/short"
+NAP=$(prog nap) || { fail "build nap"; finish; exit 1; }
+cp "$NAP" "$T/longsleep" # their own comms
+cp "$NAP" "$T/short"
 
 # a run: a process that lives through the swap, then N short ones; $T/$1.go starts the short
 # ones, which touch $T/$1.mid halfway
