@@ -11,7 +11,7 @@ ATTACKER=tracertest
 id $ATTACKER >/dev/null 2>&1 || ATTACKER=nobody # the kernel matrix's guests have no test users
 
 # -- a private daemon: the registry, and who may reach it
-PIN=$(ctl status --json | tr -d '\n' | sed -n 's/.*"kernel_registration": *{[^}]*"path": *"\([^"]*\)".*/\1/p')
+PIN=$(ctl status --json | tr -d '\n' | sed -n 's/.*"kernel_registration": *{[^}]*"path": *"\([^"]*\)".*/\1/p' | sed 's|\\/|/|g')
 check "the registry is pinned (${PIN:-none})" [ -n "$PIN" ]
 check "its directory is root's, 0700" [ "$(stat -c '%U %a' "$(dirname "$PIN")")" = "root 700" ]
 check "a user cannot open it" \
