@@ -21,13 +21,13 @@ NAP=$(prog nap) || { fail "build nap"; finish; exit 1; }
 cp "$NAP" "$T/longsleep" # their own comms
 cp "$NAP" "$T/short"
 
-# a run: a process that lives through the swap, then N short ones; $T/$1.go starts the short
-# ones, which touch $T/$1.mid halfway
+# a run: a process that lives through the swap (ended once the short ones are done), then N
+# short ones; $T/$1.go starts the short ones, which touch $T/$1.mid halfway
 start_run() {
-  ctl run --name "$1" -- bash -c "$T/longsleep 6 & touch $T/$1.up
+  ctl run --name "$1" -- bash -c "$T/longsleep 600 & touch $T/$1.up
     while [ ! -e $T/$1.go ]; do sleep 0.02; done
     for i in \$(seq $N); do $T/short 0.01; [ \$i = $((N / 2)) ] && touch $T/$1.mid; done
-    wait" 2> "$T/$1.summary" &
+    kill %1; wait" 2> "$T/$1.summary" &
   RUN=$!
   for _ in $(seq 100); do [ -e "$T/$1.up" ] && break; sleep 0.1; done
   touch "$T/$1.go"
