@@ -58,15 +58,19 @@ deps:
 	scripts/install-deps
 
 # ---- BPF: CO-RE objects and skeletons against the committed vmlinux.h
+# PIN_LAYOUT_VARIANT=N (tests/integration/test_upgrade.sh only, with its own B=): a tracerd whose
+# maps are laid out otherwise (bpf/maps.bpf.h), as a newer build's may be; never set for the product
+PIN_LAYOUT_VARIANT ?=
+BPF_VARIANT := $(if $(PIN_LAYOUT_VARIANT),-DTRACER_PIN_LAYOUT_VARIANT=$(PIN_LAYOUT_VARIANT))
 $(B)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(B)/bpf
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ibpf -c $< -o $@
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(BPF_VARIANT) -Ibpf -c $< -o $@
 	llvm-strip -g $@ 2>/dev/null || true
 $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 # The layout of what tracerd pins (nodeagent/collector_pins.c): a tracerd takes over only maps
 # laid out as its own, and reads an old ring only when its events are laid out as its own.
 $(PIN_LAYOUT): bpf/process.h bpf/maps.bpf.h | $(B)/bpf
-	{ printf '#define PIN_MAPS_LAYOUT 0x%sULL\n' $$(cat bpf/process.h bpf/maps.bpf.h | sha256sum | cut -c1-16); \
+	{ printf '#define PIN_MAPS_LAYOUT 0x%sULL\n' $$({ cat bpf/process.h bpf/maps.bpf.h; $(if $(PIN_LAYOUT_VARIANT),echo $(BPF_VARIANT);) } | sha256sum | cut -c1-16); \
 	  printf '#define PIN_EVENTS_LAYOUT 0x%sULL\n' $$(sha256sum < bpf/process.h | cut -c1-16); } > $@.tmp && mv $@.tmp $@
 
 # ---- user space

@@ -9,6 +9,11 @@
 #include <bpf/bpf_core_read.h>
 #include "process.h"
 
+/* 0 in the product; tests build a tracerd of another map layout with it (Makefile) */
+#ifndef TRACER_PIN_LAYOUT_VARIANT
+#define TRACER_PIN_LAYOUT_VARIANT 0
+#endif
+
 /* Set by tracerd once any cgroup is registered, so that untracked processes pay the cgroup
  * lookup only on hosts that use cgroup tracking. */
 volatile __u32 cgroup_tracking = 0;
@@ -68,7 +73,7 @@ _Static_assert(__builtin_offsetof(struct proc_state, gone) == sizeof(struct trac
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(map_flags, BPF_F_NO_COMMON_LRU);
-	__uint(max_entries, 8192);
+	__uint(max_entries, 8192 + TRACER_PIN_LAYOUT_VARIANT);
 	__type(key, __u32); /* tgid */
 	__type(value, struct handover);
 } exec_handover SEC(".maps");

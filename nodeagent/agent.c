@@ -165,6 +165,12 @@ int agent_on_event(void *ctx, const void *data, size_t size)
 
 	if (size < sizeof(*h) || h->type < EVENT_FORK || h->type > EVENT_OOM)
 		goto bad;
+	/* sent twice while two programs are attached to a tracepoint (finished.h) */
+	if (h->type != EVENT_OOM && finished_has(&a->finished, h->pid, h->start_ns) &&
+	    !proctable_find(&a->procs, h->pid, h->start_ns)) {
+		a->finished.repeats++;
+		return 0;
+	}
 	switch (h->type) {
 	case EVENT_FORK: {
 		const struct fork_event *e = data;
@@ -211,8 +217,10 @@ int agent_on_event(void *ctx, const void *data, size_t size)
 		if (size < sizeof(*e))
 			goto bad;
 		p = get_proc(a, h);
-		if (p)
+		if (p) {
 			finish_proc(a, p, e);
+			finished_add(&a->finished, h->pid, h->start_ns);
+		}
 		break;
 	}
 	case EVENT_OOM: {
@@ -339,6 +347,9 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
 	err = proctable_init(&a->procs, a->tick_ns);
 	if (err)
 		return err;
+	err = finished_init(&a->finished);
+	if (err)
+		return err;
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", cfg->state_dir, node) >= sizeof(dir))
 		return -ENAMETOOLONG;
 	if (mkdir(cfg->state_dir, 0755) < 0 && errno != EEXIST) {
@@ -390,6 +401,7 @@ static void agent_fini(struct agent *a)
 		store_set_alive(a->store, clock_unix_ns()); /* away from now on */
 	store_close(a->store);
 	proctable_free(&a->procs);
+	finished_free(&a->finished);
 	tool_rules_free(a->rules);
 	units_free(a);
 	memset(a, 0, sizeof(*a));

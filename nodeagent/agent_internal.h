@@ -7,6 +7,7 @@
 
 #include "agent.h"
 #include "collector.h"
+#include "finished.h"
 #include "proctable.h"
 #include "quota.h"
 #include "registry.h"
@@ -27,7 +28,8 @@ struct agent {
 	struct store *store;
 	struct exporter *exporter; /* main.c's, NULL when export is off */
 	struct proctable procs;
-	struct unit *units; /* units.c's alone: units with work in memory */
+	struct finished finished; /* the last processes finished: their repeats ignored */
+	struct unit *units;	  /* units.c's alone: units with work in memory */
 	uint64_t next_unit_id;
 	uint64_t events[STAT_MAX]; /* events handled, by STAT_* */
 	uint64_t bad_events;	   /* malformed records from the ring buffer */

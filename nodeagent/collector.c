@@ -442,7 +442,7 @@ const char *collector_pin_dir(const struct collector *c)
 
 int collector_took_over(const struct collector *c)
 {
-	return c && c->took_over;
+	return c && (c->took_over || c->retiring);
 }
 
 int collector_fd(const struct collector *c)

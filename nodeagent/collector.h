@@ -34,6 +34,12 @@ int collector_open(struct collector **out, const struct collector_opts *o, colle
 		   void *ctx);
 void collector_close(struct collector *c);
 
+/* After the running units are found again (tracking seeded into this set's maps): the programs
+ * of an old pin set of another layout, left attached meanwhile, are detached, what their ring
+ * holds goes to the event callback, commit(ctx) makes it durable, and the old set goes; said in
+ * the log. Returns the events recorded (0 when there was no such set). */
+int collector_retire(struct collector *c, void (*commit)(void *ctx), void *ctx);
+
 /* Readable once about an eighth of the ring is filled (each CPU asks the ring after putting
  * its share of that in it); below that events wait for the caller's periodic drain
  * (COLLECTOR_DRAIN_MS), so that a busy node is not woken per event. */
@@ -65,7 +71,8 @@ int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t uni
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);
 
 /* The pin set (collector_pins.c): where it is, or NULL when the collector runs unpinned (then
- * its programs and maps go with tracerd); whether it was a previous tracerd's, taken over. The
+ * its programs and maps go with tracerd); whether a previous tracerd's programs went on while
+ * it was away (its set taken over, or one of another layout running on until collector_retire). The
  * SPANK plugin's registry is in it. At close the set stays, unless collector_unpin_at_close was
  * called: then it is removed and the programs detached. */
 const char *collector_pin_dir(const struct collector *c);

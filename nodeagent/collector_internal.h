@@ -40,8 +40,9 @@ struct collector {
 	 * over, and its maps' fds until the load */
 	char pin_dir[PATH_MAX];
 	int took_over;
-	int pinned; /* the set is whole: pins_commit done */
-	int unpin;  /* at close: the set removed, the programs detached */
+	int pinned;   /* the set is whole: pins_commit done */
+	int unpin;    /* at close: the set removed, the programs detached */
+	int retiring; /* an old set of another layout runs on beside, until collector_retire */
 	int reuse_fds[PINNED_MAPS];
 };
 

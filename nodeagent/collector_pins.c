@@ -8,13 +8,21 @@
  * A tracepoint's link cannot have its program replaced (the kernel's raw tracepoint and perf
  * links have no update): a program loaded again from the same build is the one attached already
  * (the same tag), and the pinned link is kept; one of another build is attached beside the old
- * one, which is detached right after. */
+ * one, which is detached right after.
+ *
+ * A set of another layout whose events read as ours is moved aside (RETIRED_DIR) with its
+ * programs still attached: they go on tracking and filling their ring while this tracerd loads,
+ * attaches its own and finds the running units again, so that no process falls in between.
+ * Then collector_retire detaches them, records what their ring holds, adds what they counted
+ * lost to the units' counts and removes the old set. Meanwhile both sets send the events of the
+ * processes both track: tracerd ignores the repeats (finished.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -27,6 +35,7 @@
 
 #define LAYOUT_FILE "layout"
 #define LINK_PREFIX "link_"
+#define RETIRED_DIR "retired" /* an old set of another layout, until collector_retire */
 
 /* The value of the one-entry `layout` map. Its own shape never changes. */
 struct pin_layout {
@@ -112,18 +121,85 @@ static int layout_write(struct collector *c, uint32_t stopped)
 	return err;
 }
 
-/* Every pin of the set goes: a link's program is detached when its last pin and fd are gone. */
-static void clear_set(const struct collector *c)
+/* Every pin in dir goes (only those with prefix, when given): a link's program is detached when
+ * its last pin and fd are gone. */
+static void clear_dir(const char *dir, const char *prefix)
 {
 	struct dirent *e;
-	DIR *d = opendir(c->pin_dir);
+	DIR *d = opendir(dir);
 
 	if (!d)
 		return;
 	while ((e = readdir(d)))
-		if (e->d_type != DT_DIR)
+		if (e->d_type != DT_DIR &&
+		    (!prefix || strncmp(e->d_name, prefix, strlen(prefix)) == 0))
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
+}
+
+static int has_pins(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	while (d && !found && (e = readdir(d)))
+		found = e->d_type != DT_DIR;
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static void clear_set(const struct collector *c)
+{
+	clear_dir(c->pin_dir, NULL);
+}
+
+/* An old set moved aside and never retired (tracerd stopped in between): its programs go. */
+static void clear_retired(const struct collector *c)
+{
+	char dir[PATH_MAX];
+
+	if (pin_path(c, RETIRED_DIR, dir, sizeof(dir)) < 0 || access(dir, F_OK) != 0)
+		return;
+	clear_dir(dir, NULL);
+	if (rmdir(dir) == 0)
+		log_warn(
+			"pin set %s: an older set left aside by an upgrade that did not finish was "
+			"removed; what its ring held is lost",
+			c->pin_dir);
+}
+
+/* The set moved into RETIRED_DIR, its links and all: they stay attached. */
+static int move_aside(struct collector *c)
+{
+	char dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	if ((err = pin_path(c, RETIRED_DIR, dir, sizeof(dir))) < 0)
+		return err;
+	if (mkdir(dir, 0700) < 0)
+		return -errno;
+	if (!(d = opendir(c->pin_dir)))
+		return -errno;
+	while (!err && (e = readdir(d))) {
+		if (e->d_type == DT_DIR)
+			continue;
+		if ((err = pin_path(c, e->d_name, from, sizeof(from))) == 0 &&
+		    (size_t)snprintf(to, sizeof(to), "%s/%s", dir, e->d_name) >= sizeof(to))
+			err = -ENAMETOOLONG;
+		if (!err && rename(from, to) < 0)
+			err = -errno;
+	}
+	closedir(d);
+	if (err < 0) {
+		log_warn("pin set %s: cannot move it aside (%s)", c->pin_dir, strerror(-err));
+		clear_dir(dir, NULL);
+		rmdir(dir);
+	}
+	return err;
 }
 
 static int count_event(void *ctx, const void *data, size_t size)
@@ -134,13 +210,14 @@ static int count_event(void *ctx, const void *data, size_t size)
 
 /* What an old set's ring still holds: handed to tracerd when its events read as ours, else
  * counted (they are lost). Returns the count. */
-static int drain_old_ring(struct collector *c, int events_ok)
+static int drain_old_ring(struct collector *c, const char *dir, int events_ok)
 {
 	struct ring_reader *r = NULL;
 	char path[PATH_MAX];
 	int fd, n, total = 0;
 
-	if (pin_path(c, pinned_maps[0].file, path, sizeof(path)) < 0 ||
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, pinned_maps[0].file) >=
+		    sizeof(path) ||
 	    (fd = bpf_obj_get(path)) < 0)
 		return 0;
 	if (ring_reader_open(&r, fd) == 0) {
@@ -184,9 +261,16 @@ int pins_before_load(struct collector *c)
 
 	if (!c->pin_dir[0])
 		return 0;
+	clear_retired(c);
 	err = layout_read(c, &l);
 	if (err == -ENOENT) {
-		clear_set(c); /* a set half made, or none: nothing to take over */
+		/* none, a set half made, or a build's before pinned programs (its registry alone):
+		 * nothing to take over */
+		if (has_pins(c->pin_dir))
+			log_warn("pin set %s holds no layout (left by a build without pinned "
+				 "programs, or half made): cleared, loaded afresh",
+				 c->pin_dir);
+		clear_set(c);
 		return 0;
 	}
 	if (err < 0) {
@@ -215,7 +299,21 @@ int pins_before_load(struct collector *c)
 		clear_set(c);
 		return 0;
 	}
-	n = drain_old_ring(c, l.events == PIN_EVENTS_LAYOUT);
+	if (l.events == PIN_EVENTS_LAYOUT && move_aside(c) == 0) {
+		c->retiring = 1;
+		log_info("pin set %s, left by tracerd pid %u (%s), is of another build or "
+			 "RingBufferSize (maps layout %016llx, ring %llu bytes; this tracerd's "
+			 "%016llx, %llu): its programs stay attached beside this tracerd's until "
+			 "the "
+			 "running units are found again, then its ring is recorded and it is "
+			 "removed",
+			 c->pin_dir, l.pid,
+			 l.stopped ? "stopped" : "killed, or died without stopping",
+			 (unsigned long long)l.maps, (unsigned long long)l.ring_bytes,
+			 (unsigned long long)PIN_MAPS_LAYOUT, (unsigned long long)c->ring_bytes);
+		return 0;
+	}
+	n = drain_old_ring(c, c->pin_dir, l.events == PIN_EVENTS_LAYOUT);
 	clear_set(c);
 	log_warn("pin set %s, left by tracerd pid %u (%s), is of another build or RingBufferSize "
 		 "(maps layout %016llx, ring %llu bytes; this tracerd's %016llx, %llu): its ring's "
@@ -366,4 +464,64 @@ void pins_stop(struct collector *c, int unpin)
 		log_info("pin set %s kept: the programs stay attached until tracerd is back",
 			 c->pin_dir);
 	}
+}
+
+/* The old set's counts of events its ring could not hold, added to this set's, per unit. */
+static unsigned merge_unit_lost(struct collector *c, const char *dir, uint64_t *events)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+	uint64_t key, next, n, had;
+	char path[PATH_MAX];
+	unsigned units = 0;
+	int fd, more;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/unit_lost", dir) >= sizeof(path) ||
+	    (fd = bpf_obj_get(path)) < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.key_size == sizeof(key) &&
+	    info.value_size == sizeof(n)) {
+		for (more = bpf_map_get_next_key(fd, NULL, &next) == 0; more;
+		     more = bpf_map_get_next_key(fd, &key, &next) == 0) {
+			key = next;
+			if (bpf_map_lookup_elem(fd, &key, &n) < 0 || !n)
+				continue;
+			had = 0;
+			bpf_map__lookup_elem(c->skel->maps.unit_lost, &key, sizeof(key), &had,
+					     sizeof(had), 0);
+			had += n;
+			if (bpf_map__update_elem(c->skel->maps.unit_lost, &key, sizeof(key), &had,
+						 sizeof(had), BPF_ANY) == 0) {
+				*events += n;
+				units++;
+			}
+		}
+	}
+	close(fd);
+	return units;
+}
+
+int collector_retire(struct collector *c, void (*commit)(void *ctx), void *ctx)
+{
+	char dir[PATH_MAX];
+	uint64_t lost = 0;
+	unsigned units;
+	int n;
+
+	if (!c || !c->retiring)
+		return 0;
+	c->retiring = 0;
+	if (pin_path(c, RETIRED_DIR, dir, sizeof(dir)) < 0)
+		return -ENAMETOOLONG;
+	clear_dir(dir, LINK_PREFIX); /* its programs detached: its ring is complete */
+	n = drain_old_ring(c, dir, 1);
+	units = merge_unit_lost(c, dir, &lost);
+	commit(ctx); /* recorded before the ring goes */
+	clear_dir(dir, NULL);
+	rmdir(dir);
+	log_info("pin set %s: the older set's programs detached; its ring's %d events recorded "
+		 "(those this tracerd's programs also sent, once), %llu events it could not hold "
+		 "counted lost to %u units; the older set removed",
+		 c->pin_dir, n, (unsigned long long)lost, units);
+	return n;
 }

@@ -91,10 +91,23 @@ static int rediscover_unit(const struct unit *stored, void *ctx)
 	return 0;
 }
 
+static void commit(void *ctx)
+{
+	struct agent *a = ctx;
+
+	store_commit(a->store);
+}
+
 int agent_rediscover(struct agent *a)
 {
+	int err;
+
 	if (store_last_alive(a->store, &a->last_alive_ns) < 0)
 		a->last_alive_ns = 0;
 	store_close_stale_units(a->store);
-	return store_running_units(a->store, rediscover_unit, a);
+	err = store_running_units(a->store, rediscover_unit, a);
+	/* the units' processes tracked by this set's programs now: an older set's, of another
+	 * layout, may stop */
+	collector_retire(a->collector, commit, a);
+	return err;
 }

@@ -32,9 +32,9 @@ CONF
   mkdir -p -m 700 "$(dirname "$PINS")"
 }
 
-start_daemon() {
+start_daemon() { # TRACERD: another build's tracerd (test_upgrade.sh)
   [ -f "$T/tracer.conf" ] || write_config
-  "$BUILD/tracerd" -f -N $NODE -c "$T/tracer.conf" >> "$T/tracerd.log" 2>&1 &
+  "${TRACERD:-$BUILD/tracerd}" -f -N $NODE -c "$T/tracer.conf" >> "$T/tracerd.log" 2>&1 &
   DAEMON_PID=$!
   for _ in $(seq 100); do
     [ -S "$T/run/tracerd-$NODE.sock" ] && "$BUILD/tracerctl" -N $NODE status >/dev/null 2>&1 && return 0

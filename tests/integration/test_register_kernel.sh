@@ -8,9 +8,10 @@
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 ATTACKER=tracertest
+id $ATTACKER >/dev/null 2>&1 || ATTACKER=nobody # the kernel matrix's guests have no test users
 
 # -- a private daemon: the registry, and who may reach it
-PIN=$(ctl status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["kernel_registration"].get("path",""))')
+PIN=$(ctl status --json | tr -d '\n' | sed -n 's/.*"kernel_registration": *{[^}]*"path": *"\([^"]*\)".*/\1/p' | sed 's|\\/|/|g')
 check "the registry is pinned (${PIN:-none})" [ -n "$PIN" ]
 check "its directory is root's, 0700" [ "$(stat -c '%U %a' "$(dirname "$PIN")")" = "root 700" ]
 check "a user cannot open it" \
@@ -29,6 +30,10 @@ rm -rf "$PLANTED"
 stop_daemon
 
 # -- the cluster: a job while n1's tracerd does not answer
+if ! command -v sbatch >/dev/null; then
+  echo "  skip the Slurm job: no Slurm here (the kernel matrix's guests)"
+  finish; exit
+fi
 cluster_up
 PIDF=$BASE/run/tracerd-n1.pid
 ndb() { sqlite3 "$BASE/state/n1/tracer.db" "$@"; }

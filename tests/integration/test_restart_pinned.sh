@@ -40,7 +40,7 @@ check "and its programs attached" bpftool link show pinned "$SET/link_handle_exe
 echo "RingBufferSize = 256K" >> "$T/tracer.conf"
 start_daemon || { fail "start with another RingBufferSize"; finish; exit 1; }
 check "a set of another ring size is drained and replaced, and the log says so" \
-  grep -q "pin set .* cleared and loaded afresh" "$T/tracerd.log"
+  grep -q "pin set .* is of another build or RingBufferSize" "$T/tracerd.log"
 ctl run --name absent -- bash -c "touch $T/b1; while [ ! -e $T/b2 ]; do sleep 0.05; done
   for i in \$(seq 20000); do /bin/true; done
   touch $T/b3; while [ ! -e $T/b4 ]; do sleep 0.05; done" 2> "$T/summary2" &

@@ -188,6 +188,71 @@ static const char *argv_str(json_object *row, char *buf, size_t len)
 
 /* ---- tests */
 
+/* Two programs attached to a tracepoint at once (an upgrade's instant, an old pin set's programs
+ * running beside the new ones) send each event twice, maybe out of order across two rings: a
+ * finished process is one row and one process of its unit, with its command. */
+static void test_repeated_events(void **state)
+{
+	struct agent *a = *state;
+	struct unit *u = units_find(a, 1);
+	uint64_t start = 100 * SEC + 777;
+	json_object *rows, *r;
+	char buf[256];
+
+	fork_ev(a, 300, start, 1, 100, 50 * SEC);
+	fork_ev(a, 300, start, 1, 100, 50 * SEC);
+	EXEC(a, 300, start, 1, 100, "/bin/sleep",
+	     "sleep\0"
+	     "1");
+	EXEC(a, 300, start, 1, 100, "/bin/sleep",
+	     "sleep\0"
+	     "1");
+	assert_int_equal(u->live, 1);
+	exit_ev(a, 300, start, 1, 0);
+	exit_ev(a, 300, start, 1, 0);
+	/* the other ring's copies, after the exit */
+	EXEC(a, 300, start, 1, 100, "/bin/sleep",
+	     "sleep\0"
+	     "1");
+	exit_ev(a, 300, start, 1, 0);
+	assert_int_equal(u->live, 0);
+	assert_int_equal(u->finished, 1);
+	assert_int_equal(a->stored, 1);
+	assert_int_equal(a->procs.count, 0);
+	assert_int_equal(a->finished.repeats, 3);
+	rows = processes(a, 1);
+	assert_int_equal(json_object_array_length(rows), 1);
+	r = json_object_array_get_idx(rows, 0);
+	assert_string_equal(json_object_get_string(key(r, "exe")), "/bin/sleep");
+	assert_string_equal(argv_str(r, buf, sizeof(buf)), "sleep|1");
+	json_object_put(rows);
+
+	/* the same pid started again is another process */
+	EXEC(a, 300, start + SEC, 1, 100, "/bin/true", "true");
+	exit_ev(a, 300, start + SEC, 1, 0);
+	assert_int_equal(u->finished, 2);
+}
+
+/* More finished processes than two generations hold: the memory stays bounded, the newest are
+ * remembered, and the oldest are forgotten. */
+static void test_finished_bounded(void **state)
+{
+	struct finished f;
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(finished_init(&f), 0);
+	for (i = 1; i <= 5 * FINISHED_GEN; i++)
+		finished_add(&f, i, 1000 + i);
+	assert_true(finished_has(&f, 5 * FINISHED_GEN, 1000 + 5 * FINISHED_GEN));
+	assert_true(finished_has(&f, 4 * FINISHED_GEN + 1, 1000 + 4 * FINISHED_GEN + 1));
+	assert_false(finished_has(&f, 1, 1001));
+	assert_false(finished_has(&f, 5 * FINISHED_GEN, 999)); /* another start */
+	assert_false(finished_has(&f, 0, 0));
+	assert_true(f.n[0] <= FINISHED_GEN && f.n[1] <= FINISHED_GEN);
+	finished_free(&f);
+}
+
 static void test_fork_exec_exit(void **state)
 {
 	struct agent *a = *state;
@@ -767,6 +832,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_late_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admit_by_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fold_groups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_repeated_events, setup, teardown),
+		cmocka_unit_test(test_finished_bounded),
 	};
 
 	/* malformed records and OOM kills are logged as warnings: keep the output to errors */

@@ -35,7 +35,8 @@ struct agent *ta_agent_new(const char *name, const char *boot, char *dir)
 		free(a);
 		return NULL;
 	}
-	if (ta_store_open(name, boot, dir, &a->store) < 0) {
+	if (finished_init(&a->finished) < 0 || ta_store_open(name, boot, dir, &a->store) < 0) {
+		finished_free(&a->finished);
 		proctable_free(&a->procs);
 		free(a);
 		return NULL;
@@ -47,6 +48,7 @@ int ta_agent_free(struct agent *a, const char *dir)
 {
 	store_close(a->store);
 	proctable_free(&a->procs);
+	finished_free(&a->finished);
 	units_free(a);
 	free(a);
 	return tl_rmtree(dir);
