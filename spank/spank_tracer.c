@@ -108,6 +108,10 @@ static int opt_cb(int val, const char *arg, int remote)
 	return ESPANK_SUCCESS;
 }
 
+/* The wait for tracerd's answer for a task already registered in the kernel (registry.h):
+ * tracerd answers in about a millisecond; late, it still records the task from its start. */
+#define KERNEL_REGISTERED_WAIT_MS 10
+
 /* plugstack.conf arguments: conf=FILE socket=PATH timeout_ms=N */
 static void parse_args(int ac, char **av)
 {
@@ -399,7 +403,13 @@ static int call_tracerd(spank_t sp, pid_t pid, struct json_object *req, struct j
 			slurm_info("tracer: %s", err);
 		return r < 0 ? r : -EINPROGRESS;
 	}
-	r = trust_call(path, req, st.timeout_ms, reply, err, sizeof(err));
+	/* a task registered in the kernel is tracked whenever tracerd reads this: no reason to
+	 * hold the job for more than a healthy tracerd's answer */
+	r = trust_call(path, req,
+		       in_kernel && st.timeout_ms > KERNEL_REGISTERED_WAIT_MS
+			       ? KERNEL_REGISTERED_WAIT_MS
+			       : st.timeout_ms,
+		       reply, err, sizeof(err));
 	if (r == -EPERM && !st.failed++)
 		slurm_info("tracer: job runs untraced: %s", err); /* says which path and why */
 	else if (r < 0 && in_kernel && !st.failed++)

@@ -486,22 +486,23 @@ static int move_step(struct store *s, const char *sql, uint64_t from, uint64_t t
 
 int store_move_rows(struct store *s, uint64_t from, uint64_t to, uint64_t *rows)
 {
-	uint64_t samples;
+	uint64_t samples, folded = 0;
 	int err;
 
-	int64_t top = 0;
-
-	/* moved rows are exported again, under their unit: each takes a new number above every
-	 * other (its rowid past the next), and the sequence goes on past them */
-	err = store_query_int(s, "SELECT COALESCE(MAX(rowid), 0) FROM processes", "move", &top);
-	if (!err)
-		err = move_step(s,
-				to ? "UPDATE processes SET unit=?2, seq=CASE WHEN folded IS NULL"
-				     " THEN ?3 + rowid END WHERE unit=?1"
-				   : "DELETE FROM processes WHERE unit=?1",
-				from, to, rows);
-	if (!err && to)
-		s->next_seq += top + 1;
+	/* moved rows are exported again, under their unit: each takes the next number, in the
+	 * order they were written (folded rows are not exported: they only move) */
+	err = move_step(
+		s,
+		to ? "UPDATE processes SET unit=?2, seq=?3 + m.n - 1 FROM (SELECT rowid AS id,"
+		     " row_number() OVER (ORDER BY rowid) AS n FROM processes WHERE unit=?1"
+		     " AND folded IS NULL) AS m WHERE processes.rowid = m.id"
+		   : "DELETE FROM processes WHERE unit=?1",
+		from, to, rows);
+	if (!err && to) {
+		s->next_seq += (int64_t)*rows;
+		err = move_step(s, "UPDATE processes SET unit=?2 WHERE unit=?1", from, to, &folded);
+		*rows += folded;
+	}
 	if (!err)
 		err = move_step(s,
 				to ? "UPDATE samples SET unit=?2 WHERE unit=?1"
