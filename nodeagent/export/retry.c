@@ -19,10 +19,10 @@ uint32_t retry_backoff_ms(unsigned attempt, uint32_t random)
 {
 	uint64_t d = RETRY_BASE_MS, half;
 
-	for (unsigned i = 1; i < attempt && d < RETRY_MAX_MS; i++)
+	for (unsigned i = 1; i < attempt && d < RETRY_BACKOFF_MAX_MS; i++)
 		d *= 2;
-	if (d > RETRY_MAX_MS)
-		d = RETRY_MAX_MS;
+	if (d > RETRY_BACKOFF_MAX_MS)
+		d = RETRY_BACKOFF_MAX_MS;
 	half = d / 2;
 	return (uint32_t)(half + (uint64_t)random % (d - half + 1));
 }

@@ -8,9 +8,11 @@
 #include <time.h>
 
 #define RETRY_BASE_MS 1000 /* the first wait */
-#define RETRY_MAX_MS                                                         \
-	(300 * 1000) /* no wait is longer, Retry-After's included: a backend \
-			cannot park delivery for a day */
+/* The backoff's longest wait: a collector back after an outage of any length is delivered to
+ * within it (OpenTelemetry's collectors use the same) */
+#define RETRY_BACKOFF_MAX_MS (30 * 1000)
+/* No wait is longer, Retry-After's included: a backend cannot park delivery for a day */
+#define RETRY_MAX_MS (300 * 1000)
 
 enum retry_verdict {
 	RETRY_DELIVERED, /* 2xx: the cursor moves on */
@@ -25,7 +27,7 @@ enum retry_verdict {
 enum retry_verdict retry_verdict_of(long http);
 
 /* The wait before try number attempt (1 for the first retry): RETRY_BASE_MS doubled each
- * time, capped at RETRY_MAX_MS, of which random (any 32 bits) takes between a half and the
+ * time, capped at RETRY_BACKOFF_MAX_MS, of which random (any 32 bits) takes between a half and the
  * whole ("equal jitter": nodes that failed together do not retry together). */
 uint32_t retry_backoff_ms(unsigned attempt, uint32_t random);
 

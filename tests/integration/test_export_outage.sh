@@ -59,6 +59,8 @@ PY
   sleep 0.5
 done
 read -r stored missing unique resent < "$T/count"
+[ "$missing" = 0 ] || "$BUILD/tracerctl" -N n1 status --json | python3 -c '
+import json, sys; print("  export:", json.dumps(json.load(sys.stdin).get("export")))'
 echo "  $stored processes stored, $unique span ids arrived, $missing missing, $resent sent again"
 check "every process of the job arrived as one span ($stored stored, $missing missing, $unique ids)" \
   [ "$missing" = 0 -a "$unique" = "$stored" -a "$stored" -ge "$NPROCS" ]

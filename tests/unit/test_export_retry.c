@@ -41,22 +41,22 @@ static void test_backoff(void **state)
 	for (unsigned attempt = 1; attempt < 40; attempt++) {
 		uint64_t d = RETRY_BASE_MS;
 
-		for (unsigned i = 1; i < attempt && d < RETRY_MAX_MS; i++)
+		for (unsigned i = 1; i < attempt && d < RETRY_BACKOFF_MAX_MS; i++)
 			d *= 2;
-		if (d > RETRY_MAX_MS)
-			d = RETRY_MAX_MS;
+		if (d > RETRY_BACKOFF_MAX_MS)
+			d = RETRY_BACKOFF_MAX_MS;
 		for (size_t i = 0; i < sizeof(randoms) / sizeof(*randoms); i++) {
 			uint32_t w = retry_backoff_ms(attempt, randoms[i]);
 
 			assert_true(w >= d / 2);
 			assert_true(w <= d);
-			assert_true(w <= RETRY_MAX_MS);
+			assert_true(w <= RETRY_BACKOFF_MAX_MS);
 		}
 	}
 	/* the jitter spreads: two randoms, two waits */
 	assert_int_not_equal(retry_backoff_ms(5, 1), retry_backoff_ms(5, 9999));
 	assert_int_equal(retry_backoff_ms(1, 0), RETRY_BASE_MS / 2);
-	assert_int_equal(retry_backoff_ms(100, 0xffffffff) <= RETRY_MAX_MS, 1);
+	assert_int_equal(retry_backoff_ms(100, 0xffffffff) <= RETRY_BACKOFF_MAX_MS, 1);
 }
 
 static void test_retry_after_seconds(void **state)
