@@ -43,7 +43,7 @@ CLIENT_LIBS := -lmunge $(LIBS_JSON)
 BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
         $(B)/tracer-prolog $(B)/tracer-epilog
 # the SPANK plugin is loaded by slurmstepd, srun and sbatch: position-independent, self-contained
-SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/clock.c util/config.c util/procfs.c util/readfile.c \
+SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/clock.c util/config.c util/config_paths.c util/config_values.c util/procfs.c util/readfile.c \
              util/otlp_settings.c util/safetext.c util/slurm_ids.c \
              protocol/ops.c protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c \
              protocol/trust.c
@@ -149,6 +149,7 @@ unit: $(UNIT_BINS) $(LIBJOBSTAT) $(BINS) $(OTLP_SAMPLES)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 	scripts/check-jobstat-stages $(B)/obj "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"
 	@scripts/check-circles $(PRODUCT_OBJ)
+	@scripts/check-plugin-symbols $(B)/spank_tracer.so
 
 integration: all $(OTLP_SAMPLES)
 	tests/integration/run-all

@@ -1,6 +1,7 @@
 /* tracer.conf parser: "Key = Value" lines like slurm.conf, validated strictly so that a typo
  * stops the daemon with "file:line: what" instead of running with a surprising setting. */
 #include "config.h"
+#include "config_values.h"
 #include "readfile.h"
 #include "safetext.h"
 
@@ -17,10 +18,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-/* the control socket's name: SocketDir/tracerd-NODE.sock */
-#define SOCKET_PREFIX "tracerd-"
-#define SOCKET_SUFFIX ".sock"
 
 #define CONF_LINE_MAX 4096	    /* longest accepted line, newline excluded */
 #define CONF_FILE_MAX (1024 * 1024) /* a config larger than this is a mistake, not a config */
@@ -72,211 +69,6 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->store_unit_max_bytes = 256ull << 20;
 	cfg->max_units_per_user = 64;
 	cfg->unit_rate_per_user = 20;
-}
-
-/* ---- value parsers: each returns NULL on success or a reason for the error message */
-
-/* Unsigned decimal with overflow check; *end is set past the digits. */
-static const char *parse_u64(const char *s, uint64_t *out, const char **end)
-{
-	uint64_t v = 0;
-	const char *p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return "expected a number";
-	for (; isdigit((unsigned char)*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return "number too large";
-		v = v * 10 + d;
-	}
-	*out = v;
-	*end = p;
-	return NULL;
-}
-
-/* "N", "Ns", "Nms", "Nm", "Nh", "Nd" (bare = seconds) into milliseconds. */
-static const char *parse_duration(const char *s, uint64_t *ms)
-{
-	uint64_t v, mult;
-	const char *suf, *why = parse_u64(s, &v, &suf);
-
-	if (why)
-		return "expected a duration like 500ms, 10s or 5m";
-	if (!*suf || !strcasecmp(suf, "s"))
-		mult = 1000;
-	else if (!strcasecmp(suf, "ms"))
-		mult = 1;
-	else if (!strcasecmp(suf, "m"))
-		mult = 60 * 1000;
-	else if (!strcasecmp(suf, "h"))
-		mult = 3600 * 1000;
-	else if (!strcasecmp(suf, "d"))
-		mult = 24ull * 3600 * 1000;
-	else
-		return "unknown duration unit (use ms, s, m, h or d)";
-	if (v > UINT64_MAX / mult)
-		return "duration too large";
-	*ms = v * mult;
-	return NULL;
-}
-
-/* "N", "NK", "NM", "NG" (binary multiples, bare = bytes). */
-static const char *parse_size(const char *s, uint64_t *bytes)
-{
-	uint64_t v, mult;
-	const char *suf, *why = parse_u64(s, &v, &suf);
-
-	if (why)
-		return "expected a size like 64K, 16M or 1G";
-	if (!*suf)
-		mult = 1;
-	else if (!strcasecmp(suf, "k"))
-		mult = 1ull << 10;
-	else if (!strcasecmp(suf, "m"))
-		mult = 1ull << 20;
-	else if (!strcasecmp(suf, "g"))
-		mult = 1ull << 30;
-	else
-		return "unknown size unit (use K, M or G)";
-	if (v > UINT64_MAX / mult)
-		return "size too large";
-	*bytes = v * mult;
-	return NULL;
-}
-
-/* Node and user names end up in file and socket names: keep them to a safe alphabet. */
-static const char *check_name(const char *s, size_t cap)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= cap)
-		return n ? "too long (at most 63 characters)" : "empty name";
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (!isalnum(c) && c != '.' && c != '_' && c != '-')
-			return "only letters, digits, '.', '_' and '-' are allowed";
-	}
-	if (!strcmp(s, ".") || !strcmp(s, ".."))
-		return "not a usable name";
-	return NULL;
-}
-
-/* "NODE:PORT,...": each node a valid name, once; each port 1-65535 */
-static const char *check_node_ports(const char *v, size_t cap)
-{
-	char name[64];
-
-	if (strlen(v) >= cap)
-		return "too long";
-	for (const char *p = v; *p;) {
-		size_t len = strcspn(p, ":,");
-		const char *end;
-		uint64_t port;
-
-		if (p[len] != ':' || !len || len >= sizeof(name))
-			return "expected NODE:PORT[,NODE:PORT...]";
-		memcpy(name, p, len);
-		name[len] = 0;
-		if (check_name(name, sizeof(name)))
-			return "a node name has letters, digits, '.', '_' and '-' only";
-		if (parse_u64(p + len + 1, &port, &end) || (*end && *end != ',') || !port ||
-		    port > 65535)
-			return "each port must be a number from 1 to 65535";
-		for (const char *q = v; q < p; q += strcspn(q, ",") + 1)
-			if (strncmp(q, name, len) == 0 && q[len] == ':')
-				return "a node is named twice";
-		p = *end ? end + 1 : end;
-		if (*end && !*p)
-			return "expected NODE:PORT after ','";
-	}
-	return NULL;
-}
-
-uint32_t config_listen_port(const struct tracer_config *cfg, const char *node)
-{
-	size_t nl = node ? strlen(node) : 0;
-
-	for (const char *p = cfg->node_ports; nl && *p; p += strcspn(p, ","), p += *p == ',') {
-		if (strncmp(p, node, nl) == 0 && p[nl] == ':')
-			return (uint32_t)strtoul(p + nl + 1, NULL, 10);
-	}
-	return cfg->listen_port;
-}
-
-static int port_of(const char *v, uint16_t *port)
-{
-	const char *end;
-	uint64_t n;
-
-	if (parse_u64(v, &n, &end) || *end || n < 1 || n > 65535)
-		return -EINVAL;
-	*port = (uint16_t)n;
-	return 0;
-}
-
-int config_metrics_addr(const char *v, struct sockaddr_storage *out, unsigned *len)
-{
-	struct sockaddr_in a4 = { .sin_family = AF_INET };
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
-	char host[64];
-	const char *colon;
-	uint16_t port;
-
-	if (!v[0])
-		return -ENOENT;
-	if (v[0] == '[') { /* [V6]:PORT */
-		const char *close = strchr(v, ']');
-
-		if (!close || close[1] != ':' || (size_t)(close - v - 1) >= sizeof(host) ||
-		    port_of(close + 2, &port))
-			return -EINVAL;
-		memcpy(host, v + 1, (size_t)(close - v - 1));
-		host[close - v - 1] = 0;
-		if (inet_pton(AF_INET6, host, &a6.sin6_addr) != 1)
-			return -EINVAL;
-		a6.sin6_port = htons(port);
-		memset(out, 0, sizeof(*out));
-		memcpy(out, &a6, sizeof(a6));
-		*len = sizeof(a6);
-		return 0;
-	}
-	colon = strrchr(v, ':');
-	if (!colon) {
-		if (port_of(v, &port))
-			return -EINVAL;
-		a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	} else {
-		if ((size_t)(colon - v) >= sizeof(host) || port_of(colon + 1, &port))
-			return -EINVAL;
-		memcpy(host, v, (size_t)(colon - v));
-		host[colon - v] = 0;
-		if (inet_pton(AF_INET, host, &a4.sin_addr) != 1)
-			return -EINVAL;
-	}
-	a4.sin_port = htons(port);
-	memset(out, 0, sizeof(*out));
-	memcpy(out, &a4, sizeof(a4));
-	*len = sizeof(a4);
-	return 0;
-}
-
-/* A whole number between lo and hi, with a minus sign only when lo is below 0. */
-static const char *number_in(const char *v, int64_t lo, int64_t hi, int64_t *out)
-{
-	static char why[64];
-	const char *end;
-	int neg = lo < 0 && v[0] == '-';
-	uint64_t n;
-
-	if (parse_u64(v + neg, &n, &end) || *end)
-		return "expected a number";
-	if (n > (uint64_t)INT64_MAX || (*out = neg ? -(int64_t)n : (int64_t)n) < lo || *out > hi) {
-		snprintf(why, sizeof(why), "must be between %lld and %lld", (long long)lo,
-			 (long long)hi);
-		return why;
-	}
-	return NULL;
 }
 
 /* ---- keys */
@@ -376,7 +168,7 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 
 	switch (k->type) {
 	case K_NAME:
-		if ((why = check_name(v, k->size)))
+		if ((why = conf_check_name(v, k->size)))
 			return why;
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;
@@ -394,52 +186,52 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		return NULL;
 	}
 	case K_SAMPLE:
-		if ((why = parse_duration(v, &n)))
+		if ((why = conf_parse_duration(v, &n)))
 			return why;
 		if (n != 0 && (n < SAMPLE_MIN_MS || n > SAMPLE_MAX_MS))
 			return "must be 0 (off) or between 100ms and 24h";
 		cfg->sample_interval_ms = (uint32_t)n;
 		return NULL;
 	case K_COMMIT:
-		if ((why = parse_duration(v, &n)))
+		if ((why = conf_parse_duration(v, &n)))
 			return why;
 		if (n < COMMIT_MIN_MS || n > COMMIT_MAX_MS)
 			return "must be between 10ms and 60s";
 		cfg->commit_interval_ms = (uint32_t)n;
 		return NULL;
 	case K_RING:
-		if ((why = parse_size(v, &n)))
+		if ((why = conf_parse_size(v, &n)))
 			return why;
 		if (n < RING_MIN || n > RING_MAX || (n & (n - 1)))
 			return "must be a power of two between 64K and 1G";
 		cfg->ring_buffer_bytes = n;
 		return NULL;
 	case K_CLIENTS:
-		if ((why = number_in(v, CLIENTS_MIN, CLIENTS_MAX, &i)))
+		if ((why = conf_number_in(v, CLIENTS_MIN, CLIENTS_MAX, &i)))
 			return why;
 		*(uint32_t *)field = (uint32_t)i;
 		return NULL;
 	case K_RESERVED:
-		if ((why = number_in(v, 0, CLIENTS_MAX, &i)))
+		if ((why = conf_number_in(v, 0, CLIENTS_MAX, &i)))
 			return why;
 		cfg->reserved_clients = (uint32_t)i;
 		return NULL;
 	case K_OFF_OR_SECONDS:
-		if ((why = parse_duration(v, &n)))
+		if ((why = conf_parse_duration(v, &n)))
 			return why;
 		if (n != 0 && (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS))
 			return "must be 0 (off) or between 1s and 24h";
 		*(uint32_t *)field = (uint32_t)n;
 		return NULL;
 	case K_TIMEOUT:
-		if ((why = parse_duration(v, &n)))
+		if ((why = conf_parse_duration(v, &n)))
 			return why;
 		if (n < TIMEOUT_MIN_MS || n > TIMEOUT_MAX_MS)
 			return "must be between 1s and 24h";
 		*(uint32_t *)field = (uint32_t)n;
 		return NULL;
 	case K_CLIENT_BUF:
-		if ((why = parse_size(v, &n)))
+		if ((why = conf_parse_size(v, &n)))
 			return why;
 		if (n < CLIENT_BUF_MIN || n > CLIENT_BUF_MAX)
 			return "must be between 64K and 1G";
@@ -447,7 +239,7 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		return NULL;
 	case K_PORT: {
 		const char *end;
-		if (parse_u64(v, &n, &end) || *end)
+		if (conf_parse_u64(v, &n, &end) || *end)
 			return "expected a number";
 		if (n > 65535)
 			return "must be 0 (off) or a TCP port up to 65535";
@@ -455,33 +247,33 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		return NULL;
 	}
 	case K_RETENTION:
-		if ((why = parse_duration(v, &n)))
+		if ((why = conf_parse_duration(v, &n)))
 			return why;
 		if (n != 0 && n < RETENTION_MIN_MS)
 			return "must be 0 (keep for ever) or at least 1m";
 		cfg->store_retention_ms = n;
 		return NULL;
 	case K_STORESIZE:
-		if ((why = parse_size(v, &n)))
+		if ((why = conf_parse_size(v, &n)))
 			return why;
 		if (n != 0 && n < STORESIZE_MIN)
 			return "must be 0 (no limit) or at least 1M";
 		cfg->store_max_bytes = n;
 		return NULL;
 	case K_UNITSIZE:
-		if ((why = parse_size(v, &n)))
+		if ((why = conf_parse_size(v, &n)))
 			return why;
 		if (n < UNITSIZE_MIN)
 			return "must be at least 64K";
 		cfg->store_unit_max_bytes = n;
 		return NULL;
 	case K_RATE:
-		if ((why = number_in(v, 1, RATE_MAX, &i)))
+		if ((why = conf_number_in(v, 1, RATE_MAX, &i)))
 			return why;
 		cfg->unit_rate_per_user = (uint32_t)i;
 		return NULL;
 	case K_NODEPORTS:
-		if ((why = check_node_ports(v, k->size)))
+		if ((why = conf_check_node_ports(v, k->size)))
 			return why;
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;
@@ -495,7 +287,7 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		return NULL;
 	}
 	case K_NICE:
-		if ((why = number_in(v, -20, 19, &i)))
+		if ((why = conf_number_in(v, -20, 19, &i)))
 			return why;
 		cfg->nice = (int32_t)i;
 		return NULL;
@@ -724,91 +516,4 @@ int config_load_client(const char *path, struct tracer_config *cfg, char *err, s
 	if (!path)
 		path = getenv(TRACER_CONF_ENV);
 	return config_load(path ? path : TRACER_CONF_DEFAULT, !path, cfg, err, errlen);
-}
-
-int config_default_node(char *out, size_t outlen)
-{
-	char host[256];
-	char *dot;
-
-	if (!out || !outlen)
-		return -EINVAL;
-	if (gethostname(host, sizeof(host)) < 0)
-		return -errno;
-	host[sizeof(host) - 1] = '\0'; /* gethostname may not terminate on truncation */
-	if ((dot = strchr(host, '.')))
-		*dot = '\0';
-	if (!host[0])
-		return -EINVAL;
-	if (strlen(host) >= outlen)
-		return -ENAMETOOLONG;
-	memcpy(out, host, strlen(host) + 1);
-	return 0;
-}
-
-int config_node(const struct tracer_config *cfg, const char *given, char *out, size_t outlen)
-{
-	const char *node = given && given[0] ? given : cfg->node_name;
-
-	if (!node[0])
-		return config_default_node(out, outlen);
-	return snprintf(out, outlen, "%s", node) < (int)outlen ? 0 : -ENAMETOOLONG;
-}
-
-/* The node (config_node), checked to be a file name: it becomes part of paths. */
-static int resolve_node(const struct tracer_config *cfg, const char **node, char *def, size_t len)
-{
-	int ret;
-
-	if (!*node || !(*node)[0]) {
-		if ((ret = config_node(cfg, NULL, def, len)) < 0)
-			return ret;
-		*node = def;
-	}
-	/* The node name becomes part of a file name: no '/' or other surprises. */
-	return check_name(*node, len) ? -EINVAL : 0;
-}
-
-int config_socket_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen)
-{
-	char def[64];
-	struct sockaddr_un sun;
-	int n, ret;
-
-	if (!cfg || !out || !outlen)
-		return -EINVAL;
-	if ((ret = resolve_node(cfg, &node, def, sizeof(def))) < 0)
-		return ret;
-	n = snprintf(NULL, 0, "%s/" SOCKET_PREFIX "%s" SOCKET_SUFFIX, cfg->socket_dir, node);
-	/* A path that cannot be bound is useless even if the caller's buffer is larger. */
-	if (n < 0 || (size_t)n >= outlen || (size_t)n >= sizeof(sun.sun_path))
-		return -ENAMETOOLONG;
-	snprintf(out, outlen, "%s/" SOCKET_PREFIX "%s" SOCKET_SUFFIX, cfg->socket_dir, node);
-	return 0;
-}
-
-int config_socket_node(const char *file, char *node, size_t len)
-{
-	size_t l = strlen(file), pre = strlen(SOCKET_PREFIX), suf = strlen(SOCKET_SUFFIX);
-
-	if (l <= pre + suf || strncmp(file, SOCKET_PREFIX, pre) ||
-	    strcmp(file + l - suf, SOCKET_SUFFIX) || l - pre - suf >= len)
-		return -1;
-	snprintf(node, len, "%.*s", (int)(l - pre - suf), file + pre);
-	return 0;
-}
-
-int config_pin_path(const struct tracer_config *cfg, const char *node, const char *file, char *out,
-		    size_t outlen)
-{
-	char def[64];
-	int n, ret;
-
-	if (!cfg || !out || !outlen)
-		return -EINVAL;
-	if ((ret = resolve_node(cfg, &node, def, sizeof(def))) < 0)
-		return ret;
-	n = snprintf(out, outlen, "%s/%s%s%s", cfg->pin_dir, node, file ? "/" : "",
-		     file ? file : "");
-	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
 }
