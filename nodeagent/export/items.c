@@ -15,7 +15,6 @@
  *   one was tracked in the same unit, else under its unit's. */
 #include <errno.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,11 +23,11 @@
 
 #include "records.h"
 #include "slurm_ids.h"
+#include "items_attrs.h"
 #include "source_internal.h"
 #include "traceparent.h"
 #include "unit.h"
 
-#define ATTRS_MAX 48
 #define MEM_NEAR_LIMIT_PCT 90 /* a unit's peak this close to its --mem is said */
 
 /* The unit's columns, after a row's own (source.c's queries end with them) */
@@ -149,18 +148,6 @@ static uint64_t hex64(const char *s)
 	return v;
 }
 
-static const char *text(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-
-	return t ? (const char *)t : "";
-}
-
-static int64_t num(sqlite3_stmt *st, int col)
-{
-	return sqlite3_column_int64(st, col);
-}
-
 static uint64_t id_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static uint64_t id_of(const char *fmt, ...)
 {
@@ -220,100 +207,7 @@ static int unit_ids(const struct export_batch *b, sqlite3_stmt *st, int at, stru
 	return 0;
 }
 
-/* ---- attributes */
-
-struct attrs {
-	struct export_batch *b;
-	struct otlp_attr *a;
-	size_t n;
-	int oom; /* out of memory on the way: the item is left out */
-};
-
-static struct otlp_attr *attr(struct attrs *as, const char *key, enum otlp_value_type type)
-{
-	struct otlp_attr *a;
-
-	if (as->n == ATTRS_MAX) {
-		as->oom = 1;
-		return NULL;
-	}
-	a = &as->a[as->n++];
-	a->key = key;
-	a->type = type;
-	return a;
-}
-
-static void attr_str(struct attrs *as, const char *key, const char *v, size_t len)
-{
-	struct otlp_attr *a;
-	const char *s;
-
-	if (!v || !*v)
-		return;
-	s = batch_text(as->b, v, len);
-	if (!s || !(a = attr(as, key, OTLP_STR))) {
-		as->oom = 1;
-		return;
-	}
-	a->s = s;
-}
-
-static void attr_col(struct attrs *as, const char *key, sqlite3_stmt *st, int col)
-{
-	if (sqlite3_column_type(st, col) != SQLITE_NULL)
-		attr_str(as, key, text(st, col), (size_t)sqlite3_column_bytes(st, col));
-}
-
-static void attr_int(struct attrs *as, const char *key, int64_t v)
-{
-	struct otlp_attr *a = attr(as, key, OTLP_INT);
-
-	if (a)
-		a->i = v;
-}
-
-/* An integer column, left out where unknown */
-static void attr_num(struct attrs *as, const char *key, sqlite3_stmt *st, int col)
-{
-	if (sqlite3_column_type(st, col) != SQLITE_NULL)
-		attr_int(as, key, num(st, col));
-}
-
-static void attr_bool(struct attrs *as, const char *key, int v)
-{
-	struct otlp_attr *a = attr(as, key, OTLP_BOOL);
-
-	if (a)
-		a->i = !!v;
-}
-
-/* The user's name, looked up once per batch: the export thread's, never the loop's */
-static void attr_owner(struct attrs *as, const char *key, uint32_t uid)
-{
-	struct export_batch *b = as->b;
-	char buf[1024], name[32];
-	struct passwd pw, *res = NULL;
-	unsigned i;
-
-	for (i = 0; i < b->nowners && b->owners[i].uid != uid; i++)
-		;
-	if (i == b->nowners) {
-		if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) || !res)
-			snprintf(name, sizeof(name), "%u", uid);
-		else
-			snprintf(name, sizeof(name), "%s", res->pw_name);
-		if (i < OWNERS_CACHED) {
-			b->owners[i].uid = uid;
-			b->owners[i].name = batch_text(b, name, strlen(name));
-			b->nowners++;
-		} else {
-			attr_str(as, key, name, strlen(name));
-			return;
-		}
-	}
-	if (b->owners[i].name)
-		attr_str(as, key, b->owners[i].name, strlen(b->owners[i].name));
-}
+/* ---- attributes of a row's unit */
 
 /* The Slurm and workflow context of a row's unit */
 static void attrs_unit(struct attrs *as, sqlite3_stmt *st, int at)
@@ -343,15 +237,6 @@ static void attrs_unit(struct attrs *as, sqlite3_stmt *st, int at)
 	attr_col(as, "tracer.step", st, at + U_STEP_NAME);
 	attr_col(as, "tracer.wildcards", st, at + U_WILDCARDS);
 	attr_col(as, "tracer.engine", st, at + U_ENGINE);
-}
-
-static int attrs_begin(struct attrs *as, struct export_batch *b)
-{
-	as->b = b;
-	as->n = 0;
-	as->oom = 0;
-	as->a = batch_attrs(b, ATTRS_MAX);
-	return as->a ? 0 : -ENOMEM;
 }
 
 /* ---- names and outcomes */
