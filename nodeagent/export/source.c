@@ -16,16 +16,18 @@ static int prepare(sqlite3 *db, const char *sql, int64_t cursor, size_t max, sql
 	return 0;
 }
 
-/* One step of a reader: 1 with a row, 0 at its end, -EIO */
-static int step(sqlite3 *db, sqlite3_stmt *st, int *done)
+/* One step of a reader: 1 with a row (counted in *rows), 0 at its end, -EIO */
+static int step(sqlite3 *db, sqlite3_stmt *st, int *done, size_t *rows)
 {
 	int rc;
 
 	if (*done)
 		return 0;
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
+		(*rows)++;
 		return 1;
+	}
 	*done = 1;
 	if (rc == SQLITE_DONE)
 		return 0;
@@ -60,7 +62,7 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 	sqlite3_stmt *ps = NULL, *us = NULL;
 	int pdone = 0, udone = 0, hp, hu, err;
 	int64_t last = cursor, top;
-	size_t rows = 0;
+	size_t rows = 0, np = 0, nu = 0;
 
 	if (max == 0 || signal >= EXPORT_SIGNALS)
 		return -EINVAL;
@@ -71,8 +73,8 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 		err = prepare(db, items_unit_sql, cursor, max, &us);
 	if (err)
 		goto out;
-	hp = step(db, ps, &pdone);
-	hu = step(db, us, &udone);
+	hp = step(db, ps, &pdone, &np);
+	hu = step(db, us, &udone, &nu);
 	while (rows < max && (hp > 0 || hu > 0)) {
 		int take_p = hp > 0 &&
 			     (hu <= 0 || sqlite3_column_int64(ps, 0) < sqlite3_column_int64(us, 0));
@@ -80,11 +82,11 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 		if (take_p) {
 			last = sqlite3_column_int64(ps, 0);
 			err = items_process(b, ps);
-			hp = step(db, ps, &pdone);
+			hp = step(db, ps, &pdone, &np);
 		} else {
 			last = sqlite3_column_int64(us, 0);
 			err = items_unit(b, us);
-			hu = step(db, us, &udone);
+			hu = step(db, us, &udone, &nu);
 		}
 		if (err)
 			goto out;
@@ -94,8 +96,9 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 		err = -EIO;
 		goto out;
 	}
-	/* both read to their end: nothing else is above what they held */
-	if (hp == 0 && hu == 0 && !(err = highest(db, &top)) && top > last)
+	/* both taken whole, and each ended short of its LIMIT: nothing else is above what they
+	 * held (a reader that stopped at its LIMIT may have more) */
+	if (hp == 0 && hu == 0 && np < max && nu < max && !(err = highest(db, &top)) && top > last)
 		last = top;
 	*next = last;
 out:

@@ -196,8 +196,10 @@ static void test_slurm_job_shape(void **state)
 	assert_int_equal(attr_of(c, "slurm.job_id")->i, 42);
 }
 
-/* In pieces: each item once, in order, whatever the batch size; nothing new: the cursor stays */
-static void test_cursor_pieces(void **state)
+/* In pieces: each item once, in order, whatever the batch size; nothing new: the cursor stays.
+ * With the unit still running, its processes alone: a batch that ends at its LIMIT is not the
+ * end of the rows. */
+static void test_cursor_pieces_of(void **state, int finished)
 {
 	struct fixture *f = *state;
 	struct unit u = mkunit(1, 0, STEP_NONE, -1);
@@ -211,7 +213,8 @@ static void test_cursor_pieces(void **state)
 
 		assert_int_equal(store_add_process(f->s, &p, 0), 0);
 	}
-	finish(f->s, &u, UNIT_COMPLETED);
+	if (finished)
+		finish(f->s, &u, UNIT_COMPLETED);
 	for (;;) {
 		next = read_after(f, EXPORT_TRACES, cursor, 7);
 		if (next == cursor) {
@@ -230,7 +233,17 @@ static void test_cursor_pieces(void **state)
 		}
 		cursor = next;
 	}
-	assert_int_equal(n, 31);
+	assert_int_equal(n, finished ? 31 : 30);
+}
+
+static void test_cursor_pieces(void **state)
+{
+	test_cursor_pieces_of(state, 1);
+}
+
+static void test_cursor_pieces_running(void **state)
+{
+	test_cursor_pieces_of(state, 0);
 }
 
 /* A number is never given twice: not after the rows holding the highest are pruned and the
@@ -326,6 +339,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_slurm_job_shape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursor_pieces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cursor_pieces_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequence_survives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logs, setup, teardown),
 	};
