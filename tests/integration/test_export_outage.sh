@@ -42,19 +42,21 @@ echo "  receiver back after $(($(date +%s) - down)) s; backlog then $backlog rec
 check "tracerd's VmHWM through the outage stays within 64 MB ($hwm1 kB, then $hwm2 kB)" \
   [ "$hwm1" -le 65536 -a "$hwm2" -le 65536 ]
 wait_ended "$J"
-"$BUILD/tracer-jobstat" -j "$J" --processes --json > "$T/procs.json"
 for _ in $(seq 240); do
+  # read again each time: the job's last exits may reach the store after Slurm ends it
+  "$BUILD/tracer-jobstat" -j "$J" --processes --json > "$T/procs.json"
   python3 - "$OUT" "$T/procs.json" "$J" > "$T/count" <<'PY' && break
 import json, sys
 out, procs, j = sys.argv[1:]
-want = {p["PID"] for p in json.load(open(procs))["rows"]}
+rows = json.load(open(procs))["rows"]
+want = {p["PID"] for p in rows}
 lines = [json.loads(l) for l in open(out) if l.strip()]
 mine = [s for s in lines if s["signal"] == "traces" and s["attributes"].get("slurm.job_id") == j
         and "process.pid" in s["attributes"]]
 ids = {s["spanId"] for s in mine}
 got = {int(s["attributes"]["process.pid"]) for s in mine}
-print(len(want), len(want - got), len(ids), len(mine) - len(ids))
-sys.exit(0 if want and want <= got else 1)
+print(len(rows), len(want - got), len(ids), len(mine) - len(ids))
+sys.exit(0 if want and want == got and len(ids) == len(rows) else 1)
 PY
   sleep 0.5
 done
