@@ -6,7 +6,9 @@
 #     again in halves, so every span of both arrives and none is refused;
 #  2. the user holds idle connections to the metrics endpoint and opens new ones as they are
 #     cut (slowloris): root's scrapes are answered all the same, since one user holds one of
-#     its slots at most.
+#     its slots at most;
+#  3. the user reads status (text and JSON) and the log: the logs endpoint's password and the
+#     api key in its query are shown as *** to them.
 . "$(dirname "$0")/lib.sh"
 
 ATTACKER=tracer-attacker
@@ -22,7 +24,10 @@ OtlpEndpoint = $OTLP_URL
 OtlpTimeout = 2s
 MetricsListen = $MPORT
 CONF
+# the logs signal's own endpoint, with a password and a token in its query
+export OTEL_EXPORTER_OTLP_LOGS_ENDPOINT="http://tracer:pAsSw0rd@127.0.0.1:$OTLP_PORT/v1/logs?api_key=T0kEn"
 start_daemon || { finish; exit 1; }
+unset OTEL_EXPORTER_OTLP_LOGS_ENDPOINT
 
 # Process spans the receiver holds, by unit name: "NAME COUNT" lines
 spans_by_unit() {
@@ -110,6 +115,14 @@ echo "    root's scrapes answered: $good of 16; the user opened $(cat "$T/slowlo
 check "root's scrapes are answered while a user holds idle connections" [ $good = 16 ]
 check "the user's extra connections are refused" [ "${refusals:-0}" -gt 8 ]
 check "one user holds one slot: a refusal says so" grep -q "its user or address has a connection open already" "$T/tracerd.log"
+
+echo "3. what a user is shown of the endpoints"
+asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracerctl" -N $NODE status > "$T/status.txt" 2>&1
+asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracerctl" -N $NODE status --json > "$T/status.json" 2>&1
+grep "logs    to" "$T/status.txt"
+check "the user reads status" grep -q "logs    to http://\*\*\*@127.0.0.1:$OTLP_PORT/v1/logs?\*\*\*" "$T/status.txt"
+check "no password or token in status, its JSON or the log" \
+  test -z "$(grep -l -e pAsSw0rd -e T0kEn "$T/status.txt" "$T/status.json" "$T/tracerd.log")"
 
 hwm=$(awk '/^VmHWM/ {print $2}' /proc/$DAEMON_PID/status)
 echo "    tracerd VmHWM ${hwm} kB"
