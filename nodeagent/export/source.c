@@ -95,8 +95,10 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 		err = -EIO;
 		goto out;
 	}
-	/* both read to their end: nothing else is above what they held */
-	if (hp == 0 && hu == 0 && !(err = highest(db, &top)) && top > last)
+	/* both read to their end: nothing else is above what they held. Not when the batch is
+	 * full: a query that stopped at its LIMIT is not at the end of its rows, and the rows
+	 * after it must be read, not jumped over */
+	if (rows < max && hp == 0 && hu == 0 && !(err = highest(db, &top)) && top > last)
 		last = top;
 	*next = last;
 out:

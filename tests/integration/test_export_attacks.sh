@@ -7,7 +7,9 @@
 #  2. the user holds idle connections to the metrics endpoint and opens new ones as they are
 #     cut (slowloris): root's scrapes are answered all the same, since one user holds one of
 #     its slots at most;
-#  3. the user reads status (text and JSON) and the log: the logs endpoint's password and the
+#  3. a storm of 4000 of the user's processes, more than a batch waiting at each read while
+#     root traces a run: every span of both arrives, none jumped over;
+#  4. the user reads status (text and JSON) and the log: the logs endpoint's password and the
 #     api key in its query are shown as *** to them.
 . "$(dirname "$0")/lib.sh"
 
@@ -116,7 +118,23 @@ check "root's scrapes are answered while a user holds idle connections" [ $good 
 check "the user's extra connections are refused" [ "${refusals:-0}" -gt 8 ]
 check "one user holds one slot: a refusal says so" grep -q "its user or address has a connection open already" "$T/tracerd.log"
 
-echo "3. what a user is shown of the endpoints"
+echo "3. a storm of processes, more than a batch at each read"
+asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracerctl" -N $NODE run --name storm -- \
+  sh -c 'for i in $(seq 4000); do /bin/true; done' > /dev/null 2>&1 &
+ATK=$!
+sleep 1
+ctl run --name rootjob2 -- /bin/true > /dev/null 2>&1
+wait $ATK
+for _ in $(seq 80); do
+  [ "$(arrived storm)" = "$(stored storm)" ] && [ "$(arrived rootjob2)" = "$(stored rootjob2)" ] && break
+  sleep 0.25
+done
+echo "    the storm's spans $(arrived storm) of $(stored storm), root's $(arrived rootjob2) of $(stored rootjob2);" \
+  "backlog $(status_field traces behind)"
+check "every span of the storm arrives" [ "$(arrived storm)" = "$(stored storm)" -a "$(stored storm)" -ge 4001 ]
+check "root's run during the storm arrives" [ "$(arrived rootjob2)" = "$(stored rootjob2)" -a "$(stored rootjob2)" -ge 1 ]
+
+echo "4. what a user is shown of the endpoints"
 asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracerctl" -N $NODE status > "$T/status.txt" 2>&1
 asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracerctl" -N $NODE status --json > "$T/status.json" 2>&1
 grep "logs    to" "$T/status.txt"

@@ -233,6 +233,30 @@ static void test_cursor_pieces(void **state)
 	assert_int_equal(n, 31);
 }
 
+/* A running unit's processes (no unit row after them) past a batch's size: a full batch is no
+ * end of the rows, the cursor stops at its last row, and the next read goes on from there */
+static void test_full_batch_of_running_unit(void **state)
+{
+	struct fixture *f = *state;
+	struct unit u = mkunit(1, 0, STEP_NONE, -1);
+	size_t n = 0, reads = 0;
+	int64_t cursor = 0, next;
+
+	store_put_unit(f->s, &u);
+	for (uint32_t i = 0; i < 30; i++) {
+		struct proc p = mkproc(1, 300 + i, 1000 + i);
+
+		assert_int_equal(store_add_process(f->s, &p, 0), 0);
+	}
+	while ((next = read_after(f, EXPORT_TRACES, cursor, 7)) != cursor) {
+		n += f->b->nspans;
+		assert_int_equal(next - cursor, (int64_t)f->b->nspans);
+		assert_true(++reads <= 5);
+		cursor = next;
+	}
+	assert_int_equal(n, 30);
+}
+
 /* A number is never given twice: not after the rows holding the highest are pruned and the
  * store reopened; moved rows are sent again, under their new unit */
 static void test_sequence_survives(void **state)
@@ -323,6 +347,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_slurm_job_shape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursor_pieces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_batch_of_running_unit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequence_survives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logs, setup, teardown),
 	};
