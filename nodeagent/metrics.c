@@ -19,6 +19,11 @@
  * METRICS_SERIES_MAX); what is past them is counted in tracer_metrics_series_cut */
 #define GROUPS_MAX (METRICS_SERIES_MAX / 4)
 #define TOOLS_MAX (METRICS_SERIES_MAX - GROUPS_MAX)
+/* Tools of one unit written at most, the last of them "(other tools)" summing the rest: a unit
+ * running a thousand differently named programs must not push every other unit's tools past
+ * TOOLS_MAX (a user's MaxUnitsPerUser runs stay well within it) */
+#define TOOLS_PER_UNIT 16
+#define OTHER_TOOLS "(other tools)"
 /* user names known, by uid (from the passwd file, never a network lookup on the loop) */
 #define USERS_MAX 256
 #define PASSWD_FILE "/etc/passwd"
@@ -31,6 +36,7 @@ struct group {
 	struct row_sums sums;
 	int64_t rss_kb;
 	unsigned running;
+	unsigned ntools; /* its series in the scrape's tools */
 };
 
 struct tool {
@@ -166,6 +172,17 @@ static int take_unit(struct unit *u, void *ctx)
 	return 0;
 }
 
+/* The tool named name of group gi in s->t, s->nt when it has none yet */
+static unsigned tool_of(const struct scrape *s, unsigned gi, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nt; i++)
+		if (s->t[i].group == gi && !strcmp(s->t[i].name, name))
+			break;
+	return i;
+}
+
 static int take_live(const struct unit *u, const struct rec_row *r, const struct proc_now *now,
 		     void *ctx)
 {
@@ -182,9 +199,9 @@ static int take_live(const struct unit *u, const struct rec_row *r, const struct
 	if (now->tool.excluded) /* plumbing (shells, wrappers) is no tool of its own */
 		return 0;
 	gi = (unsigned)(g - s->g);
-	for (i = 0; i < s->nt; i++)
-		if (s->t[i].group == gi && !strcmp(s->t[i].name, tool))
-			break;
+	i = tool_of(s, gi, tool);
+	if (i == s->nt && g->ntools >= TOOLS_PER_UNIT - 1)
+		i = tool_of(s, gi, tool = OTHER_TOOLS); /* the unit's other tools, summed */
 	if (i == s->nt) {
 		if (s->nt == TOOLS_MAX) {
 			s->cut++;
@@ -194,6 +211,7 @@ static int take_live(const struct unit *u, const struct rec_row *r, const struct
 		s->t[i].group = gi;
 		snprintf(s->t[i].name, sizeof(s->t[i].name), "%s", tool);
 		s->nt++;
+		g->ntools++;
 	}
 	s->t[i].rss_kb += now->rss_kb;
 	s->t[i].running++;

@@ -10,7 +10,10 @@
 #  3. a storm of 4000 of the user's processes, more than a batch waiting at each read while
 #     root traces a run: every span of both arrives, none jumped over;
 #  4. the user reads status (text and JSON) and the log: the logs endpoint's password and the
-#     api key in its query are shown as *** to them.
+#     api key in its query are shown as *** to them;
+#  5. the user runs 1600 programs of distinct names at once in one traced run while root runs
+#     a tool: root's tool series is still in the scrape (a unit writes 16 tool series at most,
+#     the rest summed as "(other tools)"), and nothing is cut.
 . "$(dirname "$0")/lib.sh"
 
 ATTACKER=tracer-attacker
@@ -141,6 +144,32 @@ grep "logs    to" "$T/status.txt"
 check "the user reads status" grep -q "logs    to http://\*\*\*@127.0.0.1:$OTLP_PORT/v1/logs?\*\*\*" "$T/status.txt"
 check "no password or token in status, its JSON or the log" \
   test -z "$(grep -l -e pAsSw0rd -e T0kEn "$T/status.txt" "$T/status.json" "$T/tracerd.log")"
+
+echo "5. a unit of 1600 differently named programs"
+mkdir -m 755 "$T/bin"
+for i in $(seq 1600); do ln -s /bin/sleep "$T/bin/t$i"; done
+ln -s /bin/sleep "$T/bin/roottool"
+printf 'for i in $(seq 1600); do %s/bin/t$i 10 & done; wait\n' "$T" > "$T/bin/spawn.sh"
+asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracerctl" -N $NODE run --name many -- \
+  sh "$T/bin/spawn.sh" > /dev/null 2>&1 &
+ATK=$!
+for _ in $(seq 40); do
+  [ "$(ps -u $ATTACKER -o comm= | grep -c '^t[0-9]')" -ge 1600 ] && break
+  sleep 0.25
+done
+ctl run --name rootjob3 -- "$T/bin/roottool" 4 > /dev/null 2>&1 &
+sleep 2
+curl -s "http://127.0.0.1:$MPORT/metrics" > "$T/scrape.txt"
+wait $ATK
+echo "    tool series $(grep -c '^tracer_tool_processes_running' "$T/scrape.txt"), the user's unit's" \
+  "$(grep '^tracer_tool_processes_running' "$T/scrape.txt" | grep -c 'unit="many"'), root's" \
+  "$(grep '^tracer_tool_processes_running' "$T/scrape.txt" | grep -c 'unit="rootjob3",unit_id="[0-9]*",tool="roottool"');" \
+  "$(grep '^tracer_metrics_series_cut' "$T/scrape.txt")"
+check "root's tool is in the scrape" grep -q '^tracer_tool_processes_running{.*unit="rootjob3",unit_id="[0-9]*",tool="roottool"} 1$' "$T/scrape.txt"
+check "the user's unit writes 16 tool series, the rest summed" \
+  [ "$(grep '^tracer_tool_processes_running' "$T/scrape.txt" | grep -c 'unit="many"')" = 16 ]
+check "nothing cut" grep -q '^tracer_metrics_series_cut{node="itest"} 0$' "$T/scrape.txt"
+check "promtool check metrics is clean" promtool check metrics < "$T/scrape.txt"
 
 hwm=$(awk '/^VmHWM/ {print $2}' /proc/$DAEMON_PID/status)
 echo "    tracerd VmHWM ${hwm} kB"
