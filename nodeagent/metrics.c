@@ -16,6 +16,11 @@
 #include "process_row.h"
 #include "units.h"
 
+/* Tools of one unit in a snapshot at most, the last of them "(other tools)" summing the rest:
+ * a unit running a thousand differently named programs must not push every other unit's tools
+ * past METRICS_TOOLS_MAX (a user's MaxUnitsPerUser runs stay well within it) */
+#define TOOLS_PER_UNIT 16
+#define OTHER_TOOLS "(other tools)"
 /* user names known, by uid (from the passwd file, never a network lookup on the loop) */
 #define USERS_MAX 256
 #define PASSWD_FILE "/etc/passwd"
@@ -54,6 +59,7 @@ struct group {
 	struct row_sums sums;
 	int64_t rss_kb;
 	unsigned running;
+	unsigned ntools; /* its series in the scrape's tools */
 };
 
 struct gather {
@@ -161,6 +167,17 @@ static int take_unit(struct unit *u, void *ctx)
 	return 0;
 }
 
+/* The tool named name of unit gi in s->tools, s->ntools when it has none yet */
+static size_t tool_of(const struct metrics_snapshot *s, size_t gi, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntools; i++)
+		if (s->tools[i].unit == gi && !strcmp(s->tools[i].name, name))
+			break;
+	return i;
+}
+
 static int take_live(const struct unit *u, const struct rec_row *r, const struct proc_now *now,
 		     void *ctx)
 {
@@ -179,9 +196,9 @@ static int take_live(const struct unit *u, const struct rec_row *r, const struct
 	ga->g[gi].running++;
 	if (now->tool.excluded) /* plumbing (shells, wrappers) is no tool of its own */
 		return 0;
-	for (i = 0; i < s->ntools; i++)
-		if (s->tools[i].unit == gi && !strcmp(s->tools[i].name, tool))
-			break;
+	i = tool_of(s, gi, tool);
+	if (i == s->ntools && ga->g[gi].ntools >= TOOLS_PER_UNIT - 1)
+		i = tool_of(s, gi, tool = OTHER_TOOLS); /* the unit's other tools, summed */
 	if (i == s->ntools) {
 		if (s->ntools == METRICS_TOOLS_MAX) {
 			s->cut++;
@@ -191,6 +208,7 @@ static int take_live(const struct unit *u, const struct rec_row *r, const struct
 		memset(t, 0, sizeof(*t));
 		t->unit = gi;
 		snprintf(t->name, sizeof(t->name), "%s", tool);
+		ga->g[gi].ntools++;
 	}
 	t = &s->tools[i];
 	t->v[MF_TOOL_RSS] += (double)now->rss_kb * 1024;

@@ -152,3 +152,15 @@ int otlp_signal_url(const char *base, const char *path, char *out, size_t len)
 	w = snprintf(out, len, "%.*s/%s", (int)n, base, path);
 	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
 }
+
+void otlp_url_shown(const char *url, char *out, size_t len)
+{
+	const char *host = strstr(url, "://"), *at, *end, *query;
+
+	host = host ? host + 3 : url;
+	end = host + strcspn(host, "/?#");
+	at = memrchr(host, '@', (size_t)(end - host));
+	query = end + strcspn(end, "?#");
+	snprintf(out, len, "%.*s%s%.*s%s", (int)(host - url), url, at ? "***" : "",
+		 (int)(query - (at ? at : host)), at ? at : host, *query ? "?***" : "");
+}

@@ -34,5 +34,9 @@ const char *otlp_parse_headers(const char *v, void (*fn)(void *ctx, const char *
 /* A base endpoint (OtlpEndpoint, OTEL_EXPORTER_OTLP_ENDPOINT) turned into a signal's URL:
  * path ("v1/traces") appended after one '/'. 0, or -ENAMETOOLONG. */
 int otlp_signal_url(const char *base, const char *path, char *out, size_t len);
+/* url as it may be shown to anyone (status is any user's to read, and so is the log on many
+ * nodes): what its userinfo (user:password@) and its query and fragment hold (an api_key=...)
+ * each replaced by "***"; cut to len. */
+void otlp_url_shown(const char *url, char *out, size_t len);
 
 #endif

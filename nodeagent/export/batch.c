@@ -47,6 +47,11 @@ size_t export_batch_count(const struct export_batch *b)
 	return b->signal == EXPORT_TRACES ? b->nspans : b->nlogs;
 }
 
+size_t export_batch_rows(const struct export_batch *b)
+{
+	return b->rows;
+}
+
 void *batch_alloc(struct export_batch *b, size_t n)
 {
 	struct arena_block *k = b->blocks;
@@ -115,6 +120,7 @@ int batch_reset(struct export_batch *b, enum export_signal signal, size_t max)
 	arena_free(b);
 	b->signal = signal;
 	b->nspans = b->nlogs = 0;
+	b->rows = 0;
 	b->nowners = 0;
 	if (signal == EXPORT_TRACES && b->span_cap < want) {
 		struct otlp_span *s = realloc(b->spans, want * sizeof(*s));

@@ -14,26 +14,13 @@
 #include "cursor.h"
 #include "export_internal.h"
 #include "metrics.h"
+#include "otlp_settings.h"
 #include "log.h"
 #include "version.h"
 
 static const char *env_get(const char *name)
 {
 	return getenv(name);
-}
-
-/* The URL without what its userinfo holds (user:password@): status is any user's to read */
-static void shown_url(const char *url, char *out, size_t len)
-{
-	const char *host = strstr(url, "://"), *at, *end;
-
-	host = host ? host + 3 : url;
-	end = host + strcspn(host, "/?#");
-	at = memrchr(host, '@', (size_t)(end - host));
-	if (at)
-		snprintf(out, len, "%.*s***%s", (int)(host - url), url, at);
-	else
-		snprintf(out, len, "%s", url);
 }
 
 /* service.name, service.version, host.name, and the node tracerd serves */
@@ -151,7 +138,7 @@ int exporter_start(struct exporter **out, const struct tracer_config *cfg, const
 	for (int sig = 0; sig < EXPORT_TARGETS; sig++) {
 		if (!set.sig[sig].url[0])
 			continue;
-		shown_url(set.sig[sig].url, url, sizeof(url));
+		otlp_url_shown(set.sig[sig].url, url, sizeof(url));
 		if (sig == EXPORT_METRICS)
 			log_info("export: metrics to %s (%s%s), every %u ms", url,
 				 set.sig[sig].format == OTLP_JSON ? "http/json" : "http/protobuf",
@@ -251,7 +238,7 @@ static struct json_object *signal_json(const struct exporter *e, int sig,
 	int64_t now = clock_mono_ms();
 	char url[OTLP_URL_MAX];
 
-	shown_url(e->set.sig[sig].url, url, sizeof(url));
+	otlp_url_shown(e->set.sig[sig].url, url, sizeof(url));
 	json_object_object_add(o, "signal", json_object_new_string(export_signal_names[sig]));
 	json_object_object_add(o, "endpoint", json_object_new_string(url));
 	add_int(o, "cursor", s->cursor);

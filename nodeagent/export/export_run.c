@@ -198,9 +198,16 @@ static void not_now(struct run *r, int sig, size_t n, int once, int has_retry_af
 	pthread_mutex_unlock(&r->e->lock);
 }
 
-/* Post the encoded body of n items, once or until it is taken; 1 when the cursor may move on
- * past them */
-static int post(struct run *r, int sig, size_t n, int once)
+/* What became of a post */
+enum posted {
+	POSTED_WAIT,	/* not taken: the same batch at the signal's next try */
+	POSTED_PAST,	/* taken or refused: the cursor moves on past it */
+	POSTED_SMALLER, /* too large for the collector: read again at once, half as many */
+};
+
+/* Post the encoded body of n items, once (counted as refused when not taken) or until it is
+ * taken */
+static enum posted post(struct run *r, int sig, size_t n, int once)
 {
 	const struct export_target *t = &r->e->set.sig[sig];
 	struct run_signal *rs = &r->sig[sig];
@@ -211,25 +218,26 @@ static int post(struct run *r, int sig, size_t n, int once)
 	if (!rs->deliver && (err = deliver_new(&rs->deliver, t, &r->e->stop))) {
 		failed(r, sig, "cannot set up the connection: %s", strerror(-err));
 		not_now(r, sig, n, once, 0, 0);
-		return 0;
+		return POSTED_WAIT;
 	}
 	if (t->gzip) {
 		r->gz.len = 0;
 		if ((err = otlp_gzip(r->body.data, r->body.len, &r->gz))) {
 			failed(r, sig, "gzip: %s", strerror(-err));
 			not_now(r, sig, n, once, 0, 0);
-			return 0;
+			return POSTED_WAIT;
 		}
 		b = &r->gz;
 	}
 	deliver_post(rs->deliver, b->data, b->len, &res);
 	if (stopping(r->e))
-		return 0;
-	switch (retry_verdict_of(res.http)) {
+		return POSTED_WAIT;
+	/* a post once (metrics) is one piece: a 413 refuses it */
+	switch (retry_verdict_of(res.http, once ? 1 : export_batch_rows(r->batch))) {
 	case RETRY_DELIVERED:
 		took(r, sig, n, &res);
 		rs->attempt = 0;
-		return 1;
+		return POSTED_PAST;
 	case RETRY_AGAIN:
 		if (res.http)
 			failed(r, sig, "HTTP %ld: %s", res.http,
@@ -238,7 +246,16 @@ static int post(struct run *r, int sig, size_t n, int once)
 			failed(r, sig, "%s: %s", res.error,
 			       once ? "not sent" : "tried again later");
 		not_now(r, sig, n, once, res.has_retry_after, res.retry_after_ms);
-		return 0;
+		return POSTED_WAIT;
+	case RETRY_SMALLER:
+		failed(r, sig, "HTTP %ld for %zu items (%zu bytes): sent again in halves", res.http,
+		       n, b->len);
+		rs->max_items = export_batch_rows(r->batch) / 2;
+		pthread_mutex_lock(&r->e->lock);
+		r->e->st[sig].retries++;
+		r->e->st[sig].resent += n;
+		pthread_mutex_unlock(&r->e->lock);
+		return POSTED_SMALLER;
 	case RETRY_REFUSED:
 		failed(r, sig, "HTTP %ld: %zu items refused, skipped", res.http, n);
 		pthread_mutex_lock(&r->e->lock);
@@ -246,9 +263,9 @@ static int post(struct run *r, int sig, size_t n, int once)
 		r->e->st[sig].retry_at_ms = 0;
 		pthread_mutex_unlock(&r->e->lock);
 		rs->attempt = 0;
-		return 1;
+		return POSTED_PAST;
 	}
-	return 0;
+	return POSTED_WAIT;
 }
 
 /* One step of sig: 1 when something moved (go on at once), 0 when nothing waits or the
@@ -290,12 +307,18 @@ static int step(struct run *r, int sig)
 		again_later(r, sig, 0, 0, 0);
 		return 0;
 	}
-	if (r->body.len > EXPORT_BODY_MAX && rs->max_items > 1) {
-		rs->max_items /= 2; /* read again, fewer */
+	if (r->body.len > EXPORT_BODY_MAX && export_batch_rows(r->batch) > 1) {
+		rs->max_items = export_batch_rows(r->batch) / 2; /* read again, fewer */
 		return 1;
 	}
-	if (!post(r, sig, n, 0))
+	switch (post(r, sig, n, 0)) {
+	case POSTED_WAIT:
 		return 0;
+	case POSTED_SMALLER:
+		return 1;
+	case POSTED_PAST:
+		break;
+	}
 	advance(r, sig, next);
 	if (rs->max_items < EXPORT_BATCH_ITEMS)
 		rs->max_items *= 2;

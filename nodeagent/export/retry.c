@@ -6,10 +6,12 @@
 
 #include "retry.h"
 
-enum retry_verdict retry_verdict_of(long http)
+enum retry_verdict retry_verdict_of(long http, size_t rows)
 {
 	if (http >= 200 && http < 300)
 		return RETRY_DELIVERED;
+	if (http == 413 && rows > 1)
+		return RETRY_SMALLER;
 	if (http >= 400 && http < 500 && http != 408 && http != 429)
 		return RETRY_REFUSED;
 	return RETRY_AGAIN;

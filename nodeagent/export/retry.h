@@ -4,6 +4,7 @@
 #ifndef TRACER_EXPORT_RETRY_H
 #define TRACER_EXPORT_RETRY_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -21,10 +22,15 @@ enum retry_verdict {
 			    set right): the same batch later */
 	RETRY_REFUSED,	 /* another 4xx: said, counted, and the batch skipped, or a backend that
 			    refuses what it is sent would stall delivery for ever */
+	RETRY_SMALLER, /* 413 for more than one store row: the batch is too large for the collector
+			  (a proxy's body limit), not its items bad: sent again at once in
+			  halves, or one user's long command lines would cost everyone's items
+			  in the same batch */
 };
 
-/* http: the status the reply had, 0 when none came (transport failure, timeout). */
-enum retry_verdict retry_verdict_of(long http);
+/* http: the status the reply had, 0 when none came (transport failure, timeout); rows: the
+ * store rows the batch was made of (a 413 for one row's items refuses them). */
+enum retry_verdict retry_verdict_of(long http, size_t rows);
 
 /* The wait before try number attempt (1 for the first retry): RETRY_BASE_MS doubled each
  * time, capped at RETRY_BACKOFF_MAX_MS, of which random (any 32 bits) takes between a half and the

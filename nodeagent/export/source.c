@@ -91,6 +91,7 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 		if (err)
 			goto out;
 		rows++;
+		b->rows = rows;
 	}
 	if (hp < 0 || hu < 0) {
 		err = -EIO;

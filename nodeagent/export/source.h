@@ -39,6 +39,8 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 		       struct export_batch *b, int64_t *next);
 /* Items in b (spans or log records) */
 size_t export_batch_count(const struct export_batch *b);
+/* Store rows read into b: what a batch is made smaller by (a row makes up to 4 log records) */
+size_t export_batch_rows(const struct export_batch *b);
 /* Encode b's items as one request body of its signal, appended to out. */
 int export_batch_encode(const struct export_batch *b, enum otlp_format f,
 			const struct otlp_resource *res, struct otlp_buf *out);

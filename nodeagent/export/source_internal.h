@@ -19,6 +19,7 @@ struct export_batch {
 	struct otlp_span *spans;
 	struct otlp_log *logs;
 	size_t nspans, span_cap, nlogs, log_cap;
+	size_t rows;		    /* store rows read into it, whether they made items or not */
 	struct arena_block *blocks; /* every string and attribute array of the items */
 	struct {
 		uint32_t uid;

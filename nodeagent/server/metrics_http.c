@@ -15,6 +15,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "metrics_http.h"
+#include "tcp_peer.h"
 
 /* connections taken per wakeup of the listener at most: a flood does not hold the loop */
 #define ACCEPT_BUDGET 64
@@ -23,8 +24,9 @@
 
 struct conn {
 	int fd;
-	int writing;	  /* the reply is queued: wait for EPOLLOUT */
-	int64_t start_ms; /* accepted */
+	struct tcp_peer peer; /* a local user, or a remote address */
+	int writing;	      /* the reply is queued: wait for EPOLLOUT */
+	int64_t start_ms;     /* accepted */
 	char in[METRICS_HEAD_MAX];
 	size_t in_len;
 	char head[512]; /* the reply's status line and headers (and an error's text) */
@@ -129,8 +131,19 @@ int metrics_http_owns(const struct metrics_http *m, int fd)
 	return fd == m->fd || conn_of((struct metrics_http *)m, fd);
 }
 
-static void accept_conns(struct metrics_http *m)
+/* Connections of peer now */
+static unsigned peer_conns(struct metrics_http *m, const struct tcp_peer *peer)
 {
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < METRICS_SCRAPERS_MAX; i++)
+		n += m->conns[i].fd >= 0 && tcp_peer_same(&m->conns[i].peer, peer);
+	return n;
+}
+
+static void accept_conns(struct metrics_http *m, struct server *srv)
+{
+	struct tcp_peer peer;
 	struct conn *c;
 	int fd;
 
@@ -141,6 +154,16 @@ static void accept_conns(struct metrics_http *m)
 				log_warn("metrics: accept: %m");
 			return;
 		}
+		/* one user (a user namespace's uids are its owner's) or address holds one slot at
+		 * most: a user's idle sockets must not shut the site's scraper out */
+		tcp_peer_of(fd, &peer);
+		if (peer.kind == TCP_PEER_UID)
+			peer.uid = server_user_of(srv, peer.uid);
+		if (peer_conns(m, &peer) >= METRICS_PER_PEER_MAX) {
+			refusal(m, "its user or address has a connection open already");
+			close(fd);
+			continue;
+		}
 		c = conn_of(m, -1);
 		if (!c) { /* at the cap: closed at once, never waited on */
 			refusal(m, "too many connections at once");
@@ -149,6 +172,7 @@ static void accept_conns(struct metrics_http *m)
 		}
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
+		c->peer = peer;
 		c->start_ms = clock_mono_ms();
 		if (epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd,
 			      &(struct epoll_event){ .events = EPOLLIN, .data.fd = fd }) < 0) {
@@ -290,13 +314,13 @@ static void write_out(struct metrics_http *m, struct conn *c)
 	}
 }
 
-void metrics_http_handle(struct metrics_http *m, struct agent *a, const struct server *srv, int fd,
+void metrics_http_handle(struct metrics_http *m, struct agent *a, struct server *srv, int fd,
 			 uint32_t events)
 {
 	struct conn *c;
 
 	if (fd == m->fd) {
-		accept_conns(m);
+		accept_conns(m, srv);
 		return;
 	}
 	c = conn_of(m, fd);

@@ -1,6 +1,8 @@
 /* The Prometheus endpoint's HTTP side (MetricsListen): GET /metrics over plain HTTP/1.x,
  * served from the event loop without ever waiting on a scraper. Each connection is bounded:
- * METRICS_SCRAPERS_MAX at once (more are refused at once), a request head of at most
+ * METRICS_SCRAPERS_MAX at once and METRICS_PER_PEER_MAX of one peer (a local user, by the
+ * socket's owner, or a remote address: tcp_peer.h) at once, more refused at once, so that a
+ * user's idle connections cannot shut the site's scraper out; a request head of at most
  * METRICS_HEAD_MAX bytes whole within METRICS_HEAD_MS, the whole exchange within
  * METRICS_CONN_MS, the reply built once and written as the socket takes it. */
 #ifndef TRACER_METRICS_HTTP_H
@@ -12,6 +14,7 @@
 #include "server.h"
 
 #define METRICS_SCRAPERS_MAX 4
+#define METRICS_PER_PEER_MAX 1
 #define METRICS_HEAD_MAX 8192
 #define METRICS_HEAD_MS 3000
 #define METRICS_CONN_MS 10000
@@ -25,7 +28,7 @@ void metrics_http_close(struct metrics_http *m);
 /* Is fd the listener or one of its connections? */
 int metrics_http_owns(const struct metrics_http *m, int fd);
 /* Readiness of one of its fds; srv: the control server, whose clients the metrics count. */
-void metrics_http_handle(struct metrics_http *m, struct agent *a, const struct server *srv, int fd,
+void metrics_http_handle(struct metrics_http *m, struct agent *a, struct server *srv, int fd,
 			 uint32_t events);
 /* Close the connections past their time (call now and then, as server_expire). */
 void metrics_http_expire(struct metrics_http *m);

@@ -463,6 +463,11 @@ static void serve_next(struct server *s, struct agent *a, struct client *c)
 	queue_reply(s, c, reply, stream);
 }
 
+uid_t server_user_of(struct server *s, uid_t uid)
+{
+	return subuids_owner(&s->subuids, uid);
+}
+
 void server_stats(const struct server *s, unsigned *clients, uint64_t *refused)
 {
 	unsigned n = 0;

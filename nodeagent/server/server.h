@@ -5,6 +5,7 @@
 #define TRACER_SERVER_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include "agent.h"
 
 struct server;
@@ -24,6 +25,9 @@ void server_resume(struct server *s, struct agent *a);
 int server_has_parked(const struct server *s);
 /* Clients connected now, and clients and requests refused since the start. */
 void server_stats(const struct server *s, unsigned *clients, uint64_t *refused);
+/* The user whose share uid counts in: the owner of the /etc/subuid range that holds it, else
+ * uid itself (what the control socket's per-user limits count by, for other listeners too). */
+uid_t server_user_of(struct server *s, uid_t uid);
 /* Some client's reply is queued and not sent yet. */
 int server_sending(const struct server *s);
 /* Handle readiness of one of our fds. */

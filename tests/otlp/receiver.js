@@ -347,7 +347,7 @@ function handle(req, res, body) {
     return rejectRequest(res, 500, e.message);
   }
   count(stats.byMode, mode);
-  const sig = SIGNALS[req.url];
+  const sig = SIGNALS[req.url.split("?")[0]]; // a query (an api key) is no part of the path
   if (!sig) return rejectRequest(res, 404, `no signal at ${req.url}`);
   if (req.method !== "POST") return rejectRequest(res, 405, `${req.method} is not POST`);
   const ctype = (req.headers["content-type"] || "").split(";")[0].trim().toLowerCase();

@@ -239,6 +239,28 @@ static void test_headers(void **state)
 	assert_non_null(otlp_parse_headers(many, NULL, NULL));
 }
 
+/* What status and the log show of an endpoint: no password, no token in a query */
+static void test_url_shown(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "https://c.example:4318/v1/traces", "https://c.example:4318/v1/traces" },
+		{ "https://u:pw@c.example:4318/v1/traces", "https://***@c.example:4318/v1/traces" },
+		{ "https://c.example/v1/logs?api_key=s3cret", "https://c.example/v1/logs?***" },
+		{ "https://u:p@w@c.example?k=s#f", "https://***@c.example?***" },
+		{ "http://c.example/p@th#frag", "http://c.example/p@th?***" },
+		{ "http://c.example?", "http://c.example?***" },
+	};
+	char out[256];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		otlp_url_shown(cases[i][0], out, sizeof(out));
+		assert_string_equal(out, cases[i][1]);
+	}
+	otlp_url_shown("https://u:pw@c.example/x", out, 12);
+	assert_null(strstr(out, "pw"));
+}
+
 static void test_conf_keys(void **state)
 {
 	struct tracer_config c;
@@ -270,7 +292,7 @@ int main(void)
 		cmocka_unit_test(test_off_by_default), cmocka_unit_test(test_base_endpoint),
 		cmocka_unit_test(test_metrics_target), cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_env_refused),    cmocka_unit_test(test_headers),
-		cmocka_unit_test(test_conf_keys),
+		cmocka_unit_test(test_conf_keys),      cmocka_unit_test(test_url_shown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

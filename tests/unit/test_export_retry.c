@@ -15,21 +15,27 @@ static void test_verdicts(void **state)
 {
 	static const struct {
 		long http;
+		size_t items;
 		enum retry_verdict want;
 	} cases[] = {
-		{ 200, RETRY_DELIVERED }, { 202, RETRY_DELIVERED }, { 204, RETRY_DELIVERED },
-		{ 0, RETRY_AGAIN },	  { 408, RETRY_AGAIN },	    { 429, RETRY_AGAIN },
-		{ 500, RETRY_AGAIN },	  { 502, RETRY_AGAIN },	    { 503, RETRY_AGAIN },
-		{ 504, RETRY_AGAIN },	  { 301, RETRY_AGAIN },	    { 307, RETRY_AGAIN },
-		{ 400, RETRY_REFUSED },	  { 401, RETRY_REFUSED },   { 403, RETRY_REFUSED },
-		{ 404, RETRY_REFUSED },	  { 413, RETRY_REFUSED },   { 415, RETRY_REFUSED },
+		{ 200, 512, RETRY_DELIVERED }, { 202, 1, RETRY_DELIVERED },
+		{ 204, 512, RETRY_DELIVERED }, { 0, 512, RETRY_AGAIN },
+		{ 408, 512, RETRY_AGAIN },     { 429, 512, RETRY_AGAIN },
+		{ 500, 512, RETRY_AGAIN },     { 502, 512, RETRY_AGAIN },
+		{ 503, 512, RETRY_AGAIN },     { 504, 512, RETRY_AGAIN },
+		{ 301, 512, RETRY_AGAIN },     { 307, 512, RETRY_AGAIN },
+		{ 400, 512, RETRY_REFUSED },   { 401, 512, RETRY_REFUSED },
+		{ 403, 512, RETRY_REFUSED },   { 404, 512, RETRY_REFUSED },
+		{ 415, 512, RETRY_REFUSED },   { 413, 512, RETRY_SMALLER },
+		{ 413, 2, RETRY_SMALLER },     { 413, 1, RETRY_REFUSED },
 	};
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
-		if (retry_verdict_of(cases[i].http) != cases[i].want)
-			fail_msg("HTTP %ld: verdict %d, not %d", cases[i].http,
-				 retry_verdict_of(cases[i].http), cases[i].want);
+		if (retry_verdict_of(cases[i].http, cases[i].items) != cases[i].want)
+			fail_msg("HTTP %ld for %zu items: verdict %d, not %d", cases[i].http,
+				 cases[i].items, retry_verdict_of(cases[i].http, cases[i].items),
+				 cases[i].want);
 }
 
 /* Doubling from RETRY_BASE_MS, within [half, whole] of each step, capped */
