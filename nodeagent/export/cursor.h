@@ -16,9 +16,9 @@
 
 #define CURSOR_FILE "export.cursor"
 
-/* A cursor belongs to the endpoint it was delivered to: each signal's line names it ("traces
- * 1234 https://collector:4318/v1/traces"), and a collector of another address starts from the
- * records written from then on (export.c). */
+/* A cursor belongs to the endpoint it was delivered to: each signal's line names it, as shown
+ * (credentials and query masked, as tracerctl status shows it), and a
+ * collector of another address starts from the records written from then on (export.c). */
 #define CURSOR_URL_MAX OTLP_URL_MAX
 
 /* The cursors in path into seq, and their endpoints into url (empty: not named): 0, -ENOENT

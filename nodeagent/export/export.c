@@ -53,15 +53,17 @@ static int load_cursors(struct exporter *e, int64_t head)
 			 e->cursor_path);
 	/* A collector that was never delivered to takes what is recorded from now on, not the
 	 * store's history: it begins at head, the store's latest record before the loop runs. */
+	for (int sig = 0; sig < EXPORT_SIGNALS; sig++)
+		otlp_url_shown(e->set.sig[sig].url, e->cursor_url[sig], sizeof(e->cursor_url[sig]));
 	for (int sig = 0; sig < EXPORT_SIGNALS; sig++) {
-		int moved = r == 0 && url[sig][0] && strcmp(url[sig], e->set.sig[sig].url);
+		int moved = r == 0 && url[sig][0] && strcmp(url[sig], e->cursor_url[sig]);
 
 		begun |= r == -ENOENT || moved;
 		e->st[sig].cursor = r == -ENOENT || moved ? head : seq[sig];
 		if ((r == -ENOENT || moved) && e->set.sig[sig].url[0])
 			log_info("export: %s to %s begin with the records written from now on"
 				 " (the store's export sequence is at %" PRId64 ")%s%s",
-				 export_signal_names[sig], e->set.sig[sig].url, head,
+				 export_signal_names[sig], e->cursor_url[sig], head,
 				 moved ? "; delivered before to " : "", moved ? url[sig] : "");
 	}
 	/* where it begins is kept at once: a restart before the first delivery goes on from it */
@@ -70,7 +72,7 @@ static int load_cursors(struct exporter *e, int64_t head)
 
 		for (int sig = 0; sig < EXPORT_SIGNALS; sig++) {
 			seq[sig] = e->st[sig].cursor;
-			urls[sig] = e->set.sig[sig].url;
+			urls[sig] = e->cursor_url[sig];
 		}
 		cursor_save(e->cursor_path, seq, urls);
 	}

@@ -35,6 +35,9 @@ struct export_signal_status {
 struct exporter {
 	struct export_settings set;
 	char store_path[PATH_MAX], cursor_path[PATH_MAX];
+	/* each signal's endpoint as its cursor names it: as shown (otlp_url_shown), so that no
+	 * secret is written there and a rotated credential is the same collector still */
+	char cursor_url[EXPORT_SIGNALS][OTLP_URL_MAX];
 	char host[256], node[64];
 	struct otlp_attr res_attrs[EXPORT_RESOURCE_ATTRS];
 	struct otlp_resource res;

@@ -116,7 +116,7 @@ static void advance(struct run *r, int sig, int64_t next)
 	r->e->st[sig].cursor = next;
 	for (int i = 0; i < EXPORT_SIGNALS; i++) {
 		seq[i] = r->e->st[i].cursor;
-		url[i] = r->e->set.sig[i].url;
+		url[i] = r->e->cursor_url[i];
 	}
 	pthread_mutex_unlock(&r->e->lock);
 	/* said by cursor_save; kept in memory: at worst sent again after a restart */
