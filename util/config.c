@@ -293,7 +293,7 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		return NULL;
 	case K_OTLP_URL:
 	case K_OTLP_HEADERS:
-		if ((why = k->type == K_OTLP_URL ? otlp_check_endpoint(v)
+		if ((why = k->type == K_OTLP_URL ? (otlp_check_endpoint(v) ?: otlp_check_base(v))
 						 : otlp_parse_headers(v, NULL, NULL)))
 			return why;
 		memcpy(field, v, strlen(v) + 1); /* both checks bound the length */

@@ -54,6 +54,14 @@ const char *otlp_check_endpoint(const char *v)
 	return NULL;
 }
 
+const char *otlp_check_base(const char *v)
+{
+	if (strpbrk(v, "?#"))
+		return "a base endpoint has no query or fragment: /v1/traces is appended to it (a"
+		       " signal's own endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, is used whole)";
+	return NULL;
+}
+
 /* RFC 9110's token characters */
 static int is_tchar(unsigned char c)
 {

@@ -26,6 +26,9 @@ const char *otlp_parse_compression(const char *v, enum otlp_compression_setting 
 /* An http:// or https:// URL with a host, no blanks or control characters, short enough to
  * have /v1/traces appended. */
 const char *otlp_check_endpoint(const char *v);
+/* ... and of a base endpoint, to which a signal's path is appended: no query or fragment,
+ * which the path would land after. */
+const char *otlp_check_base(const char *v);
 /* "key=value,key=value" as OTEL_EXPORTER_OTLP_HEADERS: blanks around keys and values are
  * dropped, values are URL-decoded (%XX). Each header is given to fn (when not NULL) as the
  * line "Key: value". A key is an HTTP token; a decoded value holds no control character (a

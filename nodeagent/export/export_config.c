@@ -94,7 +94,8 @@ static int resolve_signal(const struct tracer_config *cfg, export_getenv_fn env,
 	memset(t, 0, sizeof(*t));
 	look(&l, "ENDPOINT", cfg->otlp_endpoint, "OtlpEndpoint");
 	if (l.value) {
-		if ((why = otlp_check_endpoint(l.value)))
+		if ((why = otlp_check_endpoint(l.value)) ||
+		    (!l.from_signal && (why = otlp_check_base(l.value))))
 			return refuse(&l, why, err, errlen);
 		snprintf(path, sizeof(path), "v1/%s", export_signal_names[sig]);
 		if (l.from_signal)

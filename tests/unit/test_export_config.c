@@ -183,6 +183,7 @@ static void test_env_refused(void **state)
 		{ "OTEL_EXPORTER_OTLP_HEADERS=a=b%0d%0aX-Evil: 1", "control character" },
 		{ "OTEL_EXPORTER_OTLP_CERTIFICATE=relative.pem", "absolute path" },
 		{ "OTEL_EXPORTER_OTLP_CLIENT_KEY=/k.pem", "go together" },
+		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://c:4318/?k=v", "no query or fragment" },
 	};
 	struct export_settings s;
 	char err[256];
@@ -281,6 +282,10 @@ static void test_conf_keys(void **state)
 		config_parse("OtlpEndpoint = collector:4318\n", 29, "t.conf", &c, err, sizeof(err)),
 		-EINVAL);
 	assert_non_null(strstr(err, "t.conf:1: OtlpEndpoint: bad value"));
+	assert_int_equal(config_parse("OtlpEndpoint = http://c:4318/?x\n", 32, "t.conf", &c, err,
+				      sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "no query or fragment"));
 	assert_int_equal(config_parse("OtlpProtocol = grpc\n", 20, "t.conf", &c, err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "grpc is not supported"));
