@@ -217,6 +217,11 @@ install: all
 	test -e $(DESTDIR)/etc/tracer/tracer.conf || install -m 644 etc/tracer.conf $(DESTDIR)/etc/tracer/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/tracer
 	install -m 644 etc/tools.rules $(DESTDIR)$(PREFIX)/share/doc/tracer/
+	# the units, pointing at where tracerd was installed; systemctl daemon-reload takes them
+	install -d $(DESTDIR)/etc/systemd/system
+	for u in etc/systemd/*.service; do \
+	  sed 's|/usr/local/sbin/|$(PREFIX)/sbin/|' $$u > $(DESTDIR)/etc/systemd/system/$$(basename $$u); \
+	done
 
 clean:
 	rm -rf $(B)

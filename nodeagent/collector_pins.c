@@ -31,11 +31,12 @@
 #include "config.h"
 #include "log.h"
 #include "pin_layout.h"
+#include "pinset.h"
 #include "ring_reader.h"
 
 #define LAYOUT_FILE "layout"
 #define LINK_PREFIX "link_"
-#define RETIRED_DIR "retired" /* an old set of another layout, until collector_retire */
+#define RETIRED_DIR PINSET_RETIRED /* an old set of another layout, until collector_retire */
 
 /* The value of the one-entry `layout` map. Its own shape never changes. */
 struct pin_layout {
@@ -121,22 +122,6 @@ static int layout_write(struct collector *c, uint32_t stopped)
 	return err;
 }
 
-/* Every pin in dir goes (only those with prefix, when given): a link's program is detached when
- * its last pin and fd are gone. */
-static void clear_dir(const char *dir, const char *prefix)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (e->d_type != DT_DIR &&
-		    (!prefix || strncmp(e->d_name, prefix, strlen(prefix)) == 0))
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-}
-
 static int has_pins(const char *dir)
 {
 	struct dirent *e;
@@ -152,7 +137,7 @@ static int has_pins(const char *dir)
 
 static void clear_set(const struct collector *c)
 {
-	clear_dir(c->pin_dir, NULL);
+	pinset_clear_dir(c->pin_dir, NULL);
 }
 
 /* An old set moved aside and never retired (tracerd stopped in between): its programs go. */
@@ -162,7 +147,7 @@ static void clear_retired(const struct collector *c)
 
 	if (pin_path(c, RETIRED_DIR, dir, sizeof(dir)) < 0 || access(dir, F_OK) != 0)
 		return;
-	clear_dir(dir, NULL);
+	pinset_clear_dir(dir, NULL);
 	if (rmdir(dir) == 0)
 		log_warn(
 			"pin set %s: an older set left aside by an upgrade that did not finish was "
@@ -196,7 +181,7 @@ static int move_aside(struct collector *c)
 	closedir(d);
 	if (err < 0) {
 		log_warn("pin set %s: cannot move it aside (%s)", c->pin_dir, strerror(-err));
-		clear_dir(dir, NULL);
+		pinset_clear_dir(dir, NULL);
 		rmdir(dir);
 	}
 	return err;
@@ -513,11 +498,11 @@ int collector_retire(struct collector *c, void (*commit)(void *ctx), void *ctx)
 	c->retiring = 0;
 	if (pin_path(c, RETIRED_DIR, dir, sizeof(dir)) < 0)
 		return -ENAMETOOLONG;
-	clear_dir(dir, LINK_PREFIX); /* its programs detached: its ring is complete */
+	pinset_clear_dir(dir, LINK_PREFIX); /* its programs detached: its ring is complete */
 	n = drain_old_ring(c, dir, 1);
 	units = merge_unit_lost(c, dir, &lost);
 	commit(ctx); /* recorded before the ring goes */
-	clear_dir(dir, NULL);
+	pinset_clear_dir(dir, NULL);
 	rmdir(dir);
 	log_info("pin set %s: the older set's programs detached; its ring's %d events recorded "
 		 "(those this tracerd's programs also sent, once), %llu events it could not hold "

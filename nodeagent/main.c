@@ -367,8 +367,7 @@ static int lock_node(const struct tracer_config *cfg, const char *node)
 		log_error("cannot create %s: %m", cfg->state_dir);
 		return -1;
 	}
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s.lock", cfg->state_dir, node) >=
-		    sizeof(path) ||
+	if (config_lock_path(cfg, node, path, sizeof(path)) < 0 ||
 	    (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
 		log_error("cannot open the lock file %s/%s.lock: %m", cfg->state_dir, node);
 		return -1;

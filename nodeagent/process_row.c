@@ -23,6 +23,8 @@ static uint64_t minus(uint64_t v, uint64_t base)
 void process_row_finish(struct proctable *t, const struct tool_rules *rules, struct proc *p,
 			const struct exit_event *e)
 {
+	const struct proc *parent;
+
 	p->exit = *e;
 	p->flags |= PROC_FINISHED;
 	if (!p->ppid)
@@ -30,7 +32,12 @@ void process_row_finish(struct proctable *t, const struct tool_rules *rules, str
 	if (!p->comm[0])
 		memcpy(p->comm, e->comm, sizeof(p->comm));
 	p->comm[sizeof(p->comm) - 1] = 0;
-	proctable_inherit_command(p, proctable_find_pid(t, p->ppid));
+	parent = proctable_find_pid(t, p->ppid);
+	/* A process that never exec'd keeps its parent's name, and runs its parent's command. One
+	 * whose name is its own exec'd while tracerd was away (its exec unseen): its command is
+	 * unknown, and not its parent's. */
+	if (parent && (!parent->comm[0] || !strncmp(parent->comm, p->comm, sizeof(p->comm))))
+		proctable_inherit_command(p, parent);
 	proctable_name_tool(rules, p, p->comm, &p->tool);
 }
 

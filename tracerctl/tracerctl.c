@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "config.h"
 #include "format.h"
 #include "ops.h"
+#include "pinset.h"
 #include "safetext.h"
 #include "slurm_ids.h"
 #include "status_export.h"
@@ -527,11 +529,53 @@ static int cmd_unregister(const char *sock, int argc, char **argv)
 	return 0;
 }
 
+/* --unpin with no tracerd running (stopped by systemctl, or gone): its pin set, which keeps
+ * tracer's programs attached, removed here. Only when the node's lock is free: a running
+ * tracerd's set is its own. */
+static int unpin_offline(const struct client_target *ct)
+{
+	struct tracer_config cfg;
+	char lock[4096], pins[4096];
+	int fd, r;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "%s shutdown --unpin: only root removes a pin set\n", prog);
+		return 1;
+	}
+	if (client_config(ct, &cfg) < 0 || config_lock_path(&cfg, ct->node, lock, sizeof(lock)) ||
+	    config_pin_path(&cfg, ct->node, NULL, pins, sizeof(pins)))
+		return 1;
+	fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "%s: a tracerd holds %s but does not answer: its pins stay\n", prog,
+			lock);
+		close(fd);
+		return 1;
+	}
+	r = pinset_remove(pins);
+	if (fd >= 0)
+		close(fd); /* its lock with it */
+	if (r == -ENOENT) {
+		fprintf(stderr, "no tracerd is running, and no pin set is left at %s\n", pins);
+		return 0;
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot remove the pin set %s: %s\n", prog, pins, strerror(-r));
+		return 1;
+	}
+	fprintf(stderr,
+		"no tracerd was running: its pin set %s is removed and its programs are "
+		"detached\n",
+		pins);
+	return 0;
+}
+
 /* Stop tracerd, and wait (10 s at most) until it is gone, so that what it leaves is final. */
-static int cmd_shutdown(const char *sock, int argc, char **argv)
+static int cmd_shutdown(const struct client_target *ct, const char *sock, int argc, char **argv)
 {
 	struct json_object *req, *reply;
 	int unpin = argc > 1 && strcmp(argv[1], "--unpin") == 0, r, i;
+	char why[8192];
 	pid_t pid;
 
 	if (argc > 1 + unpin) {
@@ -540,10 +584,14 @@ static int cmd_shutdown(const char *sock, int argc, char **argv)
 	}
 	req = proto_request(OP_SHUTDOWN);
 	json_object_object_add(req, "unpin", json_object_new_boolean(unpin));
-	r = client_request(prog, sock, req, 10000, &reply);
+	r = client_request_why(NULL, sock, req, 10000, &reply, why, sizeof(why));
 	json_object_put(req);
-	if (r < 0)
+	if (r < 0 && unpin && (r == -ENOENT || r == -ECONNREFUSED))
+		return unpin_offline(ct);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", prog, why);
 		return 1;
+	}
 	pid = (pid_t)reply_int(reply, "pid", 0);
 	json_object_put(reply);
 	for (i = 0; pid > 0 && i < 100 && (kill(pid, 0) == 0 || errno != ESRCH); i++)
@@ -632,7 +680,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[0], proto_op_name(OP_UNREGISTER)) == 0)
 		return cmd_unregister(sock, argc, argv);
 	if (strcmp(argv[0], proto_op_name(OP_SHUTDOWN)) == 0)
-		return cmd_shutdown(sock, argc, argv);
+		return cmd_shutdown(&ct, sock, argc, argv);
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[0]);
 	usage(stderr);
 	return 2;

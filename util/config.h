@@ -103,6 +103,8 @@ int config_socket_path(const struct tracer_config *cfg, const char *node, char *
 /* The node whose control socket is named file (a name in SocketDir), into node[len]: 0, or
  * -1 when file is no tracerd socket. */
 int config_socket_node(const char *file, char *node, size_t len);
+/* StateDir/NODE.lock: the flock that says which tracerd serves the node. 0 or -errno. */
+int config_lock_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen);
 /* Where tracerd pins the map of tasks registered in the kernel (struct task_registration):
  * PinDir/NODE/task_registry; PinDir/NODE is the directory. */
 #define CONFIG_REGISTRY_FILE "task_registry"

@@ -97,6 +97,19 @@ int config_socket_node(const char *file, char *node, size_t len)
 	return 0;
 }
 
+int config_lock_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen)
+{
+	char def[64];
+	int n, ret;
+
+	if (!cfg || !out || !outlen)
+		return -EINVAL;
+	if ((ret = resolve_node(cfg, &node, def, sizeof(def))) < 0)
+		return ret;
+	n = snprintf(out, outlen, "%s/%s.lock", cfg->state_dir, node);
+	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
+}
+
 int config_pin_path(const struct tracer_config *cfg, const char *node, const char *file, char *out,
 		    size_t outlen)
 {

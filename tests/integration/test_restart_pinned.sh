@@ -88,6 +88,25 @@ done
 check "no link or program of the set is left ($left)" [ $left -eq 0 ]
 check "the PinDir is gone" [ ! -e "$PINS" ]
 
+# -- tracerd stopped (SIGTERM keeps the set): shutdown --unpin with no tracerd removes it, and
+# refuses while a tracerd holds the node
+start_daemon || { fail "start again"; finish; exit 1; }
+check "a stopped tracerd's set is kept" bash -c "stop_pid=$DAEMON_PID; kill -TERM \$stop_pid; while kill -0 \$stop_pid 2>/dev/null; do sleep 0.1; done; [ -e '$SET/events' ]"
+DAEMON_PID=
+links=$(for f in "$SET"/link_*; do bpftool link show pinned "$f" | sed -n 's/^\([0-9]*\): .*/\1/p'; done)
+"$BUILD/tracerctl" -N $NODE shutdown --unpin 2> "$T/unpin.txt"
+rc=$?
+cat "$T/unpin.txt"
+check "shutdown --unpin with no tracerd removes its set (rc $rc)" [ $rc -eq 0 -a ! -e "$SET" ]
+left=0
+for _ in $(seq 50); do
+  left=0
+  for l in $links; do bpftool link show id "$l" >/dev/null 2>&1 && left=$((left + 1)); done
+  [ $left -eq 0 ] && break
+  sleep 0.1
+done
+check "and its programs are detached ($left links left)" [ $left -eq 0 ]
+
 # -- a PinDir a user planted is refused, and nothing is pinned in it
 mkdir -p -m 700 "$PINS"; chown $ATTACKER "$PINS"
 start_daemon || { fail "start with a planted PinDir"; finish; exit 1; }

@@ -255,6 +255,16 @@ static void test_finish_and_command(void **state)
 	assert_int_equal(child->argv_len, sizeof(argv_sort) - 1);
 	assert_string_equal(child->tool.subcommand, "sort");
 	assert_int_equal(child->exit.runtime_ns, 77);
+
+	/* a child whose exec was not seen (tracerd was away), known by its exit alone: a name of
+	 * its own, so not its parent's command */
+	snprintf(parent->comm, sizeof(parent->comm), "samtools");
+	assert_int_equal(proctable_get(&t, 102, 3, &child, &created), 0);
+	snprintf(e.comm, sizeof(e.comm), "sleep");
+	process_row_finish(&t, rules, child, &e);
+	assert_null(child->exe);
+	assert_null(child->argv);
+	assert_string_equal(child->tool.name, "sleep");
 	proctable_free(&t);
 	tool_rules_free(rules);
 }
