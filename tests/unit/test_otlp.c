@@ -496,7 +496,7 @@ static void test_reply_reason(void **state)
 	/* not a Status: the text as it came, its controls escaped */
 	otlp_reply_reason(OTLP_PROTOBUF, "invalid \x1b[31mkey\r\n", 18, out, sizeof(out));
 	assert_string_equal(out, "invalid \\x1b[31mkey");
-	otlp_reply_reason(OTLP_JSON, "{\"code\":16,\"message\":\"x\"}", 26, out, sizeof(out));
+	otlp_reply_reason(OTLP_JSON, "{\"code\":16,\"message\":\"x\"}", 25, out, sizeof(out));
 	assert_string_equal(out, "{\"code\":16,\"message\":\"x\"}");
 	otlp_reply_reason(OTLP_JSON, "", 0, out, sizeof(out));
 	assert_string_equal(out, "");
