@@ -22,9 +22,12 @@ struct exporter;
  * never delivered to (no cursor, or one of another endpoint) begins after head, the store's
  * export sequence now (store_export_head): what is recorded from then on. 0 with *out NULL
  * when no endpoint is set: export is off. 0 with *out running, or -errno (-EINVAL: a bad
- * setting), said in the log. */
+ * setting, or a TLS file named that is no readable regular file), said in the log. */
 int exporter_start(struct exporter **out, const struct tracer_config *cfg, const char *node,
 		   const char *store_path, int64_t head);
+/* Warn when the configuration file at path (which users' tools read) is readable by every
+ * user and holds a secret of the export's (export_conf_has_secret). */
+void exporter_check_conf(const char *path, const struct tracer_config *cfg);
 /* Stop and free: the thread is told, a post under way abandoned, and the thread joined for
  * EXPORTER_STOP_MS at most (past it, left to the exit). NULL: nothing to do. */
 void exporter_stop(struct exporter *e);

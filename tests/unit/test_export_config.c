@@ -312,6 +312,22 @@ static void test_conf_keys(void **state)
 	assert_non_null(strstr(err, "grpc is not supported"));
 }
 
+/* What tracer.conf must not hold while every user reads it */
+static void test_conf_secret(void **state)
+{
+	struct tracer_config c;
+	(void)state;
+
+	c = conf("");
+	assert_false(export_conf_has_secret(&c));
+	c = conf("OtlpEndpoint = http://collector:4318/otlp\n");
+	assert_false(export_conf_has_secret(&c));
+	c = conf("OtlpEndpoint = http://collector:4318\nOtlpHeaders = api-key=s3cret\n");
+	assert_true(export_conf_has_secret(&c));
+	c = conf("OtlpEndpoint = https://u:s3cret@collector\n");
+	assert_true(export_conf_has_secret(&c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_target), cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_env_refused),    cmocka_unit_test(test_headers),
 		cmocka_unit_test(test_conf_keys),      cmocka_unit_test(test_url_shown),
+		cmocka_unit_test(test_conf_secret),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
