@@ -306,6 +306,8 @@ static struct json_object *signal_json(const struct exporter *e, int sig,
 	json_object_object_add(o, "last_error", json_object_new_string(s->last_error));
 	add_int(o, "last_error_ns", s->last_error_ns);
 	add_int(o, "retry_in_ms", s->retry_at_ms > now ? s->retry_at_ms - now : 0);
+	if (sig == EXPORT_METRICS)
+		json_object_object_add(o, "nothing_to_send", json_object_new_boolean(s->idle));
 	add_int(o, "sent", (int64_t)s->sent);
 	add_int(o, "batches", (int64_t)s->batches);
 	add_int(o, "retries", (int64_t)s->retries);

@@ -43,7 +43,9 @@ void exporter_put_metrics(struct exporter *e, struct metrics_snapshot *s);
 int64_t exporter_floor(struct exporter *e);
 /* For status: {"signals":[{signal, endpoint, cursor, behind, oldest_ns, last_success_ns,
  * last_error, last_error_ns, retry_in_ms, sent, batches, retries, resent, refused,
- * rejected}]}; {"enabled":false} for NULL. */
+ * rejected}]}, and for metrics nothing_to_send (no unit ran at the latest snapshot);
+ * {"enabled":false} for NULL. behind counts store records after the cursor, which traces and
+ * logs read alike (a record makes a span and up to 4 log records). */
 struct json_object *exporter_status_json(struct exporter *e);
 /* The Prometheus endpoint's view of each signal's delivery (metrics.h's metrics_export_fn,
  * ctx the exporter): from the event loop, a copy under the lock. */

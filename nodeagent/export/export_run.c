@@ -342,6 +342,9 @@ static void metrics_step(struct run *r)
 	if (!s)
 		return;
 	n = s->nunits * MF_UNIT_FIGS + s->ntools * MF_TOOL_FIGS;
+	pthread_mutex_lock(&r->e->lock);
+	r->e->st[EXPORT_METRICS].idle = !n;
+	pthread_mutex_unlock(&r->e->lock);
 	r->body.len = 0;
 	if (!n) /* nothing runs: nothing to say */
 		;
