@@ -3,7 +3,7 @@
 # are refused at start with the path; a TLS failure at delivery names the files in status; a
 # tracer.conf that every user reads and that holds OtlpHeaders or an endpoint's password is
 # warned about, and the same settings through the environment (a root-only EnvironmentFile)
-# are not.
+# are not. Status says metrics have nothing to send while no unit runs.
 . "$(dirname "$0")/lib.sh"
 
 otlp_receiver_start || { finish; exit 1; }
@@ -101,9 +101,19 @@ check "and delivery works with it" unit_arrived envkey
 check "the env file is root's alone" bash -c "! setpriv --reuid=$ATTACKER --regid=\$(id -g $ATTACKER) --clear-groups cat '$T/otlp.env' 2>/dev/null"
 stop_daemon
 chmod 600 "$T/tracer.conf"
-conf "OtlpEndpoint = $OTLP_URL" "OtlpHeaders = api-key=s3cret"
+conf "OtlpEndpoint = $OTLP_URL" "OtlpHeaders = api-key=s3cret" "OtlpMetricsInterval = 1s"
 chmod 600 "$T/tracer.conf"
 : > "$T/tracerd.log"
 start_daemon || { finish; exit 1; }
 check "a tracer.conf only root reads: no warning" bash -c "! grep -q 'readable by every user' '$T/tracerd.log'"
+# ---- status: metrics with no unit running have nothing to send, not "never" delivered
+idle_said() {
+  for _ in $(seq 20); do
+    ctl status | grep -q 'last delivery none: nothing to send (no unit runs)' && return 0
+    sleep 0.25
+  done
+  ctl status | grep -A3 'metrics'
+  return 1
+}
+check "metrics with no unit running: status says nothing to send" idle_said
 finish
