@@ -517,6 +517,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto out_agent;
 	/* the store is open: its export runs on a thread of its own from here on */
+	exporter_check_conf(d.opt.config, &cfg);
 	r = exporter_start(&d.exporter, &cfg, node, store_file(agent_store(d.agent)),
 			   store_export_head(agent_store(d.agent)));
 	if (r < 0)

@@ -2,6 +2,7 @@
  * escaped once for printing (tracerctl.c's printable()). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "client.h"
@@ -26,6 +27,9 @@ static void when(char *out, size_t len, int64_t unix_ns)
 
 static void print_signal(struct json_object *s)
 {
+	struct json_object *idle;
+	int nothing = json_object_object_get_ex(s, "nothing_to_send", &idle) &&
+		      json_object_get_boolean(idle);
 	int64_t behind = reply_int(s, "behind", -1), oldest = reply_int(s, "oldest_ns", 0),
 		retry = reply_int(s, "retry_in_ms", 0);
 	char ok[64], err[64], age[64];
@@ -41,6 +45,10 @@ static void print_signal(struct json_object *s)
 	} else {
 		printf("            backlog: none\n");
 	}
+	if (nothing && reply_int(s, "last_success_ns", 0) <= 0)
+		snprintf(ok, sizeof(ok), "none: nothing to send (no unit runs)");
+	else if (nothing)
+		snprintf(ok + strlen(ok), sizeof(ok) - strlen(ok), ", nothing to send now");
 	printf("            last delivery %s; sent %" PRId64 " in %" PRId64
 	       " requests, retries %" PRId64 " (%" PRId64 " items resent), refused %" PRId64
 	       ", rejected %" PRId64 "\n",

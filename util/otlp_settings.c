@@ -31,6 +31,40 @@ const char *otlp_parse_compression(const char *v, enum otlp_compression_setting 
 	return NULL;
 }
 
+/* The port of the authority that begins at host (after any user:password@), if one is given:
+ * digits, 1 to 65535 (libcurl would take another as it comes, or fail late and vaguely) */
+static const char *check_port(const char *host)
+{
+	const char *end = host + strcspn(host, "/?#"), *at, *colon;
+	unsigned long port = 0;
+
+	at = memrchr(host, '@', (size_t)(end - host));
+	if (at)
+		host = at + 1;
+	if (*host == '[') { /* an IPv6 literal */
+		const char *close = memchr(host, ']', (size_t)(end - host));
+
+		if (!close)
+			return "an IPv6 address has no closing ']'";
+		colon = close + 1 < end && close[1] == ':' ? close + 1 : NULL;
+		if (!colon && close + 1 != end)
+			return "expected :port after the IPv6 address";
+	} else {
+		colon = memchr(host, ':', (size_t)(end - host));
+	}
+	if (!colon)
+		return NULL;
+	if (colon + 1 == end)
+		return "the port is empty";
+	for (const char *c = colon + 1; c < end; c++) {
+		if (*c < '0' || *c > '9')
+			return "the port must be a number from 1 to 65535";
+		if ((port = port * 10 + (unsigned long)(*c - '0')) > 65535)
+			return "the port must be a number from 1 to 65535";
+	}
+	return port ? NULL : "the port must be a number from 1 to 65535";
+}
+
 const char *otlp_check_endpoint(const char *v)
 {
 	size_t n = strlen(v), skip;
@@ -51,7 +85,7 @@ const char *otlp_check_endpoint(const char *v)
 		if (c <= ' ' || c == 0x7f)
 			return "a URL holds no blanks or control characters";
 	}
-	return NULL;
+	return check_port(v + skip);
 }
 
 const char *otlp_check_base(const char *v)

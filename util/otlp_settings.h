@@ -23,8 +23,8 @@ enum otlp_compression_setting {
 const char *otlp_parse_protocol(const char *v, enum otlp_protocol_setting *out);
 /* "gzip" or "none" */
 const char *otlp_parse_compression(const char *v, enum otlp_compression_setting *out);
-/* An http:// or https:// URL with a host, no blanks or control characters, short enough to
- * have /v1/traces appended. */
+/* An http:// or https:// URL with a host, a port (when given) from 1 to 65535, no blanks or
+ * control characters, short enough to have /v1/traces appended. */
 const char *otlp_check_endpoint(const char *v);
 /* ... and of a base endpoint, to which a signal's path is appended: no query or fragment,
  * which the path would land after. */

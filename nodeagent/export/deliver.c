@@ -17,6 +17,7 @@ struct deliver {
 	CURL *curl;
 	struct curl_slist *headers;
 	const volatile int *stop;
+	const struct export_target *t; /* the exporter's, for as long as d lives */
 	char url[OTLP_URL_MAX];
 	struct deliver_result *res; /* the post under way's */
 	char body[DELIVER_REPLY_MAX];
@@ -134,6 +135,7 @@ int deliver_new(struct deliver **out, const struct export_target *t, const volat
 	if (!d)
 		return -ENOMEM;
 	d->stop = stop;
+	d->t = t;
 	snprintf(d->url, sizeof(d->url), "%s", t->url);
 	if (!(d->curl = curl_easy_init())) {
 		free(d);
@@ -157,6 +159,64 @@ void deliver_free(struct deliver *d)
 	free(d);
 }
 
+/* libcurl's codes for a TLS handshake that failed, on our side or the collector's */
+static int tls_failure(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_SSL_ENGINE_SETFAILED:
+	case CURLE_SSL_ENGINE_INITFAILED:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_USE_SSL_FAILED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* s after out's text, cut to len: a path past it is cut, and still named */
+static void append(char *out, size_t len, const char *s)
+{
+	size_t at = strlen(out), n = strlen(s);
+
+	if (at + 1 >= len)
+		return;
+	if (n > len - at - 1)
+		n = len - at - 1;
+	memcpy(out + at, s, n);
+	out[at + n] = 0;
+}
+
+/* libcurl's word for rc, and for a TLS failure the files it was set up with: its own words
+ * ("Problem with the SSL CA cert (path? access rights?)") name none */
+static void say_error(const struct deliver *d, CURLcode rc, char *out, size_t len)
+{
+	const struct export_target *t = d->t;
+
+	snprintf(out, len, "%s", curl_easy_strerror(rc));
+	if (!tls_failure(rc))
+		return;
+	append(out, len, " (TLS with CA file ");
+	append(out, len, t->ca_file[0] ? t->ca_file : "none: the system's CA store");
+	if (t->cert_file[0]) {
+		append(out, len, ", client certificate ");
+		append(out, len, t->cert_file);
+		append(out, len, ", client key ");
+		append(out, len, t->key_file);
+	} else {
+		append(out, len, ", no client certificate");
+	}
+	append(out, len, ")");
+}
+
 int deliver_post(struct deliver *d, const char *body, size_t len, struct deliver_result *res)
 {
 	CURLcode rc;
@@ -171,7 +231,7 @@ int deliver_post(struct deliver *d, const char *body, size_t len, struct deliver
 	curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, &res->http);
 	/* a reply cut short still said its status: a 2xx took the batch */
 	if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && d->cut)) {
-		snprintf(res->error, sizeof(res->error), "%s", curl_easy_strerror(rc));
+		say_error(d, rc, res->error, sizeof(res->error));
 		if (rc != CURLE_HTTP_RETURNED_ERROR)
 			res->http = res->http >= 200 && res->http < 300 ? 0 : res->http;
 	}

@@ -17,7 +17,7 @@ struct deliver;
 
 struct deliver_result {
 	long http;	     /* the reply's status; 0: none came */
-	char error[256];     /* why no reply came, or "" */
+	char error[512];     /* why no reply came (a TLS failure names the files), or "" */
 	int has_retry_after; /* the reply said when to come back */
 	uint32_t retry_after_ms;
 	const char *body; /* the reply's first DELIVER_REPLY_MAX bytes (the deliver's) */

@@ -1,6 +1,7 @@
 /* The exporter as the loop sees it: start, stop, the floor for pruning and the numbers for
  * status (export.h). The thread's side is export_run.c. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <curl/curl.h>
 
 #include "clock.h"
@@ -79,6 +81,58 @@ static int load_cursors(struct exporter *e, int64_t head)
 	return 0;
 }
 
+/* A file that TLS will need, named by key: a readable regular file now, or refused at start
+ * with its path (libcurl says only "Problem with the SSL CA cert (path? access rights?)", and
+ * only at the first delivery) */
+static int check_file(const char *path, const char *key)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	if (!path[0])
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		log_error("export: %s (or its OTEL_EXPORTER_OTLP_* variable) %s: %s", key, path,
+			  err == -EINVAL ? "not a regular file" : strerror(-err));
+	return err;
+}
+
+static int check_files(const struct export_settings *set)
+{
+	int r;
+
+	for (int sig = 0; sig < EXPORT_TARGETS; sig++) {
+		const struct export_target *t = &set->sig[sig];
+
+		if (!t->url[0])
+			continue;
+		if ((r = check_file(t->ca_file, "OtlpCertificate")) ||
+		    (r = check_file(t->cert_file, "OtlpClientCertificate")) ||
+		    (r = check_file(t->key_file, "OtlpClientKey")))
+			return r;
+	}
+	return 0;
+}
+
+void exporter_check_conf(const char *path, const struct tracer_config *cfg)
+{
+	struct stat st;
+
+	if (!export_conf_has_secret(cfg) || stat(path, &st) < 0 || !(st.st_mode & S_IROTH))
+		return;
+	log_warn("export: %s is readable by every user and holds %s: put credentials in "
+		 "tracerd's environment instead (OTEL_EXPORTER_OTLP_HEADERS or the endpoint, in a "
+		 "root-only EnvironmentFile: see tracer.conf(5))",
+		 path, cfg->otlp_headers[0] ? "OtlpHeaders" : "an OtlpEndpoint with credentials");
+}
+
 static void exporter_free(struct exporter *e)
 {
 	metrics_box_free(e->metrics);
@@ -103,6 +157,8 @@ int exporter_start(struct exporter **out, const struct tracer_config *cfg, const
 	}
 	if (!export_settings_on(&set))
 		return 0;
+	if (check_files(&set))
+		return -EINVAL;
 	if (!(e = calloc(1, sizeof(*e))))
 		return -ENOMEM;
 	e->set = set;
@@ -250,6 +306,8 @@ static struct json_object *signal_json(const struct exporter *e, int sig,
 	json_object_object_add(o, "last_error", json_object_new_string(s->last_error));
 	add_int(o, "last_error_ns", s->last_error_ns);
 	add_int(o, "retry_in_ms", s->retry_at_ms > now ? s->retry_at_ms - now : 0);
+	if (sig == EXPORT_METRICS)
+		json_object_object_add(o, "nothing_to_send", json_object_new_boolean(s->idle));
 	add_int(o, "sent", (int64_t)s->sent);
 	add_int(o, "batches", (int64_t)s->batches);
 	add_int(o, "retries", (int64_t)s->retries);

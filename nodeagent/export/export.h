@@ -22,9 +22,12 @@ struct exporter;
  * never delivered to (no cursor, or one of another endpoint) begins after head, the store's
  * export sequence now (store_export_head): what is recorded from then on. 0 with *out NULL
  * when no endpoint is set: export is off. 0 with *out running, or -errno (-EINVAL: a bad
- * setting), said in the log. */
+ * setting, or a TLS file named that is no readable regular file), said in the log. */
 int exporter_start(struct exporter **out, const struct tracer_config *cfg, const char *node,
 		   const char *store_path, int64_t head);
+/* Warn when the configuration file at path (which users' tools read) is readable by every
+ * user and holds a secret of the export's (export_conf_has_secret). */
+void exporter_check_conf(const char *path, const struct tracer_config *cfg);
 /* Stop and free: the thread is told, a post under way abandoned, and the thread joined for
  * EXPORTER_STOP_MS at most (past it, left to the exit). NULL: nothing to do. */
 void exporter_stop(struct exporter *e);
@@ -40,7 +43,9 @@ void exporter_put_metrics(struct exporter *e, struct metrics_snapshot *s);
 int64_t exporter_floor(struct exporter *e);
 /* For status: {"signals":[{signal, endpoint, cursor, behind, oldest_ns, last_success_ns,
  * last_error, last_error_ns, retry_in_ms, sent, batches, retries, resent, refused,
- * rejected}]}; {"enabled":false} for NULL. */
+ * rejected}]}, and for metrics nothing_to_send (no unit ran at the latest snapshot);
+ * {"enabled":false} for NULL. behind counts store records after the cursor, which traces and
+ * logs read alike (a record makes a span and up to 4 log records). */
 struct json_object *exporter_status_json(struct exporter *e);
 /* The Prometheus endpoint's view of each signal's delivery (metrics.h's metrics_export_fn,
  * ctx the exporter): from the event loop, a copy under the lock. */

@@ -162,3 +162,14 @@ int export_settings_on(const struct export_settings *s)
 			return 1;
 	return 0;
 }
+
+int export_conf_has_secret(const struct tracer_config *cfg)
+{
+	char shown[OTLP_URL_MAX];
+
+	if (cfg->otlp_headers[0])
+		return 1;
+	/* what status would mask is what a reader of the file must not see */
+	otlp_url_shown(cfg->otlp_endpoint, shown, sizeof(shown));
+	return strcmp(shown, cfg->otlp_endpoint) != 0;
+}

@@ -41,4 +41,8 @@ int export_settings_resolve(const struct tracer_config *cfg, export_getenv_fn en
  * Is any signal exported? */
 int export_settings_on(const struct export_settings *s);
 
+/* Does tracer.conf itself hold a secret of the export's: OtlpHeaders (an api key), or an
+ * OtlpEndpoint with a user:password@ or a query (an api_key=...)? */
+int export_conf_has_secret(const struct tracer_config *cfg);
+
 #endif

@@ -27,8 +27,9 @@ struct export_signal_status {
 	uint64_t oldest_ns;	 /* when the oldest record not delivered was written; 0 none */
 	int64_t last_success_ns; /* unix ns */
 	int64_t last_error_ns;
-	char last_error[256];
-	int64_t retry_at_ms; /* monotonic ms of the next try after a failure; 0 none */
+	char last_error[768]; /* a delivery's error, the collector's reason or the TLS files */
+	int64_t retry_at_ms;  /* monotonic ms of the next try after a failure; 0 none */
+	int idle; /* metrics: the latest snapshot had no running unit, nothing to send */
 	uint64_t sent, batches, retries, resent, refused, rejected;
 };
 

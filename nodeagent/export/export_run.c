@@ -24,6 +24,7 @@
 #include "store.h"
 
 #define REPLY_MSG_MAX 200
+#define REPLY_REASON_MAX 256 /* OTLP_REASON_BYTES escaped, what fits of it */
 
 /* What the thread keeps of a signal between tries: its alone, no lock */
 struct run_signal {
@@ -213,6 +214,7 @@ static enum posted post(struct run *r, int sig, size_t n, int once)
 	struct run_signal *rs = &r->sig[sig];
 	struct deliver_result res;
 	const struct otlp_buf *b = &r->body;
+	char reason[REPLY_REASON_MAX]; /* what the collector said why, escaped */
 	int err;
 
 	if (!rs->deliver && (err = deliver_new(&rs->deliver, t, &r->e->stop))) {
@@ -232,6 +234,9 @@ static enum posted post(struct run *r, int sig, size_t n, int once)
 	deliver_post(rs->deliver, b->data, b->len, &res);
 	if (stopping(r->e))
 		return POSTED_WAIT;
+	reason[0] = 0;
+	if (res.http && (res.http < 200 || res.http >= 300))
+		otlp_reply_reason(t->format, res.body, res.body_len, reason, sizeof(reason));
 	/* a post once (metrics) is one piece: a 413 refuses it */
 	switch (retry_verdict_of(res.http, once ? 1 : export_batch_rows(r->batch))) {
 	case RETRY_DELIVERED:
@@ -240,8 +245,9 @@ static enum posted post(struct run *r, int sig, size_t n, int once)
 		return POSTED_PAST;
 	case RETRY_AGAIN:
 		if (res.http)
-			failed(r, sig, "HTTP %ld: %s", res.http,
-			       once ? "not sent" : "tried again later");
+			failed(r, sig, "HTTP %ld: %s%s%s", res.http,
+			       once ? "not sent" : "tried again later", reason[0] ? ": " : "",
+			       reason);
 		else
 			failed(r, sig, "%s: %s", res.error,
 			       once ? "not sent" : "tried again later");
@@ -257,7 +263,8 @@ static enum posted post(struct run *r, int sig, size_t n, int once)
 		pthread_mutex_unlock(&r->e->lock);
 		return POSTED_SMALLER;
 	case RETRY_REFUSED:
-		failed(r, sig, "HTTP %ld: %zu items refused, skipped", res.http, n);
+		failed(r, sig, "HTTP %ld: %zu items refused, skipped%s%s", res.http, n,
+		       reason[0] ? ": " : "", reason);
 		pthread_mutex_lock(&r->e->lock);
 		r->e->st[sig].refused += n;
 		r->e->st[sig].retry_at_ms = 0;
@@ -335,6 +342,9 @@ static void metrics_step(struct run *r)
 	if (!s)
 		return;
 	n = s->nunits * MF_UNIT_FIGS + s->ntools * MF_TOOL_FIGS;
+	pthread_mutex_lock(&r->e->lock);
+	r->e->st[EXPORT_METRICS].idle = !n;
+	pthread_mutex_unlock(&r->e->lock);
 	r->body.len = 0;
 	if (!n) /* nothing runs: nothing to say */
 		;

@@ -139,6 +139,13 @@ int otlp_encode_metrics(enum otlp_format f, const struct otlp_resource *res,
 int otlp_decode_response(enum otlp_format f, const char *body, size_t len, int64_t *rejected,
 			 char *msg, size_t msglen);
 
+/* Why a collector said no, from the body of its reply (any status but 2xx), for the log and
+ * status: a protobuf google.rpc.Status's message (what the OTLP/HTTP specification has a
+ * collector answer), else the body's own text; at most OTLP_REASON_BYTES bytes of it (never
+ * half a character), escaped (safetext.h) into out. "" for an empty body. */
+#define OTLP_REASON_BYTES 200
+void otlp_reply_reason(enum otlp_format f, const char *body, size_t len, char *out, size_t outlen);
+
 /* gzip (RFC 1952) of in, appended to out: 0 or -ENOMEM/-EIO with out's length as it was
  * (-ENOMEM too for an input past 2 GiB, which zlib does not count in one call). */
 int otlp_gzip(const char *in, size_t len, struct otlp_buf *out);

@@ -228,3 +228,47 @@ int otlp_decode_response(enum otlp_format f, const char *body, size_t len, int64
 	json_object_put(doc);
 	return rc;
 }
+
+/* google.rpc.Status { int32 code = 1; string message = 2; repeated Any details = 3; }: its
+ * message, or -EBADMSG when body is no Status with one */
+static int pb_status_message(const char *body, size_t len, const char **msg, size_t *msglen)
+{
+	struct pb_reader r = { (const uint8_t *)body, (const uint8_t *)body + len }, sub;
+	uint64_t field, v;
+	unsigned wire;
+	int rc;
+
+	*msg = NULL;
+	while (r.p < r.end) {
+		if ((rc = pb_field(&r, &field, &wire, &v, &sub)))
+			return rc;
+		if ((field == 1 && wire != 0) || ((field == 2 || field == 3) && wire != 2))
+			return -EBADMSG;
+		if (field == 2) {
+			*msg = (const char *)sub.p;
+			*msglen = (size_t)(sub.end - sub.p);
+		}
+	}
+	return *msg && *msglen ? 0 : -EBADMSG;
+}
+
+void otlp_reply_reason(enum otlp_format f, const char *body, size_t len, char *out, size_t outlen)
+{
+	const char *text = body;
+	size_t n = len;
+
+	if (f == OTLP_PROTOBUF && pb_status_message(body, len, &text, &n)) {
+		text = body;
+		n = len;
+	}
+	while (n && strchr(" \t\r\n", text[n - 1]) && text[n - 1])
+		n--; /* a trailing newline says nothing */
+	if (n > OTLP_REASON_BYTES) {
+		n = OTLP_REASON_BYTES;
+		/* a character cut in two is left out */
+		for (int i = 0; i < 3 && n && ((unsigned char)text[n] & 0xc0) == 0x80; i++)
+			n--;
+	}
+	if (outlen)
+		safe_text(out, outlen, text, n);
+}

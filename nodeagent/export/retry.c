@@ -12,7 +12,17 @@ enum retry_verdict retry_verdict_of(long http, size_t rows)
 		return RETRY_DELIVERED;
 	if (http == 413 && rows > 1)
 		return RETRY_SMALLER;
-	if (http >= 400 && http < 500 && http != 408 && http != 429)
+	switch (http) {
+	case 401: /* unauthorized: a key expired or not yet set */
+	case 403: /* forbidden: a tenant not yet allowed */
+	case 404: /* a wrong path, a tenant not yet made */
+	case 407: /* a proxy's credentials */
+	case 408:
+	case 421: /* a misdirected request: a proxy or a name set wrong */
+	case 429:
+		return RETRY_AGAIN;
+	}
+	if (http >= 400 && http < 500)
 		return RETRY_REFUSED;
 	return RETRY_AGAIN;
 }

@@ -17,11 +17,15 @@
 
 enum retry_verdict {
 	RETRY_DELIVERED, /* 2xx: the cursor moves on */
-	RETRY_AGAIN,	 /* 408, 429, 5xx, a timeout, no connection, and a redirect (none is
-			    followed: the endpoint is wrong, and what waits is kept until it is
-			    set right): the same batch later */
-	RETRY_REFUSED,	 /* another 4xx: said, counted, and the batch skipped, or a backend that
-			    refuses what it is sent would stall delivery for ever */
+	RETRY_AGAIN,	 /* 408, 429, 5xx, a timeout, no connection; 401, 403, 404, 407 and 421,
+			    which say the setup is wrong (a key expired, a path or a tenant
+			    wrong), not the batch, and get set right: nothing is lost meanwhile,
+			    the store keeps the backlog (StoreMaxSize bounds it, counting what it
+			    prunes); and a redirect (none is followed: the endpoint is wrong): the
+			    same batch later, with the backoff */
+	RETRY_REFUSED,	 /* 400 and any other 4xx: the batch itself is refused (a poison batch);
+			    said, counted, and skipped, or one batch a backend cannot take would
+			    stall delivery for ever */
 	RETRY_SMALLER, /* 413 for more than one store row: the batch is too large for the collector
 			  (a proxy's body limit), not its items bad: sent again at once in
 			  halves, or one user's long command lines would cost everyone's items

@@ -1,8 +1,10 @@
 # OTLP delivery end to end: a real tracerd streams to the test receiver (tests/otlp/receiver.js,
 # OpenTelemetry's own decoders). Every process span arrives, once after de-duplication by id;
 # a receiver that is down, a tracerd killed with kill -9 mid-backlog, and a receiver that hangs,
-# answers 100 MB, answers garbage, throttles with Retry-After or fails with 503 lose nothing and
-# cost tracing nothing: runs are still traced, status answers at once, VmHWM stays bounded.
+# answers 100 MB, answers garbage, throttles with Retry-After, fails with 503 or says 401 (an
+# expired key) or 404 until it is set right lose nothing and cost tracing nothing: runs are
+# still traced, status answers at once and says the collector's reason, VmHWM stays bounded.
+# A 400 refuses its batch, and delivery goes on past it.
 . "$(dirname "$0")/lib.sh"
 
 HWM_MAX_KB=$((64 * 1024))
@@ -136,6 +138,35 @@ rejected=$(status_field traces rejected)
 attack partial 3
 check "a partial success is counted as rejected ($rejected, then $(status_field traces rejected))" \
   [ "$(status_field traces rejected)" -ge $((rejected + 3)) ]
+
+# ---- an expired API key: the collector answers 401 until the key is set right; nothing is lost,
+# and status says the collector's reason (its control characters escaped)
+refused=$(status_field traces refused)
+before=$(answered 401)
+mode status 401
+traced_run denied 50
+sleep 4
+check "a 401 is tried again ($(($(answered 401) - before)) tries), not refused ($refused, then $(status_field traces refused))" \
+  [ $(($(answered 401) - before)) -ge 2 -a "$(status_field traces refused)" -eq "$refused" ]
+check "status shows the collector's reason" status_says 'last error.*HTTP 401.*invalid api key'
+no_escape() { ! ctl status | grep -q $'\x1b'; }
+check "escaped: no escape character reaches the terminal" no_escape
+check "the log says the reason too" grep -q 'HTTP 401: tried again later: test receiver: HTTP 401: invalid api key' "$T/tracerd.log"
+mode status 404
+sleep 3
+check "a 404 (a wrong path) is tried again as well" status_says 'HTTP 404: tried again later'
+rm -f "$T/otlp/control"
+check "once the key is set right, every span of the run arrives" arrived denied 60
+# ---- a 400: the batch itself is refused and skipped, and delivery goes on after it
+mode status 400
+traced_run poison 5
+sleep 3
+rm -f "$T/otlp/control"
+check "a 400 refuses the batch ($refused, then $(status_field traces refused) refused)" \
+  [ "$(status_field traces refused)" -gt "$refused" ]
+check "and says why" status_says 'HTTP 400: [0-9]* items refused, skipped: test receiver'
+traced_run afterpoison 20
+check "delivery goes on after a refused batch" arrived afterpoison 30
 
 # ---- the other encoding, compressed
 stop_daemon

@@ -40,6 +40,8 @@
  *   huge         200 with a body of --huge-bytes (default 100 MB) bytes of 'x', streamed
  *   garbage      200 with bytes that are no Export*ServiceResponse in either encoding
  *   partial      200 with partial_success: rejected count --rejected (default 1) and a message
+ *   status       the status N (control file "status N", default 401) with a text/plain reason
+ *                that holds an escape sequence (ESC [2J), as a collector's proxy might answer
  * In every mode the request is read and decoded first (and counted in "decoded" or
  * "rejected"); a request that does not decode is answered 400 whatever the mode.
  *
@@ -68,7 +70,7 @@ const SIGNALS = {
   "/v1/metrics": { name: "metrics", req: pb.collector.metrics.v1.ExportMetricsServiceRequest,
     resp: pb.collector.metrics.v1.ExportMetricsServiceResponse, rejectedKey: "rejectedDataPoints" },
 };
-const MODES = ["ok", "fail503", "throttle429", "hang", "huge", "garbage", "partial"];
+const MODES = ["ok", "fail503", "throttle429", "hang", "huge", "garbage", "partial", "status"];
 const ID_BYTES = { traceId: 16, spanId: 8, parentSpanId: 8 };
 
 function parseArgs(argv) {
@@ -307,6 +309,11 @@ function answer(res, sig, json, mode, n) {
   switch (mode) {
   case "fail503":
     return reply(res, 503, { "Content-Type": "text/plain" }, "unavailable\n");
+  case "status": {
+    const code = Number(n ?? 401);
+    return reply(res, code, { "Content-Type": "text/plain" },
+      `test receiver: HTTP ${code}: invalid api key \x1b[2J for tenant t1\n`);
+  }
   case "throttle429":
     return reply(res, 429, { "Content-Type": "text/plain", "Retry-After": String(n ?? opt.retryAfter) },
       "slow down\n");

@@ -71,6 +71,15 @@ static void test_base_endpoint(void **state)
 	assert_int_equal(s.sig[EXPORT_TRACES].format, OTLP_PROTOBUF);
 	assert_int_equal(s.sig[EXPORT_TRACES].gzip, 0);
 	assert_int_equal(s.sig[EXPORT_TRACES].timeout_ms, 10000);
+	/* ports at both ends, an IPv6 literal, a password that holds a ':' */
+	assert_int_equal(resolve("OtlpEndpoint = http://c:1\n", NULL, &s, err, sizeof(err)), 0);
+	assert_int_equal(resolve("OtlpEndpoint = http://c:65535/x\n", NULL, &s, err, sizeof(err)),
+			 0);
+	assert_int_equal(resolve("OtlpEndpoint = http://[::1]:4318\n", NULL, &s, err, sizeof(err)),
+			 0);
+	assert_int_equal(resolve("OtlpEndpoint = http://[::1]/\n", NULL, &s, err, sizeof(err)), 0);
+	assert_int_equal(
+		resolve("OtlpEndpoint = https://u:p:w@c.example\n", NULL, &s, err, sizeof(err)), 0);
 	/* a path and a trailing slash */
 	assert_int_equal(
 		resolve("OtlpEndpoint = https://c.example/otlp/\n", NULL, &s, err, sizeof(err)), 0);
@@ -184,6 +193,18 @@ static void test_env_refused(void **state)
 		{ "OTEL_EXPORTER_OTLP_CERTIFICATE=relative.pem", "absolute path" },
 		{ "OTEL_EXPORTER_OTLP_CLIENT_KEY=/k.pem", "go together" },
 		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://c:4318/?k=v", "no query or fragment" },
+		/* a port libcurl would take as it comes, or fail at late and vaguely */
+		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://h:99999", "from 1 to 65535" },
+		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://h:65536/", "from 1 to 65535" },
+		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://h:0", "from 1 to 65535" },
+		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://h:43l8", "from 1 to 65535" },
+		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://h:-1", "from 1 to 65535" },
+		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://h:", "the port is empty" },
+		{ "OTEL_EXPORTER_OTLP_ENDPOINT=http://u:p@h:4318:1", "from 1 to 65535" },
+		{ "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://[::1]:70000/v1/traces",
+		  "from 1 to 65535" },
+		{ "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://[::1/v1/traces", "no closing" },
+		{ "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://[::1]x/v1/traces", "expected :port" },
 	};
 	struct export_settings s;
 	char err[256];
@@ -291,6 +312,22 @@ static void test_conf_keys(void **state)
 	assert_non_null(strstr(err, "grpc is not supported"));
 }
 
+/* What tracer.conf must not hold while every user reads it */
+static void test_conf_secret(void **state)
+{
+	struct tracer_config c;
+	(void)state;
+
+	c = conf("");
+	assert_false(export_conf_has_secret(&c));
+	c = conf("OtlpEndpoint = http://collector:4318/otlp\n");
+	assert_false(export_conf_has_secret(&c));
+	c = conf("OtlpEndpoint = http://collector:4318\nOtlpHeaders = api-key=s3cret\n");
+	assert_true(export_conf_has_secret(&c));
+	c = conf("OtlpEndpoint = https://u:s3cret@collector\n");
+	assert_true(export_conf_has_secret(&c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_target), cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_env_refused),    cmocka_unit_test(test_headers),
 		cmocka_unit_test(test_conf_keys),      cmocka_unit_test(test_url_shown),
+		cmocka_unit_test(test_conf_secret),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,16 +18,36 @@ static void test_verdicts(void **state)
 		size_t items;
 		enum retry_verdict want;
 	} cases[] = {
-		{ 200, 512, RETRY_DELIVERED }, { 202, 1, RETRY_DELIVERED },
-		{ 204, 512, RETRY_DELIVERED }, { 0, 512, RETRY_AGAIN },
-		{ 408, 512, RETRY_AGAIN },     { 429, 512, RETRY_AGAIN },
-		{ 500, 512, RETRY_AGAIN },     { 502, 512, RETRY_AGAIN },
-		{ 503, 512, RETRY_AGAIN },     { 504, 512, RETRY_AGAIN },
-		{ 301, 512, RETRY_AGAIN },     { 307, 512, RETRY_AGAIN },
-		{ 400, 512, RETRY_REFUSED },   { 401, 512, RETRY_REFUSED },
-		{ 403, 512, RETRY_REFUSED },   { 404, 512, RETRY_REFUSED },
-		{ 415, 512, RETRY_REFUSED },   { 413, 512, RETRY_SMALLER },
-		{ 413, 2, RETRY_SMALLER },     { 413, 1, RETRY_REFUSED },
+		{ 200, 512, RETRY_DELIVERED },
+		{ 202, 1, RETRY_DELIVERED },
+		{ 204, 512, RETRY_DELIVERED },
+		{ 0, 512, RETRY_AGAIN },
+		{ 408, 512, RETRY_AGAIN },
+		{ 429, 512, RETRY_AGAIN },
+		{ 500, 512, RETRY_AGAIN },
+		{ 502, 512, RETRY_AGAIN },
+		{ 503, 512, RETRY_AGAIN },
+		{ 504, 512, RETRY_AGAIN },
+		{ 301, 512, RETRY_AGAIN },
+		{ 307, 512, RETRY_AGAIN },
+		/* the setup is wrong, not the batch: kept until it is set right */
+		{ 401, 512, RETRY_AGAIN },
+		{ 403, 512, RETRY_AGAIN },
+		{ 404, 512, RETRY_AGAIN },
+		{ 407, 512, RETRY_AGAIN },
+		{ 421, 512, RETRY_AGAIN },
+		{ 401, 1, RETRY_AGAIN },
+		/* the batch is: refused and skipped, not a stall for ever */
+		{ 400, 512, RETRY_REFUSED },
+		{ 402, 512, RETRY_REFUSED },
+		{ 405, 512, RETRY_REFUSED },
+		{ 409, 512, RETRY_REFUSED },
+		{ 415, 512, RETRY_REFUSED },
+		{ 422, 512, RETRY_REFUSED },
+		{ 499, 512, RETRY_REFUSED },
+		{ 413, 512, RETRY_SMALLER },
+		{ 413, 2, RETRY_SMALLER },
+		{ 413, 1, RETRY_REFUSED },
 	};
 	(void)state;
 

@@ -481,6 +481,41 @@ static void test_response_hostile(void **state)
 	assert_string_equal(msg, "keep");
 }
 
+/* Why a collector said no: a google.rpc.Status's message, else the body's text, 200 bytes of
+ * it at most (never half a character), escaped */
+static void test_reply_reason(void **state)
+{
+	/* Status { code: 16, message: "bad key\n" } */
+	static const char status[] = "\x08\x10\x12\x08"
+				     "bad key\n";
+	char out[1024], body[5000];
+	(void)state;
+
+	otlp_reply_reason(OTLP_PROTOBUF, status, sizeof(status) - 1, out, sizeof(out));
+	assert_string_equal(out, "bad key");
+	/* not a Status: the text as it came, its controls escaped */
+	otlp_reply_reason(OTLP_PROTOBUF, "invalid \x1b[31mkey\r\n", 18, out, sizeof(out));
+	assert_string_equal(out, "invalid \\x1b[31mkey");
+	otlp_reply_reason(OTLP_JSON, "{\"code\":16,\"message\":\"x\"}", 25, out, sizeof(out));
+	assert_string_equal(out, "{\"code\":16,\"message\":\"x\"}");
+	otlp_reply_reason(OTLP_JSON, "", 0, out, sizeof(out));
+	assert_string_equal(out, "");
+	/* a long body: its first OTLP_REASON_BYTES bytes */
+	memset(body, 'a', sizeof(body));
+	otlp_reply_reason(OTLP_JSON, body, sizeof(body), out, sizeof(out));
+	assert_int_equal(strlen(out), OTLP_REASON_BYTES);
+	/* a character across the cut is left out whole */
+	memset(body, 'a', sizeof(body));
+	memcpy(body + OTLP_REASON_BYTES - 1, "\xc3\xa9", 2);
+	otlp_reply_reason(OTLP_JSON, body, sizeof(body), out, sizeof(out));
+	assert_int_equal(strlen(out), OTLP_REASON_BYTES - 1);
+	/* binary: escaped, within out */
+	memset(body, 0x01, sizeof(body));
+	otlp_reply_reason(OTLP_JSON, body, sizeof(body), out, 64);
+	assert_true(strlen(out) < 64);
+	assert_null(strchr(out, 0x01));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_response_good),
 		cmocka_unit_test(test_response_hostile),
+		cmocka_unit_test(test_reply_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
