@@ -62,7 +62,10 @@ int listen_unix(const char *path)
 	old = umask(0);
 	r = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
 	umask(old);
-	if (r < 0 || listen(fd, 128) < 0)
+	/* The kernel's most (net.core.somaxconn, 4096 by default): while tracerd is stopped or
+	 * hung, every job's prolog, epilog and tasks leave their request in this queue, and a
+	 * request refused for want of room never reaches tracerd. */
+	if (r < 0 || listen(fd, SOMAXCONN) < 0)
 		goto fail;
 	return fd;
 fail:
