@@ -30,10 +30,18 @@ struct opt_spec {
 	unsigned char nvals; /* words taken by an OPT_VALUE option (name:N), 1 by default */
 };
 
+/* A name of a rule, told once whether it is a pattern: most are plain names, which every exec
+ * compares against its words, so a plain one costs a length compare and no fnmatch(3). */
+struct rule_glob {
+	char *s;
+	size_t len;
+	int pattern; /* holds * ? or [: matched by glob_match */
+};
+
 struct tool_rule {
 	enum rule_kind kind;
 	int line;
-	char **globs; /* program names (or jar file names, or main classes) */
+	struct rule_glob *globs; /* program names (or jar file names, or main classes) */
 	size_t nglobs;
 	char *as; /* the tool name to report instead */
 	struct opt_spec *opts;

@@ -105,7 +105,7 @@ static void rule_clear(struct tool_rule *r)
 	size_t i;
 
 	for (i = 0; i < r->nglobs; i++)
-		free(r->globs[i]);
+		free(r->globs[i].s);
 	for (i = 0; i < r->nopts; i++)
 		free(r->opts[i].name);
 	for (i = 0; i < r->nsubcommands; i++)
@@ -164,6 +164,22 @@ static int push_str(char ***v, size_t *n, struct word w)
 	}
 	nv[(*n)++] = s;
 	*v = nv;
+	return 0;
+}
+
+static int push_glob(struct tool_rule *r, struct word w)
+{
+	struct rule_glob *nv;
+	char *s;
+
+	if (!(s = dup_word(w)))
+		return -ENOMEM;
+	if (!(nv = realloc(r->globs, (r->nglobs + 1) * sizeof(*nv)))) {
+		free(s);
+		return -ENOMEM;
+	}
+	nv[r->nglobs++] = (struct rule_glob){ s, w.len, strpbrk(s, "*?[") != NULL };
+	r->globs = nv;
 	return 0;
 }
 
@@ -376,7 +392,7 @@ static int parse_line(struct parser *p, const char *text, size_t len)
 			rc = fail(p, -E2BIG, "more than %d names", TOOL_RULES_LIST_MAX);
 		} else if (ws.w[i].len >= WORD_NAME_MAX) {
 			rc = fail(p, -EINVAL, "name longer than %d bytes", WORD_NAME_MAX - 1);
-		} else if (push_str(&r.globs, &r.nglobs, ws.w[i]) < 0) {
+		} else if (push_glob(&r, ws.w[i]) < 0) {
 			rc = fail(p, -ENOMEM, "out of memory");
 		}
 	}

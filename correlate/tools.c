@@ -50,6 +50,18 @@ struct scan {
 	size_t value_at;    /* the index of the word holding it (ws.n when missing) */
 };
 
+static int name_match(const struct rule_glob *g, struct word w)
+{
+	if (g->pattern)
+		return glob_match(g->s, w);
+	return g->len == w.len && memcmp(g->s, w.s, w.len) == 0;
+}
+
+static int same_word(struct word a, struct word b)
+{
+	return a.s == b.s && a.len == b.len;
+}
+
 static const struct tool_rule *find_rule(const struct tool_rules *r, enum rule_kind kind,
 					 struct word name)
 {
@@ -61,7 +73,7 @@ static const struct tool_rule *find_rule(const struct tool_rules *r, enum rule_k
 		if (r->v[i].kind != kind)
 			continue;
 		for (g = 0; g < r->v[i].nglobs; g++)
-			if (glob_match(r->v[i].globs[g], name))
+			if (name_match(&r->v[i].globs[g], name))
 				return &r->v[i];
 	}
 	return NULL;
@@ -325,7 +337,8 @@ static int excluded(const struct tool_rules *r, struct word raw, struct word nam
 		if (r->v[i].kind != RULE_INCLUDE && r->v[i].kind != RULE_EXCLUDE)
 			continue;
 		for (g = 0; g < r->v[i].nglobs; g++)
-			if (glob_match(r->v[i].globs[g], raw) || glob_match(r->v[i].globs[g], name))
+			if (name_match(&r->v[i].globs[g], raw) ||
+			    (!same_word(raw, name) && name_match(&r->v[i].globs[g], name)))
 				return r->v[i].kind == RULE_EXCLUDE;
 	}
 	return 0;
@@ -349,7 +362,7 @@ static void finish(struct ident *id, const struct hop *h, struct tool_id *out)
 	if (h->kind == HOP_MODULE)
 		name = raw;
 	inc = find_rule(id->r, RULE_INCLUDE, raw);
-	if (!inc)
+	if (!inc && !same_word(raw, name))
 		inc = find_rule(id->r, RULE_INCLUDE, name);
 	if (inc && inc->as)
 		name = cstr_word(inc->as);
