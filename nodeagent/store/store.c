@@ -41,10 +41,8 @@ static const char indexes[] =
 	 * sums from the index alone (what a round reads: 10 times faster than from the table) */
 	"CREATE INDEX IF NOT EXISTS units_owner_end ON units(owner_uid, end_ns, state, "
 	"stored_bytes);"
-	/* a unit's processes listed in their order without a sort, however many they are; and
-	 * found by unit alone (its first column): an index on unit alone, as stores before this
-	 * one had, cost every stored process one more index write and served nothing else */
-	"DROP INDEX IF EXISTS processes_unit;"
+	"CREATE INDEX IF NOT EXISTS processes_unit ON processes(unit);"
+	/* a unit's processes listed in their order without a sort, however many they are */
 	"CREATE INDEX IF NOT EXISTS processes_unit_start ON processes(unit, start_boot_ns, pid);"
 	/* a unit's folded row found by what it stands for (store_fold.c); folded rows alone */
 	"CREATE INDEX IF NOT EXISTS processes_folded ON processes(unit, tool, subcommand, status)"
