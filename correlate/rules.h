@@ -61,7 +61,16 @@ struct tool_rule {
 struct tool_rules {
 	struct tool_rule *v;
 	size_t n;
+	struct rule_index *index; /* rules_index.c: built by the parse and the append */
 };
+
+#define RULE_BIT(kind) (1u << (kind))
+
+/* (Re)build set's index of names; -ENOMEM leaves the old one. */
+int rules_index_build(struct tool_rules *set);
+void rules_index_free(struct tool_rules *set);
+/* The index of the last rule of kinds (RULE_BIT()s) with a name matching w, or -1. */
+long rules_index_last(const struct tool_rules *set, unsigned kinds, struct word w);
 
 /* etc/tools.rules byte for byte, generated at build time by scripts/embed-rules. */
 extern const char tool_rules_builtin_text[];

@@ -131,6 +131,7 @@ void tool_rules_free(struct tool_rules *set)
 		return;
 	for (i = 0; i < set->n; i++)
 		rule_clear(&set->v[i]);
+	rules_index_free(set);
 	free(set->v);
 	free(set);
 }
@@ -463,6 +464,8 @@ int tool_rules_parse(const char *text, size_t len, const char *name, struct tool
 		rc = parse_line(&p, logical, n);
 		n = 0;
 	}
+	if (!rc && rules_index_build(p.set) < 0)
+		rc = fail(&p, -ENOMEM, "out of memory");
 	if (rc) {
 		tool_rules_free(p.set);
 		return rc;
@@ -481,15 +484,23 @@ int tool_rules_append(struct tool_rules *base, struct tool_rules *more)
 {
 	struct tool_rule *nv;
 
+	struct tool_rules all;
+
 	if (!base || !more)
 		return -EINVAL;
 	if (more->n) {
 		if (!(nv = realloc(base->v, (base->n + more->n) * sizeof(*nv))))
 			return -ENOMEM;
 		memcpy(nv + base->n, more->v, more->n * sizeof(*nv));
-		base->v = nv;
-		base->n += more->n;
+		all = (struct tool_rules){ nv, base->n + more->n, NULL };
+		if (rules_index_build(&all) < 0) { /* base stays as it was, its v moved */
+			base->v = nv;
+			return -ENOMEM;
+		}
+		rules_index_free(base);
+		*base = all;
 	}
+	rules_index_free(more);
 	free(more->v); /* the rules themselves now belong to base */
 	free(more);
 	return 0;

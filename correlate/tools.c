@@ -50,13 +50,6 @@ struct scan {
 	size_t value_at;    /* the index of the word holding it (ws.n when missing) */
 };
 
-static int name_match(const struct rule_glob *g, struct word w)
-{
-	if (g->pattern)
-		return glob_match(g->s, w);
-	return g->len == w.len && memcmp(g->s, w.s, w.len) == 0;
-}
-
 static int same_word(struct word a, struct word b)
 {
 	return a.s == b.s && a.len == b.len;
@@ -65,18 +58,9 @@ static int same_word(struct word a, struct word b)
 static const struct tool_rule *find_rule(const struct tool_rules *r, enum rule_kind kind,
 					 struct word name)
 {
-	size_t i, g;
+	long i = r ? rules_index_last(r, RULE_BIT(kind), name) : -1;
 
-	if (!r)
-		return NULL;
-	for (i = r->n; i-- > 0;) {
-		if (r->v[i].kind != kind)
-			continue;
-		for (g = 0; g < r->v[i].nglobs; g++)
-			if (name_match(&r->v[i].globs[g], name))
-				return &r->v[i];
-	}
-	return NULL;
+	return i < 0 ? NULL : &r->v[i];
 }
 
 static const struct opt_spec *find_opt(const struct tool_rule *r, const char *s, size_t len)
@@ -329,19 +313,16 @@ static struct word cstr_word(const char *s)
 /* Is the last include/exclude rule matching either name an exclude rule? */
 static int excluded(const struct tool_rules *r, struct word raw, struct word name)
 {
-	size_t i, g;
+	unsigned kinds = RULE_BIT(RULE_INCLUDE) | RULE_BIT(RULE_EXCLUDE);
+	long i, j;
 
 	if (!r)
 		return 0;
-	for (i = r->n; i-- > 0;) {
-		if (r->v[i].kind != RULE_INCLUDE && r->v[i].kind != RULE_EXCLUDE)
-			continue;
-		for (g = 0; g < r->v[i].nglobs; g++)
-			if (name_match(&r->v[i].globs[g], raw) ||
-			    (!same_word(raw, name) && name_match(&r->v[i].globs[g], name)))
-				return r->v[i].kind == RULE_EXCLUDE;
-	}
-	return 0;
+	i = rules_index_last(r, kinds, raw);
+	j = same_word(raw, name) ? -1 : rules_index_last(r, kinds, name);
+	if (j > i)
+		i = j;
+	return i >= 0 && r->v[i].kind == RULE_EXCLUDE;
 }
 
 /* Name the tool at hop h and fill out. */
