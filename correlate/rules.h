@@ -30,12 +30,14 @@ struct opt_spec {
 	unsigned char nvals; /* words taken by an OPT_VALUE option (name:N), 1 by default */
 };
 
-/* A name of a rule, told once whether it is a pattern: most are plain names, which every exec
- * compares against its words, so a plain one costs a length compare and no fnmatch(3). */
+/* A name of a rule, told once whether it is a pattern: most are plain names, which
+ * rules_index.c finds by a binary search; a pattern is matched only by a word that begins with
+ * its literal prefix. */
 struct rule_glob {
 	char *s;
 	size_t len;
-	int pattern; /* holds * ? or [: matched by glob_match */
+	int pattern;   /* holds * ? or [: matched by glob_match */
+	size_t prefix; /* a pattern's bytes before its first * ? [ or backslash */
 };
 
 struct tool_rule {

@@ -100,9 +100,14 @@ long rules_index_last(const struct tool_rules *set, unsigned kinds, struct word 
 	for (i = lo; i < x->nplain && cmp_word(x->plain[i].g, w.s, w.len) == 0; i++)
 		if (kinds & RULE_BIT(set->v[x->plain[i].rule].kind))
 			best = (long)x->plain[i].rule; /* rules ascend: the last is the highest */
-	for (i = x->npatterns; i-- > 0 && (long)x->patterns[i].rule > best;)
-		if ((kinds & RULE_BIT(set->v[x->patterns[i].rule].kind)) &&
-		    glob_match(x->patterns[i].g->s, w))
+	for (i = x->npatterns; i-- > 0 && (long)x->patterns[i].rule > best;) {
+		const struct rule_glob *g = x->patterns[i].g;
+
+		if (!(kinds & RULE_BIT(set->v[x->patterns[i].rule].kind)) || w.len < g->prefix ||
+		    memcmp(w.s, g->s, g->prefix)) /* fnmatch(3) is slow: most fail here */
+			continue;
+		if (glob_match(g->s, w))
 			return (long)x->patterns[i].rule;
+	}
 	return best;
 }

@@ -179,7 +179,8 @@ static int push_glob(struct tool_rule *r, struct word w)
 		free(s);
 		return -ENOMEM;
 	}
-	nv[r->nglobs++] = (struct rule_glob){ s, w.len, strpbrk(s, "*?[") != NULL };
+	nv[r->nglobs++] =
+		(struct rule_glob){ s, w.len, strpbrk(s, "*?[") != NULL, strcspn(s, "*?[\\") };
 	r->globs = nv;
 	return 0;
 }
