@@ -98,8 +98,10 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 		err = -EIO;
 		goto out;
 	}
-	/* both read to their end: nothing else is above what they held */
-	if (hp == 0 && hu == 0 && !(err = highest(db, &top)) && top > last)
+	/* both read to their end, and neither cut by its LIMIT (fewer rows than max in all):
+	 * nothing else is above what they held. A batch that max filled may have more after it,
+	 * which a jump to the highest would skip unsent. */
+	if (hp == 0 && hu == 0 && rows < max && !(err = highest(db, &top)) && top > last)
 		last = top;
 	*next = last;
 out:

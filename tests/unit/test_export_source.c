@@ -233,6 +233,39 @@ static void test_cursor_pieces(void **state)
 	assert_int_equal(n, 31);
 }
 
+/* A running unit's processes in pieces (no unit row after them yet): a batch that its size
+ * ended is not the end of the rows, and the cursor does not skip the rest */
+static void test_cursor_pieces_running(void **state)
+{
+	struct fixture *f = *state;
+	struct unit u = mkunit(1, 0, STEP_NONE, -1);
+	size_t n = 0;
+	int64_t cursor = 0, next;
+
+	store_put_unit(f->s, &u);
+	for (uint32_t i = 0; i < 30; i++) {
+		struct proc p = mkproc(1, 300 + i, 1000 + i);
+
+		assert_int_equal(store_add_process(f->s, &p, 0), 0);
+	}
+	while ((next = read_after(f, EXPORT_TRACES, cursor, 7)) != cursor) {
+		assert_true(f->b->nspans <= 7);
+		n += f->b->nspans;
+		cursor = next;
+	}
+	assert_int_equal(n, 30);
+	/* exactly a batch's size left: read whole, then the end */
+	for (uint32_t i = 0; i < 7; i++) {
+		struct proc p = mkproc(1, 400 + i, 5000 + i);
+
+		assert_int_equal(store_add_process(f->s, &p, 0), 0);
+	}
+	next = read_after(f, EXPORT_TRACES, cursor, 7);
+	assert_int_equal(f->b->nspans, 7);
+	assert_int_equal(read_after(f, EXPORT_TRACES, next, 7), next);
+	assert_int_equal(f->b->nspans, 0);
+}
+
 /* A number is never given twice: not after the rows holding the highest are pruned and the
  * store reopened; moved rows are sent again, under their new unit */
 static void test_sequence_survives(void **state)
@@ -323,6 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_slurm_job_shape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursor_pieces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cursor_pieces_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequence_survives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logs, setup, teardown),
 	};
