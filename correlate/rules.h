@@ -30,10 +30,20 @@ struct opt_spec {
 	unsigned char nvals; /* words taken by an OPT_VALUE option (name:N), 1 by default */
 };
 
+/* A name of a rule, told once whether it is a pattern: most are plain names, which
+ * rules_index.c finds by a binary search; a pattern is matched only by a word that begins with
+ * its literal prefix. */
+struct rule_glob {
+	char *s;
+	size_t len;
+	int pattern;   /* holds * ? or [: matched by glob_match */
+	size_t prefix; /* a pattern's bytes before its first * ? [ or backslash */
+};
+
 struct tool_rule {
 	enum rule_kind kind;
 	int line;
-	char **globs; /* program names (or jar file names, or main classes) */
+	struct rule_glob *globs; /* program names (or jar file names, or main classes) */
 	size_t nglobs;
 	char *as; /* the tool name to report instead */
 	struct opt_spec *opts;
@@ -53,7 +63,16 @@ struct tool_rule {
 struct tool_rules {
 	struct tool_rule *v;
 	size_t n;
+	struct rule_index *index; /* rules_index.c: built by the parse and the append */
 };
+
+#define RULE_BIT(kind) (1u << (kind))
+
+/* (Re)build set's index of names; -ENOMEM leaves the old one. */
+int rules_index_build(struct tool_rules *set);
+void rules_index_free(struct tool_rules *set);
+/* The index of the last rule of kinds (RULE_BIT()s) with a name matching w, or -1. */
+long rules_index_last(const struct tool_rules *set, unsigned kinds, struct word w);
 
 /* etc/tools.rules byte for byte, generated at build time by scripts/embed-rules. */
 extern const char tool_rules_builtin_text[];

@@ -105,7 +105,7 @@ static void rule_clear(struct tool_rule *r)
 	size_t i;
 
 	for (i = 0; i < r->nglobs; i++)
-		free(r->globs[i]);
+		free(r->globs[i].s);
 	for (i = 0; i < r->nopts; i++)
 		free(r->opts[i].name);
 	for (i = 0; i < r->nsubcommands; i++)
@@ -131,6 +131,7 @@ void tool_rules_free(struct tool_rules *set)
 		return;
 	for (i = 0; i < set->n; i++)
 		rule_clear(&set->v[i]);
+	rules_index_free(set);
 	free(set->v);
 	free(set);
 }
@@ -164,6 +165,23 @@ static int push_str(char ***v, size_t *n, struct word w)
 	}
 	nv[(*n)++] = s;
 	*v = nv;
+	return 0;
+}
+
+static int push_glob(struct tool_rule *r, struct word w)
+{
+	struct rule_glob *nv;
+	char *s;
+
+	if (!(s = dup_word(w)))
+		return -ENOMEM;
+	if (!(nv = realloc(r->globs, (r->nglobs + 1) * sizeof(*nv)))) {
+		free(s);
+		return -ENOMEM;
+	}
+	nv[r->nglobs++] =
+		(struct rule_glob){ s, w.len, strpbrk(s, "*?[") != NULL, strcspn(s, "*?[\\") };
+	r->globs = nv;
 	return 0;
 }
 
@@ -376,7 +394,7 @@ static int parse_line(struct parser *p, const char *text, size_t len)
 			rc = fail(p, -E2BIG, "more than %d names", TOOL_RULES_LIST_MAX);
 		} else if (ws.w[i].len >= WORD_NAME_MAX) {
 			rc = fail(p, -EINVAL, "name longer than %d bytes", WORD_NAME_MAX - 1);
-		} else if (push_str(&r.globs, &r.nglobs, ws.w[i]) < 0) {
+		} else if (push_glob(&r, ws.w[i]) < 0) {
 			rc = fail(p, -ENOMEM, "out of memory");
 		}
 	}
@@ -447,6 +465,8 @@ int tool_rules_parse(const char *text, size_t len, const char *name, struct tool
 		rc = parse_line(&p, logical, n);
 		n = 0;
 	}
+	if (!rc && rules_index_build(p.set) < 0)
+		rc = fail(&p, -ENOMEM, "out of memory");
 	if (rc) {
 		tool_rules_free(p.set);
 		return rc;
@@ -465,15 +485,23 @@ int tool_rules_append(struct tool_rules *base, struct tool_rules *more)
 {
 	struct tool_rule *nv;
 
+	struct tool_rules all;
+
 	if (!base || !more)
 		return -EINVAL;
 	if (more->n) {
 		if (!(nv = realloc(base->v, (base->n + more->n) * sizeof(*nv))))
 			return -ENOMEM;
 		memcpy(nv + base->n, more->v, more->n * sizeof(*nv));
-		base->v = nv;
-		base->n += more->n;
+		all = (struct tool_rules){ nv, base->n + more->n, NULL };
+		if (rules_index_build(&all) < 0) { /* base stays as it was, its v moved */
+			base->v = nv;
+			return -ENOMEM;
+		}
+		rules_index_free(base);
+		*base = all;
 	}
+	rules_index_free(more);
 	free(more->v); /* the rules themselves now belong to base */
 	free(more);
 	return 0;

@@ -50,21 +50,17 @@ struct scan {
 	size_t value_at;    /* the index of the word holding it (ws.n when missing) */
 };
 
+static int same_word(struct word a, struct word b)
+{
+	return a.s == b.s && a.len == b.len;
+}
+
 static const struct tool_rule *find_rule(const struct tool_rules *r, enum rule_kind kind,
 					 struct word name)
 {
-	size_t i, g;
+	long i = r ? rules_index_last(r, RULE_BIT(kind), name) : -1;
 
-	if (!r)
-		return NULL;
-	for (i = r->n; i-- > 0;) {
-		if (r->v[i].kind != kind)
-			continue;
-		for (g = 0; g < r->v[i].nglobs; g++)
-			if (glob_match(r->v[i].globs[g], name))
-				return &r->v[i];
-	}
-	return NULL;
+	return i < 0 ? NULL : &r->v[i];
 }
 
 static const struct opt_spec *find_opt(const struct tool_rule *r, const char *s, size_t len)
@@ -317,18 +313,16 @@ static struct word cstr_word(const char *s)
 /* Is the last include/exclude rule matching either name an exclude rule? */
 static int excluded(const struct tool_rules *r, struct word raw, struct word name)
 {
-	size_t i, g;
+	unsigned kinds = RULE_BIT(RULE_INCLUDE) | RULE_BIT(RULE_EXCLUDE);
+	long i, j;
 
 	if (!r)
 		return 0;
-	for (i = r->n; i-- > 0;) {
-		if (r->v[i].kind != RULE_INCLUDE && r->v[i].kind != RULE_EXCLUDE)
-			continue;
-		for (g = 0; g < r->v[i].nglobs; g++)
-			if (glob_match(r->v[i].globs[g], raw) || glob_match(r->v[i].globs[g], name))
-				return r->v[i].kind == RULE_EXCLUDE;
-	}
-	return 0;
+	i = rules_index_last(r, kinds, raw);
+	j = same_word(raw, name) ? -1 : rules_index_last(r, kinds, name);
+	if (j > i)
+		i = j;
+	return i >= 0 && r->v[i].kind == RULE_EXCLUDE;
 }
 
 /* Name the tool at hop h and fill out. */
@@ -349,7 +343,7 @@ static void finish(struct ident *id, const struct hop *h, struct tool_id *out)
 	if (h->kind == HOP_MODULE)
 		name = raw;
 	inc = find_rule(id->r, RULE_INCLUDE, raw);
-	if (!inc)
+	if (!inc && !same_word(raw, name))
 		inc = find_rule(id->r, RULE_INCLUDE, name);
 	if (inc && inc->as)
 		name = cstr_word(inc->as);

@@ -53,7 +53,8 @@ static const char indexes[] =
 	"CREATE INDEX IF NOT EXISTS units_seq ON units(seq) WHERE seq IS NOT NULL;";
 
 /* The export sequence goes on from the highest number ever given, kept in meta at each commit:
- * the rows that held the highest may have been pruned since. */
+ * the rows that held the highest may have been pruned since. (The rows' highest is read from
+ * the partial indexes on seq, which "seq IS NOT NULL" lets SQLite use, not from every row.) */
 static int seq_open(struct store *s)
 {
 	int64_t saved = 0, procs = 0, units = 0;
@@ -63,11 +64,13 @@ static int seq_open(struct store *s)
 				  "export sequence", &saved);
 
 	if (!err)
-		err = store_query_int(s, "SELECT COALESCE(MAX(seq), 0) FROM processes",
-				      "export sequence", &procs);
+		err = store_query_int(
+			s, "SELECT COALESCE(MAX(seq), 0) FROM processes WHERE seq IS NOT NULL",
+			"export sequence", &procs);
 	if (!err)
-		err = store_query_int(s, "SELECT COALESCE(MAX(seq), 0) FROM units",
-				      "export sequence", &units);
+		err = store_query_int(
+			s, "SELECT COALESCE(MAX(seq), 0) FROM units WHERE seq IS NOT NULL",
+			"export sequence", &units);
 	if (err)
 		return err;
 	s->seq_saved = saved;

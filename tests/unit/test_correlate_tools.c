@@ -752,6 +752,34 @@ static void test_rules_override(void **state)
 	tool_rules_free(r);
 }
 
+/* Names and patterns of rules of every kind, in a file and in one appended to it: the last
+ * matching rule of the kind asked still wins, whichever of the two holds it. */
+static void test_rules_appended(void **state)
+{
+	static const char first[] = "exclude sam*\n"
+				    "include samtools\n" /* a later plain name over a pattern */
+				    "include srun\n";
+	static const char second[] = "exclude samt?ols\n" /* a later pattern over a name */
+				     "wrapper srun\n";	  /* the same name, another kind */
+	struct tool_rules *r = NULL, *more = NULL;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(tool_rules_parse(first, sizeof(first) - 1, "a", &r, err, sizeof(err)), 0);
+	check(r, &(struct cmd)C(NULL, "samtools\0sort", "samtools", "", "", 0), 0);
+	check(r, &(struct cmd)C(NULL, "samba", "samba", "", "", 1), 0);
+	check(r, &(struct cmd)C(NULL, "srun\0bwa", "srun", "", "", 0), 0);
+	assert_int_equal(tool_rules_parse(second, sizeof(second) - 1, "b", &more, err, sizeof(err)),
+			 0);
+	assert_int_equal(tool_rules_append(r, more), 0);
+	assert_int_equal(tool_rules_count(r), 5);
+	check(r, &(struct cmd)C(NULL, "samtools\0sort", "samtools", "", "", 1), 0);
+	check(r, &(struct cmd)C(NULL, "samba", "samba", "", "", 1), 0);
+	check(r, &(struct cmd)C(NULL, "srun\0bwa\0mem", "bwa", "", "", 0), 0);
+	check(r, &(struct cmd)C(NULL, "bwa\0mem", "bwa", "", "", 0), 0);
+	tool_rules_free(r);
+}
+
 /* The engines' own command lines, as the built-in rules name them, are engines (never a job's
  * Tool beside another, never stalled while their jobs work); the tools they run are not. */
 static void test_engines(void **state)
@@ -808,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_rules_limits),
 		cmocka_unit_test(test_rules_reload),
 		cmocka_unit_test(test_rules_override),
+		cmocka_unit_test(test_rules_appended),
 		cmocka_unit_test(test_engines),
 	};
 
