@@ -55,7 +55,8 @@ struct client {
 
 struct server {
 	int listen_fd, tcp_fd, epfd;
-	int spare_fd; /* given up to accept and refuse a client when out of files */
+	int listen_paused; /* the table is full: the control socket's connections wait queued */
+	int spare_fd;	   /* given up to accept and refuse a client when out of files */
 	char munge_socket[PATH_MAX];
 	char path[108];
 	unsigned max_clients, per_user, reserved;
@@ -144,6 +145,23 @@ fail_closed:
 	return err;
 }
 
+/* A full table leaves the control socket's connections in the kernel's queue (SOMAXCONN, see
+ * listen.c) rather than refusing them: only root and SlurmUser can fill it (the others stop
+ * short of the reserved slots), as when a stopped tracerd resumes with every job's prolog,
+ * epilog and tasks waiting, and their requests are then carried out in turn, none refused. */
+static void listener_pause(struct server *s, int pause)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = s->listen_fd };
+
+	if (pause == s->listen_paused)
+		return;
+	if (epoll_ctl(s->epfd, pause ? EPOLL_CTL_DEL : EPOLL_CTL_ADD, s->listen_fd, &ev) < 0) {
+		log_error("epoll_ctl: %m");
+		return;
+	}
+	s->listen_paused = pause;
+}
+
 static void client_close(struct server *s, struct client *c)
 {
 	if (c->park.kind != PARK_NONE) { /* at shutdown only: see server_handle */
@@ -157,6 +175,16 @@ static void client_close(struct server *s, struct client *c)
 	reply_stream_free(c->stream);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	listener_pause(s, 0); /* a slot is free */
+}
+
+static unsigned clients_used(const struct server *s)
+{
+	unsigned used = 0;
+
+	for (unsigned i = 0; i < s->max_clients; i++)
+		used += s->clients[i].fd >= 0;
+	return used;
 }
 
 void server_close(struct server *s)
@@ -258,7 +286,13 @@ static void accept_clients(struct server *s, struct agent *a, int lfd)
 	int fd, admin, tcp = lfd == s->tcp_fd;
 	uid_t counted;
 
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+	for (;;) {
+		if (!tcp && clients_used(s) >= s->max_clients) {
+			listener_pause(s, 1);
+			return;
+		}
+		if ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
+			break;
 		if (!tcp && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 			log_refusal(s, (uid_t)-1, "no peer credentials");
 			close(fd);
