@@ -51,8 +51,9 @@ print("held", flush=True)
 while not os.path.exists(sys.argv[2]):
     time.sleep(0.2)' "$PORT" "$T/release" > "$T/holder.out" 2>&1 &
 HOLDER=$!
-for _ in $(seq 50); do grep -q held "$T/holder.out" && break; sleep 0.1; done
-check "nobody listens on $PORT" bash -c "ss -Hltnp 'sport = :$PORT' | grep -q 'pid=$HOLDER,'"
+held() { ss -Hltnp "sport = :$PORT" | grep -q "pid=$HOLDER,"; }
+for _ in $(seq 100); do held && break; sleep 0.1; done
+check "nobody listens on $PORT ($(cat "$T/holder.out"))" held
 start_daemon || { cleanup_holder; finish; exit 1; }
 check "tracerd started all the same" kill -0 $DAEMON_PID
 check "its log says it runs without the endpoint" \
