@@ -439,6 +439,12 @@ void agent_set_exporter(struct agent *a, struct exporter *e)
 	store_set_export_floor(a->store, exporter_floor(e));
 }
 
+void agent_set_metrics_status(struct agent *a, agent_status_fn fn, const void *ctx)
+{
+	a->metrics_status = fn;
+	a->metrics_status_ctx = ctx;
+}
+
 void agent_reload(struct agent *a, const struct tracer_config *cfg)
 {
 	if (strcmp(cfg->socket_dir, a->cfg.socket_dir) ||
@@ -573,5 +579,7 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 	json_object_object_add(exp, "dropped",
 			       json_object_new_int64((int64_t)store_export_dropped(a->store)));
 	json_object_object_add(r, "export", exp);
+	if (a->metrics_status)
+		json_object_object_add(r, "metrics", a->metrics_status(a->metrics_status_ctx));
 	return r;
 }

@@ -34,6 +34,10 @@ void agent_free(struct agent *a);
 /* The OTLP exporter (export.h) whose slowest cursor pruning keeps to and whose numbers status
  * shows; NULL (export off, or stopping) for none. */
 void agent_set_exporter(struct agent *a, struct exporter *e);
+/* The Prometheus endpoint's state in status ("metrics"): fn(ctx) at each status, a new JSON
+ * object; NULL: none said. A hook, for the endpoint is served beside the agent, not by it. */
+typedef struct json_object *(*agent_status_fn)(const void *ctx);
+void agent_set_metrics_status(struct agent *a, agent_status_fn fn, const void *ctx);
 /* Find tracked work of running units again after a restart. */
 int agent_rediscover(struct agent *a);
 /* SIGHUP: take the settings of cfg that can change live (SampleInterval, StallAfter,

@@ -26,7 +26,9 @@ struct agent {
 	int64_t started_ns;
 	struct collector *collector;
 	struct store *store;
-	struct exporter *exporter; /* main.c's, NULL when export is off */
+	struct exporter *exporter;	/* main.c's, NULL when export is off */
+	agent_status_fn metrics_status; /* the Prometheus endpoint's state, NULL: not said */
+	const void *metrics_status_ctx;
 	struct proctable procs;
 	struct finished finished; /* the last processes finished: their repeats ignored */
 	struct unit *units;	  /* units.c's alone: units with work in memory */

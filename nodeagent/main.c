@@ -209,6 +209,12 @@ static void metrics_post(struct daemon *d)
 		exporter_put_metrics(d->exporter, s);
 }
 
+/* The Prometheus endpoint's state, for status (d->metrics: NULL when off) */
+static struct json_object *metrics_status(const void *ctx)
+{
+	return metrics_http_status_json(ctx);
+}
+
 static void drain_timer(int fd)
 {
 	uint64_t n;
@@ -323,6 +329,7 @@ static int run_loop(struct daemon *d)
 				agent_tick(d->agent); /* commits the store too */
 				server_expire(d->server);
 				metrics_http_expire(d->metrics);
+				metrics_http_retry(d->metrics);
 				turn_mark(&turn, TURN_TICK);
 			} else if (fd == d->sample_fd) {
 				drain_timer(fd);
@@ -540,6 +547,7 @@ int main(int argc, char **argv)
 	/* off unless set; a port alone is loopback's */
 	if (cfg.metrics_listen[0] && metrics_http_open(&d.metrics, cfg.metrics_listen, d.epfd) < 0)
 		goto out_server;
+	agent_set_metrics_status(d.agent, metrics_status, d.metrics);
 	d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);
 	d.sample_fd = timer_new(d.epfd, cfg.sample_interval_ms);
 	if (exporter_metrics_on(d.exporter))
@@ -559,6 +567,8 @@ int main(int argc, char **argv)
 	ret = run_loop(&d) < 0;
 
 out_server:
+	if (d.agent)
+		agent_set_metrics_status(d.agent, NULL, NULL);
 	metrics_http_close(d.metrics);
 	server_close(d.server);
 out_agent:

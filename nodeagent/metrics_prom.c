@@ -155,7 +155,8 @@ static int write_export(struct prom_buf *b, struct agent *a)
 	return r;
 }
 
-/* A unit's labels, its numbers written into text (GROUP_TEXT bytes) */
+/* A unit's labels, its numbers written into text (GROUP_TEXT bytes). None is named as a label
+ * Prometheus gives each target (job, instance): a scrape would rename it exported_*. */
 #define GROUP_LABELS 7
 #define GROUP_TEXT 96
 static void group_labels(struct agent *a, const struct metrics_unit_series *u, struct prom_label *l,
@@ -173,7 +174,7 @@ static void group_labels(struct agent *a, const struct metrics_unit_series *u, s
 	}
 	snprintf(id, 24, "%" PRIu64, u->unit_id);
 	l[0] = (struct prom_label){ "node", a->node };
-	l[1] = (struct prom_label){ "job", job };
+	l[1] = (struct prom_label){ "slurm_job", job };
 	l[2] = (struct prom_label){ "step", step };
 	l[3] = (struct prom_label){ "task", task };
 	l[4] = (struct prom_label){ "user", u->user };

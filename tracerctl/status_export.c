@@ -1,4 +1,5 @@
-/* `tracerctl status`: the OTLP export's lines (status_export.h). Strings in the reply were
+/* `tracerctl status`: the lines of what tracerd gives out, the OTLP export and the Prometheus
+ * endpoint (status_export.h). Strings in the reply were
  * escaped once for printing (tracerctl.c's printable()). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -83,4 +84,26 @@ void print_export(struct json_object *reply)
 		return;
 	for (i = 0; i < json_object_array_length(sigs); i++)
 		print_signal(json_object_array_get_idx(sigs, i));
+}
+
+void print_metrics(struct json_object *reply)
+{
+	struct json_object *m, *on;
+	int64_t retry;
+
+	if (!json_object_object_get_ex(reply, "metrics", &m))
+		return;
+	if (!json_object_object_get_ex(m, "enabled", &on) || !json_object_get_boolean(on)) {
+		printf("  prometheus        off (no MetricsListen)\n");
+		return;
+	}
+	if (reply_int(m, "listening", 0)) {
+		printf("  prometheus        listening on %s\n", reply_str(m, "listen", "?"));
+		return;
+	}
+	retry = reply_int(m, "retry_in_ms", 0);
+	printf("  prometheus        NOT listening on %s: %s (%" PRId64 " tries); next try in "
+	       "%" PRId64 " s\n",
+	       reply_str(m, "listen", "?"), reply_str(m, "error", "?"), reply_int(m, "tries", 0),
+	       (retry + 999) / 1000);
 }

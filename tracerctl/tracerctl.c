@@ -200,6 +200,7 @@ static int cmd_status(struct target *t, int argc, char **argv)
 	       reply_int(reply, "stored_processes", 0));
 	print_store(reply);
 	print_export(reply);
+	print_metrics(reply);
 	if (json_object_object_get_ex(reply, "events", &ev))
 		printf("  kernel events     fork %" PRId64 ", exec %" PRId64 ", exit %" PRId64
 		       ", oom %" PRId64 ", lost %" PRId64 " (%" PRId64 " of them refused to users "

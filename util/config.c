@@ -277,15 +277,11 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 			return why;
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;
-	case K_METRICS: {
-		struct sockaddr_storage ss;
-		unsigned len;
-
-		if (strlen(v) >= k->size || (v[0] && config_metrics_addr(v, &ss, &len) < 0))
-			return "expected PORT, ADDRESS:PORT or [IPv6 ADDRESS]:PORT (1-65535)";
+	case K_METRICS:
+		if ((why = strlen(v) >= k->size ? "too long" : config_metrics_check(v)))
+			return why;
 		memcpy(field, v, strlen(v) + 1);
 		return NULL;
-	}
 	case K_NICE:
 		if ((why = conf_number_in(v, -20, 19, &i)))
 			return why;

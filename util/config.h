@@ -118,6 +118,9 @@ uint32_t config_listen_port(const struct tracer_config *cfg, const char *node);
  * address. 0 with *out and *len filled, -ENOENT when off (empty), -EINVAL when malformed. */
 struct sockaddr_storage;
 int config_metrics_addr(const char *v, struct sockaddr_storage *out, unsigned *len);
+/* Why MetricsListen's value v is refused (a host name, an IPv6 address out of brackets, or no
+ * such form), NULL when it is an address or empty */
+const char *config_metrics_check(const char *v);
 
 /* The i-th key tracer.conf knows, NULL past the last: for checks that each is documented. */
 const char *config_key_name(size_t i);

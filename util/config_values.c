@@ -203,3 +203,22 @@ const char *conf_number_in(const char *v, int64_t lo, int64_t hi, int64_t *out)
 	}
 	return NULL;
 }
+
+const char *config_metrics_check(const char *v)
+{
+	const char *colon = strrchr(v, ':');
+	struct sockaddr_storage ss;
+	uint16_t port;
+	unsigned len;
+
+	if (!v[0] || config_metrics_addr(v, &ss, &len) == 0)
+		return NULL;
+	/* a port that is right: the address before it is what is wrong */
+	if (colon && colon != v && !port_of(colon + 1, &port)) {
+		if (v[0] != '[' && memchr(v, ':', (size_t)(colon - v)))
+			return "an IPv6 address goes in brackets: [::1]:PORT";
+		return "ADDRESS must be numeric, a host name (localhost) is never looked up: "
+		       "127.0.0.1:PORT, or an IPv6 address in brackets, [::1]:PORT";
+	}
+	return "expected PORT, ADDRESS:PORT or [IPv6 ADDRESS]:PORT (1-65535)";
+}

@@ -107,14 +107,23 @@ size_t prom_label_value(char *out, size_t len, const char *value)
 	return at;
 }
 
+/* Integers whole, other values in the fewest digits that read back as the same double (a
+ * timestamp in seconds keeps its milliseconds and more: %.9g would be seconds off) */
 static void value_text(char *out, size_t len, double v)
 {
-	if (isnan(v))
+	if (isnan(v)) {
 		snprintf(out, len, "NaN");
-	else if (v == (double)(int64_t)v && v > -9e18 && v < 9e18)
+	} else if (isinf(v)) {
+		snprintf(out, len, "%sInf", v > 0 ? "+" : "-");
+	} else if (v == (double)(int64_t)v && v > -9e18 && v < 9e18) {
 		snprintf(out, len, "%lld", (long long)v);
-	else
-		snprintf(out, len, "%.9g", v);
+	} else {
+		for (int digits = 15; digits <= 17; digits++) {
+			snprintf(out, len, "%.*g", digits, v);
+			if (strtod(out, NULL) == v)
+				break;
+		}
+	}
 }
 
 int prom_sample(struct prom_buf *b, const char *name, const struct prom_label *labels, size_t n,

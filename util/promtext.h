@@ -28,7 +28,8 @@ void prom_init(struct prom_buf *b, size_t max);
 void prom_free(struct prom_buf *b);
 /* "# HELP name help" and "# TYPE name type" (counter, gauge). help is the caller's constant. */
 int prom_family(struct prom_buf *b, const char *name, const char *type, const char *help);
-/* One series: name{labels} value. Values are integers or, for seconds, decimals. 0 or -ENOSPC
+/* One series: name{labels} value. A whole value is written as an integer, any other in the
+ * fewest digits that read back as the same double (full precision). 0 or -ENOSPC
  * (nothing of it added: a series is never cut). */
 int prom_sample(struct prom_buf *b, const char *name, const struct prom_label *labels, size_t n,
 		double value);

@@ -3,6 +3,7 @@
  * socket takes it, then the connection is closed. Nothing here waits: a scraper that is slow
  * to send or to read only runs out its own time. */
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,14 @@ struct conn {
 };
 
 struct metrics_http {
-	int fd, epfd;
+	int fd; /* the listener, -1 while its address is not ours */
+	int epfd;
+	char listen[64];	      /* MetricsListen, as given */
+	struct sockaddr_storage addr; /* what it says */
+	unsigned addr_len;
+	int error;	     /* the last try's errno while not listening */
+	unsigned tries;	     /* failed in a row */
+	int64_t next_try_ms; /* monotonic */
 	struct conn conns[METRICS_SCRAPERS_MAX];
 	uint64_t refused;
 	unsigned refused_unlogged;
@@ -57,44 +65,94 @@ static void refusal(struct metrics_http *m, const char *why)
 	m->refused_unlogged = 0;
 }
 
-int metrics_http_open(struct metrics_http **out, const char *listen_on, int epfd)
+/* Bind and listen on the address: 0, or -errno with nothing kept. Another program (any local
+ * user's) holding the port is no reason to stop tracing: the caller tries again later. */
+static int listen_now(struct metrics_http *m)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct sockaddr_storage ss;
-	struct metrics_http *m;
-	unsigned len;
-	int one = 1, err;
+	int one = 1, fd, err;
 
-	err = config_metrics_addr(listen_on, &ss, &len);
-	if (err) {
-		log_error("metrics: MetricsListen '%s' is no address", listen_on);
+	fd = socket(m->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	ev.data.fd = fd;
+	if (bind(fd, (struct sockaddr *)&m->addr, m->addr_len) < 0 || listen(fd, 16) < 0 ||
+	    epoll_ctl(m->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		err = -errno;
+		close(fd);
 		return err;
 	}
-	m = calloc(1, sizeof(*m));
+	m->fd = fd;
+	return 0;
+}
+
+/* One try; a failure is said when it is new, or the first */
+static void try_listen(struct metrics_http *m)
+{
+	int err = listen_now(m);
+
+	if (!err) {
+		log_info("metrics: Prometheus endpoint on %s%s", m->listen,
+			 m->tries ? " (its address is free again)" : "");
+		m->tries = 0;
+		m->error = 0;
+		return;
+	}
+	if (!m->tries || -err != m->error)
+		log_error("metrics: cannot listen on %s: %s; tracerd runs without its Prometheus "
+			  "endpoint and tries again every %d s",
+			  m->listen, strerror(-err), METRICS_RETRY_MS / 1000);
+	m->error = -err;
+	m->tries++;
+	m->next_try_ms = clock_mono_ms() + METRICS_RETRY_MS;
+}
+
+int metrics_http_open(struct metrics_http **out, const char *listen_on, int epfd)
+{
+	struct metrics_http *m = calloc(1, sizeof(*m));
+
 	if (!m)
 		return -ENOMEM;
+	if (config_metrics_addr(listen_on, &m->addr, &m->addr_len) ||
+	    strlen(listen_on) >= sizeof(m->listen)) {
+		log_error("metrics: MetricsListen '%s' is no address", listen_on);
+		free(m);
+		return -EINVAL;
+	}
+	snprintf(m->listen, sizeof(m->listen), "%s", listen_on);
 	for (unsigned i = 0; i < METRICS_SCRAPERS_MAX; i++)
 		m->conns[i].fd = -1;
+	m->fd = -1;
 	m->epfd = epfd;
-	m->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (m->fd < 0)
-		goto fail;
-	setsockopt(m->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(m->fd, (struct sockaddr *)&ss, len) < 0 || listen(m->fd, 16) < 0)
-		goto fail;
-	ev.data.fd = m->fd;
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, m->fd, &ev) < 0)
-		goto fail;
-	log_info("metrics: Prometheus endpoint on %s", listen_on);
+	try_listen(m);
 	*out = m;
 	return 0;
-fail:
-	err = -errno;
-	log_error("metrics: cannot listen on %s: %m", listen_on);
+}
+
+void metrics_http_retry(struct metrics_http *m)
+{
+	if (m && m->fd < 0 && clock_mono_ms() >= m->next_try_ms)
+		try_listen(m);
+}
+
+struct json_object *metrics_http_status_json(const struct metrics_http *m)
+{
+	struct json_object *o = json_object_new_object();
+	int64_t left;
+
+	json_object_object_add(o, "enabled", json_object_new_boolean(m != NULL));
+	if (!m)
+		return o;
+	json_object_object_add(o, "listen", json_object_new_string(m->listen));
+	json_object_object_add(o, "listening", json_object_new_boolean(m->fd >= 0));
 	if (m->fd >= 0)
-		close(m->fd);
-	free(m);
-	return err;
+		return o;
+	left = m->next_try_ms - clock_mono_ms();
+	json_object_object_add(o, "error", json_object_new_string(strerror(m->error)));
+	json_object_object_add(o, "tries", json_object_new_int64(m->tries));
+	json_object_object_add(o, "retry_in_ms", json_object_new_int64(left > 0 ? left : 0));
+	return o;
 }
 
 static void conn_close(struct metrics_http *m, struct conn *c)
@@ -112,7 +170,8 @@ void metrics_http_close(struct metrics_http *m)
 	for (unsigned i = 0; i < METRICS_SCRAPERS_MAX; i++)
 		if (m->conns[i].fd >= 0)
 			conn_close(m, &m->conns[i]);
-	close(m->fd);
+	if (m->fd >= 0)
+		close(m->fd);
 	free(m);
 }
 

@@ -8,6 +8,7 @@
 #ifndef TRACER_METRICS_HTTP_H
 #define TRACER_METRICS_HTTP_H
 
+#include <json-c/json.h>
 #include <stdint.h>
 
 #include "agent.h"
@@ -18,12 +19,23 @@
 #define METRICS_HEAD_MAX 8192
 #define METRICS_HEAD_MS 3000
 #define METRICS_CONN_MS 10000
+/* while its address is another's (any local user may take a free port first), tracerd runs
+ * without the endpoint and tries the address again this often */
+#define METRICS_RETRY_MS 60000
 
 struct metrics_http;
 
-/* Listen on MetricsListen's address (config_metrics_addr) and add the socket to epfd: 0, or
- * -errno (said). */
+/* The endpoint on MetricsListen's address (config_metrics_addr), its socket added to epfd.
+ * An address that cannot be listened on now (EADDRINUSE: another program holds the port) is
+ * said and tried again by metrics_http_retry: 0 either way; -EINVAL (a malformed address) or
+ * -ENOMEM, said. */
 int metrics_http_open(struct metrics_http **out, const char *listen, int epfd);
+/* Listen, when not listening and METRICS_RETRY_MS have passed since the last try (call now
+ * and then: the housekeeping tick). m may be NULL (off). */
+void metrics_http_retry(struct metrics_http *m);
+/* For tracerctl status: {"enabled"}, and when on {"listen", "listening"}, and while not
+ * listening {"error", "tries", "retry_in_ms"}. m may be NULL (off). */
+struct json_object *metrics_http_status_json(const struct metrics_http *m);
 void metrics_http_close(struct metrics_http *m);
 /* Is fd the listener or one of its connections? */
 int metrics_http_owns(const struct metrics_http *m, int fd);

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# tracerd's Prometheus endpoint (MetricsListen): the exposition is clean under promtool; a
-# traced run's CPU rate, as a real Prometheus server scraping every second computes it with
-# PromQL, matches the run's own CPU within 5 %; its series are gone once it ends; every panel
-# query of etc/grafana/tracer.json returns series; and scrapers that hold connections, read a
-# byte a second, send a 100 kB request line or malformed requests, and a run named with quotes,
-# newlines, terminal escapes and invalid UTF-8, leave tracing whole, `tracerctl status` quick
-# and tracerd's VmHWM within 64 MiB. No Slurm cluster: traced runs only.
+# tracerd's Prometheus endpoint (MetricsListen): a local user who holds the port first does not
+# keep tracerd from starting and tracing, status says so, and the endpoint comes up within the
+# retry period once the port is free; the exposition is clean under promtool, its start time
+# exact to the millisecond; a traced run's CPU rate, as a real Prometheus server scraping every
+# second with a default scrape config computes it with PromQL, matches the run's own CPU within
+# 5 %; no label of ours is renamed by Prometheus (a Slurm job's id stays slurm_job); its series
+# are gone once it ends; every variable and panel query of etc/grafana/tracer.json returns
+# series (the export's from a real exporter to the test receiver); and scrapers that hold
+# connections, read a byte a second, send a 100 kB request line or malformed requests, and a
+# run named with quotes, newlines, terminal escapes and invalid UTF-8, leave tracing whole,
+# `tracerctl status` quick and tracerd's VmHWM within 64 MiB. No Slurm cluster: traced runs,
+# and one unit registered as a Slurm task by root.
 source "$(dirname "$0")/lib.sh"
 
 command -v promtool >/dev/null && command -v prometheus >/dev/null ||
@@ -16,16 +21,65 @@ URL=http://127.0.0.1:$PORT/metrics
 PROM=http://127.0.0.1:$PPORT
 HWM_MAX_KB=65536
 STATUS_MAX_MS=100
+RETRY_S=60 # METRICS_RETRY_MS
+SLURM_JOB=4242
 BURN=$(prog cpuburn) || exit 1
 KEEPER=$T/keeper # a tool of its own name (sleep is shell plumbing, kept out of tool series)
 cp /bin/sleep "$KEEPER"
 PROM_PID=
+HOLDER=
 
+otlp_receiver_start || { finish; exit 1; }
 write_config
-echo "MetricsListen = $PORT" >> "$T/tracer.conf"
-start_daemon || exit 1
+cat >> "$T/tracer.conf" <<CONF
+MetricsListen = $PORT
+OtlpEndpoint = $OTLP_URL
+OtlpMetricsInterval = 1s
+CONF
 cleanup_prom() { [ -n "$PROM_PID" ] && kill $PROM_PID 2>/dev/null && wait $PROM_PID 2>/dev/null; PROM_PID=; }
-trap 'cleanup_prom; stop_daemon; rm -rf "$T"' INT TERM
+cleanup_holder() { [ -n "$HOLDER" ] && kill $HOLDER 2>/dev/null; HOLDER=; }
+trap 'cleanup_prom; cleanup_holder; stop_daemon; otlp_receiver_stop; rm -rf "$T"' INT TERM
+
+echo "== a local user holds the port before tracerd starts"
+# nobody listens on the port until $T/release exists
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c '
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen()
+print("held", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.2)' "$PORT" "$T/release" > "$T/holder.out" 2>&1 &
+HOLDER=$!
+held() { ss -Hltnp "sport = :$PORT" | grep -q "pid=$HOLDER,"; }
+for _ in $(seq 100); do held && break; sleep 0.1; done
+check "nobody listens on $PORT ($(cat "$T/holder.out"))" held
+start_daemon || { cleanup_holder; finish; exit 1; }
+check "tracerd started all the same" kill -0 $DAEMON_PID
+check "its log says it runs without the endpoint" \
+  grep -q "cannot listen on $PORT: Address already in use; tracerd runs without its Prometheus endpoint" "$T/tracerd.log"
+ctl status > "$T/st0"
+grep prometheus "$T/st0" | sed 's/^/ /'
+check "status says not listening, why, and the next try" \
+  grep -Eq "^  prometheus +NOT listening on $PORT: Address already in use \(1 tries\); next try in [0-9]+ s$" "$T/st0"
+ctl run --name held -- /bin/sh -c '/bin/true; /bin/true' > "$T/held.out" 2>&1
+sleep 0.5
+check "a run is traced while the port is held ($(db "SELECT COUNT(*) FROM processes WHERE unit=(SELECT MAX(id) FROM units WHERE name='held')") processes)" \
+  [ "$(db "SELECT COUNT(*) FROM processes WHERE unit=(SELECT MAX(id) FROM units WHERE name='held')")" = 3 ]
+touch "$T/release"
+wait $HOLDER
+HOLDER=
+t0=$(date +%s)
+up=
+for _ in $(seq $((RETRY_S + 15))); do
+  curl -sf --max-time 2 "$URL" 2>/dev/null | grep -q '^tracer_units_running' && up=$(($(date +%s) - t0)) && break
+  sleep 1
+done
+check "once the user lets go, the endpoint comes up within the retry period (${up:-never} s)" \
+  [ -n "$up" ] && [ "$up" -le $((RETRY_S + 5)) ]
+ctl status > "$T/st1"
+check "status says listening" grep -Eq "^  prometheus +listening on $PORT$" "$T/st1"
+check "its log says the address is free again" grep -q "Prometheus endpoint on $PORT (its address is free again)" "$T/tracerd.log"
 
 hwm_kb() { awk '/^VmHWM/ {print $2}' /proc/$DAEMON_PID/status; }
 cpu_ticks() { awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null; }
@@ -60,6 +114,9 @@ check "GET /metrics answers 200 with text format 0.0.4" grep -qi '^Content-Type:
 promtool check metrics < "$T/m1" > "$T/pt1" 2>&1
 check "promtool check metrics is clean ($(wc -l < "$T/pt1") remarks)" [ ! -s "$T/pt1" ]
 check "node health families are there" grep -q '^tracer_units_running{node="itest"} 0$' "$T/m1"
+started=$(ctl status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["started_ns"])')
+check "its start time is exact to the millisecond ($(grep '^tracer_start_time_seconds' "$T/m1"); started_ns $started)" \
+  awk -v ns="$started" '/^tracer_start_time_seconds/ { d = $2 - ns / 1e9; found = 1 } END { exit !(found && d < 0.001 && d > -0.001) }' "$T/m1"
 check "bound to loopback only" bash -c "ss -Hltn 'sport = :$PORT' | awk '{print \$4}' | grep -qx '127.0.0.1:$PORT'"
 
 echo "== a real Prometheus scraping every second"
@@ -69,6 +126,9 @@ scrape_configs:
   - job_name: tracer
     static_configs: [ { targets: ['127.0.0.1:$PORT'] } ]
 YML
+# Prometheus's defaults: its own target labels (job, instance) win over a scraped one, which it
+# renames exported_*; tracerd's labels must never meet them
+check "the scrape config is the default one (no honor_labels)" bash -c "! grep -q honor_labels '$T/prom.yml'"
 prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" \
   --web.listen-address=127.0.0.1:$PPORT > "$T/prom.log" 2>&1 &
 PROM_PID=$!
@@ -96,30 +156,77 @@ echo "  burner's own CPU rate $own cores over [$t_a, $t_b]; PromQL rate(...[4s])
 check "the PromQL CPU rate matches the burner's within 5 % ($q vs $own)" \
   awk -v q="${q:-0}" -v o="$own" 'BEGIN { d = q - o; if (d < 0) d = -d; exit !(o > 0.2 && d <= 0.05 * o) }'
 check "the running run's series carry its name, no pid" \
-  bash -c "grep -q '^tracer_job_processes_running{node=\"itest\",job=\"\",step=\"\",task=\"\",user=\"root\",unit=\"burn\",unit_id=\"[0-9]*\"} 1$' '$T/m2' && ! grep -q pid= '$T/m2'"
+  bash -c "grep -q '^tracer_job_processes_running{node=\"itest\",slurm_job=\"\",step=\"\",task=\"\",user=\"root\",unit=\"burn\",unit_id=\"[0-9]*\"} 1$' '$T/m2' && ! grep -q pid= '$T/m2'"
 check "its tool is a series" grep -q '^tracer_tool_processes_running{.*unit="burn".*tool="cpuburn"} 1$' "$T/m2"
 promtool check metrics < "$T/m2" > "$T/pt2" 2>&1
 check "promtool check metrics is clean with a run" [ ! -s "$T/pt2" ]
 
-echo "== every panel of etc/grafana/tracer.json, with a run kept running"
+echo "== a Slurm task (registered by root as slurmd's plugin would), a traced run kept running"
 ctl run --name keep -- "$KEEPER" 60 > /dev/null 2>&1 &
 KEEP=$!
+# its process waits for its registration, then becomes a tool of its own
+sh -c "while [ ! -e '$T/registered' ]; do sleep 0.1; done; exec '$KEEPER' 60" &
+TASK=$!
+SUNIT=$(ctl register --uid 0 --pid $TASK --job-id $SLURM_JOB --step-id 0 --task-id 0 --job-name align)
+touch "$T/registered"
+check "the task is registered (unit ${SUNIT:-none})" [ -n "$SUNIT" ]
 sleep 3
-python3 - "$TOP/etc/grafana/tracer.json" > "$T/panels" <<'PY'
-import json, sys
+curl -sf "$URL" > "$T/mt"
+check "its series carry slurm_job, no label job" \
+  grep -q "^tracer_job_processes_running{node=\"itest\",slurm_job=\"$SLURM_JOB\",step=\"0\",task=\"0\",user=\"root\",unit=\"align\",unit_id=\"$SUNIT\"} 1$" "$T/mt"
+check "no series of the exposition has a label Prometheus gives its targets (job, instance)" \
+  bash -c "! grep -Eq '^[a-z_]+\{(.*,)?(job|instance)=' '$T/mt'"
+q=$(promql "tracer_job_processes_running{slurm_job=\"$SLURM_JOB\"}")
+echo "  in Prometheus: $q"
+check "in Prometheus the task's series keeps slurm_job=$SLURM_JOB beside the scrape's job=tracer" \
+  python3 -c "import json, sys; m = json.loads(sys.argv[1].rsplit(' ', 1)[0]); sys.exit(not (m['job'] == 'tracer' and m['slurm_job'] == '$SLURM_JOB' and m['instance'] == '127.0.0.1:$PORT'))" "$q"
+labels=$(curl -sf --max-time 5 "$PROM/api/v1/labels" --data-urlencode 'match[]={__name__=~"tracer_.+"}')
+check "no label of tracerd's was renamed exported_* ($labels)" \
+  bash -c "echo '$labels' | grep -q '\"slurm_job\"' && ! echo '$labels' | grep -q exported_"
+
+echo "== every variable and panel of etc/grafana/tracer.json"
+sleep 2 # the OTLP exporter delivered metrics (OtlpMetricsInterval 1s) and was scraped since
+python3 - "$TOP/etc/grafana/tracer.json" "$SLURM_JOB" > "$T/panels" <<'PY'
+import json, re, sys
 d = json.load(open(sys.argv[1]))
+for v in d["templating"]["list"]:
+    if v["type"] == "query":
+        print("variable " + v["name"] + "\tvar\t" + v["query"]["query"])
 for p in d["panels"]:
     for t in p.get("targets", []):
-        e = t["expr"].replace("$__rate_interval", "30s").replace("$node", ".*").replace("$job", ".*")
-        print(p["title"] + "\t" + e)
+        e = t["expr"].replace("$__rate_interval", "30s").replace("$node", ".*")
+        # the Slurm job chosen: its series must come through by (..., slurm_job, ...) whole
+        want = "job" if "$slurm_job" in e else "any"
+        e = e.replace("$slurm_job", sys.argv[2])
+        print(p["title"] + "\t" + want + "\t" + e)
 PY
 npanel=0
-while IFS=$'\t' read -r title expr; do
-  npanel=$((npanel + 1))
-  n=$(promql "$expr" | wc -l)
-  check "panel '$title': $expr returns $n series" [ "$n" -gt 0 ]
+while IFS=$'\t' read -r title want expr; do
+  case $want in
+  var) # label_values(METRIC, LABEL): the values Grafana would offer
+    metric=${expr#label_values(}; metric=${metric%%,*}
+    label=${expr##*, }; label=${label%)}
+    vals=$(curl -sfG --max-time 5 "$PROM/api/v1/label/$label/values" --data-urlencode "match[]=$metric" |
+      python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["data"]))')
+    check "$title: $expr offers [$vals]" [ -n "$vals" ]
+    [ "$label" = slurm_job ] && check "$title offers the Slurm job, never the scrape job" [ "$vals" = "$SLURM_JOB" ]
+    ;;
+  job)
+    npanel=$((npanel + 1))
+    n=$(promql "$expr" | grep -c "\"slurm_job\": \"$SLURM_JOB\"")
+    check "panel '$title': $expr returns the job's series ($n)" [ "$n" -gt 0 ]
+    ;;
+  *)
+    npanel=$((npanel + 1))
+    n=$(promql "$expr" | wc -l)
+    check "panel '$title': $expr returns $n series" [ "$n" -gt 0 ]
+    ;;
+  esac
 done < "$T/panels"
-check "the dashboard has queries ($npanel)" [ $npanel -ge 10 ]
+check "the dashboard has queries ($npanel)" [ $npanel -ge 14 ]
+check "the export row's queries are among them" [ "$(grep -c 'tracer_export_' "$T/panels")" -ge 4 ]
+ctl unregister "$SUNIT" > /dev/null
+kill $TASK 2>/dev/null; wait $TASK 2>/dev/null
 wait $RUN
 
 echo "== its series end with it"

@@ -309,9 +309,11 @@ static void test_metrics_listen(void **state)
 	char text[64];
 	const char *why = "t.conf:1: MetricsListen: bad value \"%s\": expected PORT, ADDRESS:PORT "
 			  "or [IPv6 ADDRESS]:PORT (1-65535)";
-	const char *refused[] = { "0",	   "65536",   "x",	 "1.2.3:80",	 "1.2.3.4:",
-				  "[::1]", "[::1]80", "[zz]:80", "localhost:80", "-1",
-				  ":80" };
+	const char *refused[] = { "0", "65536", "x", "1.2.3.4:", "[::1]", "[::1]80", "-1", ":80" };
+	const char *numeric = "t.conf:1: MetricsListen: bad value \"%s\": ADDRESS must be numeric, "
+			      "a host name (localhost) is never looked up: 127.0.0.1:PORT, or an "
+			      "IPv6 address in brackets, [::1]:PORT";
+	const char *named[] = { "localhost:9464", "node1.example.org:80", "1.2.3:80", "[zz]:80" };
 
 	(void)state;
 	assert_string_equal(ok("").metrics_listen, ""); /* off by default */
@@ -334,6 +336,16 @@ static void test_metrics_listen(void **state)
 		snprintf(want, sizeof(want), why, refused[i]);
 		bad(text, want);
 	}
+	/* a host name, or an address that is no address: said so, with what to give instead */
+	for (size_t i = 0; i < sizeof(named) / sizeof(*named); i++) {
+		char want[256];
+
+		snprintf(text, sizeof(text), "MetricsListen = %s\n", named[i]);
+		snprintf(want, sizeof(want), numeric, named[i]);
+		bad(text, want);
+	}
+	bad("MetricsListen = ::1:9464\n", "t.conf:1: MetricsListen: bad value \"::1:9464\": an "
+					  "IPv6 address goes in brackets: [::1]:PORT");
 }
 
 static void test_nice(void **state)

@@ -54,6 +54,7 @@ static void test_units(void **state)
 	struct agent *a = ta_agent_new("test_metrics", "boot-m", dir);
 	struct unit *run, *ended;
 	unsigned helps = 0, types = 0;
+	double started;
 
 	(void)state;
 	assert_non_null(a);
@@ -67,21 +68,30 @@ static void test_units(void **state)
 
 	text = scrape(a);
 	/* a step's tasks: a unit each, their sum PromQL's */
-	assert_non_null(strstr(text, "tracer_job_cpu_seconds_total{node=\"node\",job=\"42\","
+	assert_non_null(strstr(text, "tracer_job_cpu_seconds_total{node=\"node\",slurm_job=\"42\","
 				     "step=\"0\",task=\"0\",user=\"root\",unit=\"align\","
 				     "unit_id=\"1\"} 1\n"));
-	assert_non_null(strstr(text, "tracer_job_cpu_seconds_total{node=\"node\",job=\"42\","
+	assert_non_null(strstr(text, "tracer_job_cpu_seconds_total{node=\"node\",slurm_job=\"42\","
 				     "step=\"0\",task=\"1\",user=\"root\",unit=\"align\","
 				     "unit_id=\"2\"} 2\n"));
-	assert_non_null(strstr(text, "tracer_job_processes_started_total{node=\"node\",job=\"42\","
-				     "step=\"0\",task=\"1\",user=\"root\",unit=\"align\","
-				     "unit_id=\"2\"} 2\n"));
+	assert_non_null(strstr(text,
+			       "tracer_job_processes_started_total{node=\"node\",slurm_job=\"42\","
+			       "step=\"0\",task=\"1\",user=\"root\",unit=\"align\","
+			       "unit_id=\"2\"} 2\n"));
 	assert_non_null(strstr(text, "unit=\"evil\\\"} 1\\\\x0afake{a=\\\"\\\\x1b[2J\\\\xff\","
 				     "unit_id=\"0\"} 1.5\n"));
-	assert_null(strstr(text, "job=\"43\"")); /* ended: its series are gone */
+	assert_null(strstr(text, "slurm_job=\"43\"")); /* ended: its series are gone */
 	assert_non_null(strstr(text, "tracer_clients_connected{node=\"node\"} 3\n"));
 	assert_non_null(strstr(text, "tracer_units_running{node=\"node\"} 2\n") ||
 			strstr(text, "tracer_units_running{node=\"node\"} 3\n"));
+	/* tracerd's start to the millisecond, not to 9 digits (seconds off) */
+	line = strstr(text, "\ntracer_start_time_seconds{node=\"node\"} ");
+	assert_non_null(line);
+	started = strtod(strchr(line, '}') + 2, NULL);
+	assert_true(started > a->started_ns / 1e9 - 0.001 && started < a->started_ns / 1e9 + 0.001);
+	/* no label named as those Prometheus gives each target: a scrape would rename ours */
+	assert_null(strstr(text, "{job=") ?: strstr(text, ",job="));
+	assert_null(strstr(text, "{instance=") ?: strstr(text, ",instance="));
 	/* every line a comment or one series: no name broke one */
 	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		helps += !strncmp(line, "# HELP ", 7);

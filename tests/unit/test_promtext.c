@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "promtext.h"
@@ -94,6 +95,43 @@ static void test_exposition(void **state)
 	prom_free(&b);
 }
 
+/* the value of one unlabelled sample, as written */
+static const char *value_of(double v)
+{
+	static char out[64];
+	struct prom_buf b;
+
+	prom_init(&b, 1024);
+	assert_int_equal(prom_sample(&b, "x", NULL, 0, v), 0);
+	assert_true(b.len > 2 && b.len - 2 < sizeof(out));
+	memcpy(out, b.data + 2, b.len - 3); /* past "x ", short of the newline */
+	out[b.len - 3] = 0;
+	prom_free(&b);
+	return out;
+}
+
+/* integers whole, every other value exact: a start time of Unix seconds keeps its fraction */
+static void test_values(void **state)
+{
+	const double exact[] = {
+		1795797680.123, 1795797680.5, 1795797685.999999,     0.1, 1.0 / 3, 1e-9,
+		123456789.0001, -2.25,	      1.7976931348623157e308
+	};
+
+	(void)state;
+	assert_string_equal(value_of(1795797680), "1795797680");
+	assert_string_equal(value_of(1795797680.123), "1795797680.123");
+	assert_string_equal(value_of(1795797680.5), "1795797680.5");
+	assert_string_equal(value_of(0.1), "0.1");
+	assert_string_equal(value_of(-3), "-3");
+	assert_string_equal(value_of(0), "0");
+	assert_string_equal(value_of(INFINITY), "+Inf");
+	assert_string_equal(value_of(-INFINITY), "-Inf");
+	assert_string_equal(value_of(NAN), "NaN");
+	for (size_t i = 0; i < sizeof(exact) / sizeof(*exact); i++)
+		assert_true(strtod(value_of(exact[i]), NULL) == exact[i]);
+}
+
 static void test_bound(void **state)
 {
 	struct prom_buf b;
@@ -118,9 +156,8 @@ static void test_bound(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escaping),
-		cmocka_unit_test(test_cut),
-		cmocka_unit_test(test_exposition),
+		cmocka_unit_test(test_escaping),   cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_exposition), cmocka_unit_test(test_values),
 		cmocka_unit_test(test_bound),
 	};
 
