@@ -97,30 +97,35 @@ int config_socket_node(const char *file, char *node, size_t len)
 	return 0;
 }
 
-int config_lock_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen)
+/* dir/NODE then rest, the node as config_node gives it, checked to be a file name */
+static int node_path(const struct tracer_config *cfg, const char *dir, const char *node,
+		     const char *rest, char *out, size_t outlen)
 {
 	char def[64];
 	int n, ret;
 
-	if (!cfg || !out || !outlen)
-		return -EINVAL;
 	if ((ret = resolve_node(cfg, &node, def, sizeof(def))) < 0)
 		return ret;
-	n = snprintf(out, outlen, "%s/%s.lock", cfg->state_dir, node);
+	n = snprintf(out, outlen, "%s/%s%s", dir, node, rest);
 	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
+}
+
+int config_lock_path(const struct tracer_config *cfg, const char *node, char *out, size_t outlen)
+{
+	if (!cfg || !out || !outlen)
+		return -EINVAL;
+	return node_path(cfg, cfg->state_dir, node, ".lock", out, outlen);
 }
 
 int config_pin_path(const struct tracer_config *cfg, const char *node, const char *file, char *out,
 		    size_t outlen)
 {
-	char def[64];
-	int n, ret;
+	char rest[256];
 
 	if (!cfg || !out || !outlen)
 		return -EINVAL;
-	if ((ret = resolve_node(cfg, &node, def, sizeof(def))) < 0)
-		return ret;
-	n = snprintf(out, outlen, "%s/%s%s%s", cfg->pin_dir, node, file ? "/" : "",
-		     file ? file : "");
-	return n < 0 || (size_t)n >= outlen ? -ENAMETOOLONG : 0;
+	if ((size_t)snprintf(rest, sizeof(rest), "%s%s", file ? "/" : "", file ? file : "") >=
+	    sizeof(rest))
+		return -ENAMETOOLONG;
+	return node_path(cfg, cfg->pin_dir, node, rest, out, outlen);
 }
