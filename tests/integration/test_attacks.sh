@@ -190,7 +190,8 @@ grow_unit() { # grow_unit DBFILE UNIT: to 200 000 processes, in one transaction
       p.majflt, p.nvcsw, p.nivcsw, p.threads, p.status, p.flags, p.tool, p.subcommand,
       p.interpreter, p.tool_excluded, p.tool_wrapper, p.ru_maxrss_kb, p.pre_exec_cpu_ns,
       p.cpu_wait_ns, p.iowait_ns, p.offcpu_ns, p.net_rx_bytes, p.net_tx_bytes, p.net_rx_calls,
-      p.net_tx_calls, p.stall_start_ns, p.stall_ns, p.stall_reason, p.folded
+      p.net_tx_calls, p.stall_start_ns, p.stall_ns, p.stall_reason, p.folded,
+      p.parent_start_boot_ns, NULL
     FROM c, (SELECT * FROM processes WHERE unit=$2 AND exe='/bin/true' LIMIT 1) p;
     COMMIT;"
 }
