@@ -198,8 +198,14 @@ static int attach_signals(struct collector *c)
 			err = pins_attach(c, signal_prog(c->skel, i), &c->links[i]);
 			if (err < 0) {
 				s->available = 0;
-				snprintf(s->reason, sizeof(s->reason), "attach failed: %s",
-					 strerror(-err));
+				/* E2BIG: a tracepoint takes 64 programs at most, and pin sets
+				 * left by other tracerds keep theirs attached */
+				snprintf(s->reason, sizeof(s->reason), "attach failed: %s%s",
+					 strerror(-err),
+					 err == -E2BIG
+						 ? " (the tracepoint's 64 programs are taken:"
+						   " see bpftool link, and remove stale pin sets)"
+						 : "");
 			}
 		}
 		if (!s->available) {
