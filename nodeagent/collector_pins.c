@@ -78,17 +78,25 @@ static int pin_path(const struct collector *c, const char *file, char *out, size
 	return (size_t)snprintf(out, len, "%s/%s", c->pin_dir, file) >= len ? -ENAMETOOLONG : 0;
 }
 
+/* The set's layout map, its path into path: the fd, or -errno */
+static int layout_open(const struct collector *c, char *path, size_t len)
+{
+	int fd, err;
+
+	if ((err = pin_path(c, LAYOUT_FILE, path, len)) < 0)
+		return err;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
 static int layout_read(const struct collector *c, struct pin_layout *out)
 {
 	char path[PATH_MAX];
 	uint32_t zero = 0;
 	int fd, err;
 
-	if ((err = pin_path(c, LAYOUT_FILE, path, sizeof(path))) < 0)
-		return err;
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
+	if ((fd = layout_open(c, path, sizeof(path))) < 0)
+		return fd;
 	err = bpf_map_lookup_elem(fd, &zero, out) < 0 ? -errno : 0;
 	close(fd);
 	return err;
@@ -103,20 +111,20 @@ static int layout_write(struct collector *c, uint32_t stopped)
 	uint32_t zero = 0;
 	int fd, err;
 
-	if ((err = pin_path(c, LAYOUT_FILE, path, sizeof(path))) < 0)
-		return err;
-	fd = bpf_obj_get(path);
-	if (fd < 0 && errno == ENOENT) {
+	fd = layout_open(c, path, sizeof(path));
+	if (fd == -ENOENT) {
 		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tracer_layout", sizeof(zero), sizeof(l), 1,
 				    NULL);
-		if (fd >= 0 && bpf_obj_pin(fd, path) < 0) {
+		if (fd < 0)
+			return -errno;
+		if (bpf_obj_pin(fd, path) < 0) {
 			err = -errno;
 			close(fd);
 			return err;
 		}
 	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = bpf_map_update_elem(fd, &zero, &l, BPF_ANY) < 0 ? -errno : 0;
 	close(fd);
 	return err;

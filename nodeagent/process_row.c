@@ -195,31 +195,48 @@ void process_row_fill(const struct proc *p, const struct proc_now *now, int64_t 
 		fill_running(p, now, offset_ns, r);
 }
 
+/* What r adds into an aggregate's column of flags (REC_LIVE): 1 and *y, or 0 for nothing. */
+static int live_value(unsigned flags, const struct rec_row *r, int64_t *y)
+{
+	unsigned how = flags & REC_LIVE_HOW, from = REC_LIVE_COL(flags);
+
+	if (how == REC_LIVE_COUNT)
+		*y = 1;
+	else if ((how == REC_LIVE_SUM || how == REC_LIVE_MIN || how == REC_LIVE_MAX) &&
+		 r->set[from])
+		*y = r->i[from];
+	else
+		return 0;
+	return 1;
+}
+
+/* y combined with what the column holds (x, when have): 1 and *y the new value, 0 when it
+ * stays as it is. */
+static int live_combine(unsigned how, int have, int64_t x, int64_t *y)
+{
+	if (how == REC_LIVE_COUNT || how == REC_LIVE_SUM)
+		*y += have ? x : 0;
+	else if (have && (how == REC_LIVE_MIN ? *y >= x : *y <= x))
+		return 0;
+	return 1;
+}
+
 /* r's columns into an aggregate's row acc, each as its REC_LIVE says; what r leaves unset adds
  * nothing. A value acc lacks (NULL in SQL) is r's, as partial sums combine. */
 static void add_into(const struct rec_col *cols, size_t n, const struct rec_row *r,
 		     struct json_object *acc)
 {
 	for (size_t i = 0; i < n; i++) {
-		unsigned how = cols[i].flags & REC_LIVE_HOW, from = REC_LIVE_COL(cols[i].flags);
 		struct json_object *v;
-		int64_t x, y;
+		int64_t y;
 		int have;
 
-		if (how == REC_LIVE_COUNT)
-			y = 1;
-		else if ((how == REC_LIVE_SUM || how == REC_LIVE_MIN || how == REC_LIVE_MAX) &&
-			 r->set[from])
-			y = r->i[from];
-		else
+		if (!live_value(cols[i].flags, r, &y))
 			continue;
 		have = json_object_object_get_ex(acc, cols[i].name, &v);
-		x = have ? json_object_get_int64(v) : 0;
-		if (how == REC_LIVE_COUNT || how == REC_LIVE_SUM)
-			y += x;
-		else if (have && (how == REC_LIVE_MIN ? y >= x : y <= x))
-			continue;
-		json_object_object_add(acc, cols[i].name, json_object_new_int64(y));
+		if (live_combine(cols[i].flags & REC_LIVE_HOW, have,
+				 have ? json_object_get_int64(v) : 0, &y))
+			json_object_object_add(acc, cols[i].name, json_object_new_int64(y));
 	}
 }
 
@@ -284,25 +301,17 @@ void process_row_sum(const struct rec_row *r, struct row_sums *sums)
 	int finished = r->set[PCOL_end_ns];
 
 	for (size_t i = 0; i < NTOTALS; i++) {
-		unsigned how = totals_cols[i].flags & REC_LIVE_HOW,
-			 from = REC_LIVE_COL(totals_cols[i].flags);
+		unsigned from = REC_LIVE_COL(totals_cols[i].flags);
 		int64_t *acc = (int64_t *)((char *)sums + sums_off[i]), y;
 
-		if (how == REC_LIVE_COUNT)
-			y = 1;
-		else if ((how == REC_LIVE_SUM || how == REC_LIVE_MIN || how == REC_LIVE_MAX) &&
-			 r->set[from])
-			y = r->i[from];
-		else
+		if (!live_value(totals_cols[i].flags, r, &y))
 			continue;
 		/* TOTALS_RECORD's SQL: a finished process's CPU from its fork, pre-exec as system
 		 */
 		if (finished && (from == PCOL_cpu_ns || from == PCOL_sys_ns) &&
 		    r->set[PCOL_pre_exec_cpu_ns])
 			y += r->i[PCOL_pre_exec_cpu_ns];
-		if (how == REC_LIVE_COUNT || how == REC_LIVE_SUM)
-			y += sums->set[i] ? *acc : 0;
-		else if (sums->set[i] && (how == REC_LIVE_MIN ? y >= *acc : y <= *acc))
+		if (!live_combine(totals_cols[i].flags & REC_LIVE_HOW, sums->set[i], *acc, &y))
 			continue;
 		*acc = y;
 		sums->set[i] = 1;
@@ -318,9 +327,7 @@ void process_row_sums_merge(struct row_sums *to, const struct row_sums *from)
 
 		if (!from->set[i] || !how || how == REC_LIVE_KEY)
 			continue;
-		if (how == REC_LIVE_COUNT || how == REC_LIVE_SUM)
-			y += to->set[i] ? *acc : 0;
-		else if (to->set[i] && (how == REC_LIVE_MIN ? y >= *acc : y <= *acc))
+		if (!live_combine(how, to->set[i], *acc, &y))
 			continue;
 		*acc = y;
 		to->set[i] = 1;
