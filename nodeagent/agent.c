@@ -244,7 +244,8 @@ int agent_on_event(void *ctx, const void *data, size_t size)
 	}
 	}
 	a->events[stat_of_event[h->type]]++;
-	return 0;
+	/* a commit was handed over (a batch filled): the next events wait for it in the ring */
+	return store_busy(a->store) ? -EBUSY : 0;
 bad:
 	a->bad_events++;
 	log_warn("malformed event (%zu bytes) ignored", size);
@@ -307,12 +308,12 @@ cleanup:
 
 /* ---- life cycle */
 
-/* The store committed: the events that made what it wrote leave the ring (collector_release). */
-static void store_committed(void *ctx)
+void agent_committed(void *ctx)
 {
 	struct agent *a = ctx;
 
 	collector_release(a->collector);
+	units_committed(a);
 }
 
 static int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
@@ -372,7 +373,7 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
 		return err;
 	/* what an older set's ring held, recorded at once: that ring is gone */
 	store_commit(a->store);
-	store_on_commit(a->store, store_committed, a);
+	store_on_commit(a->store, agent_committed, a);
 	registry_open(a);
 	return 0;
 }
@@ -384,11 +385,12 @@ static void agent_fini(struct agent *a)
 	/* what the ring holds at the end, for a second at most: a storm may not end */
 	for (i = 0; a->collector && i < 1000 / COLLECTOR_DRAIN_BUDGET_MS; i++) {
 		agent_drain(a);
+		store_settle(a->store); /* a commit the drain handed over */
 		if (!collector_drain_more(a->collector))
 			break;
 	}
 	if (a->store && a->collector) {
-		store_commit(a->store); /* releases what the ring handed (store_committed) */
+		store_commit(a->store); /* releases what the ring handed (agent_committed) */
 		collector_release(a->collector);
 		store_on_commit(a->store, NULL, NULL);
 	}
@@ -469,20 +471,34 @@ int agent_events_fd(const struct agent *a)
 }
 
 /* An event's ring space is given back once what it became is on disk: at once when it wrote
- * nothing (nothing is pending), else at the commit (store_committed), which comes early when
- * the ring fills with what waits for it. */
+ * nothing (nothing is pending), else at the commit (agent_committed), which comes early when
+ * the ring fills with what waits for it. While a commit runs, the events wait in the ring. */
 void agent_drain(struct agent *a)
 {
+	if (store_busy(a->store))
+		return;
 	collector_drain(a->collector);
+	if (store_busy(a->store))
+		return;
 	if (!store_pending(a->store))
 		collector_release(a->collector);
 	else if (collector_held_much(a->collector))
-		store_commit(a->store);
+		store_commit_start(a->store);
 }
 
 int agent_drain_more(const struct agent *a)
 {
-	return collector_drain_more(a->collector);
+	return collector_drain_more(a->collector) && !store_busy(a->store);
+}
+
+int agent_commit_fd(const struct agent *a)
+{
+	return store_commit_fd(a->store);
+}
+
+void agent_commit_ended(struct agent *a)
+{
+	store_settle(a->store);
 }
 
 void agent_request_stop(struct agent *a, int unpin)

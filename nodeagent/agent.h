@@ -52,6 +52,10 @@ int agent_events_fd(const struct agent *a);
 void agent_drain(struct agent *a);
 /* The last drain stopped on its time budget with events left in the ring. */
 int agent_drain_more(const struct agent *a);
+/* The store's commits run on a thread of their own (store.h): readable once the one handed
+ * over has ended; then agent_commit_ended settles it (and releases the ring's events). */
+int agent_commit_fd(const struct agent *a);
+void agent_commit_ended(struct agent *a);
 /* Sample live processes for timelines; close those gone from /proc whose exit never came. */
 int agent_sample(struct agent *a);
 /* On every commit tick: the heartbeat, units' records the store refused before, orphaned local

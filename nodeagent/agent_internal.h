@@ -69,6 +69,9 @@ struct agent {
 
 /* Ring-buffer callback (collector_event_fn). */
 int agent_on_event(void *ctx, const void *data, size_t size);
+/* The store committed (its on_commit, ctx the agent): the events that made what it wrote leave
+ * the ring, and the units it wrote are saved (units_committed). */
+void agent_committed(void *ctx);
 /* (Re)load the tool rules: the built-in ones, then those of the ToolRules file at path, which
  * override them. A missing file leaves the built-in rules alone in force (logged); on any
  * other error the rules in force stay and the error is logged with file:line. Returns 0 or

@@ -238,8 +238,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 	struct collector *c = ctx;
 	int err = c->fn(c->ctx, data, size);
 
-	if (err < 0)
+	if (err < 0) { /* what is left is read later */
+		c->stopped = 1;
 		return err;
+	}
 	/* the clock every few events: each costs microseconds, the clock some nanoseconds */
 	if (++c->drained % COLLECTOR_DRAIN_CHECK == 0 && clock_mono_ns() >= c->drain_end_ns) {
 		c->stopped = 1;

@@ -170,6 +170,9 @@ struct daemon {
 	/* a snapshot of the running units' figures to the exporter every OtlpMetricsInterval
 	 * (-1: off, or no metrics exported) */
 	int epfd, sigfd, commit_fd, sample_fd, metrics_fd;
+	/* a commit tick and a sample round wait while the store commits (their writes would
+	 * wait for it): done once it is over, before the ring's next events */
+	int tick_due, sample_due;
 };
 
 /* Nice: on a node whose CPUs users' work fills, tracerd is still scheduled soon enough to
@@ -245,13 +248,13 @@ static void timers_last(const struct daemon *d, struct epoll_event *evs, int n)
 enum turn_part { TURN_DRAIN, TURN_CLIENTS, TURN_TICK, TURN_SAMPLE, TURN_AFTER, TURN_PARTS };
 struct turn {
 	uint64_t at, ns[TURN_PARTS];
-	uint64_t write0, checkpoint0; /* the store's disk time at its start */
+	uint64_t write0, waited0; /* the store's disk time at its start */
 };
 
 static void turn_begin(struct turn *t, const struct store *s)
 {
 	memset(t, 0, sizeof(*t));
-	store_io_ns(s, &t->write0, &t->checkpoint0);
+	store_io_ns(s, &t->write0, &t->waited0);
 	t->at = clock_mono_ns();
 }
 
@@ -265,22 +268,38 @@ static void turn_mark(struct turn *t, enum turn_part part)
 
 static void turn_end(const struct turn *t, const struct store *s)
 {
-	uint64_t sum = 0, write, checkpoint;
+	uint64_t sum = 0, write, waited;
 	int i;
 
 	for (i = 0; i < TURN_PARTS; i++)
 		sum += t->ns[i];
 	if (sum < (uint64_t)TURN_SLOW_MS * 1000000)
 		return;
-	store_io_ns(s, &write, &checkpoint);
+	store_io_ns(s, &write, &waited);
 	log_warn("a loop turn took %" PRIu64 " ms, clients waited: ring %" PRIu64
 		 ", clients %" PRIu64 ", commit tick %" PRIu64 ", sample round %" PRIu64
 		 ", unit ends %" PRIu64 " ms; of it the store's writes %" PRIu64
-		 ", checkpoints %" PRIu64 " ms",
+		 ", waits for its commit %" PRIu64 " ms",
 		 sum / 1000000, t->ns[TURN_DRAIN] / 1000000, t->ns[TURN_CLIENTS] / 1000000,
 		 t->ns[TURN_TICK] / 1000000, t->ns[TURN_SAMPLE] / 1000000,
 		 t->ns[TURN_AFTER] / 1000000, (write - t->write0) / 1000000,
-		 (checkpoint - t->checkpoint0) / 1000000);
+		 (waited - t->waited0) / 1000000);
+}
+
+/* The tick and the sample round that waited for the store's commit: the samples first, the
+ * tick's commit last (it is handed over, and the next writes wait for it). */
+static void due_work(struct daemon *d, struct turn *turn)
+{
+	if (d->sample_due && !store_busy(agent_store(d->agent))) {
+		d->sample_due = 0;
+		agent_sample(d->agent);
+		turn_mark(turn, TURN_SAMPLE);
+	}
+	if (d->tick_due && !store_busy(agent_store(d->agent))) {
+		d->tick_due = 0;
+		agent_tick(d->agent); /* hands the store's commit over */
+		turn_mark(turn, TURN_TICK);
+	}
 }
 
 static int run_loop(struct daemon *d)
@@ -289,6 +308,7 @@ static int run_loop(struct daemon *d)
 	struct signalfd_siginfo si;
 	struct turn turn;
 	int i, n, cfd = agent_events_fd(d->agent), stopping = 0;
+	int committed_fd = agent_commit_fd(d->agent);
 
 	for (;;) {
 		/* events left in the ring by the last drain: no wait (the kernel side may have
@@ -307,14 +327,18 @@ static int run_loop(struct daemon *d)
 		 * this), and bounded (collector_drain): the clients ready now are served next
 		 * whatever the event rate. */
 		turn_begin(&turn, agent_store(d->agent));
+		for (i = 0; i < n; i++)
+			if (evs[i].data.fd == committed_fd)
+				agent_commit_ended(d->agent); /* the ring's events go on */
+		due_work(d, &turn);
 		agent_drain(d->agent);
 		turn_mark(&turn, TURN_DRAIN);
 		timers_last(d, evs, n);
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
 
-			if (fd == cfd) {
-				continue; /* drained above */
+			if (fd == cfd || fd == committed_fd) {
+				continue; /* drained, settled above */
 			} else if (fd == d->sigfd) {
 				if (read(d->sigfd, &si, sizeof(si)) != sizeof(si))
 					continue;
@@ -326,15 +350,14 @@ static int run_loop(struct daemon *d)
 				return 0;
 			} else if (fd == d->commit_fd) {
 				drain_timer(fd);
-				agent_tick(d->agent); /* commits the store too */
+				d->tick_due = 1;
 				server_expire(d->server);
 				metrics_http_expire(d->metrics);
 				metrics_http_retry(d->metrics);
 				turn_mark(&turn, TURN_TICK);
 			} else if (fd == d->sample_fd) {
 				drain_timer(fd);
-				agent_sample(d->agent);
-				turn_mark(&turn, TURN_SAMPLE);
+				d->sample_due = 1;
 			} else if (fd == d->metrics_fd) {
 				drain_timer(fd);
 				metrics_post(d);
@@ -348,6 +371,7 @@ static int run_loop(struct daemon *d)
 				turn_mark(&turn, TURN_CLIENTS);
 			}
 		}
+		due_work(d, &turn);
 		server_resume(d->server, d->agent);
 		units_reap(d->agent); /* what the handlers dropped: none of them runs now */
 		turn_mark(&turn, TURN_AFTER);
@@ -521,6 +545,8 @@ int main(int argc, char **argv)
 		goto out_agent;
 	}
 	r = add_fd(d.epfd, agent_events_fd(d.agent));
+	if (r >= 0)
+		r = add_fd(d.epfd, agent_commit_fd(d.agent));
 	if (r < 0)
 		goto out_agent;
 	/* the store is open: its export runs on a thread of its own from here on */

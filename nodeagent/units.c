@@ -320,35 +320,52 @@ int units_end(struct agent *a, struct unit *u, int status, enum unit_state state
 	return 0;
 }
 
+/* A unit's record in the open batch: saved at its commit (units_committed). */
+static int unit_write(struct agent *a, struct unit *u)
+{
+	if (store_put_unit(a->store, u)) {
+		u->dirty = 1;
+		return -EIO;
+	}
+	u->dirty = 0;
+	u->unsaved = 1;
+	return 0;
+}
+
 void units_save(struct agent *a, struct unit *u)
 {
-	u->dirty = store_put_unit(a->store, u) || store_commit(a->store);
+	if (unit_write(a, u) == 0)
+		store_commit_start(a->store);
 }
 
 void units_flush(struct agent *a)
 {
-	struct unit *u, *next;
+	struct unit *u;
 
-	/* in one commit: every running unit with new processes is here on each tick */
+	/* in the tick's one commit: every running unit with new processes is here on each tick;
+	 * one still unsaved by then was in a commit that failed */
 	for (u = a->units; u; u = u->next)
-		if (u->dirty && store_put_unit(a->store, u))
+		if ((u->dirty || u->unsaved) && unit_write(a, u))
 			return; /* still failing: the next tick tries again */
-	if (store_commit(a->store))
-		return;
-	for (u = a->units; u; u = next) {
-		next = u->next;
-		if (!u->dirty)
+}
+
+void units_committed(struct agent *a)
+{
+	struct unit *u;
+
+	for (u = a->units; u; u = u->next) {
+		if (!u->unsaved)
 			continue;
-		u->dirty = 0;
-		if (u->state != UNIT_RUNNING && !u->live)
+		u->unsaved = 0;
+		if (!u->dirty && u->state != UNIT_RUNNING && !u->live)
 			units_drop(a, u);
 	}
 }
 
 void units_drop(struct agent *a, struct unit *u)
 {
-	if (u->dirty)
-		return; /* kept until its record is written: units_flush drops it */
+	if (u->dirty || u->unsaved)
+		return; /* kept until its record is committed: units_committed drops it */
 	/* freed by units_reap, from the loop: a request handler walking the list, or a drain
 	 * under one, never finds a unit freed under it */
 	u->dropped = 1;

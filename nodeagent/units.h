@@ -69,8 +69,11 @@ void units_move_proc(struct agent *a, struct proc *p, uint64_t to);
  * NULL when out of memory. */
 struct unit *units_adopt(struct agent *a, const struct unit *stored);
 /* Write the records of units whose last write failed (disk full) or that changed since (their
- * share of the store, their samples' peaks); drop those that are done. */
+ * share of the store, their samples' peaks), into the open batch: the tick's commit saves them
+ * (units_committed), and drops those that are done. */
 void units_flush(struct agent *a);
+/* The store committed: the units it wrote are saved, and those done with go. */
+void units_committed(struct agent *a);
 /* Free every unit in memory (at the agent's end). */
 void units_free(struct agent *a);
 

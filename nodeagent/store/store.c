@@ -20,17 +20,25 @@
 #define STR(x) STR_(x)
 /* Tables come from common/records.h (store_record.c): a store written by an older tracerd
  * gains the columns added since. */
+/* The writing connection's page cache: the indexes' pages that each insert walks stay in it,
+ * instead of being read again from a store of gigabytes (on a busy disk, each such read
+ * waited for the disk, on the loop). Held only as the store grows to need it. */
+#define STORE_CACHE_KIB 32768
 /* The log is truncated back to STORE_WAL_LIMIT_BYTES after a checkpoint, so that a burst of
  * writes does not leave the file large; and pruning does not zero every page it frees (as
  * builds with SQLITE_SECURE_DELETE would): that would write all it deletes through the log
  * again. Freed pages stay in the file, which is the daemon's alone, until they are reused. */
-static const char schema[] = "PRAGMA secure_delete=FAST;"
-			     "PRAGMA journal_mode=WAL;"
-			     "PRAGMA synchronous=NORMAL;"
-			     "PRAGMA journal_size_limit=" STR(
-				     STORE_WAL_LIMIT_BYTES) ";"
-							    "CREATE TABLE IF NOT EXISTS meta(key "
-							    "TEXT PRIMARY KEY, value TEXT);";
+static const char schema[] =
+	"PRAGMA secure_delete=FAST;"
+	"PRAGMA cache_size=-" STR(
+		STORE_CACHE_KIB) ";"
+				 "PRAGMA journal_mode=WAL;"
+				 "PRAGMA synchronous=NORMAL;"
+				 "PRAGMA journal_size_limit=" STR(
+					 STORE_WAL_LIMIT_BYTES) ";"
+								"CREATE TABLE IF NOT EXISTS "
+								"meta(key "
+								"TEXT PRIMARY KEY, value TEXT);";
 
 /* units written before owner_uid was: their owner is their uid */
 static const char indexes[] =
@@ -176,46 +184,6 @@ int store_reader_open(struct store *s, sqlite3 **out)
 	return 0;
 }
 
-/* After each commit: how long the log is (what streamed replies check, stream.c, and what
- * store_checkpoint goes by). The checkpoint itself is not run here, on every commit. */
-static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
-{
-	struct store *s = ctx;
-
-	(void)db;
-	(void)name;
-	s->wal_frames = frames;
-	return SQLITE_OK;
-}
-
-/* A passive checkpoint once the log holds min_frames: it copies what no reader still needs
- * back into the database, and the next commit starts the log over (truncated to
- * STORE_WAL_LIMIT_BYTES) if nothing was left. */
-static void checkpoint(struct store *s, int min_frames)
-{
-	uint64_t t0;
-
-	if (s->wal_frames < min_frames)
-		return;
-	t0 = clock_mono_ns();
-	if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
-	    SQLITE_OK)
-		log_debug("store: checkpoint: %s", sqlite3_errmsg(s->db));
-	s->checkpoint_ns += clock_mono_ns() - t0;
-}
-
-void store_io_ns(const struct store *s, uint64_t *write_ns, uint64_t *checkpoint_ns)
-{
-	*write_ns = s->write_ns;
-	*checkpoint_ns = s->checkpoint_ns;
-}
-
-void store_checkpoint(struct store *s)
-{
-	if (!store_commit(s))
-		checkpoint(s, STORE_WAL_CHECKPOINT);
-}
-
 int store_open(struct store **out, const char *dir, const char *boot_id)
 {
 	char path[PATH_MAX];
@@ -235,6 +203,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->commit.fd = -1;
 	snprintf(s->boot_id, sizeof(s->boot_id), "%s", boot_id);
 	if (sqlite3_open_v2(path, &s->db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -244,7 +213,6 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 	}
 	sqlite3_busy_timeout(s->db, 2000);
 	s->wal_frames_max = STORE_WAL_FRAMES_MAX;
-	sqlite3_wal_hook(s->db, wal_hook, s);
 	if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		err = store_fail(s, "schema");
 		goto fail;
@@ -280,6 +248,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		err = rec_prepare_insert(s, &store_samples, &s->add_sample);
 	if (!err)
 		err = seq_open(s);
+	if (!err)
+		err = store_commit_init(s);
 	if (err)
 		goto fail;
 	*out = s;
@@ -297,11 +267,13 @@ void store_close(struct store *s)
 		return;
 	if (s->db) {
 		store_commit(s);
+		store_commit_fini(s);
 		/* every statement prepared for the connection's life, store_fold.c's too */
 		while ((st = sqlite3_next_stmt(s->db, NULL)))
 			sqlite3_finalize(st);
 		sqlite3_close(s->db);
 	}
+	store_commit_fini(s); /* a store that failed to open */
 	free(s->owners);
 	free(s);
 }
@@ -316,12 +288,6 @@ void store_on_loss(struct store *s, store_loss_fn fn, void *ctx)
 {
 	s->on_loss = fn;
 	s->loss_ctx = ctx;
-}
-
-static void lose(struct store *s, uint64_t unit, uint32_t n)
-{
-	if (s->on_loss && n)
-		s->on_loss(s->loss_ctx, unit, n);
 }
 
 /* A process joined the open batch: counted for its unit in case the batch is lost. */
@@ -341,77 +307,6 @@ static void note_batch(struct store *s, uint64_t unit)
 	s->batch[i].n++;
 }
 
-/* The open batch is gone (rolled back): what it held is lost, for its units. */
-static void batch_lost(struct store *s)
-{
-	unsigned i;
-
-	for (i = 0; i < s->nbatch; i++)
-		lose(s, s->batch[i].unit, s->batch[i].n);
-	lose(s, 0, s->batch_rest);
-	s->nbatch = 0;
-	s->batch_rest = 0;
-	s->in_txn = 0;
-	s->pending = 0;
-	s->pending_bytes = 0;
-}
-
-/* A write or the commit failed (disk full, I/O error). Said once until writes work again; the
- * batch state follows SQLite's: a batch it rolled back is counted lost. */
-int store_write_failed(struct store *s, const char *what)
-{
-	int full = sqlite3_errcode(s->db) == SQLITE_FULL;
-
-	if (!s->failing)
-		log_error("store: %s failed: %s: what cannot be written is counted per unit (Lost) "
-			  "until writes work again",
-			  what, sqlite3_errmsg(s->db));
-	s->failing = 1;
-	if (s->in_txn && sqlite3_get_autocommit(s->db))
-		batch_lost(s);
-	return full ? -ENOSPC : -EIO;
-}
-
-int store_commit(struct store *s)
-{
-	uint64_t t0;
-	int err, rc;
-
-	if (!s->in_txn)
-		return 0;
-	t0 = clock_mono_ns();
-	if (s->next_seq - 1 > s->seq_saved) {
-		sqlite3_bind_int64(s->save_seq, 1, s->next_seq - 1);
-		rc = sqlite3_step(s->save_seq);
-		sqlite3_reset(s->save_seq);
-		if (rc == SQLITE_DONE)
-			s->seq_saved = s->next_seq - 1;
-	}
-	rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
-	s->write_ns += clock_mono_ns() - t0;
-	if (rc != SQLITE_OK) {
-		err = store_write_failed(s, "commit");
-		if (s->in_txn) { /* still open after a failed COMMIT: give it up */
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-			batch_lost(s);
-		}
-		return err;
-	}
-	if (s->failing)
-		log_info("store: writes work again");
-	s->failing = 0;
-	s->in_txn = 0;
-	s->pending = 0;
-	s->pending_bytes = 0;
-	s->nbatch = 0;
-	s->batch_rest = 0;
-	if (s->on_commit)
-		s->on_commit(s->commit_ctx);
-	/* a storm's commits between two ticks: the log still stays within its bound */
-	checkpoint(s, STORE_WAL_CHECKPOINT_NOW);
-	return 0;
-}
-
 int64_t store_export_head(const struct store *s)
 {
 	return s->next_seq - 1;
@@ -429,11 +324,12 @@ unsigned store_pending(const struct store *s)
 
 int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes)
 {
+	sqlite3 *db = store_db(s);
 	uint64_t t0;
 	int rc;
 
 	if (!s->in_txn) {
-		if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
 			sqlite3_reset(st);
 			sqlite3_clear_bindings(st);
 			return store_write_failed(s, "begin");
@@ -450,7 +346,7 @@ int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes)
 	s->pending_bytes += bytes;
 	s->written += bytes;
 	if (++s->pending >= BATCH_MAX || s->pending_bytes >= BATCH_BYTES)
-		return store_commit(s);
+		store_commit_start(s); /* its failure is said, and counted, when it settles */
 	return 0;
 }
 
@@ -458,6 +354,7 @@ int store_put_unit(struct store *s, const struct unit *u)
 {
 	struct rec_row r = {};
 
+	store_db(s); /* put_unit is the connection's */
 	rec_unit_to_row(u, &r);
 	/* a unit is exported once finished, again at each later write */
 	r.set[UCOL_seq] = 0;
@@ -482,7 +379,7 @@ static int move_step(struct store *s, const char *sql, uint64_t from, uint64_t t
 	if (sqlite3_bind_parameter_count(st) >= 3)
 		sqlite3_bind_int64(st, 3, s->next_seq);
 	err = store_write_step(s, st, 0);
-	*changed = err ? 0 : (uint64_t)sqlite3_changes(s->db);
+	*changed = err ? 0 : (uint64_t)sqlite3_changes(store_db(s));
 	sqlite3_finalize(st);
 	return err;
 }
@@ -543,6 +440,7 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
 	struct rec_row r = {};
 
+	store_db(s); /* add_process is the connection's */
 	process_row_fill(p, NULL, offset_ns, &r);
 	rec_int(&r, PCOL_seq, s->next_seq++);
 	rec_bind(s, s->add_process, &store_processes, &r);
@@ -553,7 +451,7 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 int store_wrote_process(struct store *s, uint64_t unit, int err)
 {
 	if (err)
-		lose(s, unit, 1);
+		store_lose(s, unit, 1);
 	else if (s->in_txn)
 		note_batch(s, unit);
 	return err;
@@ -575,6 +473,7 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 {
 	struct rec_row r = {};
 
+	store_db(s); /* add_sample is the connection's */
 	rec_int(&r, SCOL_unit, p->unit);
 	rec_int(&r, SCOL_pid, p->pid);
 	rec_int(&r, SCOL_start_boot_ns, p->start_ns);

@@ -33,15 +33,24 @@ void store_on_loss(struct store *s, store_loss_fn fn, void *ctx);
 typedef void (*store_commit_fn)(void *ctx);
 void store_on_commit(struct store *s, store_commit_fn fn, void *ctx);
 void store_close(struct store *s); /* commits what is pending */
-int store_commit(struct store *s);
-/* The commit of a tick, and the checkpoint of the write-ahead log once it is long: on a timer,
- * not on each commit. */
+/* Commits run on a thread of their own, so that the loop does not wait on the disk: a commit is
+ * handed to it (store_commit_start), and the loop goes on with what needs no store. Any use
+ * of the store's own connection first waits for the commit running, and settles it (its
+ * failure said and counted, on_commit called, on the caller's thread): store_settle does so
+ * alone, and at once when store_commit_fd is readable. */
+int store_commit(struct store *s); /* commits now, and waits for it: 0, or the commit's error */
+void store_commit_start(struct store *s);
+/* The commit of a tick, then the checkpoint of the write-ahead log once it is long: handed over
+ * as store_commit_start's. */
 void store_checkpoint(struct store *s);
+int store_settle(struct store *s);	       /* 0, or the error of the commit it settled */
+int store_busy(const struct store *s);	       /* a commit is handed and not settled yet */
+int store_commit_fd(const struct store *s);    /* readable once the handed commit is over */
 unsigned store_pending(const struct store *s); /* writes not committed yet */
 uint64_t store_written(const struct store *s); /* bytes of rows written since open, roughly */
-/* The time rows' writes with their commits, and checkpoints, took since open: what the loop
- * spent on the disk. */
-void store_io_ns(const struct store *s, uint64_t *write_ns, uint64_t *checkpoint_ns);
+/* What the loop spent on the disk since open: its writes of rows, and its waits for commits
+ * (the commits and checkpoints themselves run on their thread). */
+void store_io_ns(const struct store *s, uint64_t *write_ns, uint64_t *waited_ns);
 
 /* Insert or update a unit (its id is the key). */
 /* Rows of processes and samples written under unit id from move to unit id to; to 0: deleted.

@@ -148,6 +148,7 @@ int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns,
 	int has;
 
 	*new_row_bytes = 0;
+	store_db(s); /* the statements below are the connection's */
 	if (!s->fold && fold_prepare(s))
 		return store_wrote_process(s, p->unit, -EIO);
 	/* a tool with a row of its own keeps adding into it, however many rows the unit has */

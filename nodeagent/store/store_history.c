@@ -32,7 +32,7 @@ int store_unit_history(struct store *s, uint64_t unit, unsigned limit, struct js
 		return err;
 	which = u.pipeline[0] && u.step_name[0] ? 0 : u.job_id && u.job_name[0] ? 1 : 2;
 	snprintf(sql, sizeof(sql), "%s%s ORDER BY u.start_ns DESC LIMIT :limit", base, same[which]);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK)
 		return store_fail(s, "history");
 	store_bind_unit_words(st);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), (int64_t)unit);

@@ -2,6 +2,7 @@
 #ifndef TRACER_STORE_INTERNAL_H
 #define TRACER_STORE_INTERNAL_H
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include "records.h"
 #include "store.h"
@@ -28,8 +29,30 @@
 /* A sample's row in the store, roughly (store_row_bytes() for a process's) */
 #define STORE_SAMPLE_BYTES 120
 
+/* A commit handed to the committing thread (store_commit.c) */
+struct commit_job {
+	int commit;	/* the open batch's; else a checkpoint alone */
+	int min_frames; /* then a checkpoint, once the log is this long */
+	int64_t seq;	/* the export sequence's highest number to keep in meta; 0: none */
+};
+
+struct store_commit {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* a job for the thread, or its end for a settle */
+	int fd;		     /* eventfd: a job ended (the loop's epoll) */
+	int inited, running;
+	/* under lock */
+	struct commit_job job;
+	int queued, done, quit, rc;
+	int seq_saved; /* the job's seq went to meta (read once done) */
+	int busy;      /* the loop's: a job is handed and not settled yet */
+};
+
 struct store {
-	sqlite3 *db;
+	sqlite3 *
+		db; /* the loop's through store_db() once open, the committing thread's meanwhile */
+	struct store_commit commit;
 	char boot_id[40];
 	int in_txn;
 	unsigned pending;
@@ -64,13 +87,15 @@ struct store {
 	int shares_known;     /* the sums were counted once */
 	uint64_t shares_used; /* the pages in use then, and StoreMaxSize */
 	uint64_t shares_max;
-	uint64_t write_ns, checkpoint_ns; /* time spent in them since open (store_io_ns) */
+	uint64_t used_bytes; /* the last count of store_used_bytes; 0: none yet */
+	/* the loop's time since open in its writes, and waiting for commits (store_io_ns) */
+	uint64_t write_ns, waited_ns;
 	/* store_export.c's: the export cursor of the slowest signal, above which pruning keeps
 	 * what StoreMaxSize lets it keep, and what it could not keep */
 	int export_floor_set;
 	int64_t export_floor;
 	uint64_t export_dropped;
-	int wal_frames;	    /* pages in the write-ahead log after the last commit */
+	int wal_frames;	    /* pages in the write-ahead log after the last commit (atomic) */
 	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
 	char unit_columns[2048];    /* every column of units, in the record's order */
@@ -110,8 +135,21 @@ struct json_object *store_strings_json(const char *b, size_t len);
 /* The process flags a statement names (:oom_killed), bound to their values. */
 void store_bind_flags(sqlite3_stmt *st);
 
+/* ---- commits (store_commit.c) */
+
+/* Start and stop the committing thread (store_commit_init registers the log's hook). */
+int store_commit_init(struct store *s);
+void store_commit_fini(struct store *s);
+/* The connection, once the commit running on it (if any) has ended and been settled: what
+ * every use of it on the loop's side goes through. */
+sqlite3 *store_db(struct store *s);
+/* The open batch is gone (rolled back): what it held is lost, for its units. */
+void store_batch_lost(struct store *s);
+/* n processes of unit could not be stored (on_loss). */
+void store_lose(struct store *s, uint64_t unit, uint32_t n);
+
 /* A write joins the open batch (begun if none is open); a batch of BATCH_MAX writes or
- * BATCH_BYTES of rows is committed at once. bytes: the row's, roughly. */
+ * BATCH_BYTES of rows is handed to the committing thread at once. bytes: the row's, roughly. */
 int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes);
 /* A process's write's outcome: counted for its unit in the batch, or lost. */
 int store_wrote_process(struct store *s, uint64_t unit, int err);

@@ -18,24 +18,29 @@
 
 static int exec_sql(struct store *s, const char *sql)
 {
-	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(store_db(s), sql, NULL, NULL, NULL) != SQLITE_OK)
 		return store_write_failed(s, "prune");
 	return 0;
 }
 
 /* Bytes of the store's pages in use: what prunes keep under StoreMaxSize (freed pages are
- * reused, so the file stops growing there). */
+ * reused, so the file stops growing there). While a commit runs, the last count: a scrape
+ * does not wait on the disk. */
 int store_used_bytes(struct store *s, uint64_t *out)
 {
 	int64_t v;
-	int err =
-		store_query_int(s,
-				"SELECT (page_count - freelist_count) * page_size"
-				" FROM pragma_page_count, pragma_freelist_count, pragma_page_size",
-				"pages in use", &v);
+	int err;
 
+	if (store_busy(s) && s->used_bytes) {
+		*out = s->used_bytes;
+		return 0;
+	}
+	err = store_query_int(s,
+			      "SELECT (page_count - freelist_count) * page_size"
+			      " FROM pragma_page_count, pragma_freelist_count, pragma_page_size",
+			      "pages in use", &v);
 	if (!err)
-		*out = (uint64_t)v;
+		*out = s->used_bytes = (uint64_t)v;
 	return err;
 }
 

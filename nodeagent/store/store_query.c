@@ -214,7 +214,7 @@ int store_find_units(struct store *s, const char *selector, uint32_t uid, struct
 	sqlite3_stmt *st;
 	int err;
 
-	if (store_query_units(s, s->db, selector, uid, &st))
+	if (store_query_units(s, store_db(s), selector, uid, &st))
 		return -EIO;
 	err = rows_to_array(s, st, out);
 	sqlite3_finalize(st);
@@ -259,7 +259,7 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
 	sqlite3_stmt *st;
 	int err;
 
-	if (store_query_processes(s, s->db, unit, &st))
+	if (store_query_processes(s, store_db(s), unit, &st))
 		return -EIO;
 	err = rows_to_array(s, st, out);
 	sqlite3_finalize(st);
@@ -297,7 +297,7 @@ int store_unit_tools(struct store *s, uint64_t unit, struct json_object **out)
 	sqlite3_stmt *st;
 	int err;
 
-	if (store_query_tools(s, s->db, unit, &st))
+	if (store_query_tools(s, store_db(s), unit, &st))
 		return -EIO;
 	err = rows_to_array(s, st, out);
 	sqlite3_finalize(st);
@@ -539,5 +539,5 @@ int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_
 
 int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out)
 {
-	return store_query_totals(s, s->db, unit, out);
+	return store_query_totals(s, store_db(s), unit, out);
 }

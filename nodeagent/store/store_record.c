@@ -35,7 +35,8 @@ int store_fail(struct store *s, const char *what)
 
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **out)
 {
-	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v3(store_db(s), sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) !=
+	    SQLITE_OK)
 		return store_fail(s, "prepare");
 	return 0;
 }

@@ -184,10 +184,10 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
 		return 0;
 	/* the log grew past its bound while snapshots were held (this one or others): they all
 	 * go, for the log to start over (a client that does not read is let go when idle) */
-	if (rs->store->wal_frames > rs->store->wal_frames_max) {
+	if (__atomic_load_n(&rs->store->wal_frames, __ATOMIC_RELAXED) > rs->store->wal_frames_max) {
 		log_warn("store log at %d pages: a streamed reply is cut, for the log to be"
 			 " checkpointed",
-			 rs->store->wal_frames);
+			 __atomic_load_n(&rs->store->wal_frames, __ATOMIC_RELAXED));
 		return -ENOBUFS;
 	}
 	if (!rs->lead_sent) {

@@ -839,9 +839,24 @@ static void test_batching(void **state)
 		assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
 		assert_int_equal(store_pending(s), i);
 	}
+	/* ... handed to the committing thread: the loop goes on, and settles it later */
 	assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
+	assert_true(store_busy(s));
+	assert_int_equal(store_settle(s), 0);
+	assert_false(store_busy(s));
 	assert_int_equal(store_pending(s), 0);
 	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), full + 1);
+	/* a write while a commit runs waits for it, and opens the next batch */
+	for (i = 1; i < full; i++)
+		assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
+	store_commit_start(s);
+	assert_true(store_busy(s));
+	assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
+	assert_false(store_busy(s));
+	assert_int_equal(store_pending(s), 1);
+	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), 2 * full);
+	assert_int_equal(store_commit(s), 0);
+	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), 2 * full + 1);
 
 	/* close commits what is pending */
 	u = mkunit(2, "job-2", 1000, 2, UNIT_RUNNING);

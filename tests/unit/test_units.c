@@ -58,6 +58,7 @@ static int setup(void **state)
 static void open_store(struct agent *a)
 {
 	assert_int_equal(store_open(&a->store, path, a->boot_id), 0);
+	store_on_commit(a->store, agent_committed, a);
 }
 
 static int teardown(void **state)
@@ -182,6 +183,7 @@ static void test_end_again(void **state)
 	assert_int_equal(u->exit_status, 1 << 8);
 	assert_int_equal(u->end_ns, LONG_AGO + SEC);
 	assert_false(u->dirty);
+	assert_int_equal(store_settle(a->store), 0);  /* the commit handed over */
 	assert_int_equal(store_pending(a->store), 0); /* committed */
 	assert_int_equal(store_get_unit(a->store, 3, &got), 0);
 	assert_int_equal(got.state, UNIT_FAILED);
@@ -227,6 +229,8 @@ static void test_drop_and_reap(void **state)
 	assert_ptr_equal(units_find(a, w->id), w);
 	units_flush(a);
 	assert_false(w->dirty);
+	assert_ptr_equal(units_find(a, w->id), w); /* written, not committed yet */
+	assert_int_equal(store_commit(a->store), 0);
 	assert_null(units_find(a, w->id));
 	units_reap(a);
 	assert_ptr_equal(a->units, u);
@@ -254,6 +258,7 @@ static void test_tick(void **state)
 	job->idle_since_ns = 0; /* no process for ever: Slurm ends it, not the tick */
 	run->dirty = job->dirty = 1;
 	agent_tick(a);
+	assert_int_equal(store_settle(a->store), 0); /* the tick's commit, handed over */
 	assert_int_equal(store_last_alive(a->store, &alive), 0);
 	assert_true(alive >= before && alive <= clock_unix_ns());
 	assert_false(run->dirty);

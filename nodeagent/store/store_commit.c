@@ -1,0 +1,301 @@
+/* The store's commits and checkpoints, on a thread of their own, and what becomes of a batch
+ * that cannot be written.
+ *
+ * A commit writes a whole batch to the write-ahead log, and a checkpoint copies the log back:
+ * under an exec storm on a busy disk, either can take hundreds of milliseconds. The loop hands
+ * them here and goes back to its clients; it uses the connection again only once the commit is
+ * over (store_db, which waits for it), and leaves the ring's events where they are meanwhile.
+ * What follows a commit (its failure said, its batch counted lost, the ring released through
+ * on_commit) is done on the loop's thread, when it settles the commit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "log.h"
+#include "store_internal.h"
+
+/* After each commit: how long the log is (what streamed replies check, stream.c, and what
+ * checkpoint() goes by). Called on the committing thread. */
+static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
+{
+	struct store *s = ctx;
+
+	(void)db;
+	(void)name;
+	__atomic_store_n(&s->wal_frames, frames, __ATOMIC_RELAXED);
+	return SQLITE_OK;
+}
+
+/* A passive checkpoint once the log holds min_frames: it copies what no reader still needs
+ * back into the database, and the next commit starts the log over (truncated to
+ * STORE_WAL_LIMIT_BYTES) if nothing was left. */
+static void checkpoint(struct store *s, int min_frames)
+{
+	if (__atomic_load_n(&s->wal_frames, __ATOMIC_RELAXED) < min_frames)
+		return;
+	if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
+	    SQLITE_OK)
+		log_debug("store: checkpoint: %s", sqlite3_errmsg(s->db));
+}
+
+/* One job, on the committing thread: the export sequence's highest number kept, the commit,
+ * then the checkpoint of a long log. SQLITE_OK, or the commit's error. */
+static int run_job(struct store *s, const struct commit_job *j)
+{
+	int rc = SQLITE_OK;
+
+	if (j->commit) {
+		if (j->seq) {
+			sqlite3_bind_int64(s->save_seq, 1, j->seq);
+			s->commit.seq_saved = sqlite3_step(s->save_seq) == SQLITE_DONE;
+			sqlite3_reset(s->save_seq);
+		}
+		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	}
+	if (rc == SQLITE_OK)
+		checkpoint(s, j->min_frames);
+	return rc;
+}
+
+static void *committer(void *arg)
+{
+	struct store *s = arg;
+	struct store_commit *c = &s->commit;
+	struct commit_job j;
+	uint64_t one = 1;
+	int rc;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->queued && !c->quit)
+			pthread_cond_wait(&c->wake, &c->lock);
+		if (!c->queued)
+			break;
+		j = c->job;
+		pthread_mutex_unlock(&c->lock);
+		rc = run_job(s, &j);
+		pthread_mutex_lock(&c->lock);
+		c->queued = 0;
+		c->rc = rc;
+		c->done = 1;
+		pthread_cond_broadcast(&c->wake);
+		/* the loop's wakeup; a full counter (never: it is read at each settle) wakes it too
+		 */
+		if (write(c->fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			log_warn("store: commit wakeup: %m");
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+int store_commit_init(struct store *s)
+{
+	struct store_commit *c = &s->commit;
+	int err;
+
+	c->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->fd < 0) {
+		err = -errno;
+		log_error("store: eventfd: %m");
+		return err;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->wake, NULL);
+	c->inited = 1;
+	sqlite3_wal_hook(s->db, wal_hook, s);
+	err = -pthread_create(&c->thread, NULL, committer, s);
+	if (err) {
+		log_error("store: cannot start the committing thread: %s", strerror(-err));
+		return err;
+	}
+	c->running = 1;
+	return 0;
+}
+
+void store_commit_fini(struct store *s)
+{
+	struct store_commit *c = &s->commit;
+
+	if (c->running) {
+		store_settle(s);
+		pthread_mutex_lock(&c->lock);
+		c->quit = 1;
+		pthread_cond_broadcast(&c->wake);
+		pthread_mutex_unlock(&c->lock);
+		pthread_join(c->thread, NULL);
+		c->running = 0;
+	}
+	if (c->inited) {
+		pthread_cond_destroy(&c->wake);
+		pthread_mutex_destroy(&c->lock);
+		c->inited = 0;
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+void store_lose(struct store *s, uint64_t unit, uint32_t n)
+{
+	if (s->on_loss && n)
+		s->on_loss(s->loss_ctx, unit, n);
+}
+
+void store_batch_lost(struct store *s)
+{
+	unsigned i;
+
+	for (i = 0; i < s->nbatch; i++)
+		store_lose(s, s->batch[i].unit, s->batch[i].n);
+	store_lose(s, 0, s->batch_rest);
+	s->nbatch = 0;
+	s->batch_rest = 0;
+	s->in_txn = 0;
+	s->pending = 0;
+	s->pending_bytes = 0;
+}
+
+/* A write or the commit failed (disk full, I/O error). Said once until writes work again; the
+ * batch state follows SQLite's: a batch it rolled back is counted lost. */
+int store_write_failed(struct store *s, const char *what)
+{
+	int full = sqlite3_errcode(s->db) == SQLITE_FULL;
+
+	if (!s->failing)
+		log_error("store: %s failed: %s: what cannot be written is counted per unit (Lost) "
+			  "until writes work again",
+			  what, sqlite3_errmsg(s->db));
+	s->failing = 1;
+	if (s->in_txn && sqlite3_get_autocommit(s->db))
+		store_batch_lost(s);
+	return full ? -ENOSPC : -EIO;
+}
+
+/* What follows a commit, on the loop's thread: the batch is on disk (on_commit), or it failed
+ * and what SQLite rolled back is counted lost. */
+static int commit_finished(struct store *s, const struct commit_job *j, int rc)
+{
+	int err;
+
+	if (!j->commit)
+		return 0;
+	if (rc != SQLITE_OK) {
+		err = store_write_failed(s, "commit");
+		if (s->in_txn) { /* still open after a failed COMMIT: give it up */
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			store_batch_lost(s);
+		}
+		return err;
+	}
+	if (s->commit.seq_saved)
+		s->seq_saved = j->seq;
+	if (s->failing)
+		log_info("store: writes work again");
+	s->failing = 0;
+	s->in_txn = 0;
+	s->pending = 0;
+	s->pending_bytes = 0;
+	s->nbatch = 0;
+	s->batch_rest = 0;
+	if (s->on_commit)
+		s->on_commit(s->commit_ctx);
+	return 0;
+}
+
+int store_settle(struct store *s)
+{
+	struct store_commit *c = &s->commit;
+	struct commit_job j;
+	uint64_t n, t0;
+	int rc;
+
+	if (!c->busy)
+		return 0;
+	t0 = clock_mono_ns();
+	pthread_mutex_lock(&c->lock);
+	while (!c->done)
+		pthread_cond_wait(&c->wake, &c->lock);
+	s->waited_ns += clock_mono_ns() - t0;
+	c->done = 0;
+	rc = c->rc;
+	j = c->job;
+	pthread_mutex_unlock(&c->lock);
+	if (read(c->fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_warn("store: commit wakeup: %m");
+	c->busy = 0;
+	return commit_finished(s, &j, rc);
+}
+
+sqlite3 *store_db(struct store *s)
+{
+	store_settle(s);
+	return s->db;
+}
+
+/* Hand the open batch's commit (if any), then the checkpoint of a log of min_frames, to the
+ * committing thread. Nothing to do, or a commit already running: nothing handed. Without the
+ * thread (before it starts, after it ends), done here at once. */
+static int commit_start(struct store *s, int min_frames)
+{
+	struct store_commit *c = &s->commit;
+	struct commit_job j = { .commit = s->in_txn, .min_frames = min_frames };
+
+	if (c->busy)
+		return 0;
+	if (!j.commit && __atomic_load_n(&s->wal_frames, __ATOMIC_RELAXED) < min_frames)
+		return 0;
+	if (j.commit && s->next_seq - 1 > s->seq_saved)
+		j.seq = s->next_seq - 1;
+	c->seq_saved = 0;
+	if (!c->running)
+		return commit_finished(s, &j, run_job(s, &j));
+	pthread_mutex_lock(&c->lock);
+	c->job = j;
+	c->queued = 1;
+	c->done = 0;
+	pthread_cond_broadcast(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	c->busy = 1;
+	return 0;
+}
+
+void store_commit_start(struct store *s)
+{
+	/* a storm's commits between two ticks: the log still stays within its bound */
+	(void)commit_start(s, STORE_WAL_CHECKPOINT_NOW);
+}
+
+void store_checkpoint(struct store *s)
+{
+	(void)commit_start(s, STORE_WAL_CHECKPOINT);
+}
+
+int store_commit(struct store *s)
+{
+	int err = store_settle(s);
+
+	if (err || !s->in_txn)
+		return err;
+	err = commit_start(s, STORE_WAL_CHECKPOINT_NOW);
+	return err ? err : store_settle(s);
+}
+
+int store_busy(const struct store *s)
+{
+	return s->commit.busy;
+}
+
+int store_commit_fd(const struct store *s)
+{
+	return s->commit.fd;
+}
+
+void store_io_ns(const struct store *s, uint64_t *write_ns, uint64_t *waited_ns)
+{
+	*write_ns = s->write_ns;
+	*waited_ns = s->waited_ns;
+}
