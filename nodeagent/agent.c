@@ -244,8 +244,8 @@ int agent_on_event(void *ctx, const void *data, size_t size)
 	}
 	}
 	a->events[stat_of_event[h->type]]++;
-	/* a commit was handed over (a batch filled): the next events wait for it in the ring */
-	return store_busy(a->store) ? -EBUSY : 0;
+	/* the store's next batch is full while it commits one: the next events wait in the ring */
+	return store_full(a->store) ? -EBUSY : 0;
 bad:
 	a->bad_events++;
 	log_warn("malformed event (%zu bytes) ignored", size);
@@ -308,12 +308,32 @@ cleanup:
 
 /* ---- life cycle */
 
-void agent_committed(void *ctx)
+static void store_committed(void *ctx)
 {
 	struct agent *a = ctx;
 
-	collector_release(a->collector);
+	collector_release_to(a->collector, a->handed);
 	units_committed(a);
+}
+
+/* What the events read so far became is the batch handed to the store's thread */
+static void store_handover(void *ctx)
+{
+	struct agent *a = ctx;
+
+	a->handed = collector_mark(a->collector);
+	units_handed(a);
+}
+
+static void store_folded(void *ctx, uint64_t unit, unsigned rows, size_t bytes)
+{
+	units_folded(ctx, unit, rows, bytes);
+}
+
+void agent_hook_store(struct agent *a)
+{
+	store_on_commit(a->store, store_committed, store_handover, a);
+	store_on_folded(a->store, store_folded, a);
 }
 
 static int agent_init(struct agent *a, const struct tracer_config *cfg, const char *node)
@@ -373,7 +393,7 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
 		return err;
 	/* what an older set's ring held, recorded at once: that ring is gone */
 	store_commit(a->store);
-	store_on_commit(a->store, agent_committed, a);
+	agent_hook_store(a);
 	registry_open(a);
 	return 0;
 }
@@ -390,9 +410,9 @@ static void agent_fini(struct agent *a)
 			break;
 	}
 	if (a->store && a->collector) {
-		store_commit(a->store); /* releases what the ring handed (agent_committed) */
+		store_commit(a->store); /* releases what the ring handed (store_committed) */
 		collector_release(a->collector);
-		store_on_commit(a->store, NULL, NULL);
+		store_on_commit(a->store, NULL, NULL, NULL);
 	}
 	if (a->collector && a->unpin_at_stop)
 		collector_unpin_at_close(a->collector);
@@ -471,24 +491,23 @@ int agent_events_fd(const struct agent *a)
 }
 
 /* An event's ring space is given back once what it became is on disk: at once when it wrote
- * nothing (nothing is pending), else at the commit (agent_committed), which comes early when
- * the ring fills with what waits for it. While a commit runs, the events wait in the ring. */
+ * nothing (nothing is pending or committing), else at the commit of the batch it went in
+ * (store_committed), which comes early when the ring fills with what waits for it. While the
+ * store commits one batch and the next is full, the events wait in the ring. */
 void agent_drain(struct agent *a)
 {
-	if (store_busy(a->store))
+	if (store_full(a->store))
 		return;
 	collector_drain(a->collector);
-	if (store_busy(a->store))
-		return;
-	if (!store_pending(a->store))
+	if (!store_pending(a->store) && !store_busy(a->store))
 		collector_release(a->collector);
 	else if (collector_held_much(a->collector))
-		store_commit_start(a->store);
+		store_commit_start(a->store); /* unless one runs */
 }
 
 int agent_drain_more(const struct agent *a)
 {
-	return collector_drain_more(a->collector) && !store_busy(a->store);
+	return collector_drain_more(a->collector) && !store_full(a->store);
 }
 
 int agent_commit_fd(const struct agent *a)

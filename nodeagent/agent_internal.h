@@ -64,14 +64,15 @@ struct agent {
 	uint64_t expired[REGISTRY_EXPIRED_MAX];
 	unsigned nexpired;
 	int stop_requested; /* tracerctl shutdown */
+	uint64_t handed;    /* the ring's mark where the batch the store commits ends */
 	int unpin_at_stop;  /* tracerctl shutdown --unpin: the pin set goes with tracerd */
 };
 
 /* Ring-buffer callback (collector_event_fn). */
 int agent_on_event(void *ctx, const void *data, size_t size);
-/* The store committed (its on_commit, ctx the agent): the events that made what it wrote leave
- * the ring, and the units it wrote are saved (units_committed). */
-void agent_committed(void *ctx);
+/* What the agent does as the store hands a batch over and commits it (the events that made it
+ * leave the ring, the units in it are saved), and as it makes a folded row: set on its store. */
+void agent_hook_store(struct agent *a);
 /* (Re)load the tool rules: the built-in ones, then those of the ToolRules file at path, which
  * override them. A missing file leaves the built-in rules alone in force (logged); on any
  * other error the rules in force stay and the error is logged with file:line. Returns 0 or

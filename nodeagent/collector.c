@@ -460,8 +460,18 @@ int collector_fd(const struct collector *c)
 
 void collector_release(struct collector *c)
 {
+	collector_release_to(c, UINT64_MAX);
+}
+
+uint64_t collector_mark(const struct collector *c)
+{
+	return c ? ring_reader_mark(c->ring) : 0;
+}
+
+void collector_release_to(struct collector *c, uint64_t mark)
+{
 	if (c)
-		ring_reader_release(c->ring, share_release, c);
+		ring_reader_release(c->ring, mark, share_release, c);
 }
 
 int collector_held_much(const struct collector *c)

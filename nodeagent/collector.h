@@ -82,6 +82,10 @@ void collector_unpin_at_close(struct collector *c);
 /* Events handed by collector_drain stay in the ring until released, once what they became is
  * committed to the store: a tracerd killed before that finds them again at its next start. */
 void collector_release(struct collector *c);
+/* Where the events handed so far end, and their release up to such a mark: the store's rows
+ * are committed while the next events are read (store.h) */
+uint64_t collector_mark(const struct collector *c);
+void collector_release_to(struct collector *c, uint64_t mark);
 /* A quarter of the ring or more waits for its release: time to commit. */
 int collector_held_much(const struct collector *c);
 

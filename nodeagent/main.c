@@ -170,8 +170,9 @@ struct daemon {
 	/* a snapshot of the running units' figures to the exporter every OtlpMetricsInterval
 	 * (-1: off, or no metrics exported) */
 	int epfd, sigfd, commit_fd, sample_fd, metrics_fd;
-	/* a commit tick and a sample round wait while the store commits (their writes would
-	 * wait for it): done once it is over, before the ring's next events */
+	/* a commit tick waits while the store commits (its pruning would wait for it), and a
+	 * sample round while the store's next batch is full too: done once it is over, before
+	 * the ring's next events */
 	int tick_due, sample_due;
 };
 
@@ -286,11 +287,11 @@ static void turn_end(const struct turn *t, const struct store *s)
 		 (waited - t->waited0) / 1000000);
 }
 
-/* The tick and the sample round that waited for the store's commit: the samples first, the
- * tick's commit last (it is handed over, and the next writes wait for it). */
+/* The tick and the sample round that waited for the store: the samples first, the tick last
+ * (its batch is handed over). */
 static void due_work(struct daemon *d, struct turn *turn)
 {
-	if (d->sample_due && !store_busy(agent_store(d->agent))) {
+	if (d->sample_due && !store_full(agent_store(d->agent))) {
 		d->sample_due = 0;
 		agent_sample(d->agent);
 		turn_mark(turn, TURN_SAMPLE);

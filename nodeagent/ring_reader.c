@@ -147,12 +147,21 @@ int ring_reader_read(struct ring_reader *r, ring_record_fn fn, void *ctx)
 	}
 }
 
-void ring_reader_release(struct ring_reader *r, ring_record_fn seen, void *ctx)
+uint64_t ring_reader_mark(const struct ring_reader *r)
+{
+	return r->done;
+}
+
+void ring_reader_release(struct ring_reader *r, uint64_t upto, ring_record_fn seen, void *ctx)
 {
 	uint64_t pos = __atomic_load_n(r->consumer, __ATOMIC_RELAXED);
 	uint32_t len;
 
-	while (seen && pos < r->done) {
+	if (upto > r->done)
+		upto = r->done;
+	if (upto <= pos)
+		return;
+	while (seen && pos < upto) {
 		const uint8_t *rec = r->data + (pos & (r->size - 1));
 
 		len = *(const uint32_t *)rec;
@@ -160,7 +169,7 @@ void ring_reader_release(struct ring_reader *r, ring_record_fn seen, void *ctx)
 			seen(ctx, rec + BPF_RINGBUF_HDR_SZ, len);
 		pos += record_bytes(len);
 	}
-	__atomic_store_n(r->consumer, r->done, __ATOMIC_RELEASE);
+	__atomic_store_n(r->consumer, upto, __ATOMIC_RELEASE);
 }
 
 uint64_t ring_reader_held(const struct ring_reader *r)

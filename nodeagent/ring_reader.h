@@ -28,9 +28,11 @@ int ring_reader_fd(const struct ring_reader *r);
 /* Hand each record not yet handed to fn, in order, until fn stops it or none is left; returns
  * the count handed or -errno. */
 int ring_reader_read(struct ring_reader *r, ring_record_fn fn, void *ctx);
-/* Give back to the kernel side the space of the records fn returned for, each shown to seen
- * (when not NULL) first. */
-void ring_reader_release(struct ring_reader *r, ring_record_fn seen, void *ctx);
+/* Where the records fn returned for end: what a later release may give back up to. */
+uint64_t ring_reader_mark(const struct ring_reader *r);
+/* Give back to the kernel side the space of the records fn returned for, up to the mark upto
+ * (UINT64_MAX: all of them), each shown to seen (when not NULL) first. */
+void ring_reader_release(struct ring_reader *r, uint64_t upto, ring_record_fn seen, void *ctx);
 /* Bytes the ring holds that were handed and not released yet, and the ring's size. */
 uint64_t ring_reader_held(const struct ring_reader *r);
 uint64_t ring_reader_size(const struct ring_reader *r);

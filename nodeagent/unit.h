@@ -84,7 +84,8 @@ struct unit {
 	uint64_t kernel_key;   /* its task's key, when registered in the kernel (registry.h) */
 	uint64_t unstored;     /* its processes the store could not write (disk full) */
 	int dirty;	       /* its record waits for the store to take it again */
-	int unsaved;	       /* its record is in the store's open batch, not committed yet */
+	int unsaved;	       /* its record is in the store's open batch (1), or in the batch being
+				* committed (2): not committed yet */
 	int dropped;	       /* done with: freed by the loop (units_reap) */
 	uint32_t live;	       /* live processes in the table */
 	int64_t idle_since_ns; /* unix ns: since when it has had no live process */

@@ -173,9 +173,19 @@ uint64_t units_store_cap(const struct agent *a)
 	return quarter && quarter < cap ? quarter : cap;
 }
 
+/* A row the store made for a unit's processes past its cap (store_on_folded) */
+void units_folded(struct agent *a, uint64_t unit, unsigned rows, size_t bytes)
+{
+	struct unit *u = units_find(a, unit);
+
+	if (u) {
+		u->fold_groups += rows;
+		u->stored_bytes += bytes;
+	}
+}
+
 int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 {
-	size_t new_row = 0;
 	int r;
 
 	if (!u || u->stored_bytes < units_store_cap(a)) {
@@ -188,13 +198,10 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 				 "(StoreUnitMaxSize): its further processes are counted per tool, "
 				 "not listed",
 				 u->id, u->name, u->stored_bytes);
-		r = store_fold_process(a->store, p, a->offset_ns, u->fold_groups >= FOLD_GROUPS_MAX,
-				       &new_row);
-		if (!r) {
+		r = store_fold_process(a->store, p, a->offset_ns,
+				       u->fold_groups >= FOLD_GROUPS_MAX);
+		if (!r)
 			u->procs_folded++;
-			u->fold_groups += new_row > 0;
-			u->stored_bytes += new_row;
-		}
 	}
 	/* its share and counts: its row is written on the next tick (units_flush), in that
 	 * tick's one commit; an ended unit stays in memory until then (units_drop) */
@@ -323,12 +330,15 @@ int units_end(struct agent *a, struct unit *u, int status, enum unit_state state
 /* A unit's record in the open batch: saved at its commit (units_committed). */
 static int unit_write(struct agent *a, struct unit *u)
 {
+	int was = u->unsaved;
+
+	u->unsaved = 1; /* before: a full batch is handed over within the write */
 	if (store_put_unit(a->store, u)) {
+		u->unsaved = was;
 		u->dirty = 1;
 		return -EIO;
 	}
 	u->dirty = 0;
-	u->unsaved = 1;
 	return 0;
 }
 
@@ -349,12 +359,19 @@ void units_flush(struct agent *a)
 			return; /* still failing: the next tick tries again */
 }
 
+void units_handed(struct agent *a)
+{
+	for (struct unit *u = a->units; u; u = u->next)
+		if (u->unsaved == 1)
+			u->unsaved = 2;
+}
+
 void units_committed(struct agent *a)
 {
 	struct unit *u;
 
 	for (u = a->units; u; u = u->next) {
-		if (!u->unsaved)
+		if (u->unsaved != 2)
 			continue;
 		u->unsaved = 0;
 		if (!u->dirty && u->state != UNIT_RUNNING && !u->live)

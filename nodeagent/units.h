@@ -72,8 +72,12 @@ struct unit *units_adopt(struct agent *a, const struct unit *stored);
  * share of the store, their samples' peaks), into the open batch: the tick's commit saves them
  * (units_committed), and drops those that are done. */
 void units_flush(struct agent *a);
-/* The store committed: the units it wrote are saved, and those done with go. */
+/* The store handed its batch over, then committed it: the units written in it are saved, and
+ * those done with go. */
+void units_handed(struct agent *a);
 void units_committed(struct agent *a);
+/* The store made folded rows (of bytes in all) for unit's processes past its cap */
+void units_folded(struct agent *a, uint64_t unit, unsigned rows, size_t bytes);
 /* Free every unit in memory (at the agent's end). */
 void units_free(struct agent *a);
 

@@ -85,8 +85,12 @@ static int seq_open(struct store *s)
 	s->next_seq = (saved > procs ? saved : procs);
 	s->next_seq = (s->next_seq > units ? s->next_seq : units) + 1;
 	return store_prepare(
-		s, "INSERT OR REPLACE INTO meta(key, value) VALUES('" STORE_META_SEQ "', ?)",
-		&s->save_seq);
+		       s, "INSERT OR REPLACE INTO meta(key, value) VALUES('" STORE_META_SEQ "', ?)",
+		       &s->save_seq) ||
+			       store_prepare(s, "INSERT OR REPLACE INTO meta VALUES('alive_ns', ?)",
+					     &s->save_alive)
+		       ? -EIO
+		       : 0;
 }
 
 static int check_version(struct store *s)
@@ -249,7 +253,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 	if (!err)
 		err = seq_open(s);
 	if (!err)
-		err = store_commit_init(s);
+		err = store_commit_init(s, store_rows_write);
 	if (err)
 		goto fail;
 	*out = s;
@@ -274,37 +278,30 @@ void store_close(struct store *s)
 		sqlite3_close(s->db);
 	}
 	store_commit_fini(s); /* a store that failed to open */
+	row_queue_free(&s->queue[0]);
+	row_queue_free(&s->queue[1]);
 	free(s->owners);
 	free(s);
 }
 
-void store_on_commit(struct store *s, store_commit_fn fn, void *ctx)
+void store_on_commit(struct store *s, store_commit_fn committed, store_commit_fn handover,
+		     void *ctx)
 {
-	s->on_commit = fn;
+	s->on_commit = committed;
+	s->on_handover = handover;
 	s->commit_ctx = ctx;
+}
+
+void store_on_folded(struct store *s, store_folded_fn fn, void *ctx)
+{
+	s->on_folded = fn;
+	s->folded_ctx = ctx;
 }
 
 void store_on_loss(struct store *s, store_loss_fn fn, void *ctx)
 {
 	s->on_loss = fn;
 	s->loss_ctx = ctx;
-}
-
-/* A process joined the open batch: counted for its unit in case the batch is lost. */
-static void note_batch(struct store *s, uint64_t unit)
-{
-	unsigned i;
-
-	for (i = 0; i < s->nbatch && s->batch[i].unit != unit; i++)
-		;
-	if (i == s->nbatch) {
-		if (s->nbatch == STORE_BATCH_UNITS) {
-			s->batch_rest++; /* more units than tracked: unattributed */
-			return;
-		}
-		s->batch[s->nbatch++] = (typeof(s->batch[0])){ unit, 0 };
-	}
-	s->batch[i].n++;
 }
 
 int64_t store_export_head(const struct store *s)
@@ -354,14 +351,12 @@ int store_put_unit(struct store *s, const struct unit *u)
 {
 	struct rec_row r = {};
 
-	store_db(s); /* put_unit is the connection's */
 	rec_unit_to_row(u, &r);
 	/* a unit is exported once finished, again at each later write */
 	r.set[UCOL_seq] = 0;
 	if (u->state != UNIT_RUNNING)
 		rec_int(&r, UCOL_seq, s->next_seq++);
-	rec_bind(s, s->put_unit, &store_units, &r);
-	return store_write_step(s, s->put_unit, ROW_FIXED_BYTES);
+	return store_queue_row(s, ROW_UNIT, u->id, &store_units, &r, ROW_FIXED_BYTES);
 }
 
 /* One statement of store_move_rows, within the batch: its rows changed in *changed. */
@@ -440,21 +435,23 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
 	struct rec_row r = {};
 
-	store_db(s); /* add_process is the connection's */
 	process_row_fill(p, NULL, offset_ns, &r);
 	rec_int(&r, PCOL_seq, s->next_seq++);
-	rec_bind(s, s->add_process, &store_processes, &r);
-	return store_wrote_process(s, p->unit,
-				   store_write_step(s, s->add_process, store_row_bytes(p)));
+	return store_queue_row(s, ROW_PROCESS, p->unit, &store_processes, &r, store_row_bytes(p));
 }
 
-int store_wrote_process(struct store *s, uint64_t unit, int err)
+int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool)
 {
-	if (err)
-		store_lose(s, unit, 1);
-	else if (s->in_txn)
-		note_batch(s, unit);
-	return err;
+	struct rec_row r = {};
+
+	/* the process's figures; who it was is not kept (its row's key is the thread's) */
+	process_row_fill(p, NULL, offset_ns, &r);
+	rec_int(&r, PCOL_folded, 1);
+	r.set[PCOL_ppid] = r.set[PCOL_exe] = r.set[PCOL_argv] = r.set[PCOL_interpreter] = 0;
+	r.set[PCOL_stall_reason] = r.set[PCOL_stall_start_ns] = 0;
+	r.set[PCOL_parent_start_boot_ns] = 0;
+	return store_queue_row(s, no_new_tool ? ROW_FOLD_OTHER : ROW_FOLD, p->unit,
+			       &store_processes, &r, 0);
 }
 
 size_t store_sample_bytes(void)
@@ -473,7 +470,6 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 {
 	struct rec_row r = {};
 
-	store_db(s); /* add_sample is the connection's */
 	rec_int(&r, SCOL_unit, p->unit);
 	rec_int(&r, SCOL_pid, p->pid);
 	rec_int(&r, SCOL_start_boot_ns, p->start_ns);
@@ -485,6 +481,5 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 	rec_int(&r, SCOL_offcpu_ns, p->sample_w.offcpu_ns);
 	rec_int(&r, SCOL_net_rx_bytes, p->sample_w.net_rx_bytes);
 	rec_int(&r, SCOL_net_tx_bytes, p->sample_w.net_tx_bytes);
-	rec_bind(s, s->add_sample, &store_samples, &r);
-	return store_write_step(s, s->add_sample, STORE_SAMPLE_BYTES);
+	return store_queue_row(s, ROW_SAMPLE, p->unit, &store_samples, &r, STORE_SAMPLE_BYTES);
 }

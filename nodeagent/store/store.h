@@ -29,22 +29,33 @@ const char *store_file(const struct store *s);
  * could not store; unit 0 when more units were in the batch than it tracks. */
 typedef void (*store_loss_fn)(void *ctx, uint64_t unit, uint32_t n);
 void store_on_loss(struct store *s, store_loss_fn fn, void *ctx);
-/* Called after each commit that succeeded: what was written before it is on disk. */
+/* handover: called as the open batch (what was written so far) is handed to the committing
+ * thread; committed: after that batch's commit succeeded, so that what was written before the
+ * handover is on disk. Both on the loop's thread. */
 typedef void (*store_commit_fn)(void *ctx);
-void store_on_commit(struct store *s, store_commit_fn fn, void *ctx);
+void store_on_commit(struct store *s, store_commit_fn committed, store_commit_fn handover,
+		     void *ctx);
+/* Called with the folded rows (store_fold_process) a batch made for a unit, and their bytes */
+typedef void (*store_folded_fn)(void *ctx, uint64_t unit, unsigned rows, size_t bytes);
+void store_on_folded(struct store *s, store_folded_fn fn, void *ctx);
 void store_close(struct store *s); /* commits what is pending */
-/* Commits run on a thread of their own, so that the loop does not wait on the disk: a commit is
- * handed to it (store_commit_start), and the loop goes on with what needs no store. Any use
- * of the store's own connection first waits for the commit running, and settles it (its
- * failure said and counted, on_commit called, on the caller's thread): store_settle does so
- * alone, and at once when store_commit_fd is readable. */
+/* Rows are written, and committed, on a thread of their own, so that the loop never waits on
+ * the disk: process, sample and unit rows are copied into a queue, which a full batch, a tick
+ * or a unit's start or end hands to the thread (store_commit_start), and the loop goes on
+ * filling the next. It stops taking rows only when that one is full too (store_full). Any
+ * other use of the store's own connection first waits for the thread and writes what is
+ * queued, so that it sees every row in order; the job's end is settled on the loop's thread
+ * (failures said and counted, callbacks called): store_settle does so alone, at once when
+ * store_commit_fd is readable. */
 int store_commit(struct store *s); /* commits now, and waits for it: 0, or the commit's error */
 void store_commit_start(struct store *s);
 /* The commit of a tick, then the checkpoint of the write-ahead log once it is long: handed over
  * as store_commit_start's. */
 void store_checkpoint(struct store *s);
-int store_settle(struct store *s);	       /* 0, or the error of the commit it settled */
-int store_busy(const struct store *s);	       /* a commit is handed and not settled yet */
+int store_settle(struct store *s);     /* 0, or the error of the commit it settled */
+int store_busy(const struct store *s); /* a commit is handed and not settled yet */
+/* A commit runs and the next batch is full: rows wait (the ring's events) until it ends */
+int store_full(const struct store *s);
 int store_commit_fd(const struct store *s);    /* readable once the handed commit is over */
 unsigned store_pending(const struct store *s); /* writes not committed yet */
 uint64_t store_written(const struct store *s); /* bytes of rows written since open, roughly */
@@ -110,10 +121,9 @@ size_t store_sample_bytes(void);
 /* A finished process of a unit past its cap: added into the unit's row for its tool,
  * subcommand, exit status and OOM kill, which counts it in the unit's totals and tool table but
  * does not list it. With no_new_tool (a unit with too many such rows) a process whose row is
- * not there yet goes to the "(other tools)" row of its exit status instead. *new_row_bytes: the
- * bytes of the row made for it, roughly; 0 when it was added into one already there. */
-int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool,
-		       size_t *new_row_bytes);
+ * not there yet goes to the "(other tools)" row of its exit status instead. A row made for it
+ * is said to on_folded (store_on_folded) once written. */
+int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool);
 /* A live process's sample for timelines. */
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
 		     int64_t offset_ns);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -42,12 +43,24 @@ static void checkpoint(struct store *s, int min_frames)
 		log_debug("store: checkpoint: %s", sqlite3_errmsg(s->db));
 }
 
-/* One job, on the committing thread: the export sequence's highest number kept, the commit,
- * then the checkpoint of a long log. SQLITE_OK, or the commit's error. */
-static int run_job(struct store *s, const struct commit_job *j)
+/* One job, on the committing thread: its rows written, the export sequence's highest number
+ * kept, the commit, then the checkpoint of a long log. SQLITE_OK, or the commit's error. */
+static int run_job(struct store *s, struct commit_job *j)
 {
 	int rc = SQLITE_OK;
 
+	if (j->commit && !j->in_txn && sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return sqlite3_errcode(s->db);
+	if (j->rows)
+		s->commit.write_rows(s, j);
+	if (j->rolled_back) /* nothing left to commit */
+		return j->err_code ? j->err_code : SQLITE_ERROR;
+	if (j->alive_ns) {
+		sqlite3_bind_int64(s->save_alive, 1, j->alive_ns);
+		if (sqlite3_step(s->save_alive) != SQLITE_DONE)
+			log_debug("store: heartbeat: %s", sqlite3_errmsg(s->db));
+		sqlite3_reset(s->save_alive);
+	}
 	if (j->commit) {
 		if (j->seq) {
 			sqlite3_bind_int64(s->save_seq, 1, j->seq);
@@ -65,7 +78,6 @@ static void *committer(void *arg)
 {
 	struct store *s = arg;
 	struct store_commit *c = &s->commit;
-	struct commit_job j;
 	uint64_t one = 1;
 	int rc;
 
@@ -75,9 +87,8 @@ static void *committer(void *arg)
 			pthread_cond_wait(&c->wake, &c->lock);
 		if (!c->queued)
 			break;
-		j = c->job;
 		pthread_mutex_unlock(&c->lock);
-		rc = run_job(s, &j);
+		rc = run_job(s, &c->job); /* the loop leaves it alone until done */
 		pthread_mutex_lock(&c->lock);
 		c->queued = 0;
 		c->rc = rc;
@@ -92,11 +103,12 @@ static void *committer(void *arg)
 	return NULL;
 }
 
-int store_commit_init(struct store *s)
+int store_commit_init(struct store *s, store_rows_fn write_rows)
 {
 	struct store_commit *c = &s->commit;
 	int err;
 
+	c->write_rows = write_rows;
 	c->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->fd < 0) {
 		err = -errno;
@@ -145,18 +157,18 @@ void store_lose(struct store *s, uint64_t unit, uint32_t n)
 		s->on_loss(s->loss_ctx, unit, n);
 }
 
+static void counts_lost(struct store *s, const struct unit_counts *c)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		store_lose(s, c->u[i].unit, (uint32_t)c->u[i].n);
+	store_lose(s, 0, (uint32_t)c->rest);
+}
+
 void store_batch_lost(struct store *s)
 {
-	unsigned i;
-
-	for (i = 0; i < s->nbatch; i++)
-		store_lose(s, s->batch[i].unit, s->batch[i].n);
-	store_lose(s, 0, s->batch_rest);
-	s->nbatch = 0;
-	s->batch_rest = 0;
+	counts_lost(s, &s->batch);
+	memset(&s->batch, 0, sizeof(s->batch));
 	s->in_txn = 0;
-	s->pending = 0;
-	s->pending_bytes = 0;
 }
 
 /* A write or the commit failed (disk full, I/O error). Said once until writes work again; the
@@ -175,41 +187,57 @@ int store_write_failed(struct store *s, const char *what)
 	return full ? -ENOSPC : -EIO;
 }
 
-/* What follows a commit, on the loop's thread: the batch is on disk (on_commit), or it failed
- * and what SQLite rolled back is counted lost. */
-static int commit_finished(struct store *s, const struct commit_job *j, int rc)
+/* A failure of the thread's, said once until writes work again */
+static int job_failed(struct store *s, const struct commit_job *j, int rc, const char *what)
 {
-	int err;
+	if (!s->failing)
+		log_error("store: %s failed: %s: what cannot be written is counted per unit (Lost) "
+			  "until writes work again",
+			  what, j->err[0] ? j->err : sqlite3_errstr(rc));
+	s->failing = 1;
+	return rc == SQLITE_FULL ? -ENOSPC : -EIO;
+}
 
+/* What follows a job, on the loop's thread: rows it could not write counted lost, folded rows
+ * said; then the batch is on disk (on_commit), or the commit failed and all it held is lost. */
+static int commit_finished(struct store *s, struct commit_job *j, int rc)
+{
+	int err = 0;
+
+	/* the same units in the same order in both */
+	for (unsigned i = 0; s->on_folded && i < j->folded.n; i++)
+		s->on_folded(s->folded_ctx, j->folded.u[i].unit, (unsigned)j->folded.u[i].n,
+			     (size_t)j->folded_bytes.u[i].n);
+	counts_lost(s, &j->failed);
+	if (j->failed.n || j->failed.rest)
+		err = job_failed(s, j, j->err_code, "write");
+	if (j->rows)
+		row_queue_clear(j->rows);
 	if (!j->commit)
-		return 0;
+		return err;
 	if (rc != SQLITE_OK) {
-		err = store_write_failed(s, "commit");
-		if (s->in_txn) { /* still open after a failed COMMIT: give it up */
+		if (!j->err[0])
+			snprintf(j->err, sizeof(j->err), "%s", sqlite3_errmsg(s->db));
+		err = job_failed(s, j, rc, "commit");
+		if (!sqlite3_get_autocommit(s->db)) /* still open after it: give it up */
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-			store_batch_lost(s);
-		}
+		counts_lost(s, &j->batch);
+		counts_lost(s, &j->procs);
 		return err;
 	}
 	if (s->commit.seq_saved)
 		s->seq_saved = j->seq;
-	if (s->failing)
+	if (s->failing && !err)
 		log_info("store: writes work again");
-	s->failing = 0;
-	s->in_txn = 0;
-	s->pending = 0;
-	s->pending_bytes = 0;
-	s->nbatch = 0;
-	s->batch_rest = 0;
+	s->failing = !!err;
 	if (s->on_commit)
 		s->on_commit(s->commit_ctx);
-	return 0;
+	return err;
 }
 
 int store_settle(struct store *s)
 {
 	struct store_commit *c = &s->commit;
-	struct commit_job j;
 	uint64_t n, t0;
 	int rc;
 
@@ -222,45 +250,99 @@ int store_settle(struct store *s)
 	s->waited_ns += clock_mono_ns() - t0;
 	c->done = 0;
 	rc = c->rc;
-	j = c->job;
 	pthread_mutex_unlock(&c->lock);
 	if (read(c->fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		log_warn("store: commit wakeup: %m");
 	c->busy = 0;
-	return commit_finished(s, &j, rc);
+	return commit_finished(s, &c->job, rc);
 }
 
-sqlite3 *store_db(struct store *s)
+/* Anything for the next commit: the loop's own writes, queued rows, the heartbeat */
+static int has_writes(const struct store *s)
 {
-	store_settle(s);
-	return s->db;
+	return s->in_txn || s->queue[s->filling].n || s->alive_ns;
 }
 
-/* Hand the open batch's commit (if any), then the checkpoint of a log of min_frames, to the
- * committing thread. Nothing to do, or a commit already running: nothing handed. Without the
- * thread (before it starts, after it ends), done here at once. */
+/* Hand the open batch (the queued rows, the loop's own writes) and its commit, if any, then the
+ * checkpoint of a log of min_frames, to the committing thread. Nothing to do, or a job already
+ * running: nothing handed. Without the thread (before it starts, after it ends), done here at
+ * once. */
 static int commit_start(struct store *s, int min_frames)
 {
 	struct store_commit *c = &s->commit;
-	struct commit_job j = { .commit = s->in_txn, .min_frames = min_frames };
+	struct row_queue *q = &s->queue[s->filling];
+	struct commit_job *j = &c->job;
 
 	if (c->busy)
 		return 0;
-	if (!j.commit && __atomic_load_n(&s->wal_frames, __ATOMIC_RELAXED) < min_frames)
+	if (!has_writes(s) && __atomic_load_n(&s->wal_frames, __ATOMIC_RELAXED) < min_frames)
 		return 0;
-	if (j.commit && s->next_seq - 1 > s->seq_saved)
-		j.seq = s->next_seq - 1;
+	memset(j, 0, sizeof(*j));
+	j->min_frames = min_frames;
+	j->in_txn = s->in_txn;
+	j->commit = has_writes(s);
+	j->alive_ns = s->alive_ns;
+	s->alive_ns = 0;
+	if (q->n) {
+		j->rows = q;
+		j->procs = q->procs;
+		s->filling ^= 1;
+	}
+	if (j->commit && s->next_seq - 1 > s->seq_saved)
+		j->seq = s->next_seq - 1;
+	j->batch = s->batch;
+	memset(&s->batch, 0, sizeof(s->batch));
+	s->in_txn = 0;
+	s->pending = 0;
+	s->pending_bytes = 0;
 	c->seq_saved = 0;
+	if (j->commit && s->on_handover)
+		s->on_handover(s->commit_ctx);
 	if (!c->running)
-		return commit_finished(s, &j, run_job(s, &j));
+		return commit_finished(s, j, run_job(s, j));
 	pthread_mutex_lock(&c->lock);
-	c->job = j;
 	c->queued = 1;
 	c->done = 0;
 	pthread_cond_broadcast(&c->wake);
 	pthread_mutex_unlock(&c->lock);
 	c->busy = 1;
 	return 0;
+}
+
+sqlite3 *store_db(struct store *s)
+{
+	store_settle(s);
+	if (s->queue[s->filling].n || s->alive_ns) { /* what is queued goes first, in order */
+		commit_start(s, STORE_WAL_CHECKPOINT_NOW);
+		store_settle(s);
+	}
+	return s->db;
+}
+
+int store_queue_row(struct store *s, enum row_op op, uint64_t unit, const struct rec_table *t,
+		    const struct rec_row *r, size_t bytes)
+{
+	int err;
+
+	/* a job runs, and this batch is far past full: memory stays bounded, the loop waits */
+	if (s->pending_bytes >= 4 * BATCH_BYTES)
+		store_settle(s);
+	err = row_queue_put(&s->queue[s->filling], op, unit, t, r);
+	if (err) {
+		if (op != ROW_UNIT && op != ROW_SAMPLE)
+			store_lose(s, unit, 1);
+		return err;
+	}
+	s->pending_bytes += bytes;
+	s->written += bytes;
+	if (++s->pending >= BATCH_MAX || s->pending_bytes >= BATCH_BYTES)
+		store_commit_start(s);
+	return 0;
+}
+
+int store_full(const struct store *s)
+{
+	return s->commit.busy && (s->pending >= BATCH_MAX || s->pending_bytes >= BATCH_BYTES);
 }
 
 void store_commit_start(struct store *s)
@@ -278,7 +360,7 @@ int store_commit(struct store *s)
 {
 	int err = store_settle(s);
 
-	if (err || !s->in_txn)
+	if (err || !has_writes(s))
 		return err;
 	err = commit_start(s, STORE_WAL_CHECKPOINT_NOW);
 	return err ? err : store_settle(s);

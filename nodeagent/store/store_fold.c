@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
 #include "store_internal.h"
 
 #define FOLD_OTHER_TOOL "(other tools)" /* the row of a unit with too many tools folded */
@@ -45,7 +44,9 @@ static enum fold_how fold_how(const struct rec_col *c)
 	return FOLD_SUM;
 }
 
-/* INSERT of a process row that, on its key's row already there, adds into it instead */
+/* INSERT of a process row that, on its key's row already there, adds into it instead; and the
+ * lookups of a unit's folded row and of a new key. Prepared on the committing thread, at its
+ * first fold, straight on the connection (the thread holds it). */
 static int fold_prepare(struct store *s)
 {
 	char names[2048], params[512], sql[8192];
@@ -55,7 +56,7 @@ static int fold_prepare(struct store *s)
 	if (!err)
 		err = rec_list(&store_processes, REC_PARAMS, params, sizeof(params));
 	if (err)
-		return err;
+		return SQLITE_ERROR;
 	n = snprintf(sql, sizeof(sql),
 		     "INSERT INTO processes(%s) VALUES(%s)"
 		     " ON CONFLICT(boot_id, pid, start_boot_ns) DO UPDATE SET ",
@@ -78,51 +79,56 @@ static int fold_prepare(struct store *s)
 		at += (size_t)n;
 	}
 	if (at + 1 >= sizeof(sql))
-		return -ENAMETOOLONG;
+		return SQLITE_TOOBIG;
 	sql[at - 2] = 0; /* the last ", " */
-	if (store_prepare(s, sql, &s->fold) ||
-	    store_prepare(s,
-			  "SELECT start_boot_ns FROM processes WHERE folded IS NOT NULL"
-			  " AND unit=?1 AND tool IS NULLIF(?3, '') AND subcommand IS NULLIF(?4, '')"
-			  " AND status=?5 AND boot_id=?2 AND pid=0 AND ((flags & ?6) != 0) = ?7"
-			  " AND tool_excluded=?8 AND tool_wrapper=?9",
-			  &s->fold_find) ||
-	    store_prepare(s, "SELECT MIN(start_boot_ns) FROM processes WHERE boot_id=?1 AND pid=0",
-			  &s->fold_key))
-		return -EIO;
-	return 0;
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->fold, NULL) ||
+	    sqlite3_prepare_v3(
+		    s->db,
+		    "SELECT start_boot_ns FROM processes WHERE folded IS NOT NULL"
+		    " AND unit=?1 AND tool IS NULLIF(?3, '') AND subcommand IS NULLIF(?4, '')"
+		    " AND status=?5 AND boot_id=?2 AND pid=0 AND ((flags & ?6) != 0) = ?7"
+		    " AND tool_excluded=?8 AND tool_wrapper=?9",
+		    -1, SQLITE_PREPARE_PERSISTENT, &s->fold_find, NULL) ||
+	    sqlite3_prepare_v3(
+		    s->db, "SELECT MIN(start_boot_ns) FROM processes WHERE boot_id=?1 AND pid=0",
+		    -1, SQLITE_PREPARE_PERSISTENT, &s->fold_key, NULL))
+		return sqlite3_errcode(s->db);
+	return SQLITE_OK;
 }
 
-/* The unit's folded row of tool, subcommand, exit status, OOM kill and tool kind: 1 and its key
- * in *key, 0 when there is none yet, or -EIO. Looked up by what the row stands for, through an
- * index of folded rows only, so that no two units' rows ever share a key, whatever their tools
- * are named. */
-static int fold_row_find(struct store *s, const struct proc *p, const char *tool, const char *sub,
-			 int64_t *key)
+static const char *text_of(const struct rec_row *r, int col)
+{
+	return r->set[col] && r->s[col] ? r->s[col] : "";
+}
+
+/* The unit's folded row of r's tool (or tool), subcommand, exit status, OOM kill and tool
+ * kind: 1 and its key in *key, 0 when there is none yet, or -1 (an error of SQLite's). Looked
+ * up by what the row stands for, through an index of folded rows only, so that no two units'
+ * rows ever share a key, whatever their tools are named. */
+static int fold_row_find(struct store *s, const struct rec_row *r, const char *tool,
+			 const char *sub, int64_t *key)
 {
 	sqlite3_stmt *st = s->fold_find;
 	int rc;
 
-	sqlite3_bind_int64(st, 1, (int64_t)p->unit);
+	sqlite3_bind_int64(st, 1, r->i[PCOL_unit]);
 	sqlite3_bind_text(st, 2, s->boot_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, tool, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, sub, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, p->exit.status);
+	sqlite3_bind_int64(st, 5, r->i[PCOL_status]);
 	sqlite3_bind_int64(st, 6, PROC_OOM_KILLED);
-	sqlite3_bind_int(st, 7, !!(p->flags & PROC_OOM_KILLED));
-	sqlite3_bind_int64(st, 8, p->tool.excluded);
-	sqlite3_bind_int64(st, 9, p->tool.wrapper);
+	sqlite3_bind_int(st, 7, !!(r->i[PCOL_flags] & PROC_OOM_KILLED));
+	sqlite3_bind_int64(st, 8, r->i[PCOL_tool_excluded]);
+	sqlite3_bind_int64(st, 9, r->i[PCOL_tool_wrapper]);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*key = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, "folded row");
-	return rc == SQLITE_ROW;
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* A key for a new folded row: below every folded row's of this boot (pid 0), so never a real
- * process's start nor another row's. 0, or -EIO. */
+ * process's start nor another row's. */
 static int fold_new_key(struct store *s, int64_t *key)
 {
 	int64_t lowest = 0;
@@ -134,47 +140,42 @@ static int fold_new_key(struct store *s, int64_t *key)
 		lowest = sqlite3_column_int64(s->fold_key, 0);
 	sqlite3_reset(s->fold_key);
 	if (rc != SQLITE_ROW)
-		return store_fail(s, "folded row key");
+		return rc;
 	*key = (lowest < 0 ? lowest : 0) - 1;
-	return 0;
+	return SQLITE_OK;
 }
 
-int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool,
-		       size_t *new_row_bytes)
+int store_fold_write(struct store *s, struct rec_row *r, int other, size_t *new_bytes)
 {
-	const char *tool = p->tool.name, *sub = p->tool.subcommand;
-	struct rec_row r = {};
+	const char *tool = text_of(r, PCOL_tool), *sub = text_of(r, PCOL_subcommand);
 	int64_t key;
-	int has;
+	int has, rc;
 
-	*new_row_bytes = 0;
-	store_db(s); /* the statements below are the connection's */
-	if (!s->fold && fold_prepare(s))
-		return store_wrote_process(s, p->unit, -EIO);
+	*new_bytes = 0;
+	if (!s->fold && (rc = fold_prepare(s)) != SQLITE_OK)
+		return rc;
 	/* a tool with a row of its own keeps adding into it, however many rows the unit has */
-	has = fold_row_find(s, p, tool, sub, &key);
-	if (has == 0 && no_new_tool) {
+	has = fold_row_find(s, r, tool, sub, &key);
+	if (has == 0 && other) {
 		tool = FOLD_OTHER_TOOL;
 		sub = "";
-		has = fold_row_find(s, p, tool, sub, &key);
+		has = fold_row_find(s, r, tool, sub, &key);
 	}
-	if (has == 0 && fold_new_key(s, &key))
-		has = -EIO;
 	if (has < 0)
-		return store_wrote_process(s, p->unit, has);
+		return sqlite3_errcode(s->db);
+	if (has == 0 && (rc = fold_new_key(s, &key)) != SQLITE_OK)
+		return rc;
 	/* what the row keeps: its numbers, comm, tool and subcommand (not argv, exe) */
 	if (!has)
-		*new_row_bytes = ROW_FIXED_BYTES + strlen(p->comm) + strlen(tool) + strlen(sub);
-	/* the process's figures; who it was is not kept */
-	process_row_fill(p, NULL, offset_ns, &r);
-	rec_int(&r, PCOL_pid, 0);
-	rec_int(&r, PCOL_start_boot_ns, key);
-	rec_int(&r, PCOL_folded, 1);
-	rec_text(&r, PCOL_tool, tool);
-	rec_text(&r, PCOL_subcommand, sub);
-	r.set[PCOL_ppid] = r.set[PCOL_exe] = r.set[PCOL_argv] = r.set[PCOL_interpreter] = 0;
-	r.set[PCOL_stall_reason] = r.set[PCOL_stall_start_ns] = 0;
-	r.set[PCOL_parent_start_boot_ns] = 0;
-	rec_bind(s, s->fold, &store_processes, &r);
-	return store_wrote_process(s, p->unit, store_write_step(s, s->fold, *new_row_bytes));
+		*new_bytes = ROW_FIXED_BYTES + strlen(text_of(r, PCOL_comm)) + strlen(tool) +
+			     strlen(sub);
+	rec_int(r, PCOL_pid, 0);
+	rec_int(r, PCOL_start_boot_ns, key);
+	rec_text(r, PCOL_tool, tool);
+	rec_text(r, PCOL_subcommand, sub);
+	rec_bind(s, s->fold, &store_processes, r);
+	rc = sqlite3_step(s->fold);
+	sqlite3_reset(s->fold);
+	sqlite3_clear_bindings(s->fold);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }

@@ -5,10 +5,10 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include "records.h"
+#include "row_queue.h"
 #include "store.h"
 
-#define STORE_BATCH_UNITS 64 /* units whose processes an open batch tracks for loss counts */
-#define BATCH_MAX 20000	     /* commit early past this many pending writes */
+#define BATCH_MAX 20000 /* commit early past this many pending writes */
 /* ... or this many bytes of rows: the write-ahead log holds a whole batch until its commit,
  * whatever the checkpoints, so a storm of large rows must not make one large batch */
 #define BATCH_BYTES (1u << 20)
@@ -31,10 +31,23 @@
 
 /* A commit handed to the committing thread (store_commit.c) */
 struct commit_job {
-	int commit;	/* the open batch's; else a checkpoint alone */
-	int min_frames; /* then a checkpoint, once the log is this long */
-	int64_t seq;	/* the export sequence's highest number to keep in meta; 0: none */
+	int commit;		/* the open batch's; else a checkpoint alone */
+	int min_frames;		/* then a checkpoint, once the log is this long */
+	int64_t seq;		/* the export sequence's highest number to keep in meta; 0: none */
+	int in_txn;		/* the loop's writes began the transaction: the rows join it */
+	int64_t alive_ns;	/* the heartbeat to write; 0: none */
+	struct row_queue *rows; /* written first (store_rows.c); NULL: none */
+	struct unit_counts batch; /* processes the loop wrote itself in the transaction */
+	struct unit_counts procs; /* the rows' processes */
+	/* the thread's: what it could not write, and the folded rows it made */
+	struct unit_counts failed, folded, folded_bytes;
+	int rolled_back; /* a write failed and SQLite gave the transaction up */
+	int err_code;	 /* the first failure's */
+	char err[160];
 };
+/* Writes a job's rows on the committing thread: store_rows_write (store_open gives it: the
+ * commits' file calls nothing that calls it back) */
+typedef void (*store_rows_fn)(struct store *s, struct commit_job *j);
 
 struct store_commit {
 	pthread_t thread;
@@ -47,6 +60,7 @@ struct store_commit {
 	int queued, done, quit, rc;
 	int seq_saved; /* the job's seq went to meta (read once done) */
 	int busy;      /* the loop's: a job is handed and not settled yet */
+	store_rows_fn write_rows;
 };
 
 struct store {
@@ -59,20 +73,23 @@ struct store {
 	size_t pending_bytes; /* of rows in the open batch, roughly */
 	uint64_t written;     /* bytes of rows written since open, roughly */
 	int failing;	      /* writes fail (disk full, I/O error): said once, until they work */
-	struct {
-		uint64_t unit;
-		uint32_t n;
-	} batch[STORE_BATCH_UNITS]; /* processes of the open batch, per unit */
-	unsigned nbatch;
-	uint32_t batch_rest; /* processes of units beyond the tracked ones */
+	struct unit_counts batch; /* processes the loop wrote itself in the open transaction */
+	/* rows for the committing thread: one filling, the other the running job's */
+	struct row_queue queue[2];
+	int filling;
 	store_loss_fn on_loss;
 	void *loss_ctx;
-	store_commit_fn on_commit;
+	store_commit_fn on_commit, on_handover;
 	void *commit_ctx;
+	store_folded_fn on_folded;
+	void *folded_ctx;
 	sqlite3_stmt *put_unit, *add_process, *add_sample;
 	/* the export sequence (store.h): the next number, and the last one written to meta */
 	int64_t next_seq, seq_saved;
 	sqlite3_stmt *save_seq;
+	/* the heartbeat, for the next batch (0: none); its statement */
+	int64_t alive_ns;
+	sqlite3_stmt *save_alive;
 	/* store_fold.c's, prepared at its first use */
 	sqlite3_stmt *fold, *fold_find, *fold_key;
 	/* each user's (owner_uid's) holding, summed once a round and kept up to date as units
@@ -138,7 +155,7 @@ void store_bind_flags(sqlite3_stmt *st);
 /* ---- commits (store_commit.c) */
 
 /* Start and stop the committing thread (store_commit_init registers the log's hook). */
-int store_commit_init(struct store *s);
+int store_commit_init(struct store *s, store_rows_fn write_rows);
 void store_commit_fini(struct store *s);
 /* The connection, once the commit running on it (if any) has ended and been settled: what
  * every use of it on the loop's side goes through. */
@@ -151,8 +168,15 @@ void store_lose(struct store *s, uint64_t unit, uint32_t n);
 /* A write joins the open batch (begun if none is open); a batch of BATCH_MAX writes or
  * BATCH_BYTES of rows is handed to the committing thread at once. bytes: the row's, roughly. */
 int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes);
-/* A process's write's outcome: counted for its unit in the batch, or lost. */
-int store_wrote_process(struct store *s, uint64_t unit, int err);
+/* A row for the committing thread, which writes it in the open batch (its share counted as
+ * store_write_step's). 0, or -ENOMEM (counted lost when a process's). */
+int store_queue_row(struct store *s, enum row_op op, uint64_t unit, const struct rec_table *t,
+		    const struct rec_row *r, size_t bytes);
+/* The rows' writer (store_rows.c), and the folded rows' (store_fold.c), on the thread */
+void store_rows_write(struct store *s, struct commit_job *j);
+/* r added into its unit's folded row (other: into "(other tools)" when its tool has none):
+ * *new_bytes the bytes of a row made for it, 0 when it joined one. SQLITE_OK or the error. */
+int store_fold_write(struct store *s, struct rec_row *r, int other, size_t *new_bytes);
 
 /* The unit states and kinds a statement names (:running, :lost, :local), bound to unit.h's
  * words: SQL never spells them. store_query.c's. */

@@ -392,15 +392,8 @@ int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned
 
 int store_set_alive(struct store *s, int64_t now_ns)
 {
-	sqlite3_stmt *st;
-	int err;
-
-	if (store_prepare(s, "INSERT OR REPLACE INTO meta VALUES('alive_ns', ?)", &st))
-		return -EIO;
-	sqlite3_bind_int64(st, 1, now_ns);
-	err = sqlite3_step(st) == SQLITE_DONE ? 0 : store_write_failed(s, "heartbeat");
-	sqlite3_finalize(st);
-	return err;
+	s->alive_ns = now_ns; /* written with the next batch (store_commit.c) */
+	return 0;
 }
 
 int store_last_alive(struct store *s, int64_t *out)

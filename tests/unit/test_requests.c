@@ -46,6 +46,7 @@ static struct unit *add_unit(struct agent *a, uint64_t id, const char *kind, uin
 	u = units_adopt(a, &t);
 	assert_non_null(u);
 	units_save(a, u);
+	assert_int_equal(store_commit(a->store), 0); /* saved: as the loop's commit leaves it */
 	return u;
 }
 

@@ -120,14 +120,14 @@ static void test_release_after_commit(void **state)
 	put(8, 'c', 0);
 	s.stop_at = 1; /* the time budget ran out after the first */
 	assert_int_equal(ring_reader_read(r, take, &s), 1);
-	ring_reader_release(r, take, &released);
+	ring_reader_release(r, UINT64_MAX, take, &released);
 	assert_int_equal(released.n, 1);
 	assert_int_equal(ring.consumer, 16);
 	s.stop_at = 0;
 	assert_int_equal(ring_reader_read(r, take, &s), 1);
 	assert_int_equal(s.bytes[1], 'c');
 	/* a release shows each record handed since the last one, the discarded one not */
-	ring_reader_release(r, take, &released);
+	ring_reader_release(r, UINT64_MAX, take, &released);
 	assert_int_equal(released.n, 2);
 	assert_int_equal(released.bytes[1], 'c');
 	assert_int_equal(ring.consumer, ring.producer);
@@ -145,7 +145,7 @@ static void test_unreleased_handed_again(void **state)
 	assert_int_equal(ring_reader_wrap(&r, &ring.consumer, &ring.producer, ring.data, SIZE), 0);
 	put(8, 'a', 0);
 	assert_int_equal(ring_reader_read(r, take, &s), 1);
-	ring_reader_release(r, NULL, NULL); /* committed */
+	ring_reader_release(r, UINT64_MAX, NULL, NULL); /* committed */
 	put(8, 'b', 0);
 	put(8, 'c', 0);
 	assert_int_equal(ring_reader_read(r, take, &s), 2);
@@ -174,7 +174,7 @@ static void test_wraps(void **state)
 	assert_int_equal(s.sizes[0], 40);
 	assert_int_equal(ring.data[SIZE - 16 + 8 + 39], 'w'); /* past the end, in the second map */
 	assert_int_equal(s.bytes[1], 'x');
-	ring_reader_release(r, NULL, NULL);
+	ring_reader_release(r, UINT64_MAX, NULL, NULL);
 	assert_int_equal(ring.consumer, 3 * SIZE - 16 + 48 + 16);
 	ring_reader_close(r);
 	assert_int_equal(ring_reader_wrap(&r, &ring.consumer, &ring.producer, ring.data, 3000),

@@ -846,17 +846,24 @@ static void test_batching(void **state)
 	assert_false(store_busy(s));
 	assert_int_equal(store_pending(s), 0);
 	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), full + 1);
-	/* a write while a commit runs waits for it, and opens the next batch */
+	/* rows written while a commit runs go into the next batch, without waiting; once that one
+	 * is full too, the store says so (the loop then stops taking events) */
 	for (i = 1; i < full; i++)
 		assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
 	store_commit_start(s);
 	assert_true(store_busy(s));
 	assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
-	assert_false(store_busy(s));
+	assert_true(store_busy(s)); /* until settled */
 	assert_int_equal(store_pending(s), 1);
+	assert_false(store_full(s));
+	for (i = 1; i < full; i++)
+		assert_int_equal(store_add_sample(s, &p, i, OFFSET), 0);
+	assert_true(store_full(s));
+	assert_int_equal(store_settle(s), 0);
+	assert_false(store_full(s));
 	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), 2 * full);
-	assert_int_equal(store_commit(s), 0);
-	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), 2 * full + 1);
+	assert_int_equal(store_commit(s), 0); /* any use of the store writes what is queued */
+	assert_int_equal(count_rows("SELECT COUNT(*) FROM samples"), 3 * full);
 
 	/* close commits what is pending */
 	u = mkunit(2, "job-2", 1000, 2, UNIT_RUNNING);

@@ -58,7 +58,7 @@ static int setup(void **state)
 static void open_store(struct agent *a)
 {
 	assert_int_equal(store_open(&a->store, path, a->boot_id), 0);
-	store_on_commit(a->store, agent_committed, a);
+	agent_hook_store(a);
 }
 
 static int teardown(void **state)

@@ -41,7 +41,7 @@ struct agent *ta_agent_new(const char *name, const char *boot, char *dir)
 		free(a);
 		return NULL;
 	}
-	store_on_commit(a->store, agent_committed, a);
+	agent_hook_store(a);
 	return a;
 }
 

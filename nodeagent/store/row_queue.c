@@ -1,0 +1,189 @@
+/* Rows copied into one buffer for the committing thread (row_queue.h). A row is a header (its
+ * length, its op, its unit, how many columns) and its columns, each its index, its kind and its
+ * value: an integer, or a length and the bytes of a string (with its NUL) or of a blob. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "row_queue.h"
+#include "store_internal.h"
+
+struct row_head {
+	uint32_t len; /* of the row, this header included */
+	uint16_t cols;
+	uint8_t op;
+	uint8_t pad;
+	uint64_t unit;
+};
+
+enum { COL_INT, COL_TEXT, COL_BLOB };
+
+/* How column i of t is kept: a blob's bytes, a string with its NUL, or an integer (a string
+ * left NULL too: the thread binds by the column's kind, which leaves it NULL) */
+static int col_kind(const struct rec_table *t, const struct rec_row *r, size_t i)
+{
+	switch (t->cols[i].kind) {
+	case REC_BLOB:
+		return r->s[i] && r->len[i] ? COL_BLOB : COL_INT;
+	case REC_TEXT:
+	case REC_STATE:
+		return r->s[i] ? COL_TEXT : COL_INT;
+	default:
+		return COL_INT;
+	}
+}
+
+static size_t row_bytes(const struct rec_table *t, const struct rec_row *r)
+{
+	size_t b = sizeof(struct row_head);
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (!r->set[i])
+			continue;
+		switch (col_kind(t, r, i)) {
+		case COL_BLOB:
+			b += 2 + 4 + r->len[i];
+			break;
+		case COL_TEXT:
+			b += 2 + 4 + strlen(r->s[i]) + 1;
+			break;
+		default:
+			b += 2 + 8;
+		}
+	}
+	return b;
+}
+
+static uint8_t *put(uint8_t *at, const void *v, size_t len)
+{
+	memcpy(at, v, len);
+	return at + len;
+}
+
+int row_queue_put(struct row_queue *q, enum row_op op, uint64_t unit, const struct rec_table *t,
+		  const struct rec_row *r)
+{
+	size_t need = row_bytes(t, r), cap;
+	struct row_head h = { .len = (uint32_t)need, .op = (uint8_t)op, .unit = unit };
+	uint8_t *at, *buf, kind;
+	uint32_t len;
+
+	if (t->n > REC_MAX || need > UINT32_MAX)
+		return -EINVAL;
+	if (q->len + need > q->cap) {
+		cap = q->cap ? q->cap : 65536;
+		while (cap < q->len + need)
+			cap *= 2;
+		buf = realloc(q->buf, cap);
+		if (!buf)
+			return -ENOMEM;
+		q->buf = buf;
+		q->cap = cap;
+	}
+	at = q->buf + q->len + sizeof(h);
+	for (size_t i = 0; i < t->n; i++) {
+		if (!r->set[i])
+			continue;
+		h.cols++;
+		*at++ = (uint8_t)i;
+		kind = (uint8_t)col_kind(t, r, i);
+		if (kind == COL_INT) {
+			*at++ = kind;
+			at = put(at, &r->i[i], 8);
+			continue;
+		}
+		len = kind == COL_BLOB ? r->len[i] : (uint32_t)strlen(r->s[i]) + 1;
+		*at++ = kind;
+		at = put(at, &len, 4);
+		at = put(at, r->s[i], len);
+	}
+	memcpy(q->buf + q->len, &h, sizeof(h));
+	q->len += need;
+	q->n++;
+	if (op != ROW_UNIT && op != ROW_SAMPLE)
+		unit_counts_add(&q->procs, unit, 1);
+	return 0;
+}
+
+int row_queue_next(const struct row_queue *q, size_t *at, enum row_op *op, uint64_t *unit,
+		   struct rec_row *r)
+{
+	const uint8_t *p, *end;
+	struct row_head h;
+	uint32_t len;
+	uint8_t col, kind;
+
+	if (*at >= q->len)
+		return 0;
+	if (q->len - *at < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, q->buf + *at, sizeof(h));
+	if (h.len < sizeof(h) || h.len > q->len - *at)
+		return -EINVAL;
+	p = q->buf + *at + sizeof(h);
+	end = q->buf + *at + h.len;
+	memset(r->set, 0, sizeof(r->set));
+	for (unsigned c = 0; c < h.cols; c++) {
+		if (end - p < 2)
+			return -EINVAL;
+		col = *p++;
+		kind = *p++;
+		if (col >= REC_MAX)
+			return -EINVAL;
+		r->set[col] = 1;
+		r->s[col] = NULL;
+		r->len[col] = 0;
+		r->i[col] = 0;
+		if (kind == COL_INT) {
+			if (end - p < 8)
+				return -EINVAL;
+			memcpy(&r->i[col], p, 8);
+			p += 8;
+			continue;
+		}
+		if (end - p < 4)
+			return -EINVAL;
+		memcpy(&len, p, 4);
+		p += 4;
+		if ((size_t)(end - p) < len || (kind == COL_TEXT && (!len || p[len - 1])))
+			return -EINVAL;
+		r->s[col] = (const char *)p;
+		if (kind == COL_BLOB)
+			r->len[col] = len;
+		p += len;
+	}
+	*op = (enum row_op)h.op;
+	*unit = h.unit;
+	*at += h.len;
+	return 1;
+}
+
+void row_queue_clear(struct row_queue *q)
+{
+	q->len = 0;
+	q->n = 0;
+	memset(&q->procs, 0, sizeof(q->procs));
+}
+
+void unit_counts_add(struct unit_counts *c, uint64_t unit, uint64_t n)
+{
+	unsigned i;
+
+	for (i = 0; i < c->n && c->u[i].unit != unit; i++)
+		;
+	if (i == c->n) {
+		if (c->n == UNIT_COUNTS) {
+			c->rest += n; /* more units than counted: unattributed */
+			return;
+		}
+		c->u[c->n].unit = unit;
+		c->u[c->n++].n = 0;
+	}
+	c->u[i].n += n;
+}
+
+void row_queue_free(struct row_queue *q)
+{
+	free(q->buf);
+	memset(q, 0, sizeof(*q));
+}
