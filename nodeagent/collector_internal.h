@@ -22,7 +22,7 @@ enum {
 	SIG_COUNT
 };
 
-#define PINNED_MAPS 10 /* collector_pins.c's pinned_maps */
+#define PINNED_MAPS 11 /* collector_pins.c's pinned_maps */
 
 struct collector {
 	struct process_bpf *skel;
