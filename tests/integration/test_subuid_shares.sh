@@ -73,4 +73,35 @@ check "the ring was full: the storms lost events ($alost)" [ "$alost" -gt 0 ]
 check "the events lost are the storms' ($alost of $lost)" [ "$alost" -ge "$lost" ]
 check "the owner was refused as one: its losses are refusals, not a full ring ($refused of $lost)" \
   [ $((refused * 100)) -ge $((lost * 95)) ]
+
+# the kernel side follows the file: a changed range, then more ranges than it holds
+entry0() { bpftool -j map lookup pinned "$PINS/$NODE/subuid_ranges" key 0 0 0 0 |
+  python3 -c 'import json, sys; v = json.load(sys.stdin)["formatted"]["value"]; print(v["start"], v["count"], v["owner"])'; }
+echo "$(id -u $ATTACKER):300000:100" > "$T/subuid.new" && chmod 644 "$T/subuid.new" && mv "$T/subuid.new" "$T/subuid"
+sleep 1.5
+check "a changed file reaches the kernel side ($(entry0))" [ "$(entry0)" = "300000 100 $(id -u $ATTACKER)" ]
+awk 'BEGIN { for (i = 0; i < 16400; i++) print "4242:" 1000000 + 2 * i ":1" }' > "$T/subuid.new"
+chmod 644 "$T/subuid.new" && mv "$T/subuid.new" "$T/subuid"
+sleep 1.5
+check "16400 ranges: 16384 in the kernel side, 16 left out ($(status_n subuid_ranges), $(status_n subuid_ranges_left_out))" \
+  [ "$(status_n subuid_ranges)" = 16384 -a "$(status_n subuid_ranges_left_out)" = 16 ]
+check "the ranges left out are said in the log" grep -q "16 ranges of $T/subuid beyond the kernel side's 16384" "$T/tracerd.log"
+check "and in tracerctl status" sh -c "'$BUILD/tracerctl' -N $NODE status | grep -q 'subordinate uids  16 ranges beyond'"
+# whose slots of the ring's shares are taken (the uids they were charged as)
+share_owners() { bpftool -j map dump pinned "$PINS/$NODE/shares" | python3 -c '
+import json, sys
+b = bytes(int(x, 16) for x in json.load(sys.stdin)[0]["value"])
+print(" ".join(str(int.from_bytes(b[i:i + 4], "little") - 1) for i in range(0, len(b), 16) if b[i:i + 4] != bytes(4)))'; }
+# a uid of the 12346th range, one between two ranges, one of a range left out: a traced run each
+for u in $((1000000 + 2 * 12345)) $((1000000 + 2 * 12345 + 1)) $((1000000 + 2 * 16390)); do
+  asuid "$u" "$BUILD/tracerctl" -N $NODE run -- /bin/true 2> /dev/null
+done
+owners=" $(share_owners) "
+echo "  the ring's shares are held by uids:$owners"
+check "a uid deep in the ranges is charged to its owner (4242), not itself" \
+  sh -c "echo '$owners' | grep -q ' 4242 ' && ! echo '$owners' | grep -q ' $((1000000 + 2 * 12345)) '"
+check "no slot was taken by a storm's own uid (20000N): one, the owner's, for all 12" \
+  sh -c "! echo '$owners' | grep -q ' 2000[0-9][0-9] ' && echo '$owners' | grep -q ' $(id -u $ATTACKER) '"
+check "a uid in no range, and one of a range left out, are charged to themselves" \
+  sh -c "echo '$owners' | grep -q ' $((1000000 + 2 * 12345 + 1)) ' && echo '$owners' | grep -q ' $((1000000 + 2 * 16390)) '"
 finish

@@ -11,8 +11,9 @@
 
 static struct subuid_range range(uint32_t start, uint32_t count, uid_t owner, int8_t looked)
 {
-	return (struct subuid_range){ .start = start, .count = count, .owner = owner,
-				      .looked = looked };
+	return (struct subuid_range){
+		.start = start, .count = count, .owner = owner, .looked = looked
+	};
 }
 
 static void assert_entry(const struct subuid_owner *e, uint32_t start, uint32_t count,
@@ -48,9 +49,9 @@ static void test_owners(void **state)
 static void test_merged(void **state)
 {
 	struct subuid_range r[] = {
-		range(1000, 10, 7, 1),	     range(1010, 10, 7, 1), /* adjacent, one owner */
-		range(1021, 10, 7, 1),				    /* a gap: apart */
-		range(1031, 10, 8, 1),				    /* another owner */
+		range(1000, 10, 7, 1), range(1010, 10, 7, 1), /* adjacent, one owner */
+		range(1021, 10, 7, 1),			      /* a gap: apart */
+		range(1031, 10, 8, 1),			      /* another owner */
 		range(1041, 10, 8, 1),
 	};
 	struct subuid_owner e[8];
