@@ -69,8 +69,8 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 # The layout of what tracerd pins (nodeagent/collector_pins.c): a tracerd takes over only maps
 # laid out as its own, and reads an old ring only when its events are laid out as its own.
-$(PIN_LAYOUT): bpf/process.h bpf/maps.bpf.h | $(B)/bpf
-	{ printf '#define PIN_MAPS_LAYOUT 0x%sULL\n' $$({ cat bpf/process.h bpf/maps.bpf.h; $(if $(PIN_LAYOUT_VARIANT),echo $(BPF_VARIANT);) } | sha256sum | cut -c1-16); \
+$(PIN_LAYOUT): bpf/process.h bpf/maps.bpf.h bpf/subuid_ranges.h | $(B)/bpf
+	{ printf '#define PIN_MAPS_LAYOUT 0x%sULL\n' $$({ cat bpf/process.h bpf/maps.bpf.h bpf/subuid_ranges.h; $(if $(PIN_LAYOUT_VARIANT),echo $(BPF_VARIANT);) } | sha256sum | cut -c1-16); \
 	  printf '#define PIN_EVENTS_LAYOUT 0x%sULL\n' $$(sha256sum < bpf/process.h | cut -c1-16); } > $@.tmp && mv $@.tmp $@
 
 # ---- user space

@@ -8,6 +8,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "process.h"
+#include "subuid_ranges.h"
 
 /* 0 in the product; tests build a tracerd of another map layout with it (Makefile) */
 #ifndef TRACER_PIN_LAYOUT_VARIANT
@@ -41,6 +42,10 @@ volatile __u32 have_net = 0;
  * threads found again after a restart, on kernels without pidfds for threads): from then on
  * an unmarked task is looked up through its group leader's storage too. */
 volatile __u32 unmarked_tracked = 0;
+/* Set by tracerd: how many entries of subuid_ranges are in use, and the lowest uid they hold
+ * (a uid below it, as most users' are, is nobody's subordinate uid without a search). */
+volatile __u32 subuid_count = 0;
+volatile __u32 subuid_lowest = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -142,6 +147,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } unwoken SEC(".maps");
+
+/* Subordinate uid ranges, written by tracerd (see struct subuid_owner). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SUBUID_MAP_MAX);
+	__type(key, __u32);
+	__type(value, struct subuid_owner);
+} subuid_ranges SEC(".maps");
 
 /* See struct ring_share. Its own section, so that the lines the CPUs and tracerd write are not
  * those every event of untracked tasks reads (the flags above). */

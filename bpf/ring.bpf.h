@@ -41,14 +41,49 @@ static __always_inline void lose(__u64 unit)
 		bpf_map_update_elem(&unit_lost, &unit, &one, BPF_NOEXIST);
 }
 
-/* The current user's slot in shares: the one it holds, else the first of its probes that is
- * free or has nothing left in the ring (taken over); SHARE_SLOTS when others hold all its probes.
- * That user is then charged nothing (never refused by share): charged to a probe on top of its
- * holder, it could be refused for another's bytes, and the hash is fixed, so a user with many
- * uids could fill a chosen user's probes. */
+/* Whose share uid's events go to: the owner of the subordinate range that holds it, else uid. A
+ * binary search of subuid_ranges without a branch on what it reads (one that branched made the
+ * verifier walk each of its paths, more than it allows); tracerd may be rewriting the entries:
+ * an event then charged to another slot than its owner's gives its bytes back to that same slot
+ * (event_header.share). */
+static __always_inline __u32 share_owner(__u32 uid)
+{
+	__u32 base = 0, len = subuid_count, half, mid, k;
+	struct subuid_owner *r;
+	__u64 mask;
+
+	if (!len || uid < subuid_lowest)
+		return uid;
+	if (len > SUBUID_MAP_MAX)
+		len = SUBUID_MAP_MAX;
+	/* the last entry that starts at or before uid: len halves each step, to 1 */
+	for (k = 0; k < SUBUID_MAP_STEPS; k++) {
+		half = len / 2;
+		mid = base + half;
+		r = bpf_map_lookup_elem(&subuid_ranges, &mid);
+		if (!r)
+			return uid;
+		/* all ones when it starts at or before uid, else 0; the barriers keep clang from
+		 * making that a branch */
+		mask = (__u64)uid - r->start;
+		barrier_var(mask);
+		mask = (mask >> 63) - 1;
+		barrier_var(mask);
+		base += half & (__u32)mask;
+		len -= half;
+	}
+	r = bpf_map_lookup_elem(&subuid_ranges, &base);
+	return r && r->start <= uid && uid - r->start < r->count ? r->owner : uid;
+}
+
+/* The current user's slot in shares (its uid's owner's, see share_owner): the one it holds, else
+ * the first of its probes that is free or has nothing left in the ring (taken over); SHARE_SLOTS
+ * when others hold all its probes. That user is then charged nothing (never refused by share):
+ * charged to a probe on top of its holder, it could be refused for another's bytes, and the hash is
+ * fixed, so a user with many uids could fill a chosen user's probes. */
 static __always_inline __u32 share_slot(void)
 {
-	__u32 owner = (__u32)bpf_get_current_uid_gid() + 1,
+	__u32 owner = share_owner((__u32)bpf_get_current_uid_gid()) + 1,
 	      first = owner * 2654435761u >> (32 - SHARE_BITS);
 	__u32 i, k, o, seen = 0, take = SHARE_SLOTS;
 

@@ -349,6 +349,7 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
 	snprintf(a->node, sizeof(a->node), "%s", node);
 	a->offset_ns = clock_unix_ns() - (int64_t)clock_boot_ns();
 	a->started_ns = clock_unix_ns();
+	a->subuid_gen = UINT64_MAX;
 	a->tick_ns = procfs_tick_ns();
 	pw = getpwnam(cfg->slurm_user);
 	a->slurm_uid = pw ? pw->pw_uid : (uid_t)-1;
@@ -585,6 +586,10 @@ struct json_object *agent_status_json(struct agent *a, const struct peer *peer)
 	/* processes a full disk kept out of the store, of units already gone from memory */
 	json_object_object_add(ev, "unstored", json_object_new_int64(a->unstored));
 	json_object_object_add(ev, "malformed", json_object_new_int64(a->bad_events));
+	/* subordinate uid ranges whose events are charged to their owners (ring_owners.c) */
+	json_object_object_add(ev, "subuid_ranges", json_object_new_int64(a->subuid_entries));
+	json_object_object_add(ev, "subuid_ranges_left_out",
+			       json_object_new_int64(a->subuid_left_out));
 	json_object_object_add(r, "node", json_object_new_string(a->node));
 	json_object_object_add(r, "pid", json_object_new_int(getpid()));
 	json_object_object_add(r, "started_ns", json_object_new_int64(a->started_ns));

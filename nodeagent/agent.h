@@ -64,6 +64,12 @@ int agent_sample(struct agent *a);
 #define AGENT_HOUSEKEEPING_MS 10000
 void agent_tick(struct agent *a);
 
+/* At start and on every commit tick: the kernel side charges the events of a subordinate uid
+ * (the ranges of s, read again when the file changed; some owners' names looked up) to its
+ * owner's share of the ring, as the ranges stand now (ring_owners.c). */
+struct subuids;
+void agent_sync_subuids(struct agent *a, struct subuids *s);
+
 /* `tracerctl shutdown [--unpin]`: tracerd stops at the end of this turn of its loop, as at
  * SIGTERM; with unpin, its pin set goes with it and its programs are detached (else they stay
  * attached, and the next tracerd takes the set over). */

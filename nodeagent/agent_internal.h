@@ -63,6 +63,10 @@ struct agent {
 	/* keys given up on (REGISTRY_WAIT_MS): their processes still running are not stored */
 	uint64_t expired[REGISTRY_EXPIRED_MAX];
 	unsigned nexpired;
+	/* ring_owners.c's: the subuids generation the kernel side holds (UINT64_MAX: none yet),
+	 * its entries and the ranges beyond them */
+	uint64_t subuid_gen;
+	unsigned subuid_entries, subuid_left_out;
 	int stop_requested; /* tracerctl shutdown */
 	uint64_t handed;    /* the ring's mark where the batch the store commits ends */
 	int unpin_at_stop;  /* tracerctl shutdown --unpin: the pin set goes with tracerd */

@@ -435,6 +435,7 @@ void collector_close(struct collector *c)
 	pins_stop(c, c->unpin);
 	pins_reuse_done(c);
 	process_bpf__destroy(c->skel);
+	free(c->subuids);
 	free(c);
 }
 

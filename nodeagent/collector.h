@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "process.h"
+#include "subuid_ranges.h"
 
 struct collector;
 
@@ -67,6 +68,9 @@ int collector_proc_waits(const struct collector *c, uint32_t tgid, uint64_t star
 uint64_t collector_proc_unit(const struct collector *c, uint32_t tgid, uint64_t start_ns);
 /* Whether network bytes are counted (this kernel has the sock_*_length tracepoints). */
 int collector_has_net(const struct collector *c);
+/* Whose share of the ring the events of a subordinate uid are charged to: the n entries e
+ * (sorted and disjoint, n <= SUBUID_MAP_MAX; subuid_map.h) replace those the kernel side holds. */
+int collector_set_subuids(struct collector *c, const struct subuid_owner *e, size_t n);
 int collector_track_cgroup(struct collector *c, uint64_t cgroup_id, uint64_t unit);
 int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id);
 

@@ -22,7 +22,7 @@ enum {
 	SIG_COUNT
 };
 
-#define PINNED_MAPS 10 /* collector_pins.c's pinned_maps */
+#define PINNED_MAPS 11 /* collector_pins.c's pinned_maps */
 
 struct collector {
 	struct process_bpf *skel;
@@ -44,6 +44,11 @@ struct collector {
 	int unpin;    /* at close: the set removed, the programs detached */
 	int retiring; /* an old set of another layout runs on beside, until collector_retire */
 	int reuse_fds[PINNED_MAPS];
+	/* collector_track.c's: the subuid_ranges entries known written (the first subuids_known;
+	 * none at first, as the map's contents are unknown when taken over), so that a change
+	 * rewrites only the entries that changed */
+	struct subuid_owner *subuids;
+	size_t subuids_known;
 };
 
 /* Before the load: an existing pin set is taken over (its maps' fds kept for pins_reuse) or,

@@ -63,6 +63,7 @@ static const struct {
 	{ "unit_lost", MAP(unit_lost), BPF_MAP_TYPE_LRU_HASH },
 	{ "bss", MAP(bss), BPF_MAP_TYPE_ARRAY }, /* the flags the programs and tracerd share */
 	{ "shares", MAP(data_shares), BPF_MAP_TYPE_ARRAY },
+	{ "subuid_ranges", MAP(subuid_ranges), BPF_MAP_TYPE_ARRAY },
 };
 #undef MAP
 #define NPINNED (sizeof(pinned_maps) / sizeof(*pinned_maps))

@@ -2,6 +2,7 @@
  * pidfds. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -210,4 +211,36 @@ int collector_untrack_cgroup(struct collector *c, uint64_t cgroup_id)
 				       0);
 
 	return err == -ENOENT ? 0 : err;
+}
+
+int collector_set_subuids(struct collector *c, const struct subuid_owner *e, size_t n)
+{
+	uint32_t i, old = c->skel->bss->subuid_count;
+	int err;
+
+	if (n > SUBUID_MAP_MAX)
+		return -EINVAL;
+	if (!c->subuids && !(c->subuids = malloc(SUBUID_MAP_MAX * sizeof(*e))))
+		return -ENOMEM;
+	/* rewritten in place: a search meanwhile may find another owner, and the event it is for
+	 * gives its bytes back to the slot it was charged to all the same (event_header.share) */
+	__atomic_store_n(&c->skel->bss->subuid_count, old < n ? old : (uint32_t)n,
+			 __ATOMIC_RELEASE);
+	for (i = 0; i < n; i++) {
+		if (c->subuids_known > i && !memcmp(&c->subuids[i], &e[i], sizeof(*e)))
+			continue;
+		if ((err = bpf_map__update_elem(c->skel->maps.subuid_ranges, &i, sizeof(i), &e[i],
+						sizeof(e[i]), BPF_ANY)) < 0) {
+			log_error("subordinate uid range %u to the kernel side: %s", i,
+				  strerror(-err));
+			c->subuids_known = i;
+			return err;
+		}
+		c->subuids[i] = e[i];
+	}
+	if (c->subuids_known < n)
+		c->subuids_known = n;
+	__atomic_store_n(&c->skel->bss->subuid_lowest, n ? e[0].start : 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->skel->bss->subuid_count, (uint32_t)n, __ATOMIC_RELEASE);
+	return 0;
 }

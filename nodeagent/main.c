@@ -352,6 +352,7 @@ static int run_loop(struct daemon *d)
 			} else if (fd == d->commit_fd) {
 				drain_timer(fd);
 				d->tick_due = 1;
+				agent_sync_subuids(d->agent, server_subuids(d->server));
 				server_expire(d->server);
 				metrics_http_expire(d->metrics);
 				metrics_http_retry(d->metrics);
@@ -575,6 +576,7 @@ int main(int argc, char **argv)
 	if (cfg.metrics_listen[0] && metrics_http_open(&d.metrics, cfg.metrics_listen, d.epfd) < 0)
 		goto out_server;
 	agent_set_metrics_status(d.agent, metrics_status, d.metrics);
+	agent_sync_subuids(d.agent, server_subuids(d.server));
 	d.commit_fd = timer_new(d.epfd, cfg.commit_interval_ms);
 	d.sample_fd = timer_new(d.epfd, cfg.sample_interval_ms);
 	if (exporter_metrics_on(d.exporter))

@@ -197,6 +197,8 @@ static void load(struct subuids *s, const struct stat *seen)
 	s->r = r;
 	s->n = n;
 	s->text = text;
+	s->gen++;
+	s->looked_below = 0;
 	log_info("subordinate uids: %zu ranges from %s, counted as their owners'", n, s->path);
 	if (bad)
 		log_warn("subordinate uids: %u lines of %s left out (malformed, or beyond %u "
@@ -246,11 +248,25 @@ void subuids_fini(struct subuids *s)
 	s->n = 0;
 }
 
+/* The owner of r, by its name: once per range until the file changes, whatever the answer. */
+static void look_up(struct subuids *s, struct subuid_range *r)
+{
+	struct passwd *pw = getpwnam(s->text + r->name);
+
+	r->looked = pw ? 1 : -1;
+	if (pw)
+		r->owner = pw->pw_uid;
+	else
+		log_warn("subordinate uids: %s: no user '%s': its range %u-%u counts as its own "
+			 "uids",
+			 s->path, s->text + r->name, r->start, r->start + (r->count - 1));
+	s->gen++;
+}
+
 uid_t subuids_owner(struct subuids *s, uid_t uid)
 {
 	size_t lo = 0, hi;
 	struct subuid_range *r;
-	struct passwd *pw;
 
 	if ((int64_t)(clock_boot_ns() / 1000000) - s->checked_ms >= CHECK_MS)
 		refresh(s);
@@ -268,17 +284,22 @@ uid_t subuids_owner(struct subuids *s, uid_t uid)
 	r = &s->r[lo - 1];
 	if ((uint64_t)uid >= (uint64_t)r->start + r->count)
 		return uid;
-	if (!r->looked) {
-		/* once per range until the file changes, whatever the answer */
-		pw = getpwnam(s->text + r->name);
-		r->looked = pw ? 1 : -1;
-		if (pw)
-			r->owner = pw->pw_uid;
-		else
-			log_warn(
-				"subordinate uids: %s: no user '%s': its range %u-%u counts as its "
-				"own uids",
-				s->path, s->text + r->name, r->start, r->start + (r->count - 1));
-	}
+	if (!r->looked)
+		look_up(s, r);
 	return r->looked > 0 ? r->owner : uid;
+}
+
+uint64_t subuids_update(struct subuids *s, unsigned lookups)
+{
+	size_t i;
+
+	if ((int64_t)(clock_boot_ns() / 1000000) - s->checked_ms >= CHECK_MS)
+		refresh(s);
+	for (i = s->looked_below; i < s->n && lookups; i++)
+		if (!s->r[i].looked) {
+			look_up(s, &s->r[i]);
+			lookups--;
+		}
+	s->looked_below = i;
+	return s->gen;
 }

@@ -39,7 +39,9 @@ struct subuids {
 	off_t size;
 	int64_t mtime_ns, ctime_ns;
 	int64_t checked_ms;
-	int missing; /* the file is absent or unreadable (said once) */
+	int missing;	     /* the file is absent or unreadable (said once) */
+	uint64_t gen;	     /* counts changes of the ranges or of their owners known */
+	size_t looked_below; /* the ranges before this one are all looked up */
 };
 
 /* Set up for the file at path (read at once; an absent file means no ranges). The file is read
@@ -51,5 +53,9 @@ void subuids_fini(struct subuids *s);
 /* Who uid counts as: the owner of the range that holds it, else uid itself. The file is read
  * again first when it changed. */
 uid_t subuids_owner(struct subuids *s, uid_t uid);
+/* Read the file again when it changed, and look up the owners' names of up to lookups ranges
+ * not looked up yet (the lowest first): for those who need every range's owner before any of
+ * its uids connects (the kernel side's shares, subuid_map.h). Returns gen. */
+uint64_t subuids_update(struct subuids *s, unsigned lookups);
 
 #endif

@@ -208,6 +208,11 @@ static int cmd_status(struct target *t, int argc, char **argv)
 		       reply_int(ev, "fork", 0), reply_int(ev, "exec", 0), reply_int(ev, "exit", 0),
 		       reply_int(ev, "oom", 0), reply_int(ev, "lost", 0),
 		       reply_int(ev, "refused", 0), reply_int(ev, "unstored", 0));
+	if (ev && reply_int(ev, "subuid_ranges_left_out", 0) > 0)
+		printf("  subordinate uids  %" PRId64 " ranges beyond the kernel side's %" PRId64
+		       ": their uids hold a share of the ring each, not their owner's\n",
+		       reply_int(ev, "subuid_ranges_left_out", 0),
+		       reply_int(ev, "subuid_ranges", 0));
 	print_stalled(reply);
 	if (json_object_object_get_ex(reply, "kernel_registration", &reg))
 		printf("  registration      %s\n",

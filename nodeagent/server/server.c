@@ -502,6 +502,11 @@ uid_t server_user_of(struct server *s, uid_t uid)
 	return subuids_owner(&s->subuids, uid);
 }
 
+struct subuids *server_subuids(struct server *s)
+{
+	return &s->subuids;
+}
+
 void server_stats(const struct server *s, unsigned *clients, uint64_t *refused)
 {
 	unsigned n = 0;

@@ -28,6 +28,8 @@ void server_stats(const struct server *s, unsigned *clients, uint64_t *refused);
 /* The user whose share uid counts in: the owner of the /etc/subuid range that holds it, else
  * uid itself (what the control socket's per-user limits count by, for other listeners too). */
 uid_t server_user_of(struct server *s, uid_t uid);
+/* The subordinate uid ranges server_user_of counts by (subuid.h). */
+struct subuids *server_subuids(struct server *s);
 /* Some client's reply is queued and not sent yet. */
 int server_sending(const struct server *s);
 /* Handle readiness of one of our fds. */

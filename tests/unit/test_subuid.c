@@ -246,12 +246,41 @@ static void test_changed(void **state)
 	subuids_fini(&s);
 }
 
+/* For the kernel side: names looked up a few at a time, from the lowest range, each a change */
+static void test_update(void **state)
+{
+	struct subuids s;
+	uint64_t gen;
+
+	(void)state;
+	write_file("root:200:10\nno-such-user-here:300:10\nroot:100:10\n", 0644);
+	subuids_init(&s, path);
+	gen = s.gen;
+	assert_int_equal(s.n, 3);
+	assert_int_equal(subuids_update(&s, 1), gen + 1);
+	assert_int_equal(s.r[0].looked, 1);
+	assert_int_equal(s.r[0].owner, 0);
+	assert_int_equal(s.r[1].looked, 0);
+	assert_int_equal(subuids_update(&s, 5), gen + 3);
+	assert_int_equal(s.r[1].looked, 1);
+	assert_int_equal(s.r[2].looked, -1);
+	assert_int_equal(subuids_update(&s, 5), gen + 3); /* nothing left to look up */
+	/* a connection's lookup is a change too */
+	write_file("root:100:10\n", 0644);
+	usleep(1100 * 1000);
+	gen = subuids_update(&s, 0);
+	assert_int_equal(s.r[0].looked, 0);
+	assert_int_equal(subuids_owner(&s, 105), 0);
+	assert_int_equal(subuids_update(&s, 0), gen + 1);
+	subuids_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_owners),	  cmocka_unit_test(test_order),
 		cmocka_unit_test(test_directory), cmocka_unit_test(test_not_read),
-		cmocka_unit_test(test_changed),
+		cmocka_unit_test(test_changed),	  cmocka_unit_test(test_update),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
