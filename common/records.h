@@ -132,7 +132,10 @@ struct rec_col {
 	X(stored_bytes, INT0, "INTEGER", 0, 0)       \
 	X(procs_folded, INT0, "INTEGER", 0, 0)       \
 	X(owner_uid, INT, "INTEGER", 0, 0)           \
-	X(seq, INT0, "INTEGER", 0, REC_STORED)
+	X(seq, INT0, "INTEGER", 0, REC_STORED)       \
+	X(account, TEXT, "TEXT", 64, 0)              \
+	X(partition, TEXT, "TEXT", 64, 0)            \
+	X(nodelist, TEXT, "TEXT", 256, 0)
 
 /* A unit's column indexes by name: UCOL_job_id */
 #define REC_INDEX_U(name, kind, sql, len, flags) UCOL_##name,

@@ -37,6 +37,9 @@ struct unit {
 	uint32_t step_id;
 	int32_t task_id;
 	char job_name[UNIT_NAME_MAX];
+	/* the job's account, partition and nodes as Slurm names them (a node list "n[1-4]"),
+	 * cleaned and cut to fit (proto_copy_text) */
+	char account[64], partition[64], nodelist[256];
 	uint32_t alloc_cpus;
 	char alloc_cores[64]; /* the step's cores as Slurm lists them, "0-3,8" */
 	uint64_t alloc_mem_mb;

@@ -34,7 +34,7 @@
 #define UNIT_COLUMNS                                                                          \
 	"u.id, u.kind, u.name, u.uid, u.cluster, u.job_id, u.array_job_id, u.array_task_id, " \
 	"u.step_id, u.task_id, u.job_name, u.traceparent, u.pipeline, u.run, u.step_name, "   \
-	"u.wildcards, u.engine, u.boot_id"
+	"u.wildcards, u.engine, u.boot_id, u.account, u.partition, u.nodelist"
 enum {
 	U_ID,
 	U_KIND,
@@ -54,6 +54,9 @@ enum {
 	U_WILDCARDS,
 	U_ENGINE,
 	U_BOOT,
+	U_ACCOUNT,
+	U_PARTITION,
+	U_NODELIST,
 	U_COLUMNS
 };
 
@@ -229,6 +232,9 @@ static void attrs_unit(struct attrs *as, sqlite3_stmt *st, int at)
 		}
 		attr_col(as, "slurm.cluster", st, at + U_CLUSTER);
 		attr_col(as, "slurm.job_name", st, at + U_JOB_NAME);
+		attr_col(as, "slurm.account", st, at + U_ACCOUNT);
+		attr_col(as, "slurm.partition", st, at + U_PARTITION);
+		attr_col(as, "slurm.nodelist", st, at + U_NODELIST);
 		attr_owner(as, "slurm.user", (uint32_t)num(st, at + U_UID));
 	}
 	attr_col(as, "tracer.unit.name", st, at + U_NAME);
