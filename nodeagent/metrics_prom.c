@@ -157,7 +157,7 @@ static int write_export(struct prom_buf *b, struct agent *a)
 
 /* A unit's labels, its numbers written into text (GROUP_TEXT bytes). None is named as a label
  * Prometheus gives each target (job, instance): a scrape would rename it exported_*. */
-#define GROUP_LABELS 9
+#define GROUP_LABELS 7
 #define GROUP_TEXT 96
 static void group_labels(struct agent *a, const struct metrics_unit_series *u, struct prom_label *l,
 			 char *text)
@@ -180,8 +180,6 @@ static void group_labels(struct agent *a, const struct metrics_unit_series *u, s
 	l[4] = (struct prom_label){ "user", u->user };
 	l[5] = (struct prom_label){ "unit", u->name };
 	l[6] = (struct prom_label){ "unit_id", id };
-	l[7] = (struct prom_label){ "account", u->account };
-	l[8] = (struct prom_label){ "partition", u->partition };
 }
 
 /* One series of a figure's family, its HELP and TYPE before its first; once the reply is full,

@@ -22,7 +22,9 @@
 #include <sys/wait.h>
 
 #include "records.h"
+#include "slower.h"
 #include "slurm_ids.h"
+#include "store.h"
 #include "items_attrs.h"
 #include "source_internal.h"
 #include "traceparent.h"
@@ -442,6 +444,54 @@ int items_process(struct export_batch *b, sqlite3_stmt *st)
 
 /* ---- a unit */
 
+/* "Slower than usual" (slower.h) at a step's end: against its earlier runs in the store, by
+ * the store's rule of which runs are the same step. 0, or -ENOMEM. */
+static int slower_log(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids,
+		      const char *name)
+{
+	int64_t runs[SLOWER_RUNS], took = num(st, UR_END) - num(st, UR_START), usual;
+	struct unit u = {};
+	struct otlp_log *l;
+	struct attrs as;
+	char body[512];
+	size_t n = 0;
+	int at = UR_UNIT;
+
+	if (!slower_compared(num(st, at + U_STEP), num(st, at + U_TASK)) || num(st, UR_END) <= 0)
+		return 0;
+	u.id = (uint64_t)num(st, at + U_ID);
+	u.start_ns = num(st, UR_START);
+	u.uid = (uint32_t)num(st, at + U_UID);
+	u.job_id = (uint64_t)num(st, at + U_JOB);
+	u.step_id = (uint32_t)num(st, at + U_STEP);
+	snprintf(u.kind, sizeof(u.kind), "%s", text(st, at + U_KIND));
+	snprintf(u.name, sizeof(u.name), "%s", text(st, at + U_NAME));
+	snprintf(u.job_name, sizeof(u.job_name), "%s", text(st, at + U_JOB_NAME));
+	snprintf(u.pipeline, sizeof(u.pipeline), "%s", text(st, at + U_PIPELINE));
+	snprintf(u.step_name, sizeof(u.step_name), "%s", text(st, at + U_STEP_NAME));
+	if (store_history_elapsed(b->db, &u, SLOWER_RUNS, runs, &n) < 0 || !n)
+		return 0; /* no history to say it against: nothing to say */
+	usual = slower_median(runs, n);
+	if (!slower_than_usual(took, usual))
+		return 0;
+	snprintf(body, sizeof(body),
+		 "%s took %.1f\xc3\x97 its median of the last %zu run%s (%.1f s against %.1f s)",
+		 name, (double)took / (double)usual, n, n > 1 ? "s" : "", (double)took / 1e9,
+		 (double)usual / 1e9);
+	if (!(l = log_of(b, ids, (uint64_t)num(st, UR_END), OTLP_SEV_WARN, body)) ||
+	    attrs_begin(&as, b))
+		return -ENOMEM;
+	attr_str(&as, "tracer.event", "slower_than_usual", strlen("slower_than_usual"));
+	attr_int(&as, "tracer.elapsed_ns", took);
+	attr_int(&as, "tracer.usual_elapsed_ns", usual);
+	attr_int(&as, "tracer.history_runs", (int64_t)n);
+	if (as.oom)
+		return -ENOMEM;
+	l->attrs = as.a;
+	l->nattrs = as.n;
+	return 0;
+}
+
 static int unit_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids,
 		     const char *name, enum unit_state state)
 {
@@ -479,7 +529,7 @@ static int unit_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids 
 		if (!log_of(b, ids, end, OTLP_SEV_WARN, body))
 			return -ENOMEM;
 	}
-	return 0;
+	return state == UNIT_RUNNING ? 0 : slower_log(b, st, ids, name);
 }
 
 int items_unit(struct export_batch *b, sqlite3_stmt *st)

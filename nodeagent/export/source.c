@@ -71,6 +71,7 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 	if (max == 0 || signal >= EXPORT_SIGNALS)
 		return -EINVAL;
 	err = batch_reset(b, signal, max);
+	b->db = db;
 	if (!err)
 		err = prepare(db, items_process_sql, cursor, max, &ps);
 	if (!err)

@@ -4,7 +4,7 @@
 
 #include "source.h"
 
-#define ITEMS_LOGS_MAX 4 /* log records one row makes at most */
+#define ITEMS_LOGS_MAX 5 /* log records one row makes at most */
 #define OWNERS_CACHED 8	 /* user names a batch looks up once */
 
 struct arena_block {
@@ -16,6 +16,7 @@ struct arena_block {
 struct export_batch {
 	char node[64]; /* the exporter's node */
 	enum export_signal signal;
+	sqlite3 *db; /* where the rows are read: a unit's earlier runs too (items.c) */
 	struct otlp_span *spans;
 	struct otlp_log *logs;
 	size_t nspans, span_cap, nlogs, log_cap;

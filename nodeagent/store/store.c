@@ -37,6 +37,9 @@ static const char indexes[] =
 	"UPDATE units SET owner_uid = uid WHERE owner_uid IS NULL;"
 	"CREATE INDEX IF NOT EXISTS units_name ON units(name);"
 	"CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
+	/* a step's earlier runs (store_history.c), which the export asks at each step's end */
+	"CREATE INDEX IF NOT EXISTS units_history ON units(uid, job_name, step_id, start_ns);"
+	"CREATE INDEX IF NOT EXISTS units_history_wf ON units(uid, pipeline, step_name, start_ns);"
 	/* pruning's: a user's oldest finished units without a pass over all, and every user's
 	 * sums from the index alone (what a round reads: 10 times faster than from the table) */
 	"CREATE INDEX IF NOT EXISTS units_owner_end ON units(owner_uid, end_ns, state, "

@@ -125,5 +125,10 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out);
 /* The earlier successful runs of the same step as unit by the same user (store_history.c),
  * newest first, at most limit: [{unit, start_ns, end_ns, totals}]. */
 int store_unit_history(struct store *s, uint64_t unit, unsigned limit, struct json_object **out);
+/* The same runs of unit u (its id, start, uid, kind, names and ids filled) read through db,
+ * another connection (the export's): the time each took into elapsed[0..limit), newest first,
+ * their number in *n. 0, or -EIO. */
+int store_history_elapsed(sqlite3 *db, const struct unit *u, unsigned limit, int64_t *elapsed,
+			  size_t *n);
 
 #endif
