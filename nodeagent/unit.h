@@ -92,6 +92,7 @@ struct unit {
 	int64_t idle_since_ns; /* unix ns: since when it has had no live process */
 	uint64_t finished;     /* processes stored since the daemon started */
 	unsigned fold_groups;  /* per-tool rows of processes past the cap, since the start */
+	unsigned stall_starts; /* its stalls' starts stored for the export, since the start */
 	struct activity activity;
 	double round_busy;	/* this sample round's cores busy, summed over its processes */
 	int64_t round_rss_kb;	/* and their RSS */

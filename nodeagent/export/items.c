@@ -132,6 +132,12 @@ enum {
 	UR_UNIT
 };
 
+const char items_stall_start_sql[] =
+	"SELECT t.seq, t.boot_id, t.pid, t.start_boot_ns, t.since_ns, t.comm, t.tool, "
+	"t.reason, " UNIT_COLUMNS " FROM stall_starts t LEFT JOIN units u ON u.id = t.unit"
+	" WHERE t.seq > ?1 ORDER BY t.seq LIMIT ?2";
+enum { SS_SEQ, SS_BOOT, SS_PID, SS_START_BOOT, SS_SINCE, SS_COMM, SS_TOOL, SS_REASON, SS_UNIT };
+
 /* ---- ids */
 
 struct ids {
@@ -366,6 +372,12 @@ static void attrs_process(struct attrs *as, sqlite3_stmt *st)
 	attrs_unit(as, st, PR_UNIT);
 }
 
+/* A process's span id, of its identity (boot id, pid, start) */
+static uint64_t process_span(const char *boot, int64_t pid, int64_t start_boot_ns)
+{
+	return id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, pid, start_boot_ns);
+}
+
 static void process_ids(sqlite3_stmt *st, struct ids *ids)
 {
 	const char *boot = text(st, PR_BOOT);
@@ -373,10 +385,8 @@ static void process_ids(sqlite3_stmt *st, struct ids *ids)
 	/* under its unit's span (unit_ids), or its parent's */
 	memcpy(ids->parent, ids->span, sizeof(ids->parent));
 	if (num(st, PR_PARENT_START) > 0)
-		put64(ids->parent, id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, num(st, PR_PPID),
-					 num(st, PR_PARENT_START)));
-	put64(ids->span, id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, num(st, PR_PID),
-			       num(st, PR_START_BOOT)));
+		put64(ids->parent, process_span(boot, num(st, PR_PPID), num(st, PR_PARENT_START)));
+	put64(ids->span, process_span(boot, num(st, PR_PID), num(st, PR_START_BOOT)));
 }
 
 static int process_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids)
@@ -578,5 +588,36 @@ int items_unit(struct export_batch *b, sqlite3_stmt *st)
 	}
 	s->attrs = as.a;
 	s->nattrs = as.n;
+	return 0;
+}
+
+/* ---- a stall's start: a log record on its process's span, while the process runs */
+
+int items_stall_start(struct export_batch *b, sqlite3_stmt *st)
+{
+	const char *tool = *text(st, SS_TOOL) ? text(st, SS_TOOL) : text(st, SS_COMM);
+	struct otlp_log *l;
+	struct attrs as;
+	struct ids ids;
+	char body[512];
+
+	if (b->signal != EXPORT_LOGS || unit_ids(b, st, SS_UNIT, &ids) < 0)
+		return 0;
+	put64(ids.span, process_span(text(st, SS_BOOT), num(st, SS_PID), num(st, SS_START_BOOT)));
+	snprintf(body, sizeof(body),
+		 "process %" PRId64 " (%s) stalled: no CPU, I/O or network (%s)", num(st, SS_PID),
+		 *tool ? tool : "process", text(st, SS_REASON));
+	if (!(l = log_of(b, &ids, (uint64_t)num(st, SS_SINCE), OTLP_SEV_WARN, body)) ||
+	    attrs_begin(&as, b))
+		return -ENOMEM;
+	attr_str(&as, "tracer.event", "stall.start", strlen("stall.start"));
+	attr_num(&as, "process.pid", st, SS_PID);
+	attr_col(&as, "tracer.tool", st, SS_TOOL);
+	attr_col(&as, "tracer.stall_reason", st, SS_REASON);
+	attrs_unit(&as, st, SS_UNIT);
+	if (as.oom)
+		return -ENOMEM;
+	l->attrs = as.a;
+	l->nattrs = as.n;
 	return 0;
 }

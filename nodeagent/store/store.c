@@ -53,7 +53,9 @@ static const char indexes[] =
 	"CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);"
 	/* the exporter's reads after its cursor (export/source.c) */
 	"CREATE INDEX IF NOT EXISTS processes_seq ON processes(seq) WHERE seq IS NOT NULL;"
-	"CREATE INDEX IF NOT EXISTS units_seq ON units(seq) WHERE seq IS NOT NULL;";
+	"CREATE INDEX IF NOT EXISTS units_seq ON units(seq) WHERE seq IS NOT NULL;"
+	"CREATE INDEX IF NOT EXISTS stall_starts_unit ON stall_starts(unit);"
+	"CREATE INDEX IF NOT EXISTS stall_starts_seq ON stall_starts(seq) WHERE seq IS NOT NULL;";
 
 /* The export sequence goes on from the highest number ever given, kept in meta at each commit:
  * the rows that held the highest may have been pruned since. (The rows' highest is read from
@@ -257,6 +259,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		err = rec_ensure_table(s, &store_processes);
 	if (!err)
 		err = rec_ensure_table(s, &store_samples);
+	if (!err)
+		err = rec_ensure_table(s, &store_stall_starts);
 	if (!err && sqlite3_exec(s->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
 		err = store_fail(s, "indexes");
 	if (!err)
@@ -281,6 +285,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		err = rec_prepare_insert(s, &store_processes, &s->add_process);
 	if (!err)
 		err = rec_prepare_insert(s, &store_samples, &s->add_sample);
+	if (!err)
+		err = rec_prepare_insert(s, &store_stall_starts, &s->add_stall_start);
 	if (!err)
 		err = seq_open(s);
 	if (err)

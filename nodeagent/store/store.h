@@ -105,6 +105,10 @@ size_t store_sample_bytes(void);
  * bytes of the row made for it, roughly; 0 when it was added into one already there. */
 int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool,
 		       size_t *new_row_bytes);
+/* A stall of running process p has begun (p->stall.open_start_ns): its row for the export's log
+ * record, of about STORE_STALL_START_BYTES. 0 or -errno. */
+#define STORE_STALL_START_BYTES 200
+int store_add_stall_start(struct store *s, const struct proc *p, int64_t offset_ns);
 /* A live process's sample for timelines. */
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
 		     int64_t offset_ns);

@@ -46,7 +46,7 @@ struct store {
 	void *loss_ctx;
 	store_commit_fn on_commit;
 	void *commit_ctx;
-	sqlite3_stmt *put_unit, *add_process, *add_sample;
+	sqlite3_stmt *put_unit, *add_process, *add_sample, *add_stall_start;
 	/* the export sequence (store.h): the next number, and the last one written to meta */
 	int64_t next_seq, seq_saved;
 	sqlite3_stmt *save_seq;
@@ -88,7 +88,7 @@ struct rec_table {
 	const char *constraint;
 };
 extern const struct rec_table store_units, store_processes, store_samples, store_tools,
-	store_totals;
+	store_totals, store_stall_starts;
 
 enum rec_list {
 	REC_NAMES,  /* "a, b" */
