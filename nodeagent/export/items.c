@@ -495,6 +495,7 @@ static int slower_log(struct export_batch *b, sqlite3_stmt *st, const struct ids
 	attr_int(&as, "tracer.elapsed_ns", took);
 	attr_int(&as, "tracer.usual_elapsed_ns", usual);
 	attr_int(&as, "tracer.history_runs", (int64_t)n);
+	attrs_unit(&as, st, UR_UNIT);
 	if (as.oom)
 		return -ENOMEM;
 	l->attrs = as.a;
