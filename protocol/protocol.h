@@ -73,11 +73,12 @@ int proto_copy_text(struct json_object *o, const char *key, char *dst, size_t le
 /* The longest such text a client sends: past it, the client leaves the field out */
 #define PROTO_TEXT_SENT_MAX 4096
 /* The job's facts the SPANK plugin and the prolog pass from the job's environment, as
- * X(variable, field) */
-#define PROTO_JOB_FACTS(X)                    \
-	X("SLURM_JOB_ACCOUNT", "account")     \
-	X("SLURM_JOB_PARTITION", "partition") \
-	X("SLURM_JOB_NODELIST", "nodelist")
+ * X(variable, older variable, field): Slurm 22.05's slurmd gives a prolog the node list only
+ * as SLURM_NODELIST */
+#define PROTO_JOB_FACTS(X)                          \
+	X("SLURM_JOB_ACCOUNT", NULL, "account")     \
+	X("SLURM_JOB_PARTITION", NULL, "partition") \
+	X("SLURM_JOB_NODELIST", "SLURM_NODELIST", "nodelist")
 
 /* Replies: {"v":1,"ok":true,...} / {"v":1,"ok":false,"error":"...","code":"..."}: the text is
  * for people, the code (ops.h) for programs. */

@@ -435,14 +435,16 @@ static void add_str(struct json_object *o, const char *key, const char *v)
  * that does not fit PROTO_TEXT_SENT_MAX is left out; tracerd cleans and cuts the rest. */
 static void add_job_facts(spank_t sp, struct json_object *req)
 {
-#define FACT(var, field) { var, field },
-	static const char *const facts[][2] = { PROTO_JOB_FACTS(FACT) };
+#define FACT(var, older, field) { var, older, field },
+	static const char *const facts[][3] = { PROTO_JOB_FACTS(FACT) };
 #undef FACT
 	char v[PROTO_TEXT_SENT_MAX];
 
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
 		job_env(sp, facts[i][0], v, sizeof(v));
-		add_str(req, facts[i][1], v);
+		if (!v[0] && facts[i][1])
+			job_env(sp, facts[i][1], v, sizeof(v));
+		add_str(req, facts[i][2], v);
 	}
 }
 

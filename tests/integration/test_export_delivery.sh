@@ -239,6 +239,19 @@ keys = {(o["spanId"], o["time"], o["body"]) for o in map(json.loads, open(sys.ar
         if o.get("signal") == "logs" and o.get("attributes", {}).get("tracer.event") == "stall.start"}
 assert len(keys) == 1, keys
 PY
+# the prolog passes the job's account, partition and nodes from its environment as Slurm's
+# slurmd gives it (22.05: the node list as SLURM_NODELIST); tracerd cleans and cuts them
+SLURM_JOB_ID=4343 SLURM_JOB_UID=0 SLURMD_NODENAME=$NODE SLURM_JOB_ACCOUNT="$account" \
+  SLURM_JOB_PARTITION="$(printf 'q%.0s' $(seq 3000))" SLURM_NODELIST='n[1-3]' "$BUILD/tracer-prolog"
+SLURM_JOB_ID=4343 SLURM_JOB_UID=0 SLURMD_NODENAME=$NODE "$BUILD/tracer-epilog"
+check "the prolog's job arrives" wait_item traces slurm.job_id 4343 20
+check "with its account, partition and nodes cleaned and cut" python3 - "$T/otlp/items.jsonl" <<'PY'
+import json, sys
+a = [o for o in map(json.loads, open(sys.argv[1]))
+     if o.get("signal") == "traces" and o["attributes"].get("slurm.job_id") == "4343"][0]["attributes"]
+assert a["slurm.account"] == 'a"b\\x0ac\\x1b[0m\\x\\xff', a
+assert a["slurm.partition"] == "q" * 63 and a["slurm.nodelist"] == "n[1-3]", a
+PY
 # slower than usual: three runs of a step in about 0.3 s, then one of 3.5 s
 for j in 1 2 3 4; do
   sleep 30 & p=$!

@@ -43,7 +43,11 @@ assert user and batch, (len(user), len(batch))
 assert user[-1]["traceId"] == batch[0]["traceId"], (user[-1]["traceId"], batch[0]["traceId"])
 assert user[-1]["parentSpanId"] == batch[0]["spanId"]
 PY
-read -r acct part nodes < <(sacct -n -X -P -j "$J" -o Account,Partition,NodeList | tr '|' ' ')
+for _ in $(seq 40); do # accounting may fill the job's record in a moment after its end
+  IFS='|' read -r acct part nodes < <(sacct -n -X -P -j "$J" -o Account,Partition,NodeList)
+  [ -n "$acct" ] && [ -n "$part" ] && [ -n "$nodes" ] && break
+  sleep 0.25
+done
 check "its spans carry the job's account ($acct), partition ($part) and nodes ($nodes), the resource the cluster" \
   python3 - "$OUT" "$J" "$acct" "$part" "$nodes" <<'PY'
 import json, sys
