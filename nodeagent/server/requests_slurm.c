@@ -71,13 +71,12 @@ static int take_workflow(struct unit *v, void *ctx)
  * prolog: a user's text, kept cleaned and cut (proto_copy_text). */
 static int job_facts(struct json_object *req, struct unit *tmp, char *err, size_t errlen)
 {
-	return proto_copy_text(req, "account", tmp->account, sizeof(tmp->account), err, errlen) ||
-			       proto_copy_text(req, "partition", tmp->partition,
-					       sizeof(tmp->partition), err, errlen) ||
-			       proto_copy_text(req, "nodelist", tmp->nodelist,
-					       sizeof(tmp->nodelist), err, errlen)
-		       ? -EINVAL
-		       : 0;
+	if (proto_copy_text(req, "account", tmp->account, sizeof(tmp->account), err, errlen) ||
+	    proto_copy_text(req, "partition", tmp->partition, sizeof(tmp->partition), err,
+			    errlen) ||
+	    proto_copy_text(req, "nodelist", tmp->nodelist, sizeof(tmp->nodelist), err, errlen))
+		return -EINVAL;
+	return 0;
 }
 
 static void job_facts_take(struct unit *u, const struct unit *from)
