@@ -132,7 +132,10 @@ struct rec_col {
 	X(stored_bytes, INT0, "INTEGER", 0, 0)       \
 	X(procs_folded, INT0, "INTEGER", 0, 0)       \
 	X(owner_uid, INT, "INTEGER", 0, 0)           \
-	X(seq, INT0, "INTEGER", 0, REC_STORED)
+	X(seq, INT0, "INTEGER", 0, REC_STORED)       \
+	X(account, TEXT, "TEXT", 64, 0)              \
+	X(partition, TEXT, "TEXT", 64, 0)            \
+	X(nodelist, TEXT, "TEXT", 256, 0)
 
 /* A unit's column indexes by name: UCOL_job_id */
 #define REC_INDEX_U(name, kind, sql, len, flags) UCOL_##name,
@@ -197,6 +200,22 @@ enum { UNIT_RECORD(REC_INDEX_U) REC_UNIT_COLS };
 /* A process row's column indexes by name: PCOL_pid */
 #define REC_INDEX_P(name, kind, sql, len, flags) PCOL_##name,
 enum { PROCESS_RECORD(REC_INDEX_P) REC_PROCESS_COLS };
+
+/* A stall that began while its process ran (nodeagent/stalls.h), for the log record the export
+ * sends at its start: the process (boot_id, pid, start_boot_ns), its unit, and since when
+ * (unix ns) it has made no progress, in what. */
+#define STALL_START_RECORD(X)                           \
+	X(boot_id, BOOT, "TEXT NOT NULL", 0, 0)         \
+	X(pid, INT, "INTEGER NOT NULL", 0, 0)           \
+	X(start_boot_ns, INT, "INTEGER NOT NULL", 0, 0) \
+	X(since_ns, INT, "INTEGER NOT NULL", 0, 0)      \
+	X(unit, INT, "INTEGER NOT NULL", 0, 0)          \
+	X(comm, TEXT, "TEXT", 0, 0)                     \
+	X(tool, TEXT, "TEXT", 0, 0)                     \
+	X(reason, TEXT, "TEXT", 0, 0)                   \
+	X(seq, INT0, "INTEGER", 0, REC_STORED)
+#define REC_INDEX_ST(name, kind, sql, len, flags) STCOL_##name,
+enum { STALL_START_RECORD(REC_INDEX_ST) REC_STALL_START_COLS };
 
 /* A live process's sample, for timelines and a unit's peaks. */
 #define SAMPLE_RECORD(X)                                \

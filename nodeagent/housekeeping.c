@@ -45,7 +45,8 @@ static int works_elsewhere_now(struct sample_round *r, struct proc *p, const cha
 
 /* Progress is any of CPU, I/O or network moving; a process that shows none for StallAfter is
  * stalled until one moves again. */
-static void check_stall(struct sample_round *r, struct proc *p, const struct procfs_stat *st)
+static void check_stall(struct sample_round *r, struct unit *u, struct proc *p,
+			const struct procfs_stat *st)
 {
 	uint64_t chars = 0, progress;
 
@@ -56,12 +57,14 @@ static void check_stall(struct sample_round *r, struct proc *p, const struct pro
 	}
 	procfs_read_io_chars(p->pid, &chars);
 	progress = st->cpu_ticks + chars + p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
-	if (stall_sample(&p->stall, p->pid, progress, r->now_ns,
-			 (uint64_t)r->a->cfg.stall_after_ms * 1000000))
-		log_info("process %u (%s) of unit %llu stalled: no CPU, I/O or network for %u s "
-			 "(%s)",
-			 p->pid, p->comm, (unsigned long long)p->unit,
-			 r->a->cfg.stall_after_ms / 1000, p->stall.open_reason);
+	if (!stall_sample(&p->stall, p->pid, progress, r->now_ns,
+			  (uint64_t)r->a->cfg.stall_after_ms * 1000000))
+		return;
+	log_info("process %u (%s) of unit %llu stalled: no CPU, I/O or network for %u s (%s)",
+		 p->pid, p->comm, (unsigned long long)p->unit, r->a->cfg.stall_after_ms / 1000,
+		 p->stall.open_reason);
+	if (u) /* its start, for the export (a key's process waits for its unit: not said) */
+		units_store_stall_start(r->a, u, p);
 }
 
 /* The round's first pass: each process marks its parent, if tracked, as having live work. */
@@ -111,7 +114,7 @@ static int sample_one(struct proc *p, void *ctx)
 	p->sample_cpu_ns = cpu;
 	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
-	check_stall(r, p, &st);
+	check_stall(r, u, p, &st);
 	if (u || registry_hold(r->a, p->unit, store_sample_bytes()))
 		units_store_sample(r->a, u, p, r->now_ns);
 	return 0;

@@ -163,6 +163,8 @@ static int take_unit(struct unit *u, void *ctx)
 		us->job_id = u->job_id;
 		us->step_id = u->step_id;
 		us->task_id = u->task_id;
+		snprintf(us->account, sizeof(us->account), "%s", u->account);
+		snprintf(us->partition, sizeof(us->partition), "%s", u->partition);
 	}
 	return 0;
 }

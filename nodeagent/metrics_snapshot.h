@@ -16,6 +16,7 @@
 #define METRICS_NAME_MAX 128 /* a unit's name (UNIT_NAME_MAX) */
 #define METRICS_TOOL_MAX 64  /* a tool's name (struct tool_id) */
 #define METRICS_USER_MAX 33
+#define METRICS_SLURM_NAME_MAX 64 /* an account's or a partition's (struct unit) */
 
 /* A unit's figures, and a tool's */
 enum metrics_unit_fig {
@@ -51,6 +52,9 @@ struct metrics_unit_series {
 	uint64_t unit_id;	     /* tracerd's id of the unit */
 	char name[METRICS_NAME_MAX]; /* the run's, or the job's */
 	char user[METRICS_USER_MAX]; /* the owner's name, or the uid in decimal */
+	/* slurm: the job's account and partition, "" unknown (never its nodes: a label that
+	 * long and that varied is no label) */
+	char account[METRICS_SLURM_NAME_MAX], partition[METRICS_SLURM_NAME_MAX];
 	int64_t start_unix_ns; /* its counters' start: the unit's, or tracerd's if that is later */
 	double v[MF_UNIT_FIGS];
 };

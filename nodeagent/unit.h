@@ -37,6 +37,9 @@ struct unit {
 	uint32_t step_id;
 	int32_t task_id;
 	char job_name[UNIT_NAME_MAX];
+	/* the job's account, partition and nodes as Slurm names them (a node list "n[1-4]"),
+	 * cleaned and cut to fit (proto_copy_text) */
+	char account[64], partition[64], nodelist[256];
 	uint32_t alloc_cpus;
 	char alloc_cores[64]; /* the step's cores as Slurm lists them, "0-3,8" */
 	uint64_t alloc_mem_mb;
@@ -91,6 +94,7 @@ struct unit {
 	int64_t idle_since_ns; /* unix ns: since when it has had no live process */
 	uint64_t finished;     /* processes stored since the daemon started */
 	unsigned fold_groups;  /* per-tool rows of processes past the cap, since the start */
+	unsigned stall_starts; /* its stalls' starts stored for the export, since the start */
 	struct activity activity;
 	double round_busy;	/* this sample round's cores busy, summed over its processes */
 	int64_t round_rss_kb;	/* and their RSS */

@@ -224,6 +224,15 @@ void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, u
 		u->stored_bytes += store_sample_bytes();
 }
 
+void units_store_stall_start(struct agent *a, struct unit *u, const struct proc *p)
+{
+	if (u->stall_starts >= UNITS_STALL_STARTS_MAX || u->stored_bytes >= units_store_cap(a))
+		return;
+	u->stall_starts++;
+	if (store_add_stall_start(a->store, p, a->offset_ns) == 0)
+		u->stored_bytes += STORE_STALL_START_BYTES;
+}
+
 unsigned units_job_live(const struct agent *a, uint64_t job_id)
 {
 	const struct unit *u;

@@ -45,6 +45,12 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p);
 /* Store a live process's sample, unless its unit is past its cap. */
 void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, uint64_t now_ns);
 
+/* A stall of p, of running unit u, has begun: stored for the export's log record, unless u has
+ * had UNITS_STALL_STARTS_MAX of them already (a process that stalls and moves again and again
+ * must not fill the store) or is past its cap. */
+#define UNITS_STALL_STARTS_MAX 64
+void units_store_stall_start(struct agent *a, struct unit *u, const struct proc *p);
+
 /* Live processes of a job's running units. */
 unsigned units_job_live(const struct agent *a, uint64_t job_id);
 /* Running units in memory. */

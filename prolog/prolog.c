@@ -16,6 +16,7 @@
 
 #include "client.h"
 #include "ops.h"
+#include "protocol.h"
 #include "trust.h"
 
 #define PROLOG_TIMEOUT_MS 200  /* the job waits for it to start */
@@ -25,6 +26,11 @@
  * tracerd thus costs one job in UNANSWERED_S its hook's timeout, not every job. */
 #define UNANSWERED_S 30
 #define SEND_MS 5
+
+/* What Slurm gives the prolog of the job, and the fields tracerd takes them in */
+#define FACT(var, older, field) { var, older, field },
+static const char *const facts[][3] = { PROTO_JOB_FACTS(FACT) };
+#undef FACT
 
 static int env_u64(const char *name, long long *out)
 {
@@ -92,6 +98,13 @@ int main(int argc, char **argv)
 			json_object_object_add(req, "cluster", json_object_new_string(v));
 		if ((v = getenv("SLURM_JOB_NAME")) && *v && strlen(v) < 128)
 			json_object_object_add(req, "job_name", json_object_new_string(v));
+		/* the job's account, partition and nodes: tracerd cleans and cuts them */
+		for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+			if ((!(v = getenv(facts[i][0])) || !*v) && facts[i][1])
+				v = getenv(facts[i][1]);
+			if (v && *v && strlen(v) < PROTO_TEXT_SENT_MAX)
+				json_object_object_add(req, facts[i][2], json_object_new_string(v));
+		}
 	}
 	/* root talks only to a tracerd no other user could have put in its place */
 	snprintf(mark, sizeof(mark), "%s.unanswered", sock);

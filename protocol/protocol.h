@@ -64,6 +64,21 @@ int proto_copy_string(struct json_object *o, const char *key, char *dst, size_t 
 		      size_t errlen);
 int proto_opt_int64(struct json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
 		    char *err, size_t errlen);
+/* An optional text that a job's user may have chosen (a Slurm account, a partition, a node
+ * list), whatever its length: escaped as util/safetext.h does and cut to fit dst[len] (never
+ * half an escape or a character), rather than the request refused for it. A value that is
+ * not a string, or holds a NUL, is -EINVAL with a message. */
+int proto_copy_text(struct json_object *o, const char *key, char *dst, size_t len, char *err,
+		    size_t errlen);
+/* The longest such text a client sends: past it, the client leaves the field out */
+#define PROTO_TEXT_SENT_MAX 4096
+/* The job's facts the SPANK plugin and the prolog pass from the job's environment, as
+ * X(variable, older variable, field): Slurm 22.05's slurmd gives a prolog the node list only
+ * as SLURM_NODELIST */
+#define PROTO_JOB_FACTS(X)                          \
+	X("SLURM_JOB_ACCOUNT", NULL, "account")     \
+	X("SLURM_JOB_PARTITION", NULL, "partition") \
+	X("SLURM_JOB_NODELIST", "SLURM_NODELIST", "nodelist")
 
 /* Replies: {"v":1,"ok":true,...} / {"v":1,"ok":false,"error":"...","code":"..."}: the text is
  * for people, the code (ops.h) for programs. */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "safetext.h"
+
 /* Look key up in object o; JSON null counts as absent, which is how optional fields are
  * usually left out by clients. */
 static int get_field(struct json_object *o, const char *key, struct json_object **v, char *err,
@@ -180,6 +182,17 @@ int proto_copy_string(struct json_object *req, const char *key, char *dst, size_
 
 	if (!r && v)
 		snprintf(dst, len, "%s", v);
+	return r;
+}
+
+int proto_copy_text(struct json_object *req, const char *key, char *dst, size_t len, char *err,
+		    size_t errlen)
+{
+	const char *v;
+	int r = proto_opt_string(req, key, TRACER_MSG_MAX, &v, err, errlen);
+
+	if (!r && v)
+		safe_text(dst, len, v, strlen(v));
 	return r;
 }
 

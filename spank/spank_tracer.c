@@ -431,6 +431,23 @@ static void add_str(struct json_object *o, const char *key, const char *v)
 		json_object_object_add(o, key, json_object_new_string(v));
 }
 
+/* The job's account, partition and nodes from its environment, as slurmstepd set it: a value
+ * that does not fit PROTO_TEXT_SENT_MAX is left out; tracerd cleans and cuts the rest. */
+static void add_job_facts(spank_t sp, struct json_object *req)
+{
+#define FACT(var, older, field) { var, older, field },
+	static const char *const facts[][3] = { PROTO_JOB_FACTS(FACT) };
+#undef FACT
+	char v[PROTO_TEXT_SENT_MAX];
+
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		job_env(sp, facts[i][0], v, sizeof(v));
+		if (!v[0] && facts[i][1])
+			job_env(sp, facts[i][1], v, sizeof(v));
+		add_str(req, facts[i][2], v);
+	}
+}
+
 /* The step's working directory and command line (for a batch step: the script, which tracerd
  * reads to recognise workflow engines). Added last: argv gets what room the request has left,
  * and is cut, and marked so, rather than the step left untraced. */
@@ -532,6 +549,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		add_str(req, "alloc_cores", cores);
 	add_str(req, "cluster", cluster);
 	add_str(req, "job_name", job_name);
+	add_job_facts(sp, req);
 	add_str(req, "pipeline", st.pipeline);
 	add_str(req, "run", st.run);
 	add_str(req, "step", st.step);

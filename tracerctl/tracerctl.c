@@ -40,6 +40,7 @@ static void usage(FILE *f)
 		   "           [--task-id T] [--cluster C] [--job-name N] [--cgroup-path PATH]\n"
 		   "           [--pipeline P] [--run R] [--step S] [--alloc-cpus N] "
 		   "[--alloc-mem-mb MB]\n"
+		   "           [--account A] [--partition P] [--nodelist NODES]\n"
 		   "                                      track a process tree and/or cgroup (root "
 		   "or SlurmUser)\n"
 		   "  unregister UNIT [--status N]        end a registered unit (root or "
@@ -453,6 +454,9 @@ static int cmd_register(const char *sock, int argc, char **argv)
 						  { "step", required_argument, NULL, 'S' },
 						  { "alloc-cpus", required_argument, NULL, 'a' },
 						  { "alloc-mem-mb", required_argument, NULL, 'm' },
+						  { "account", required_argument, NULL, 'A' },
+						  { "partition", required_argument, NULL, 'Q' },
+						  { "nodelist", required_argument, NULL, 'L' },
 						  {} };
 	static const struct {
 		int opt;
@@ -464,7 +468,8 @@ static int cmd_register(const char *sock, int argc, char **argv)
 		{ 's', "step_id", 1 },	    { 't', "task_id", 1 },     { 'c', "cluster", 0 },
 		{ 'J', "job_name", 0 },	    { 'P', "cgroup_path", 0 }, { 'l', "pipeline", 0 },
 		{ 'r', "run", 0 },	    { 'S', "step", 0 },	       { 'a', "alloc_cpus", 1 },
-		{ 'm', "alloc_mem_mb", 1 },
+		{ 'm', "alloc_mem_mb", 1 }, { 'A', "account", 0 },     { 'Q', "partition", 0 },
+		{ 'L', "nodelist", 0 },
 	};
 	struct json_object *req = proto_request(OP_REGISTER), *reply, *u;
 	size_t i;

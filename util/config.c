@@ -115,6 +115,7 @@ static const struct key_def keys[] = {
 	KEY("StateDir", K_PATH, state_dir),
 	KEY("PinDir", K_PATH, pin_dir),
 	KEY("SlurmUser", K_NAME, slurm_user),
+	KEY("ClusterName", K_NAME, cluster_name),
 	KEY("SampleInterval", K_SAMPLE, sample_interval_ms),
 	KEY("StallAfter", K_OFF_OR_SECONDS, stall_after_ms),
 	KEY("CommitInterval", K_COMMIT, commit_interval_ms),

@@ -24,6 +24,7 @@ struct tracer_config {
 	char state_dir[PATH_MAX];  /* StateDir: /var/lib/tracer */
 	char pin_dir[PATH_MAX];	   /* PinDir: BPF objects pinned for the SPANK plugin (bpffs) */
 	char slurm_user[64];	   /* SlurmUser: may register jobs besides root (default "slurm") */
+	char cluster_name[64];	   /* ClusterName: slurm.conf's; empty = read from slurm.conf */
 	uint32_t sample_interval_ms; /* SampleInterval: live sampling period; 0 disables (default
 					10s) */
 	uint32_t stall_after_ms; /* StallAfter: no CPU, I/O or network this long = stalled; 0 off

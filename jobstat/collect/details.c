@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "slower.h"
 #include "details.h"
 #include "pipelines.h"
 #include "procs.h"
@@ -119,13 +120,13 @@ static int fetch_tools(struct job *j, size_t k, struct daemons *d)
 	return r == -ENOMEM ? r : 0; /* a node that cannot be asked is named in the warnings */
 }
 
-/* the earlier runs of unit k's step, for "slower than usual": one task per step is enough */
+/* the earlier runs of unit k's step, for "slower than usual" (slower.h) */
 static int fetch_history(struct job *j, size_t k, struct daemons *d)
 {
 	struct unit_detail *ud = &j->detail[k];
 	const struct unit_rec *u = &j->units[k];
 
-	if (ud->history || unit_running(u) || u->step_id == (int64_t)STEP_NONE || u->task_id > 0)
+	if (ud->history || unit_running(u) || !slower_compared(u->step_id, u->task_id))
 		return 0;
 	if (daemons_history(d, u->node, u->id, &ud->history) < 0)
 		ud->history = NULL; /* an older tracerd: no comparison */

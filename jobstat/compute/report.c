@@ -298,6 +298,11 @@ int report_add_traced_job(struct report *rep, const struct unit_rec *units, size
 			r->req_mem_mb = r->req_mem_node_mb = units[i].alloc_mem_mb;
 		if (!r->jobname[0])
 			snprintf(r->jobname, sizeof(r->jobname), "%s", units[i].job_name);
+		/* as the job's environment gave them to tracerd */
+		if (!r->account[0])
+			snprintf(r->account, sizeof(r->account), "%s", units[i].account);
+		if (!r->partition[0])
+			snprintf(r->partition, sizeof(r->partition), "%s", units[i].partition);
 	}
 	if (j->array_task_id >= 0)
 		snprintf(r->jobid, sizeof(r->jobid), "%" PRId64 "_%" PRId64, j->array_job_id,

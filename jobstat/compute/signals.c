@@ -13,6 +13,7 @@
 #include "effic.h"
 #include "format.h"
 #include "signals.h"
+#include "slower.h"
 
 #define NS 1000000000LL
 #define IDLE_SHARE_MIN 0.05 /* idle stretches worth a note: 5 % of the job's time... */
@@ -22,8 +23,6 @@
 #define MEM_NEAR 90.0		/* percent of the request */
 #define PRESSURE_SHARE 0.05	/* memory pressure worth a note: 5 % of the step's time */
 #define PRESSURE_MIN_US 1000000 /* and a second at least: less reads as "0 s" */
-#define SLOWER 1.5		/* slower than usual: this many times the median... */
-#define SLOWER_MIN_S 2		/* ...and this many seconds more */
 #define WINDOWS_MAX 64
 
 struct sig {
@@ -297,19 +296,6 @@ static void note_memory(struct sig *c)
 
 /* ---- slower than usual: a step against the median of its earlier runs */
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-static int64_t median(int64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_i64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* the history's median of a totals figure (JS_NONE when none has it) */
 static int64_t history_median(struct json_object *runs, const char *key)
 {
@@ -328,7 +314,7 @@ static int64_t history_median(struct json_object *runs, const char *key)
 		if (x != JS_NONE && x >= 0)
 			v[n++] = x;
 	}
-	return n ? median(v, n) : JS_NONE;
+	return n ? slower_median(v, n) : JS_NONE;
 }
 
 /* "I/O wait 8.0x" or "CPU the same": one component against its median */
@@ -362,8 +348,7 @@ static void note_slower(struct sig *c)
 		    took <= 0)
 			continue;
 		usual = history_median(runs, "elapsed_ns");
-		if (usual == JS_NONE || usual <= 0 || (double)took < SLOWER * (double)usual ||
-		    took - usual < SLOWER_MIN_S * NS)
+		if (usual == JS_NONE || !slower_than_usual(took, usual))
 			continue;
 		compare(why[0], sizeof(why[0]), "CPU", u->t.cpu_ns, history_median(runs, "cpu_ns"));
 		if (!compare(why[1], sizeof(why[1]), "I/O wait", u->t.iowait_ns,

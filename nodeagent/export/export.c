@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "otlp_settings.h"
 #include "log.h"
+#include "slurm_conf.h"
 #include "version.h"
 
 static const char *env_get(const char *name)
@@ -25,18 +26,44 @@ static const char *env_get(const char *name)
 	return getenv(name);
 }
 
-/* service.name, service.version, host.name, and the node tracerd serves */
+/* The Slurm cluster the node is part of: ClusterName of tracer.conf, else of slurm.conf (read
+ * once, at the start: what a unit's registration says is the job's word, not the node's).
+ * Left empty, and the attribute out, when neither says it. */
+static void find_cluster(struct exporter *e, const struct tracer_config *cfg)
+{
+	int r;
+
+	if (cfg->cluster_name[0]) {
+		snprintf(e->cluster, sizeof(e->cluster), "%s", cfg->cluster_name);
+		return;
+	}
+	r = slurm_conf_cluster_read(e->cluster, sizeof(e->cluster));
+	if (r < 0) {
+		e->cluster[0] = 0;
+		log_info(
+			"export: no Slurm cluster name for the resource (ClusterName of slurm.conf:"
+			" %s); set ClusterName in tracer.conf",
+			strerror(-r));
+	}
+}
+
+/* service.name, service.version, host.name, the node tracerd serves and its cluster */
 static void set_resource(struct exporter *e)
 {
 	static const char *const keys[EXPORT_RESOURCE_ATTRS] = { "service.name", "service.version",
-								 "host.name", "slurm.node.name" };
-	const char *values[EXPORT_RESOURCE_ATTRS] = { "tracer", TRACER_VERSION, e->host, e->node };
+								 "host.name", "slurm.node.name",
+								 "slurm.cluster" };
+	const char *values[EXPORT_RESOURCE_ATTRS] = { "tracer", TRACER_VERSION, e->host, e->node,
+						      e->cluster };
+	int n = 0;
 
 	for (int i = 0; i < EXPORT_RESOURCE_ATTRS; i++)
-		e->res_attrs[i] =
-			(struct otlp_attr){ .key = keys[i], .type = OTLP_STR, .s = values[i] };
+		if (values[i][0])
+			e->res_attrs[n++] = (struct otlp_attr){ .key = keys[i],
+								.type = OTLP_STR,
+								.s = values[i] };
 	e->res.attrs = e->res_attrs;
-	e->res.nattrs = EXPORT_RESOURCE_ATTRS;
+	e->res.nattrs = n;
 }
 
 static int load_cursors(struct exporter *e, int64_t head)
@@ -166,6 +193,7 @@ int exporter_start(struct exporter **out, const struct tracer_config *cfg, const
 	snprintf(e->node, sizeof(e->node), "%s", node);
 	if (gethostname(e->host, sizeof(e->host) - 1) < 0)
 		snprintf(e->host, sizeof(e->host), "%s", node);
+	find_cluster(e, cfg);
 	set_resource(e);
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_condattr_init(&ca);

@@ -18,7 +18,7 @@
 	(4u << 20)	    /* bytes of one request body (before gzip) at most: a \
 			       larger batch is read again at half the items */
 #define EXPORT_IDLE_MS 1000 /* a look at the store when nothing waits */
-#define EXPORT_RESOURCE_ATTRS 4
+#define EXPORT_RESOURCE_ATTRS 5
 
 /* What status shows of a signal: the thread writes it, the loop copies it, under lock */
 struct export_signal_status {
@@ -39,7 +39,7 @@ struct exporter {
 	/* each signal's endpoint as its cursor names it: as shown (otlp_url_shown), so that no
 	 * secret is written there and a rotated credential is the same collector still */
 	char cursor_url[EXPORT_SIGNALS][OTLP_URL_MAX];
-	char host[256], node[64];
+	char host[256], node[64], cluster[64];
 	struct otlp_attr res_attrs[EXPORT_RESOURCE_ATTRS];
 	struct otlp_resource res;
 	pthread_t thread;

@@ -8,8 +8,9 @@
 #include "slurm_ids.h"
 #include "version.h"
 
-/* slurm.job_id, slurm.step_id, slurm.task_id, slurm.user, slurm.job_name, tracer.unit.id */
-#define UNIT_ATTRS 6
+/* slurm.job_id, slurm.step_id, slurm.task_id, slurm.user, slurm.job_name, slurm.account,
+ * slurm.partition, tracer.unit.id */
+#define UNIT_ATTRS 8
 
 /* The attributes of a unit's points, and of its tools' (the unit's, then tracer.tool); a step's
  * name stays in the unit's own, which its tools' point to */
@@ -41,6 +42,14 @@ static void unit_attrs(const struct metrics_unit_series *u, struct series_attrs 
 		a[n++] = (struct otlp_attr){ .key = "slurm.job_name",
 					     .type = OTLP_STR,
 					     .s = u->name };
+		if (u->account[0])
+			a[n++] = (struct otlp_attr){ .key = "slurm.account",
+						     .type = OTLP_STR,
+						     .s = u->account };
+		if (u->partition[0])
+			a[n++] = (struct otlp_attr){ .key = "slurm.partition",
+						     .type = OTLP_STR,
+						     .s = u->partition };
 	} else {
 		a[n++] = (struct otlp_attr){ .key = "tracer.unit.name",
 					     .type = OTLP_STR,

@@ -22,7 +22,9 @@
 #include <sys/wait.h>
 
 #include "records.h"
+#include "slower.h"
 #include "slurm_ids.h"
+#include "store.h"
 #include "items_attrs.h"
 #include "source_internal.h"
 #include "traceparent.h"
@@ -34,7 +36,7 @@
 #define UNIT_COLUMNS                                                                          \
 	"u.id, u.kind, u.name, u.uid, u.cluster, u.job_id, u.array_job_id, u.array_task_id, " \
 	"u.step_id, u.task_id, u.job_name, u.traceparent, u.pipeline, u.run, u.step_name, "   \
-	"u.wildcards, u.engine, u.boot_id"
+	"u.wildcards, u.engine, u.boot_id, u.account, u.partition, u.nodelist"
 enum {
 	U_ID,
 	U_KIND,
@@ -54,6 +56,9 @@ enum {
 	U_WILDCARDS,
 	U_ENGINE,
 	U_BOOT,
+	U_ACCOUNT,
+	U_PARTITION,
+	U_NODELIST,
 	U_COLUMNS
 };
 
@@ -126,6 +131,12 @@ enum {
 	UR_STALLS,
 	UR_UNIT
 };
+
+const char items_stall_start_sql[] =
+	"SELECT t.seq, t.boot_id, t.pid, t.start_boot_ns, t.since_ns, t.comm, t.tool, "
+	"t.reason, " UNIT_COLUMNS " FROM stall_starts t LEFT JOIN units u ON u.id = t.unit"
+	" WHERE t.seq > ?1 ORDER BY t.seq LIMIT ?2";
+enum { SS_SEQ, SS_BOOT, SS_PID, SS_START_BOOT, SS_SINCE, SS_COMM, SS_TOOL, SS_REASON, SS_UNIT };
 
 /* ---- ids */
 
@@ -229,6 +240,9 @@ static void attrs_unit(struct attrs *as, sqlite3_stmt *st, int at)
 		}
 		attr_col(as, "slurm.cluster", st, at + U_CLUSTER);
 		attr_col(as, "slurm.job_name", st, at + U_JOB_NAME);
+		attr_col(as, "slurm.account", st, at + U_ACCOUNT);
+		attr_col(as, "slurm.partition", st, at + U_PARTITION);
+		attr_col(as, "slurm.nodelist", st, at + U_NODELIST);
 		attr_owner(as, "slurm.user", (uint32_t)num(st, at + U_UID));
 	}
 	attr_col(as, "tracer.unit.name", st, at + U_NAME);
@@ -358,6 +372,12 @@ static void attrs_process(struct attrs *as, sqlite3_stmt *st)
 	attrs_unit(as, st, PR_UNIT);
 }
 
+/* A process's span id, of its identity (boot id, pid, start) */
+static uint64_t process_span(const char *boot, int64_t pid, int64_t start_boot_ns)
+{
+	return id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, pid, start_boot_ns);
+}
+
 static void process_ids(sqlite3_stmt *st, struct ids *ids)
 {
 	const char *boot = text(st, PR_BOOT);
@@ -365,10 +385,8 @@ static void process_ids(sqlite3_stmt *st, struct ids *ids)
 	/* under its unit's span (unit_ids), or its parent's */
 	memcpy(ids->parent, ids->span, sizeof(ids->parent));
 	if (num(st, PR_PARENT_START) > 0)
-		put64(ids->parent, id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, num(st, PR_PPID),
-					 num(st, PR_PARENT_START)));
-	put64(ids->span, id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, num(st, PR_PID),
-			       num(st, PR_START_BOOT)));
+		put64(ids->parent, process_span(boot, num(st, PR_PPID), num(st, PR_PARENT_START)));
+	put64(ids->span, process_span(boot, num(st, PR_PID), num(st, PR_START_BOOT)));
 }
 
 static int process_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids)
@@ -436,6 +454,55 @@ int items_process(struct export_batch *b, sqlite3_stmt *st)
 
 /* ---- a unit */
 
+/* "Slower than usual" (slower.h) at a step's end: against its earlier runs in the store, by
+ * the store's rule of which runs are the same step. 0, or -ENOMEM. */
+static int slower_log(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids,
+		      const char *name)
+{
+	int64_t runs[SLOWER_RUNS], took = num(st, UR_END) - num(st, UR_START), usual;
+	struct unit u = {};
+	struct otlp_log *l;
+	struct attrs as;
+	char body[512];
+	size_t n = 0;
+	int at = UR_UNIT;
+
+	if (!slower_compared(num(st, at + U_STEP), num(st, at + U_TASK)) || num(st, UR_END) <= 0)
+		return 0;
+	u.id = (uint64_t)num(st, at + U_ID);
+	u.start_ns = num(st, UR_START);
+	u.uid = (uint32_t)num(st, at + U_UID);
+	u.job_id = (uint64_t)num(st, at + U_JOB);
+	u.step_id = (uint32_t)num(st, at + U_STEP);
+	snprintf(u.kind, sizeof(u.kind), "%s", text(st, at + U_KIND));
+	snprintf(u.name, sizeof(u.name), "%s", text(st, at + U_NAME));
+	snprintf(u.job_name, sizeof(u.job_name), "%s", text(st, at + U_JOB_NAME));
+	snprintf(u.pipeline, sizeof(u.pipeline), "%s", text(st, at + U_PIPELINE));
+	snprintf(u.step_name, sizeof(u.step_name), "%s", text(st, at + U_STEP_NAME));
+	if (store_history_elapsed(b->db, &u, SLOWER_RUNS, runs, &n) < 0 || !n)
+		return 0; /* no history to say it against: nothing to say */
+	usual = slower_median(runs, n);
+	if (!slower_than_usual(took, usual))
+		return 0;
+	snprintf(body, sizeof(body),
+		 "%s took %.1f\xc3\x97 its median of the last %zu run%s (%.1f s against %.1f s)",
+		 name, (double)took / (double)usual, n, n > 1 ? "s" : "", (double)took / 1e9,
+		 (double)usual / 1e9);
+	if (!(l = log_of(b, ids, (uint64_t)num(st, UR_END), OTLP_SEV_WARN, body)) ||
+	    attrs_begin(&as, b))
+		return -ENOMEM;
+	attr_str(&as, "tracer.event", "slower_than_usual", strlen("slower_than_usual"));
+	attr_int(&as, "tracer.elapsed_ns", took);
+	attr_int(&as, "tracer.usual_elapsed_ns", usual);
+	attr_int(&as, "tracer.history_runs", (int64_t)n);
+	attrs_unit(&as, st, UR_UNIT);
+	if (as.oom)
+		return -ENOMEM;
+	l->attrs = as.a;
+	l->nattrs = as.n;
+	return 0;
+}
+
 static int unit_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids,
 		     const char *name, enum unit_state state)
 {
@@ -473,7 +540,7 @@ static int unit_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids 
 		if (!log_of(b, ids, end, OTLP_SEV_WARN, body))
 			return -ENOMEM;
 	}
-	return 0;
+	return state == UNIT_RUNNING ? 0 : slower_log(b, st, ids, name);
 }
 
 int items_unit(struct export_batch *b, sqlite3_stmt *st)
@@ -522,5 +589,36 @@ int items_unit(struct export_batch *b, sqlite3_stmt *st)
 	}
 	s->attrs = as.a;
 	s->nattrs = as.n;
+	return 0;
+}
+
+/* ---- a stall's start: a log record on its process's span, while the process runs */
+
+int items_stall_start(struct export_batch *b, sqlite3_stmt *st)
+{
+	const char *tool = *text(st, SS_TOOL) ? text(st, SS_TOOL) : text(st, SS_COMM);
+	struct otlp_log *l;
+	struct attrs as;
+	struct ids ids;
+	char body[512];
+
+	if (b->signal != EXPORT_LOGS || unit_ids(b, st, SS_UNIT, &ids) < 0)
+		return 0;
+	put64(ids.span, process_span(text(st, SS_BOOT), num(st, SS_PID), num(st, SS_START_BOOT)));
+	snprintf(body, sizeof(body),
+		 "process %" PRId64 " (%s) stalled: no CPU, I/O or network (%s)", num(st, SS_PID),
+		 *tool ? tool : "process", text(st, SS_REASON));
+	if (!(l = log_of(b, &ids, (uint64_t)num(st, SS_SINCE), OTLP_SEV_WARN, body)) ||
+	    attrs_begin(&as, b))
+		return -ENOMEM;
+	attr_str(&as, "tracer.event", "stall.start", strlen("stall.start"));
+	attr_num(&as, "process.pid", st, SS_PID);
+	attr_col(&as, "tracer.tool", st, SS_TOOL);
+	attr_col(&as, "tracer.stall_reason", st, SS_REASON);
+	attrs_unit(&as, st, SS_UNIT);
+	if (as.oom)
+		return -ENOMEM;
+	l->attrs = as.a;
+	l->nattrs = as.n;
 	return 0;
 }

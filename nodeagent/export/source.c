@@ -46,6 +46,7 @@ static int highest(sqlite3 *db, int64_t *out)
 		    db,
 		    "SELECT MAX(COALESCE((SELECT MAX(seq) FROM processes WHERE seq IS NOT"
 		    " NULL), 0), COALESCE((SELECT MAX(seq) FROM units WHERE seq IS NOT"
+		    " NULL), 0), COALESCE((SELECT MAX(seq) FROM stall_starts WHERE seq IS NOT"
 		    " NULL), 0))",
 		    -1, &st, NULL) != SQLITE_OK) {
 		log_error("export: %s", sqlite3_errmsg(db));
@@ -58,57 +59,74 @@ static int highest(sqlite3 *db, int64_t *out)
 	return rc == SQLITE_ROW ? 0 : -EIO;
 }
 
-/* The two tables' rows merged in the order of their numbers, max rows at most: a process
- * row and a unit row never share one. */
+/* The tables whose rows are read, each by its query and into its items */
+static const struct reader_kind {
+	const char *sql;
+	int (*items)(struct export_batch *b, sqlite3_stmt *st);
+} kinds[] = {
+	{ items_process_sql, items_process },
+	{ items_unit_sql, items_unit },
+	{ items_stall_start_sql, items_stall_start },
+};
+#define KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+struct reader {
+	sqlite3_stmt *st;
+	int done, has; /* has: 1 a row, 0 at its end, -EIO */
+	size_t n;
+};
+
+/* The tables' rows merged in the order of their numbers, max rows at most: no two rows share
+ * one. */
 int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, size_t max,
 		       struct export_batch *b, int64_t *next)
 {
-	sqlite3_stmt *ps = NULL, *us = NULL;
-	int pdone = 0, udone = 0, hp, hu, err;
+	struct reader r[KINDS] = {};
 	int64_t last = cursor, top;
-	size_t rows = 0, np = 0, nu = 0;
+	size_t rows = 0, k, i;
+	int err, whole = 1;
 
 	if (max == 0 || signal >= EXPORT_SIGNALS)
 		return -EINVAL;
 	err = batch_reset(b, signal, max);
-	if (!err)
-		err = prepare(db, items_process_sql, cursor, max, &ps);
-	if (!err)
-		err = prepare(db, items_unit_sql, cursor, max, &us);
+	b->db = db;
+	for (k = 0; !err && k < KINDS; k++)
+		err = prepare(db, kinds[k].sql, cursor, max, &r[k].st);
 	if (err)
 		goto out;
-	hp = step(db, ps, &pdone, &np);
-	hu = step(db, us, &udone, &nu);
-	while (rows < max && (hp > 0 || hu > 0)) {
-		int take_p = hp > 0 &&
-			     (hu <= 0 || sqlite3_column_int64(ps, 0) < sqlite3_column_int64(us, 0));
-
-		if (take_p) {
-			last = sqlite3_column_int64(ps, 0);
-			err = items_process(b, ps);
-			hp = step(db, ps, &pdone, &np);
-		} else {
-			last = sqlite3_column_int64(us, 0);
-			err = items_unit(b, us);
-			hu = step(db, us, &udone, &nu);
-		}
+	for (k = 0; k < KINDS; k++)
+		r[k].has = step(db, r[k].st, &r[k].done, &r[k].n);
+	while (rows < max) {
+		for (k = KINDS, i = 0; i < KINDS; i++)
+			if (r[i].has > 0 &&
+			    (k == KINDS ||
+			     sqlite3_column_int64(r[i].st, 0) < sqlite3_column_int64(r[k].st, 0)))
+				k = i;
+		if (k == KINDS)
+			break;
+		last = sqlite3_column_int64(r[k].st, 0);
+		err = kinds[k].items(b, r[k].st);
+		r[k].has = step(db, r[k].st, &r[k].done, &r[k].n);
 		if (err)
 			goto out;
 		rows++;
 		b->rows = rows;
 	}
-	if (hp < 0 || hu < 0) {
-		err = -EIO;
-		goto out;
+	for (k = 0; k < KINDS; k++) {
+		if (r[k].has < 0) {
+			err = -EIO;
+			goto out;
+		}
+		whole &= r[k].has == 0 && r[k].n < max;
 	}
-	/* both taken whole, and each ended short of its LIMIT: nothing else is above what they
-	 * held (a reader that stopped at its LIMIT may have more) */
-	if (hp == 0 && hu == 0 && np < max && nu < max && !(err = highest(db, &top)) && top > last)
+	/* every table taken whole, each ending short of its LIMIT: nothing else is above what
+	 * they held (a reader that stopped at its LIMIT may have more) */
+	if (whole && !(err = highest(db, &top)) && top > last)
 		last = top;
 	*next = last;
 out:
-	sqlite3_finalize(ps);
-	sqlite3_finalize(us);
+	for (k = 0; k < KINDS; k++)
+		sqlite3_finalize(r[k].st);
 	return err;
 }
 
@@ -124,6 +142,8 @@ int export_source_oldest(sqlite3 *db, enum export_signal signal, int64_t cursor,
 		    "SELECT seq, end_ns FROM (SELECT seq, end_ns FROM processes WHERE"
 		    " seq > ?1 ORDER BY seq LIMIT 1) UNION ALL SELECT seq, end_ns FROM"
 		    " (SELECT seq, end_ns FROM units WHERE seq > ?1 ORDER BY seq LIMIT 1)"
+		    " UNION ALL SELECT seq, since_ns FROM (SELECT seq, since_ns FROM"
+		    " stall_starts WHERE seq > ?1 ORDER BY seq LIMIT 1)"
 		    " ORDER BY seq LIMIT 1",
 		    -1, &st, NULL) != SQLITE_OK) {
 		log_error("export: %s", sqlite3_errmsg(db));

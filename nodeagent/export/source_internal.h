@@ -4,7 +4,7 @@
 
 #include "source.h"
 
-#define ITEMS_LOGS_MAX 4 /* log records one row makes at most */
+#define ITEMS_LOGS_MAX 5 /* log records one row makes at most */
 #define OWNERS_CACHED 8	 /* user names a batch looks up once */
 
 struct arena_block {
@@ -16,6 +16,7 @@ struct arena_block {
 struct export_batch {
 	char node[64]; /* the exporter's node */
 	enum export_signal signal;
+	sqlite3 *db; /* where the rows are read: a unit's earlier runs too (items.c) */
 	struct otlp_span *spans;
 	struct otlp_log *logs;
 	size_t nspans, span_cap, nlogs, log_cap;
@@ -40,10 +41,12 @@ struct otlp_span *batch_span(struct export_batch *b);
 struct otlp_log *batch_log(struct export_batch *b);
 
 /* The queries of a signal's rows after a cursor (?1), at most ?2 of them, ordered by their
- * number (first column): a process's joined to its unit, and a finished unit's. */
-extern const char items_process_sql[], items_unit_sql[];
+ * number (first column): a process's joined to its unit, a finished unit's, and a stall's
+ * start joined to its unit. */
+extern const char items_process_sql[], items_unit_sql[], items_stall_start_sql[];
 /* A row of one of them process or unit query into b's items of its signal: 0 or -ENOMEM. */
 int items_process(struct export_batch *b, sqlite3_stmt *st);
 int items_unit(struct export_batch *b, sqlite3_stmt *st);
+int items_stall_start(struct export_batch *b, sqlite3_stmt *st);
 
 #endif

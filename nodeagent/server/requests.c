@@ -12,13 +12,13 @@
 #include "procfs.h"
 #include "protocol.h"
 #include "requests.h"
+#include "slower.h"
 #include "slurm_ids.h"
 #include "store.h"
 #include "stream.h"
 #include "units.h"
 
 #define ERR_REPLY(code, ...) proto_reply_error(PROTO_E_##code, __VA_ARGS__)
-#define HISTORY_RUNS 5 /* "slower than usual": against the median of this many runs */
 #define HISTORY_RUNS_MAX 50
 
 static struct json_object *op_run_begin(struct agent *a, const struct peer *peer,
@@ -253,7 +253,7 @@ static struct json_object *op_history(struct agent *a, const struct peer *peer,
 	struct json_object *rows, *r;
 	char err[160];
 	uint64_t id = 0;
-	int64_t limit = HISTORY_RUNS;
+	int64_t limit = SLOWER_RUNS; /* the runs "slower than usual" compares with */
 	int rc;
 
 	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));

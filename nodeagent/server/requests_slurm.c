@@ -67,6 +67,39 @@ static int take_workflow(struct unit *v, void *ctx)
 	return 1;
 }
 
+/* The job's account, partition and nodes, as its environment gave them to the plugin or the
+ * prolog: a user's text, kept cleaned and cut (proto_copy_text). */
+static int job_facts(struct json_object *req, struct unit *tmp, char *err, size_t errlen)
+{
+	if (proto_copy_text(req, "account", tmp->account, sizeof(tmp->account), err, errlen) ||
+	    proto_copy_text(req, "partition", tmp->partition, sizeof(tmp->partition), err,
+			    errlen) ||
+	    proto_copy_text(req, "nodelist", tmp->nodelist, sizeof(tmp->nodelist), err, errlen))
+		return -EINVAL;
+	return 0;
+}
+
+static void job_facts_take(struct unit *u, const struct unit *from)
+{
+	memcpy(u->account, from->account, sizeof(u->account));
+	memcpy(u->partition, from->partition, sizeof(u->partition));
+	memcpy(u->nodelist, from->nodelist, sizeof(u->nodelist));
+}
+
+/* A step registered without them takes those of another unit of its job (its allocation's,
+ * from the prolog), newest first. */
+static int take_job_facts(struct unit *v, void *ctx)
+{
+	struct unit *u = ctx;
+
+	if (v == u || u->account[0] || u->partition[0] || u->nodelist[0])
+		return 1;
+	if (!v->account[0] && !v->partition[0] && !v->nodelist[0])
+		return 0;
+	job_facts_take(u, v);
+	return 1;
+}
+
 /* Which workflow a step belongs to, from what the engine already passed to Slurm: the job
  * name, the batch script (read here, as root, from where slurmd keeps it), the step's command
  * line and working directory. Explicit values (SPANK options, TRACER_* variables) win; steps
@@ -162,7 +195,8 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 	    proto_copy_string(req, "step", tmp.step_name, sizeof(tmp.step_name), err,
 			      sizeof(err)) ||
 	    proto_copy_string(req, "traceparent", tmp.traceparent, sizeof(tmp.traceparent), err,
-			      sizeof(err)))
+			      sizeof(err)) ||
+	    job_facts(req, &tmp, err, sizeof(err)))
 		return ERR_REPLY(MALFORMED, "%s", err);
 	if (tmp.traceparent[0] && !traceparent_valid(tmp.traceparent))
 		return ERR_REPLY(MALFORMED, "traceparent is not a W3C trace context");
@@ -183,6 +217,7 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 	memcpy(u->run, tmp.run, sizeof(u->run));
 	memcpy(u->step_name, tmp.step_name, sizeof(u->step_name));
 	memcpy(u->traceparent, tmp.traceparent, sizeof(u->traceparent));
+	job_facts_take(u, &tmp);
 	u->job_id = job;
 	u->array_job_id = array_job;
 	u->array_task_id = array_task;
@@ -192,8 +227,10 @@ struct json_object *request_register(struct agent *a, const struct peer *peer,
 	u->alloc_mem_mb = mem;
 	u->cgroup_id = cgid;
 	u->kernel_key = (uint64_t)key;
-	if (job)
+	if (job) {
 		unit_workflow(a, u, req);
+		units_of_job(a, u->job_id, take_job_facts, u);
+	}
 	r = units_track(a, u, pid);
 	if (r) {
 		units_drop(a, u);
@@ -223,7 +260,8 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
 	    proto_opt_int64(req, "gid", 0, UINT32_MAX - 1, &gid, err, sizeof(err)) ||
 	    proto_copy_string(req, "cluster", tmp.cluster, sizeof(tmp.cluster), err, sizeof(err)) ||
 	    proto_copy_string(req, "job_name", tmp.job_name, sizeof(tmp.job_name), err,
-			      sizeof(err)))
+			      sizeof(err)) ||
+	    job_facts(req, &tmp, err, sizeof(err)))
 		return ERR_REPLY(MALFORMED, "%s", err);
 	snprintf(name, sizeof(name), "%" PRId64, job);
 	u = units_new(a, "slurm", name, uid, gid);
@@ -232,6 +270,7 @@ struct json_object *request_job_begin(struct agent *a, const struct peer *peer,
 	u->job_id = job;
 	memcpy(u->cluster, tmp.cluster, sizeof(u->cluster));
 	memcpy(u->job_name, tmp.job_name, sizeof(u->job_name));
+	job_facts_take(u, &tmp);
 	units_save(a, u);
 	return request_reply_unit(u);
 }

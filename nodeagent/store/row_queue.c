@@ -100,7 +100,7 @@ int row_queue_put(struct row_queue *q, enum row_op op, uint64_t unit, const stru
 	memcpy(q->buf + q->len, &h, sizeof(h));
 	q->len += need;
 	q->n++;
-	if (op != ROW_UNIT && op != ROW_SAMPLE)
+	if (op == ROW_PROCESS || op == ROW_FOLD || op == ROW_FOLD_OTHER)
 		unit_counts_add(&q->procs, unit, 1);
 	return 0;
 }

@@ -10,11 +10,12 @@
 
 /* What the thread does with a row */
 enum row_op {
-	ROW_UNIT,	/* the units table's (INSERT OR REPLACE) */
-	ROW_PROCESS,	/* the processes table's */
-	ROW_SAMPLE,	/* the samples table's */
-	ROW_FOLD,	/* added into its unit's folded row of its tool (store_fold.c) */
-	ROW_FOLD_OTHER, /* the same, into "(other tools)" when its tool has no row yet */
+	ROW_UNIT,	 /* the units table's (INSERT OR REPLACE) */
+	ROW_PROCESS,	 /* the processes table's */
+	ROW_SAMPLE,	 /* the samples table's */
+	ROW_FOLD,	 /* added into its unit's folded row of its tool (store_fold.c) */
+	ROW_FOLD_OTHER,	 /* the same, into "(other tools)" when its tool has no row yet */
+	ROW_STALL_START, /* the stall_starts table's */
 };
 
 /* A count per unit, for the first UNIT_COUNTS units; the others' summed in rest */

@@ -45,6 +45,9 @@ static const char indexes[] =
 	"UPDATE units SET owner_uid = uid WHERE owner_uid IS NULL;"
 	"CREATE INDEX IF NOT EXISTS units_name ON units(name);"
 	"CREATE INDEX IF NOT EXISTS units_job ON units(job_id);"
+	/* a step's earlier runs (store_history.c), which the export asks at each step's end */
+	"CREATE INDEX IF NOT EXISTS units_history ON units(uid, job_name, step_id, start_ns);"
+	"CREATE INDEX IF NOT EXISTS units_history_wf ON units(uid, pipeline, step_name, start_ns);"
 	/* pruning's: a user's oldest finished units without a pass over all, and every user's
 	 * sums from the index alone (what a round reads: 10 times faster than from the table) */
 	"CREATE INDEX IF NOT EXISTS units_owner_end ON units(owner_uid, end_ns, state, "
@@ -58,7 +61,9 @@ static const char indexes[] =
 	"CREATE INDEX IF NOT EXISTS samples_unit ON samples(unit);"
 	/* the exporter's reads after its cursor (export/source.c) */
 	"CREATE INDEX IF NOT EXISTS processes_seq ON processes(seq) WHERE seq IS NOT NULL;"
-	"CREATE INDEX IF NOT EXISTS units_seq ON units(seq) WHERE seq IS NOT NULL;";
+	"CREATE INDEX IF NOT EXISTS units_seq ON units(seq) WHERE seq IS NOT NULL;"
+	"CREATE INDEX IF NOT EXISTS stall_starts_unit ON stall_starts(unit);"
+	"CREATE INDEX IF NOT EXISTS stall_starts_seq ON stall_starts(seq) WHERE seq IS NOT NULL;";
 
 /* The export sequence goes on from the highest number ever given, kept in meta at each commit:
  * the rows that held the highest may have been pruned since. (The rows' highest is read from
@@ -226,6 +231,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		err = rec_ensure_table(s, &store_processes);
 	if (!err)
 		err = rec_ensure_table(s, &store_samples);
+	if (!err)
+		err = rec_ensure_table(s, &store_stall_starts);
 	if (!err && sqlite3_exec(s->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
 		err = store_fail(s, "indexes");
 	if (!err)
@@ -250,6 +257,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		err = rec_prepare_insert(s, &store_processes, &s->add_process);
 	if (!err)
 		err = rec_prepare_insert(s, &store_samples, &s->add_sample);
+	if (!err)
+		err = rec_prepare_insert(s, &store_stall_starts, &s->add_stall_start);
 	if (!err)
 		err = seq_open(s);
 	if (!err)

@@ -124,6 +124,10 @@ size_t store_sample_bytes(void);
  * not there yet goes to the "(other tools)" row of its exit status instead. A row made for it
  * is said to on_folded (store_on_folded) once written. */
 int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool);
+/* A stall of running process p has begun (p->stall.open_start_ns): its row for the export's log
+ * record, of about STORE_STALL_START_BYTES. 0 or -errno. */
+#define STORE_STALL_START_BYTES 200
+int store_add_stall_start(struct store *s, const struct proc *p, int64_t offset_ns);
 /* A live process's sample for timelines. */
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
 		     int64_t offset_ns);
@@ -144,5 +148,10 @@ int store_unit_totals(struct store *s, uint64_t unit, struct json_object **out);
 /* The earlier successful runs of the same step as unit by the same user (store_history.c),
  * newest first, at most limit: [{unit, start_ns, end_ns, totals}]. */
 int store_unit_history(struct store *s, uint64_t unit, unsigned limit, struct json_object **out);
+/* The same runs of unit u (its id, start, uid, kind, names and ids filled) read through db,
+ * another connection (the export's): the time each took into elapsed[0..limit), newest first,
+ * their number in *n. 0, or -EIO. */
+int store_history_elapsed(sqlite3 *db, const struct unit *u, unsigned limit, int64_t *elapsed,
+			  size_t *n);
 
 #endif

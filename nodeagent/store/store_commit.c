@@ -329,7 +329,7 @@ int store_queue_row(struct store *s, enum row_op op, uint64_t unit, const struct
 		store_settle(s);
 	err = row_queue_put(&s->queue[s->filling], op, unit, t, r);
 	if (err) {
-		if (op != ROW_UNIT && op != ROW_SAMPLE)
+		if (op == ROW_PROCESS || op == ROW_FOLD || op == ROW_FOLD_OTHER)
 			store_lose(s, unit, 1);
 		return err;
 	}

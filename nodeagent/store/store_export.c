@@ -26,7 +26,8 @@ const char *store_exported_condition(const struct store *s)
 		return "";
 	return " AND COALESCE(units." STORE_EXPORT_SEQ ", 0) <= :floor AND NOT EXISTS"
 	       " (SELECT 1 FROM processes p WHERE p.unit = units.id AND p." STORE_EXPORT_SEQ
-	       " > :floor)";
+	       " > :floor) AND NOT EXISTS (SELECT 1 FROM stall_starts t WHERE t.unit = units.id"
+	       " AND t." STORE_EXPORT_SEQ " > :floor)";
 }
 
 void store_bind_floor(const struct store *s, sqlite3_stmt *st)
@@ -49,7 +50,9 @@ int store_count_dropped(struct store *s)
 			  "SELECT (SELECT COUNT(*) FROM processes WHERE unit IN"
 			  " (SELECT id FROM temp.prune) AND " STORE_EXPORT_SEQ " > :floor) +"
 			  " (SELECT COUNT(*) FROM units WHERE id IN (SELECT id FROM temp.prune)"
-			  " AND " STORE_EXPORT_SEQ " > :floor)",
+			  " AND " STORE_EXPORT_SEQ " > :floor) +"
+			  " (SELECT COUNT(*) FROM stall_starts WHERE unit IN"
+			  " (SELECT id FROM temp.prune) AND " STORE_EXPORT_SEQ " > :floor)",
 			  &st))
 		return -EIO;
 	store_bind_floor(s, st);
@@ -76,7 +79,9 @@ int store_export_latest(sqlite3 *db, int64_t *seq)
 		"SELECT MAX(COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
 		") FROM processes WHERE " STORE_EXPORT_SEQ
 		" IS NOT NULL), 0), COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
-		") FROM units WHERE " STORE_EXPORT_SEQ " IS NOT NULL), 0), COALESCE((SELECT "
+		") FROM units WHERE " STORE_EXPORT_SEQ
+		" IS NOT NULL), 0), COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
+		") FROM stall_starts WHERE " STORE_EXPORT_SEQ " IS NOT NULL), 0), COALESCE((SELECT "
 		"MAX(CAST(value AS INTEGER)) FROM meta WHERE key='" STORE_META_SEQ "'), 0))";
 	sqlite3_stmt *st;
 	int rc;

@@ -83,7 +83,7 @@ struct store {
 	void *commit_ctx;
 	store_folded_fn on_folded;
 	void *folded_ctx;
-	sqlite3_stmt *put_unit, *add_process, *add_sample;
+	sqlite3_stmt *put_unit, *add_process, *add_sample, *add_stall_start;
 	/* the export sequence (store.h): the next number, and the last one written to meta */
 	int64_t next_seq, seq_saved;
 	sqlite3_stmt *save_seq;
@@ -130,7 +130,7 @@ struct rec_table {
 	const char *constraint;
 };
 extern const struct rec_table store_units, store_processes, store_samples, store_tools,
-	store_totals;
+	store_totals, store_stall_starts;
 
 enum rec_list {
 	REC_NAMES,  /* "a, b" */

@@ -184,9 +184,11 @@ static int prune_selected(struct store *s, sqlite3_stmt *st, unsigned *n)
 	if (!err)
 		err = forget_selected(s);
 	if (!err)
-		err = exec_sql(s, "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
-				  "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
-				  "DELETE FROM units WHERE id IN (SELECT id FROM temp.prune)");
+		err = exec_sql(s,
+			       "DELETE FROM processes WHERE unit IN (SELECT id FROM temp.prune);"
+			       "DELETE FROM samples WHERE unit IN (SELECT id FROM temp.prune);"
+			       "DELETE FROM stall_starts WHERE unit IN (SELECT id FROM temp.prune);"
+			       "DELETE FROM units WHERE id IN (SELECT id FROM temp.prune)");
 	for (size_t i = 0; i < s->nowners && !err; i++)
 		if (s->owners[i].oldest_ns < 0)
 			err = owner_oldest(s, &s->owners[i]);

@@ -10,6 +10,7 @@
 static const struct rec_col unit_cols[] = { UNIT_RECORD(REC_COL) };
 static const struct rec_col process_cols[] = { PROCESS_RECORD(REC_COL) };
 static const struct rec_col sample_cols[] = { SAMPLE_RECORD(REC_COL) };
+static const struct rec_col stall_start_cols[] = { STALL_START_RECORD(REC_COL) };
 static const struct rec_col tool_cols[] = { TOOL_RECORD(REC_COL) };
 static const struct rec_col totals_cols[] = { TOTALS_RECORD(REC_COL) };
 
@@ -21,6 +22,8 @@ const struct rec_table store_units = TABLE("units", unit_cols, NULL);
 const struct rec_table store_processes =
 	TABLE("processes", process_cols, "PRIMARY KEY(boot_id, pid, start_boot_ns)");
 const struct rec_table store_samples = TABLE("samples", sample_cols, NULL);
+const struct rec_table store_stall_starts = TABLE(
+	"stall_starts", stall_start_cols, "PRIMARY KEY(boot_id, pid, start_boot_ns, since_ns)");
 const struct rec_table store_tools = TABLE(NULL, tool_cols, NULL);
 const struct rec_table store_totals = TABLE(NULL, totals_cols, NULL);
 

@@ -22,10 +22,15 @@ static int write_row(struct store *s, struct commit_job *j, enum row_op op, uint
 		[ROW_UNIT] = &store_units,
 		[ROW_PROCESS] = &store_processes,
 		[ROW_SAMPLE] = &store_samples,
+		[ROW_STALL_START] = &store_stall_starts,
 	};
-	sqlite3_stmt *st = op == ROW_UNIT      ? s->put_unit
-			   : op == ROW_PROCESS ? s->add_process
-					       : s->add_sample;
+	sqlite3_stmt *const stmts[] = {
+		[ROW_UNIT] = s->put_unit,
+		[ROW_PROCESS] = s->add_process,
+		[ROW_SAMPLE] = s->add_sample,
+		[ROW_STALL_START] = s->add_stall_start,
+	};
+	sqlite3_stmt *st = stmts[op];
 	size_t bytes;
 	int rc;
 
@@ -60,7 +65,7 @@ void store_rows_write(struct store *s, struct commit_job *j)
 		return;
 	}
 	while ((got = row_queue_next(j->rows, &at, &op, &unit, r)) > 0) {
-		if (op > ROW_FOLD_OTHER)
+		if (op > ROW_STALL_START)
 			continue;
 		rc = write_row(s, j, op, unit, r);
 		if (rc == SQLITE_OK)
@@ -70,7 +75,7 @@ void store_rows_write(struct store *s, struct commit_job *j)
 			j->rolled_back = 1;
 			break;
 		}
-		if (op != ROW_UNIT && op != ROW_SAMPLE)
+		if (op == ROW_PROCESS || op == ROW_FOLD || op == ROW_FOLD_OTHER)
 			unit_counts_add(&j->failed, unit, 1);
 	}
 	free(r);

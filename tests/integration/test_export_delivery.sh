@@ -168,6 +168,114 @@ check "and says why" status_says 'HTTP 400: [0-9]* items refused, skipped: test 
 traced_run afterpoison 20
 check "delivery goes on after a refused batch" arrived afterpoison 30
 
+# ---- what a Slurm job adds, and the log records of a stall's start and of a slow step: the
+# cluster's name (tracer.conf's ClusterName), account, partition and nodes (a hostile account and
+# a 10 kB partition arrive cleaned and cut), with StallAfter 2 s
+stop_daemon
+cat >> "$T/tracer.conf" <<CONF
+ClusterName = itestcluster
+StallAfter = 2s
+CONF
+start_daemon || { fail "restart with ClusterName"; finish; exit 1; }
+# The items of signal $1 whose attribute $2 is $3, as JSON lines
+items_where() {
+  python3 - "$T/otlp/items.jsonl" "$@" <<'PY'
+import json, sys
+path, sig, key, val = sys.argv[1:5]
+for l in open(path):
+    try:
+        o = json.loads(l)
+    except ValueError:
+        continue
+    if o.get("signal") == sig and str(o.get("attributes", {}).get(key)) == val:
+        print(json.dumps(o))
+PY
+}
+wait_item() { # SIGNAL KEY VALUE SECONDS
+  for _ in $(seq $(($4 * 4))); do
+    [ -n "$(items_where "$1" "$2" "$3")" ] && return 0
+    sleep 0.25
+  done
+  return 1
+}
+# the registered process's child, forked once it is tracked, is the one that stalls
+sh -c 'sleep 1; sleep 7' & victim=$!
+account=$'a"b\nc\x1b[0m\\x\xff'
+partition=$(printf 'p%.0s' $(seq 10240))
+unit=$(ctl register --uid 0 --pid $victim --job-id 4242 --step-id 0 --task-id 0 \
+  --job-name hostile --account "$account" --partition "$partition" --nodelist 'n[1-2]')
+check "a job with a hostile account and a 10 kB partition is registered ($unit)" [ -n "$unit" ]
+check "its process's stall start arrives as a log record while it runs" \
+  wait_item logs tracer.event stall.start 10
+check "the process still ran then" kill -0 $victim
+wait $victim
+ctl unregister "$unit" --status 0 > /dev/null
+check "the job's step span arrives" wait_item traces slurm.job_id 4242 20
+check "resource, account, partition and nodes arrive clean, on the span, its process's and the stall's log" \
+  python3 - "$T/otlp/items.jsonl" <<'PY'
+import json, sys
+items = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+job = [o for o in items if o.get("attributes", {}).get("slurm.job_id") == "4242"]
+unit = [o for o in job if o["signal"] == "traces" and "process.pid" not in o["attributes"]]
+stall = [o for o in job if o["signal"] == "logs" and o["attributes"].get("tracer.event") == "stall.start"]
+proc = [o for o in job if o["signal"] == "traces" and stall and
+        o["attributes"].get("process.pid") == stall[0]["attributes"]["process.pid"]]
+assert unit and proc and stall, (len(unit), len(proc), len(stall))
+for o in unit + proc + stall:
+    a = o["attributes"]
+    assert o["resource"]["slurm.cluster"] == "itestcluster", o["resource"]
+    assert a["slurm.account"] == 'a"b\\x0ac\\x1b[0m\\x\\xff', a["slurm.account"]
+    assert a["slurm.partition"] == "p" * 63, len(a["slurm.partition"])
+    assert a["slurm.nodelist"] == "n[1-2]", a["slurm.nodelist"]
+s = stall[0]
+assert s["severityText"] == "WARN" and "stalled" in s["body"], s
+assert s["spanId"] == proc[0]["spanId"] and s["traceId"] == proc[0]["traceId"], (s, proc[0])
+assert s["attributes"]["tracer.stall_reason"] == "sleeping", s["attributes"]
+assert int(proc[0]["start"]) <= int(s["time"]) < int(proc[0]["end"]), (s["time"], proc[0])
+PY
+check "the stall's start was sent once (resends keep its identity)" python3 - "$T/otlp/items.jsonl" <<'PY'
+import json, sys
+keys = {(o["spanId"], o["time"], o["body"]) for o in map(json.loads, open(sys.argv[1]))
+        if o.get("signal") == "logs" and o.get("attributes", {}).get("tracer.event") == "stall.start"}
+assert len(keys) == 1, keys
+PY
+# the prolog passes the job's account, partition and nodes from its environment as Slurm's
+# slurmd gives it (22.05: the node list as SLURM_NODELIST); tracerd cleans and cuts them
+SLURM_JOB_ID=4343 SLURM_JOB_UID=0 SLURMD_NODENAME=$NODE SLURM_JOB_ACCOUNT="$account" \
+  SLURM_JOB_PARTITION="$(printf 'q%.0s' $(seq 3000))" SLURM_NODELIST='n[1-3]' "$BUILD/tracer-prolog"
+SLURM_JOB_ID=4343 SLURM_JOB_UID=0 SLURMD_NODENAME=$NODE "$BUILD/tracer-epilog"
+check "the prolog's job arrives" wait_item traces slurm.job_id 4343 20
+check "with its account, partition and nodes cleaned and cut" python3 - "$T/otlp/items.jsonl" <<'PY'
+import json, sys
+a = [o for o in map(json.loads, open(sys.argv[1]))
+     if o.get("signal") == "traces" and o["attributes"].get("slurm.job_id") == "4343"][0]["attributes"]
+assert a["slurm.account"] == 'a"b\\x0ac\\x1b[0m\\x\\xff', a
+assert a["slurm.partition"] == "q" * 63 and a["slurm.nodelist"] == "n[1-3]", a
+PY
+# slower than usual: three runs of a step in about 0.3 s, then one of 3.5 s
+for j in 1 2 3 4; do
+  sleep 30 & p=$!
+  u=$(ctl register --uid 0 --pid $p --job-id $((5000 + j)) --step-id 0 --task-id 0 --job-name same)
+  if [ $j -lt 4 ]; then sleep 0.3; else sleep 3.5; fi
+  kill $p; wait $p 2>/dev/null
+  ctl unregister "$u" --status 0 > /dev/null
+done
+check "a step slower than its earlier runs gives a WARN log record at its end" \
+  wait_item logs tracer.event slower_than_usual 20
+check "only that one, on its step's span, with its usual time" python3 - "$T/otlp/items.jsonl" <<'PY'
+import json, sys
+items = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+slow = [o for o in items if o.get("signal") == "logs" and o["attributes"].get("tracer.event") == "slower_than_usual"]
+assert {o["attributes"].get("slurm.job_id") for o in slow} == {"5004"}, slow
+o = slow[0]
+span = [s for s in items if s.get("signal") == "traces" and s["attributes"].get("slurm.job_id") == "5004"
+        and "process.pid" not in s["attributes"]][0]
+assert o["spanId"] == span["spanId"] and o["traceId"] == span["traceId"]
+assert o["severityText"] == "WARN" and "its median of the last 3 runs" in o["body"], o["body"]
+assert o["attributes"]["tracer.history_runs"] == "3"
+assert 2e8 < int(o["attributes"]["tracer.usual_elapsed_ns"]) < 2e9, o["attributes"]
+PY
+
 # ---- the other encoding, compressed
 stop_daemon
 cat >> "$T/tracer.conf" <<CONF

@@ -43,6 +43,26 @@ assert user and batch, (len(user), len(batch))
 assert user[-1]["traceId"] == batch[0]["traceId"], (user[-1]["traceId"], batch[0]["traceId"])
 assert user[-1]["parentSpanId"] == batch[0]["spanId"]
 PY
+for _ in $(seq 40); do # accounting may fill the job's record in a moment after its end
+  IFS='|' read -r acct part nodes < <(sacct -n -X -P -j "$J" -o Account,Partition,NodeList)
+  [ -n "$acct" ] && [ -n "$part" ] && [ -n "$nodes" ] && break
+  sleep 0.25
+done
+check "its spans carry the job's account ($acct), partition ($part) and nodes ($nodes), the resource the cluster" \
+  python3 - "$OUT" "$J" "$acct" "$part" "$nodes" <<'PY'
+import json, sys
+out, j, acct, part, nodes = sys.argv[1:6]
+items = [json.loads(l) for l in open(out) if l.strip()]
+spans = [o for o in items if o.get("signal") == "traces" and o["attributes"].get("slurm.job_id") == j]
+units = [o for o in spans if "process.pid" not in o["attributes"]]
+assert units and len(spans) > len(units), (len(units), len(spans))
+for o in spans:
+    a = o["attributes"]
+    assert o["resource"].get("slurm.cluster") == "tracertest", o["resource"]
+    assert a.get("slurm.account") == acct, (o["name"], a.get("slurm.account"))
+    assert a.get("slurm.partition") == part, (o["name"], a.get("slurm.partition"))
+    assert a.get("slurm.nodelist") == nodes, (o["name"], a.get("slurm.nodelist"))
+PY
 check "the receiver refused nothing" python3 -c "
 import json; s = json.load(open('$T/otlp/stats.json')); assert s['rejected'] == 0, s"
 finish

@@ -354,6 +354,105 @@ static void test_logs(void **state)
 	assert_memory_equal(f->b->spans[1].trace_id, f->b->logs[0].trace_id, 16);
 }
 
+static const struct otlp_attr *log_attr(const struct otlp_log *l, const char *key)
+{
+	for (size_t i = 0; i < l->nattrs; i++)
+		if (!strcmp(l->attrs[i].key, key))
+			return &l->attrs[i];
+	return NULL;
+}
+
+/* A stall's start is a log record while its process runs, on the span the process gets once
+ * it ends, the same each time it is read; the job's account, partition and nodes go with it */
+static void test_stall_start(void **state)
+{
+	struct fixture *f = *state;
+	struct unit u = mkunit(1, 7, 0, 0);
+	struct proc p = mkproc(1, 400, 1000);
+	uint8_t span[8], trace[16];
+	const struct otlp_attr *a;
+	int64_t next;
+
+	snprintf(u.account, sizeof(u.account), "physics");
+	snprintf(u.partition, sizeof(u.partition), "gpu");
+	snprintf(u.nodelist, sizeof(u.nodelist), "n[1-2]");
+	store_put_unit(f->s, &u);
+	p.stall.open_start_ns = 5000;
+	snprintf(p.stall.open_reason, sizeof(p.stall.open_reason), "waiting on a pipe or FIFO");
+	assert_int_equal(store_add_stall_start(f->s, &p, 1000000), 0);
+	next = read_after(f, EXPORT_LOGS, 0, 100);
+	assert_int_equal(f->b->nlogs, 1);
+	assert_int_equal(f->b->logs[0].severity, OTLP_SEV_WARN);
+	assert_int_equal(f->b->logs[0].time_unix_ns, 1005000);
+	assert_non_null(strstr(f->b->logs[0].body, "process 400 (tool) stalled"));
+	assert_non_null(strstr(f->b->logs[0].body, "waiting on a pipe or FIFO"));
+	assert_non_null(a = log_attr(&f->b->logs[0], "tracer.event"));
+	assert_string_equal(a->s, "stall.start");
+	assert_non_null(a = log_attr(&f->b->logs[0], "slurm.account"));
+	assert_string_equal(a->s, "physics");
+	assert_non_null(a = log_attr(&f->b->logs[0], "slurm.partition"));
+	assert_string_equal(a->s, "gpu");
+	assert_non_null(a = log_attr(&f->b->logs[0], "slurm.nodelist"));
+	assert_string_equal(a->s, "n[1-2]");
+	memcpy(span, f->b->logs[0].span_id, 8);
+	memcpy(trace, f->b->logs[0].trace_id, 16);
+	/* read again: the same record */
+	read_after(f, EXPORT_LOGS, 0, 100);
+	assert_int_equal(f->b->nlogs, 1);
+	assert_memory_equal(f->b->logs[0].span_id, span, 8);
+	/* no span of its own; the cursor goes past it */
+	assert_int_equal(read_after(f, EXPORT_TRACES, 0, 100), next);
+	assert_int_equal(f->b->nspans, 0);
+	/* the process's span, once it ended, is the one the log named */
+	assert_int_equal(store_add_process(f->s, &p, 0), 0);
+	read_after(f, EXPORT_TRACES, next, 100);
+	assert_int_equal(f->b->nspans, 1);
+	assert_memory_equal(f->b->spans[0].span_id, span, 8);
+	assert_memory_equal(f->b->spans[0].trace_id, trace, 16);
+	assert_non_null(a = attr_of(&f->b->spans[0], "slurm.partition"));
+	assert_string_equal(a->s, "gpu");
+}
+
+/* "Slower than usual" at a step's end, against the same step's earlier runs */
+static void test_slower(void **state)
+{
+	struct fixture *f = *state;
+	const struct otlp_attr *a;
+	int found = 0;
+
+	for (uint64_t id = 1; id <= 4; id++) { /* 5 s each */
+		struct unit u = mkunit(id, 10 + id, 0, 0);
+
+		snprintf(u.job_name, sizeof(u.job_name), "align");
+		u.start_ns += (int64_t)id * 100000000000ll;
+		finish(f->s, &u, UNIT_COMPLETED);
+	}
+	{
+		struct unit u = mkunit(5, 20, 0, 0);
+
+		snprintf(u.job_name, sizeof(u.job_name), "align");
+		u.start_ns += 600000000000ll;
+		u.state = UNIT_COMPLETED;
+		u.end_ns = u.start_ns + 20000000000ll;
+		assert_int_equal(store_put_unit(f->s, &u), 0);
+	}
+	read_after(f, EXPORT_LOGS, 0, 100);
+	for (size_t i = 0; i < f->b->nlogs; i++) {
+		const struct otlp_log *l = &f->b->logs[i];
+
+		if (!(a = log_attr(l, "tracer.event")) || strcmp(a->s, "slower_than_usual"))
+			continue;
+		found++;
+		assert_int_equal(l->severity, OTLP_SEV_WARN);
+		assert_non_null(strstr(l->body, "4.0\xc3\x97 its median of the last 4 runs"));
+		assert_non_null(a = log_attr(l, "tracer.usual_elapsed_ns"));
+		assert_int_equal(a->i, 5000000000ll);
+		assert_non_null(a = log_attr(l, "tracer.history_runs"));
+		assert_int_equal(a->i, 4);
+	}
+	assert_int_equal(found, 1); /* the earlier runs were as usual */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +461,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cursor_pieces_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequence_survives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stall_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slower, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

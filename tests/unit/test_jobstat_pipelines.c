@@ -140,6 +140,23 @@ static void make_report(struct report *rep)
 	assert_int_equal(report_add_traced_job(rep, u, 3), 0);
 }
 
+/* a job without Slurm's accounting shows the account and partition its units had */
+static void test_traced_account(void **state)
+{
+	struct report rep;
+	struct unit_rec u[3];
+
+	(void)state;
+	memset(&rep, 0, sizeof(rep));
+	smk_job(u, 5, "", "", T0);
+	snprintf(u[0].account, sizeof(u[0].account), "physics");
+	snprintf(u[1].partition, sizeof(u[1].partition), "gpu");
+	assert_int_equal(report_add_traced_job(&rep, u, 3), 0);
+	assert_string_equal(rep.jobs[0].row.account, "physics");
+	assert_string_equal(rep.jobs[0].row.partition, "gpu");
+	report_free(&rep);
+}
+
 static void test_job_rows(void **state)
 {
 	struct report rep;
@@ -569,6 +586,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fill_labels),
 		cmocka_unit_test(test_listed),
+		cmocka_unit_test(test_traced_account),
 		cmocka_unit_test(test_job_rows),
 		cmocka_unit_test(test_job_step_disagree),
 		cmocka_unit_test(test_filter),

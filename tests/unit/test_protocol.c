@@ -459,6 +459,36 @@ static void test_get_string(void **state)
 	json_object_put(o);
 }
 
+/* A user's text is taken whatever it holds: escaped, cut to fit, never a refusal */
+static void test_copy_text(void **state)
+{
+	struct json_object *o = json_object_new_object();
+	char big[10240], dst[64] = "old", small[6] = "old";
+
+	(void)state;
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	json_object_object_add(o, "q", json_object_new_string("x\"y\n\x1b[31m\xff\xc3\xa9"));
+	json_object_object_add(o, "big", json_object_new_string(big));
+	json_object_object_add(o, "n", json_object_new_int(3));
+	json_object_object_add(o, "nul", json_object_new_string_len("a\0b", 3));
+	assert_int_equal(proto_copy_text(o, "q", dst, sizeof(dst), err, sizeof(err)), 0);
+	assert_string_equal(dst, "x\"y\\x0a\\x1b[31m\\xff\xc3\xa9");
+	assert_int_equal(proto_copy_text(o, "big", dst, sizeof(dst), err, sizeof(err)), 0);
+	assert_int_equal(strlen(dst), sizeof(dst) - 1);
+	/* an escape is never cut in half */
+	assert_int_equal(proto_copy_text(o, "q", small, sizeof(small), err, sizeof(err)), 0);
+	assert_string_equal(small, "x\"y");
+	strcpy(small, "old");
+	assert_int_equal(proto_copy_text(o, "absent", small, sizeof(small), err, sizeof(err)), 0);
+	assert_string_equal(small, "old");
+	assert_int_equal(proto_copy_text(o, "n", small, sizeof(small), err, sizeof(err)), -EINVAL);
+	assert_int_equal(proto_copy_text(o, "nul", small, sizeof(small), err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(small, "old");
+	json_object_put(o);
+}
+
 static void test_get_int64(void **state)
 {
 	struct json_object *o =
@@ -1239,6 +1269,7 @@ static void test_connect_backlog_full_times_out(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_copy_text),
 		cmocka_unit_test(test_lr_single_and_empty),
 		cmocka_unit_test(test_lr_split_lines),
 		cmocka_unit_test(test_lr_crlf),
