@@ -586,6 +586,8 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 	rec_int(&r, SCOL_offcpu_ns, p->sample_w.offcpu_ns);
 	rec_int(&r, SCOL_net_rx_bytes, p->sample_w.net_rx_bytes);
 	rec_int(&r, SCOL_net_tx_bytes, p->sample_w.net_tx_bytes);
+	rec_int(&r, SCOL_read_bytes, (int64_t)p->sample_read_bytes);
+	rec_int(&r, SCOL_write_bytes, (int64_t)p->sample_write_bytes);
 	rec_bind(s, s->add_sample, &store_samples, &r);
 	return store_write_step(s, s->add_sample, STORE_SAMPLE_BYTES);
 }
