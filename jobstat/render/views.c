@@ -18,7 +18,7 @@
 #include "tooltable.h"
 #include "views.h"
 
-static void header(struct viewctx *v)
+void view_header(struct viewctx *v)
 {
 	if (!v->header_done && !v->e.json)
 		out_header(&v->out);
@@ -27,7 +27,7 @@ static void header(struct viewctx *v)
 
 static void put(struct viewctx *v, const struct row *r)
 {
-	header(v);
+	view_header(v);
 	out_row(&v->out, r);
 	v->rows++;
 }
@@ -61,6 +61,9 @@ void view_wanted(const struct viewctx *v, struct details_wanted *w)
 		break;
 	case V_WORKFLOW:
 		w->unit_tools = 1;
+		break;
+	case V_TIMELINE:
+		w->step_samples = 1;
 		break;
 	case V_ARRAY:
 	default:
@@ -267,7 +270,7 @@ static void emit_set(struct viewctx *v, const struct procset *ps, const struct r
 
 	if (!ps->n)
 		return;
-	header(v);
+	view_header(v);
 	switch (v->o->view) {
 	case V_TREE:
 		if (procs_emit_tree(ps, s, &v->e) < 0)
@@ -287,7 +290,7 @@ static void emit_tools(struct viewctx *v, const struct job *j, const struct row 
 
 	if (s->f.nprocs == 0)
 		return;
-	header(v);
+	view_header(v);
 	if ((n = tooltable_emit(j, s, &v->e)) < 0)
 		fprintf(stderr, JS_PROG ": out of memory for the tools of %s\n", s->jobid);
 	else
@@ -371,7 +374,7 @@ static size_t view_workflow(struct viewctx *v, struct report *rep)
 		fprintf(stderr,
 			JS_PROG ": none of these jobs belongs to a workflow tracer recognised\n");
 	if (n)
-		header(v);
+		view_header(v);
 	v->rows += pipelines_emit(rows, (size_t)n, &v->e);
 	free(rows);
 	return v->rows;
@@ -392,6 +395,9 @@ size_t view_print(struct viewctx *v, struct report *rep)
 	case V_PROCS:
 	case V_TREE:
 		n = view_procs(v, rep);
+		break;
+	case V_TIMELINE:
+		n = view_timeline(v, rep);
 		break;
 	case V_JOBS:
 	default:

@@ -1,5 +1,5 @@
-/* The four ways to print a report: jobs and steps (with notes), per process (--tools,
- * --processes, --tree), and job arrays. */
+/* The ways to print a report: jobs and steps (with notes), per process (--tools,
+ * --processes, --tree), job arrays, workflows, and the timeline. */
 #ifndef JOBSTAT_VIEWS_H
 #define JOBSTAT_VIEWS_H
 
@@ -17,6 +17,10 @@ struct viewctx {
 	struct json_object *warnings; /* JSON: what stderr also says */
 };
 
+/* The header of a table, once, before its first row (none in JSON). */
+void view_header(struct viewctx *v);
+/* --timeline (timeline_view.c): the rows of each job's intervals. Returns the rows written. */
+size_t view_timeline(struct viewctx *v, struct report *rep);
 /* What the view in v->o->view, with its columns and output, needs collect to fetch. */
 void view_wanted(const struct viewctx *v, struct details_wanted *w);
 /* Print the report in o->view. Returns the number of rows written (jobs in JSON). */
