@@ -189,13 +189,19 @@ int procfs_parse_io(const char *text, struct procfs_io *out)
 	static const char *const keys[] = { "rchar: ", "wchar: ", "read_bytes: ", "write_bytes: " };
 	unsigned long long v[4];
 	const char *p;
+	char *end;
 
 	for (size_t i = 0; i < 4; i++) {
 		p = strstr(text, keys[i]);
-		/* a key at a line's start: "read_bytes" is inside "cancelled_write_bytes" too */
+		/* a key at a line's start: "write_bytes" ends "cancelled_write_bytes" too */
 		while (p && p != text && p[-1] != '\n')
 			p = strstr(p + 1, keys[i]);
-		if (!p || sscanf(p + strlen(keys[i]), "%llu", &v[i]) != 1)
+		if (!p)
+			return -EINVAL;
+		p += strlen(keys[i]);
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (!isdigit((unsigned char)*p) || errno || (*end && *end != '\n'))
 			return -EINVAL;
 	}
 	*out = (struct procfs_io){ v[0], v[1], v[2], v[3] };

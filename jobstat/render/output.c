@@ -252,6 +252,13 @@ struct json_object *out_row_json(const struct row *r, const struct col *cols, si
 	return o;
 }
 
+void emit_header(struct emit *e)
+{
+	if (!e->header_done && !e->json)
+		out_header(e->o);
+	e->header_done = 1;
+}
+
 struct json_object *emit_row(struct emit *e, const struct row *r)
 {
 	struct json_object *o;

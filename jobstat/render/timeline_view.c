@@ -19,7 +19,7 @@ static void emit_series(struct viewctx *v, const struct tl_grid *g, const struct
 	for (size_t i = 0; i < g->n; i++) {
 		if (!tl_row_of(g, i, cells, sp, s, &r, &l))
 			continue;
-		view_header(v);
+		emit_header(&v->e);
 		emit_row(&v->e, &r);
 		v->rows++;
 	}

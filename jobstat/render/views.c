@@ -18,16 +18,14 @@
 #include "tooltable.h"
 #include "views.h"
 
-void view_header(struct viewctx *v)
+static void header(struct viewctx *v)
 {
-	if (!v->header_done && !v->e.json)
-		out_header(&v->out);
-	v->header_done = 1;
+	emit_header(&v->e);
 }
 
 static void put(struct viewctx *v, const struct row *r)
 {
-	view_header(v);
+	header(v);
 	out_row(&v->out, r);
 	v->rows++;
 }
@@ -270,7 +268,7 @@ static void emit_set(struct viewctx *v, const struct procset *ps, const struct r
 
 	if (!ps->n)
 		return;
-	view_header(v);
+	header(v);
 	switch (v->o->view) {
 	case V_TREE:
 		if (procs_emit_tree(ps, s, &v->e) < 0)
@@ -290,7 +288,7 @@ static void emit_tools(struct viewctx *v, const struct job *j, const struct row 
 
 	if (s->f.nprocs == 0)
 		return;
-	view_header(v);
+	header(v);
 	if ((n = tooltable_emit(j, s, &v->e)) < 0)
 		fprintf(stderr, JS_PROG ": out of memory for the tools of %s\n", s->jobid);
 	else
@@ -374,7 +372,7 @@ static size_t view_workflow(struct viewctx *v, struct report *rep)
 		fprintf(stderr,
 			JS_PROG ": none of these jobs belongs to a workflow tracer recognised\n");
 	if (n)
-		view_header(v);
+		header(v);
 	v->rows += pipelines_emit(rows, (size_t)n, &v->e);
 	free(rows);
 	return v->rows;

@@ -12,13 +12,10 @@ struct viewctx {
 	const struct opts *o;
 	struct out out;
 	struct emit e;
-	int header_done;
 	size_t rows;		      /* rows written */
 	struct json_object *warnings; /* JSON: what stderr also says */
 };
 
-/* The header of a table, once, before its first row (none in JSON). */
-void view_header(struct viewctx *v);
 /* --timeline (timeline_view.c): the rows of each job's intervals. Returns the rows written. */
 size_t view_timeline(struct viewctx *v, struct report *rep);
 /* What the view in v->o->view, with its columns and output, needs collect to fetch. */
