@@ -180,6 +180,7 @@ int tl_row_of(const struct tl_grid *g, size_t i, const struct tl_cell *cells,
 		return 1; /* every figure unknown */
 	r->f.nunits = 1;
 	secs = (double)(hi > lo ? hi - lo : 1) / NS;
+	r->cpu_ns = (int64_t)(c->c[TL_CPU] + 0.5);
 	l->cores = c->c[TL_CPU] / NS / secs;
 	if (s->alloc_cpus != JS_NONE && s->alloc_cpus > 0)
 		l->cpu_util = 100.0 * l->cores / (double)s->alloc_cpus;

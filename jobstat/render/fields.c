@@ -103,6 +103,7 @@ static int timeline_field(int f)
 	case F_NNODES:
 	case F_NPROCS:
 	case F_ALLOCCPUS:
+	case F_TOTALCPU:
 	case F_READBYTES:
 	case F_WRITEBYTES:
 	case F_CPUWAIT:

@@ -223,9 +223,9 @@ const char *view_json_format(enum view v)
 		       "UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,CPUWait,IOWait,OffCPU,NetRx,"
 		       "NetTx,ExitCodes,OOMKills";
 	case V_TIMELINE:
-		return "JobID,Since,Time,NNodes,NProcs,AllocCPUS,Cores,CPUUtil,RSS,MemUtil,"
-		       "ReadBytes,"
-		       "WriteBytes,ReadRate,WriteRate,CPUWait,IOWait,Note";
+		return "JobID,Since,Time,NNodes,NProcs,AllocCPUS,TotalCPU,Cores,CPUUtil,RSS,"
+		       "MemUtil,"
+		       "ReadBytes,WriteBytes,ReadRate,WriteRate,CPUWait,IOWait,Note";
 	case V_ARRAY:
 	case V_JOBS:
 	default:

@@ -218,6 +218,7 @@ static void test_rows(void **state)
 	assert_string_equal(r.jobid, "77.0");
 	assert_true(l.since_ns == 0 && l.begin_ns == T0 && l.span_ns == 8 * S);
 	assert_near(l.cores, 2.0);
+	assert_int_equal(r.cpu_ns, 16000000000LL); /* TotalCPU: the interval's */
 	assert_near(l.cpu_util, 50.0);
 	assert_near(l.mem_util, 50.0);
 	assert_near(l.read_rate, 1e6);
@@ -283,7 +284,7 @@ static void test_fields(void **state)
 	free(cols);
 	assert_int_equal(
 		fields_parse(view_json_format(V_TIMELINE), V_TIMELINE, &cols, err, sizeof(err)),
-		17);
+		18);
 	free(cols);
 	assert_int_equal(fields_parse("JobID,State", V_TIMELINE, &cols, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "timeline rows"));
