@@ -68,7 +68,9 @@ static int job_timeline(struct viewctx *v, const struct report *rep, const struc
 	for (size_t k = 0; k < nsteps; k++) {
 		const struct row *s = j->row.kind == ROW_LOCAL ? &j->row : &j->steps[k];
 
-		if (s->f.nunits)
+		/* a step that ran no process has no figure to show: not a gap in every interval
+		 * (the extern step without PrologFlags=Contain) */
+		if (s->f.nunits && (s->f.nprocs != 0 || series_filled(cells + g.n * k, g.n)))
 			emit_series(v, &g, cells + g.n * k, &spans[k], s);
 	}
 	err = 0;
