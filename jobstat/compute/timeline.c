@@ -94,13 +94,28 @@ static int cmp64(int64_t a, int64_t b)
 	return a < b ? -1 : a > b;
 }
 
+/* A process is its pid and its start to a clock tick: one that tracerd found again in /proc
+ * after a restart knows its start only to a tick (USER_HZ, 100 on Linux), its points before
+ * to the ns */
+#define TICK_NS 10000000LL
+
+static int64_t start_tick(const struct tl_point *p)
+{
+	return p->start_boot_ns / TICK_NS;
+}
+
+static int same_process(const struct tl_point *a, const struct tl_point *b)
+{
+	return a->pid == b->pid && start_tick(a) == start_tick(b);
+}
+
 /* a process's points in time order, its exit last */
 static int by_process(const void *a, const void *b)
 {
 	const struct tl_point *x = a, *y = b;
 	int c = cmp64(x->pid, y->pid);
 
-	c = c ? c : cmp64(x->start_boot_ns, y->start_boot_ns);
+	c = c ? c : cmp64(start_tick(x), start_tick(y));
 	c = c ? c : cmp64(x->exit, y->exit);
 	return c ? c : cmp64(x->time_ns, y->time_ns);
 }
@@ -207,8 +222,7 @@ int tl_add_node(const struct tl_grid *g, struct tl_point *pts, size_t n, struct 
 	qsort(pts, n, sizeof(*pts), by_process);
 	for (size_t i = 0; i < n; i++) {
 		const struct tl_point *p = &pts[i];
-		int same = i && pts[i - 1].pid == p->pid &&
-			   pts[i - 1].start_boot_ns == p->start_boot_ns;
+		int same = i && same_process(&pts[i - 1], p);
 
 		int waits;
 

@@ -2,8 +2,9 @@
 # core for 3 s of CPU, then two busy processes for 3 s of CPU each, then 200 MiB held 2 s, then
 # 64 MiB written and synced. The timeline must show that shape, in order, in its table, in -P
 # and in --json (parsed strictly), its CPU must add up to the run's TotalCPU, and its writes to
-# the 64 MiB. Another user asking for the run's samples, by jobstat or by a request of their
-# own making, is told nothing about it.
+# the 64 MiB. tracerd away for 3 s in another run: the intervals it missed say so and count the
+# CPU once. Another user asking for a run's samples, by jobstat or by a request of their own
+# making, is told nothing about it.
 . "$(dirname "$0")/lib.sh"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 write_config
@@ -135,6 +136,32 @@ d = json.load(open('$T/json5'))
 assert d['rows'][1]['Since'] == 5 and 'widened' in d['warnings'][0], d['warnings']
 assert 'widened' in open('$T/err').read()"
 sed -i 's/^SampleInterval = .*/SampleInterval = 500ms/' "$T/tracer.conf"
+
+# tracerd away for 3 s in the middle of a run (killed, its programs gone, then started again):
+# the intervals it missed say so, what the process did meanwhile is spread over them, and it is
+# counted once (the process found again after the restart is the same process)
+ctl run --name gap -- "$BURN" 7 2> "$T/gap.out" &
+GAP_RUN=$!
+sleep 2
+kill -9 $DAEMON_PID; wait $DAEMON_PID 2>/dev/null; DAEMON_PID=
+rm -rf "$PINS"
+sleep 3
+start_daemon || { fail "restart"; finish; exit 1; }
+wait $GAP_RUN
+check "the run outlived tracerd's absence" grep -q "COMPLETED" "$T/gap.out"
+jobstat -j gap --timeline --json > "$T/gap.json"
+jobstat -j gap --json > "$T/gapjob.json"
+check "the intervals tracerd missed say so; the CPU is counted once" python3 -c "
+import json
+rows = json.load(open('$T/gap.json'))['rows']
+total = json.load(open('$T/gapjob.json'))['jobs'][0]['TotalCPU']
+away = [r for r in rows if r['Note'] and r['Note'].startswith('tracerd away')]
+cpu = sum(r['TotalCPU'] or 0 for r in rows)
+print('    %d of %d intervals away, CPU %.2f s of %.2f s' % (len(away), len(rows), cpu, total))
+assert 3 <= len(away) <= 6, [r['Note'] for r in rows]
+assert all(r['Cores'] is not None and r['Cores'] > 0.2 for r in away)
+assert all(r['Note'] is None for r in rows if r not in away)
+assert abs(cpu - total) <= 0.05 * total + 0.1"
 
 # another user: jobstat shows them nothing, and a samples request of their own for the run's
 # unit (or a made-up one, or a malformed one) is refused without telling which (no unit at all

@@ -150,12 +150,22 @@ static void test_rounds_and_gaps(void **state)
 	memset(c, 0, sizeof(c));
 	struct tl_point q[] = { pt(3, T0 + 500 * MS, 2 * S, 10),
 				pt(3, T0 + 1500 * MS, 100 * MS, 10) };
-	q[1].start_boot_ns++;
+	q[1].start_boot_ns += 10000000; /* a clock tick later */
 	q[1].start_ns = T0 + 1000 * MS;
 	assert_int_equal(tl_add_node(&g, q, 2, c), 0);
 	assert_near(c[0].c[TL_CPU], 0);
 	assert_near(c[1].c[TL_CPU], 100e6);
 	assert_int_equal(c[0].nprocs, 1);
+	/* one found again after a restart, its start known to a tick: the same process, its
+	 * growth across the restart spread over the gap */
+	memset(c, 0, sizeof(c));
+	struct tl_point f[] = { pt(5, T0 + 500 * MS, S, 10), pt(5, T0 + 4500 * MS, 5 * S, 10) };
+	f[0].start_boot_ns = 1234567891;
+	f[1].start_boot_ns = 1230000000;
+	f[0].start_ns = f[1].start_ns = T0;
+	assert_int_equal(tl_add_node(&g, f, 2, c), 0);
+	assert_near(c[0].c[TL_CPU], 1e9 + 0.5e9);
+	assert_near(c[1].c[TL_CPU] + c[2].c[TL_CPU] + c[3].c[TL_CPU] + c[4].c[TL_CPU], 3.5e9);
 	/* points outside the grid are left out, spreads cut at its ends */
 	memset(c, 0, sizeof(c));
 	struct tl_point r[] = { pt(4, T0 - 2 * S, 0, 1), pt(4, T0 + S, 3 * S, 1),
