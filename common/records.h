@@ -225,7 +225,9 @@ enum { STALL_START_RECORD(REC_INDEX_ST) REC_STALL_START_COLS };
 	X(time_ns, INT, "INTEGER NOT NULL", 0, 0)       \
 	X(cpu_ns, INT, "INTEGER", 0, 0)                 \
 	X(rss_kb, INT, "INTEGER", 0, 0)                 \
-	WAITS_COLUMNS(X)
+	WAITS_COLUMNS(X)                                \
+	X(read_bytes, INT, "INTEGER", 0, 0)             \
+	X(write_bytes, INT, "INTEGER", 0, 0)
 
 /* How many processes rows stand for (a folded row for "folded" of them), and how many of those
  * the OOM killer chose: what tool groups and totals count. Both add up over parts of the rows

@@ -40,9 +40,20 @@ struct figures {
 	int64_t cpu_wait_ns, iowait_ns, offcpu_ns, net_rx_bytes, net_tx_bytes;
 };
 
-enum row_kind { ROW_JOB, ROW_STEP, ROW_LOCAL, ROW_TOOL, ROW_PROC, ROW_TREE, ROW_ARRAY, ROW_WF };
+enum row_kind {
+	ROW_JOB,
+	ROW_STEP,
+	ROW_LOCAL,
+	ROW_TOOL,
+	ROW_PROC,
+	ROW_TREE,
+	ROW_ARRAY,
+	ROW_WF,
+	ROW_TIMELINE
+};
 
 struct array_stats;
+struct tl_line;
 
 /* One printed line. Integer fields are JS_NONE when unknown; strings are empty when not
  * applicable (printed blank, as sacct does) and JS_UNKNOWN where unknown. */
@@ -96,6 +107,7 @@ struct row {
 	const struct array_stats *arr; /* ROW_ARRAY */
 	int64_t njobs;		       /* ROW_WF: jobs and runs that make it */
 	int wf_level;		       /* ROW_WF: 0 pipeline, 1 run, 2 step, 3 tool */
+	const struct tl_line *tl;      /* ROW_TIMELINE: the interval's own figures */
 };
 
 void row_init(struct row *r, enum row_kind kind);

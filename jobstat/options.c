@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_values.h"
 #include "convert.h"
 #include "jobstat.h"
 #include "options.h"
@@ -59,6 +60,11 @@ static void usage(FILE *f)
 		"      --tree               the process tree, totals per subtree\n"
 		"      --array-summary      one row per job array: min/median/max of each figure\n"
 		"      --workflow           grouped by pipeline, run, step and tool\n"
+		"      --timeline           the samples over time: per step and interval, CPU,\n"
+		"                           memory, I/O and waits\n"
+		"      --interval=DURATION  the timeline's interval (30s, 5m, 1h; default: the "
+		"job\n"
+		"                           in about 30 rows, never finer than SampleInterval)\n"
 		"      --pipeline=P[,...]   only jobs of these workflow pipelines\n"
 		"      --run=R[,...]        only jobs of these workflow runs\n"
 		"  -c FILE                  tracer configuration (default $" TRACER_CONF_ENV
@@ -80,8 +86,30 @@ enum {
 	O_WORKFLOW,
 	O_PIPELINE,
 	O_RUN,
-	O_SIGNALS
+	O_SIGNALS,
+	O_TIMELINE,
+	O_INTERVAL
 };
+
+#define INTERVAL_MAX_S (366LL * 24 * 3600)
+
+/* --interval: a duration in whole seconds (intervals are shown to the second) */
+static int parse_interval(struct opts *o, const char *arg)
+{
+	uint64_t ms;
+	const char *why = conf_parse_duration(arg, &ms);
+
+	if (!why && (ms < 1000 || ms % 1000))
+		why = "whole seconds, at least 1s";
+	if (!why && ms / 1000 > (uint64_t)INTERVAL_MAX_S)
+		why = "at most 366d";
+	if (why) {
+		opts_error("invalid --interval '%s': %s", arg, why);
+		return -1;
+	}
+	o->interval_ns = (int64_t)ms * 1000000;
+	return 0;
+}
 
 /* the option that chose o's view, as the user gave it */
 static const char *view_option(const struct opts *o)
@@ -97,6 +125,8 @@ static const char *view_option(const struct opts *o)
 		return "array-summary";
 	case V_WORKFLOW:
 		return "workflow";
+	case V_TIMELINE:
+		return "timeline";
 	default:
 		return "jobs";
 	}
@@ -170,33 +200,36 @@ static int parse_users(struct opts *o)
 
 int opts_parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = { { "jobs", required_argument, NULL, 'j' },
-						  { "user", required_argument, NULL, 'u' },
-						  { "uid", required_argument, NULL, 'u' },
-						  { "allusers", no_argument, NULL, 'a' },
-						  { "starttime", required_argument, NULL, 'S' },
-						  { "endtime", required_argument, NULL, 'E' },
-						  { "state", required_argument, NULL, 's' },
-						  { "format", required_argument, NULL, 'o' },
-						  { "parsable", no_argument, NULL, 'p' },
-						  { "parsable2", no_argument, NULL, 'P' },
-						  { "noheader", no_argument, NULL, 'n' },
-						  { "allocations", no_argument, NULL, 'X' },
-						  { "delimiter", required_argument, NULL, O_DELIM },
-						  { "units", required_argument, NULL, O_UNITS },
-						  { "json", no_argument, NULL, O_JSON },
-						  { "helpformat", no_argument, NULL, O_HELPFORMAT },
-						  { "tools", no_argument, NULL, O_TOOLS },
-						  { "processes", no_argument, NULL, O_PROCS },
-						  { "tree", no_argument, NULL, O_TREE },
-						  { "array-summary", no_argument, NULL, O_ARRAY },
-						  { "workflow", no_argument, NULL, O_WORKFLOW },
-						  { "pipeline", required_argument, NULL,
-						    O_PIPELINE },
-						  { "run", required_argument, NULL, O_RUN },
-						  { "signals", no_argument, NULL, O_SIGNALS },
-						  { "help", no_argument, NULL, 'h' },
-						  {} };
+	static const struct option longopts[] = {
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "allusers", no_argument, NULL, 'a' },
+		{ "starttime", required_argument, NULL, 'S' },
+		{ "endtime", required_argument, NULL, 'E' },
+		{ "state", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'o' },
+		{ "parsable", no_argument, NULL, 'p' },
+		{ "parsable2", no_argument, NULL, 'P' },
+		{ "noheader", no_argument, NULL, 'n' },
+		{ "allocations", no_argument, NULL, 'X' },
+		{ "delimiter", required_argument, NULL, O_DELIM },
+		{ "units", required_argument, NULL, O_UNITS },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "helpformat", no_argument, NULL, O_HELPFORMAT },
+		{ "tools", no_argument, NULL, O_TOOLS },
+		{ "processes", no_argument, NULL, O_PROCS },
+		{ "tree", no_argument, NULL, O_TREE },
+		{ "array-summary", no_argument, NULL, O_ARRAY },
+		{ "workflow", no_argument, NULL, O_WORKFLOW },
+		{ "pipeline", required_argument, NULL, O_PIPELINE },
+		{ "run", required_argument, NULL, O_RUN },
+		{ "signals", no_argument, NULL, O_SIGNALS },
+		{ "timeline", no_argument, NULL, O_TIMELINE },
+		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
 	time_t now = time(NULL), t;
 	int c, views = 0;
 
@@ -285,6 +318,14 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			o->view = V_WORKFLOW;
 			views++;
 			break;
+		case O_TIMELINE:
+			o->view = V_TIMELINE;
+			views++;
+			break;
+		case O_INTERVAL:
+			if (parse_interval(o, optarg) < 0)
+				return -1;
+			break;
 		case O_PIPELINE:
 			o->pipelines = optarg;
 			break;
@@ -311,9 +352,13 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		return 1;
 	}
 	if (views > 1) {
-		fprintf(stderr, JS_PROG
-			": --tools, --signals, --processes, --tree, --array-summary and --workflow "
-			"exclude each other\n");
+		fprintf(stderr, JS_PROG ": --tools, --signals, --processes, --tree, "
+					"--array-summary, --workflow and "
+					"--timeline exclude each other\n");
+		return -1;
+	}
+	if (o->interval_ns && o->view != V_TIMELINE) {
+		fprintf(stderr, JS_PROG ": --interval applies to --timeline only\n");
 		return -1;
 	}
 	if ((o->pipelines && !*o->pipelines) || (o->runs && !*o->runs)) {
@@ -360,7 +405,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			JS_PROG
 			": -X (--allocations) does not apply to --%s: its rows are per %s\n",
 			view_option(o),
-			o->view == V_PROCS || o->view == V_TREE ? "process" : "step and tool");
+			o->view == V_PROCS || o->view == V_TREE ? "process"
+			: o->view == V_TIMELINE			? "step and interval"
+								: "step and tool");
 		return -1;
 	}
 	if (o->jobs && parse_jobs(o) < 0)

@@ -2,6 +2,7 @@
 #ifndef JOBSTAT_OPTIONS_H
 #define JOBSTAT_OPTIONS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -21,8 +22,9 @@ struct opts {
 	enum parsable parsable;
 	const char *delim;
 	int noheader, json, allocations, helpformat;
-	int signals; /* --signals: the tools view with the wait fields */
-	int units;   /* --units, or -1 */
+	int signals;	     /* --signals: the tools view with the wait fields */
+	int units;	     /* --units, or -1 */
+	int64_t interval_ns; /* --interval: the timeline's width; 0 chosen to fit */
 	enum view view;
 	/* derived */
 	time_t t_start, t_end; /* 0: none */

@@ -547,6 +547,11 @@ struct store *agent_store(struct agent *a)
 	return a->store;
 }
 
+int64_t agent_offset_ns(const struct agent *a)
+{
+	return a->offset_ns;
+}
+
 int agent_is_admin(const struct agent *a, const struct peer *peer)
 {
 	return peer->uid == 0 || peer->uid == a->slurm_uid;

@@ -84,6 +84,8 @@ const char *agent_node(const struct agent *a);
 const struct tracer_config *agent_config(const struct agent *a);
 /* The store, for queries and listings. */
 struct store *agent_store(struct agent *a);
+/* Unix time = CLOCK_BOOTTIME + this, as the rows this daemon writes reckon it. */
+int64_t agent_offset_ns(const struct agent *a);
 /* Root, or the configured SlurmUser. */
 int agent_is_admin(const struct agent *a, const struct peer *peer);
 /* `tracerctl status`: {"ok":true, node, pid, boot_id, signals, events, counts, stalled (the

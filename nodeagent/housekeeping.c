@@ -46,17 +46,17 @@ static int works_elsewhere_now(struct sample_round *r, struct proc *p, const cha
 /* Progress is any of CPU, I/O or network moving; a process that shows none for StallAfter is
  * stalled until one moves again. */
 static void check_stall(struct sample_round *r, struct unit *u, struct proc *p,
-			const struct procfs_stat *st)
+			const struct procfs_stat *st, const struct procfs_io *io)
 {
-	uint64_t chars = 0, progress;
+	uint64_t progress;
 
 	/* a parent of live work, or one whose work runs elsewhere: theirs is its progress */
 	if (p->child_seen_ns == r->now_ns || works_elsewhere_now(r, p, st->comm)) {
 		stall_parent(&p->stall, r->now_ns);
 		return;
 	}
-	procfs_read_io_chars(p->pid, &chars);
-	progress = st->cpu_ticks + chars + p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
+	progress = st->cpu_ticks + io->rchar + io->wchar + p->sample_w.net_rx_bytes +
+		   p->sample_w.net_tx_bytes;
 	if (!stall_sample(&p->stall, p->pid, progress, r->now_ns,
 			  (uint64_t)r->a->cfg.stall_after_ms * 1000000))
 		return;
@@ -82,6 +82,7 @@ static int sample_one(struct proc *p, void *ctx)
 {
 	struct sample_round *r = ctx;
 	struct procfs_stat st;
+	struct procfs_io io = {};
 	uint64_t cpu, dcpu, iowait;
 	struct unit *u;
 
@@ -114,7 +115,12 @@ static int sample_one(struct proc *p, void *ctx)
 	p->sample_cpu_ns = cpu;
 	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
-	check_stall(r, u, p, &st);
+	/* unreadable (gone meanwhile): the last sample's figures stand */
+	if (procfs_read_io(p->pid, &io) == 0) {
+		p->sample_read_bytes = io.read_bytes;
+		p->sample_write_bytes = io.write_bytes;
+	}
+	check_stall(r, u, p, &st, &io);
 	if (u || registry_hold(r->a, p->unit, store_sample_bytes()))
 		units_store_sample(r->a, u, p, r->now_ns);
 	return 0;

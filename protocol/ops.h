@@ -30,6 +30,7 @@ enum op_who { OP_ANYONE, OP_ADMIN, OP_ROOT };
 	X(OP_PROCESSES, "processes", OP_ANYONE, 1, OP_REPLY_NAMED)                 \
 	X(OP_TOOLS, "tools", OP_ANYONE, 1, OP_REPLY_NAMED)                         \
 	X(OP_HISTORY, "history", OP_ANYONE, 1, OP_REPLY_NAMED) /* own units' */    \
+	X(OP_SAMPLES, "samples", OP_ANYONE, 1, OP_REPLY_NAMED) /* own units' */    \
 	X(OP_SHUTDOWN, "shutdown", OP_ROOT, 0, OP_REPLY_SELF)
 
 enum tracer_op {

@@ -1,5 +1,6 @@
 /* The checks and readings of tracer.conf's values (config.c's): each returns NULL when the
- * value is good, or the reason for the error message. Not for other modules. */
+ * value is good, or the reason for the error message. Not for other modules, but for a
+ * client's option that takes the same kind of value (a duration). */
 #ifndef TRACER_CONFIG_VALUES_H
 #define TRACER_CONFIG_VALUES_H
 

@@ -184,19 +184,36 @@ int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb)
 	return procfs_parse_status_kb(buf, "VmHWM", hwm_kb);
 }
 
-int procfs_read_io_chars(pid_t pid, uint64_t *chars)
+int procfs_parse_io(const char *text, struct procfs_io *out)
 {
-	char buf[512], *p;
-	unsigned long long r, w;
+	static const char *const keys[] = { "rchar: ", "wchar: ", "read_bytes: ", "write_bytes: " };
+	unsigned long long v[4];
+	const char *p;
+	char *end;
+
+	for (size_t i = 0; i < 4; i++) {
+		p = strstr(text, keys[i]);
+		/* a key at a line's start: "write_bytes" ends "cancelled_write_bytes" too */
+		while (p && p != text && p[-1] != '\n')
+			p = strstr(p + 1, keys[i]);
+		if (!p)
+			return -EINVAL;
+		p += strlen(keys[i]);
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (!isdigit((unsigned char)*p) || errno || (*end && *end != '\n'))
+			return -EINVAL;
+	}
+	*out = (struct procfs_io){ v[0], v[1], v[2], v[3] };
+	return 0;
+}
+
+int procfs_read_io(pid_t pid, struct procfs_io *out)
+{
+	char buf[512];
 	ssize_t n = read_pid_file(pid, "io", buf, sizeof(buf));
 
-	if (n < 0)
-		return n;
-	p = strstr(buf, "rchar: ");
-	if (!p || sscanf(p, "rchar: %llu\nwchar: %llu", &r, &w) != 2)
-		return -EINVAL;
-	*chars = r + w;
-	return 0;
+	return n < 0 ? (int)n : procfs_parse_io(buf, out);
 }
 
 int procfs_read_wchan(pid_t pid, char *buf, size_t len)

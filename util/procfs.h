@@ -30,8 +30,13 @@ int procfs_parse_status_kb(const char *text, const char *key, uint64_t *kb);
 /* The peak resident set of the process's current image (VmHWM), in kB; kernel threads and
  * zombies have none (-ENOENT). */
 int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb);
-/* rchar + wchar of /proc/PID/io: the process's I/O so far, for progress checks. */
-int procfs_read_io_chars(pid_t pid, uint64_t *chars);
+/* /proc/PID/io: the process's I/O so far (from its fork). */
+struct procfs_io {
+	uint64_t rchar, wchar, read_bytes, write_bytes;
+};
+/* Parse the text of /proc/PID/io (exposed for tests). */
+int procfs_parse_io(const char *text, struct procfs_io *out);
+int procfs_read_io(pid_t pid, struct procfs_io *out);
 /* The kernel function a sleeping process waits in (/proc/PID/wchan), "0" when running. */
 int procfs_read_wchan(pid_t pid, char *buf, size_t len);
 /* Whether one of the process's first max_threads threads is in state (e.g. 'D'); or -errno. */

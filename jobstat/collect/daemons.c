@@ -175,6 +175,11 @@ int daemons_history(struct daemons *d, int node, int64_t unit, struct json_objec
 	return unit_query(d, node, OP_HISTORY, unit, UNITS_TIMEOUT_MS, runs);
 }
 
+int daemons_samples(struct daemons *d, int node, int64_t unit, struct json_object **points)
+{
+	return unit_query(d, node, OP_SAMPLES, unit, PROCS_TIMEOUT_MS, points);
+}
+
 struct json_object *daemons_topology(struct daemons *d, int node)
 {
 	struct node_conn *c = &d->nodes[node];

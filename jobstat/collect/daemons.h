@@ -53,6 +53,9 @@ int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object 
 /* "history" {"unit": id}: the earlier successful runs of the same step by the same user,
  * newest first, with their totals (caller puts). */
 int daemons_history(struct daemons *d, int node, int64_t unit, struct json_object **runs);
+/* "samples" {"unit": id}: the points of the unit's timeline, its processes' samples and exits
+ * (caller puts). -EREMOTEIO when the daemon refused (an older tracerd without the op). */
+int daemons_samples(struct daemons *d, int node, int64_t unit, struct json_object **points);
 /* The node's topology ("status" reply), NULL when it has none or cannot be asked. */
 struct json_object *daemons_topology(struct daemons *d, int node);
 

@@ -9,6 +9,7 @@
 #include "details.h"
 #include "pipelines.h"
 #include "procs.h"
+#include "timeline.h"
 
 /* ---- processes */
 
@@ -40,6 +41,33 @@ static int fetch_procs(struct job *j, size_t k, struct daemons *d)
 		ud->nprocs++;
 	}
 	json_object_put(procs);
+	return 0;
+}
+
+/* ---- the timeline's points */
+
+/* the points of unit k of job j, once */
+static int fetch_samples(struct job *j, size_t k, struct daemons *d)
+{
+	struct unit_detail *ud = &j->detail[k];
+	struct json_object *pts;
+	size_t len;
+
+	if (ud->points_fetched)
+		return 0;
+	if (daemons_samples(d, j->units[k].node, j->units[k].id, &pts) < 0)
+		return 0; /* the node is named in the warnings, its intervals in their notes */
+	ud->points_fetched = 1;
+	len = json_object_array_length(pts);
+	if (len && !(ud->points = malloc(len * sizeof(*ud->points)))) {
+		json_object_put(pts);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (tl_point_from_json(json_object_array_get_idx(pts, i),
+				       &ud->points[ud->npoints]) == 0)
+			ud->npoints++;
+	json_object_put(pts);
 	return 0;
 }
 
@@ -175,6 +203,8 @@ static int job_details(struct job *j, struct daemons *d, const struct details_wa
 		err = fetch_steps(j, d, fetch_procs, 0);
 	if (!err && w->step_procs)
 		err = fetch_steps(j, d, fetch_procs, 0);
+	if (!err && w->step_samples)
+		err = fetch_steps(j, d, fetch_samples, 0);
 	if (!err && (w->step_tools || w->step_tools_ran))
 		err = fetch_steps(j, d, fetch_tools, !w->step_tools);
 	for (size_t k = 0; k < j->nunits && !err; k++) {
@@ -216,6 +246,7 @@ int details_collect(struct report *rep, struct daemons *d, const struct details_
 {
 	int err = 0;
 
+	rep->sample_ns = (int64_t)d->cfg.sample_interval_ms * 1000000;
 	for (size_t i = 0; i < rep->n && !err; i++)
 		err = job_details(&rep->jobs[i], d, w);
 	if (!err)

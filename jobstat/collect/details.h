@@ -16,6 +16,7 @@ struct details_wanted {
 	int unit_tools;	    /* tool records of the labelled units (--workflow) */
 	int topology;	    /* the topology of the nodes of units that list their cores */
 	int history;	    /* earlier runs of each finished step's first task (signals.c) */
+	int step_samples;   /* the timeline's points of every step with units (--timeline) */
 };
 
 /* Fetch what w asks for into rep's jobs (j->detail) and nodes, then record every node asked

@@ -781,6 +781,7 @@ void report_job_free(struct job *j)
 		free(d->procs);
 		json_object_put(d->tools);
 		json_object_put(d->history);
+		free(d->points);
 	}
 	free(j->detail);
 	free(j->steps);

@@ -16,6 +16,7 @@
 #include "slurmacct.h"
 
 struct proc_rec;
+struct tl_point;
 
 /* What collect fetched for one unit beyond its totals, for the views that need it. */
 struct unit_detail {
@@ -24,6 +25,9 @@ struct unit_detail {
 	int procs_fetched;	     /* asked for (none when its node could not be asked) */
 	struct json_object *tools;   /* its tool records (tooltable.h); NULL: not fetched */
 	struct json_object *history; /* earlier runs of its step (daemons_history); NULL: none */
+	struct tl_point *points;     /* its timeline's points (timeline.h) */
+	size_t npoints;
+	int points_fetched; /* had from its node (none when the node could not be asked) */
 };
 
 /* A node tracer was asked about; unit_rec.node indexes report.nodes. */
@@ -57,6 +61,7 @@ struct report {
 	size_t n, cap;
 	struct node_info *nodes; /* the nodes asked, by unit_rec.node */
 	size_t nnodes;
+	int64_t sample_ns; /* SampleInterval in the configuration, 0 unknown */
 };
 
 /* "123", "123_4", "123_[5-9]", "123+1" as sacct writes a job's id. */

@@ -2,6 +2,7 @@
  * the array summaries show of it. Pure. */
 #include "effic.h"
 #include "fields.h"
+#include "timeline.h"
 
 /* the field table of fields.h: compute (array summaries) and render read it */
 const struct field_def field_defs[F_COUNT] = {
@@ -107,6 +108,27 @@ int cell_number(int field, const struct row *r, double *v)
 			return -1;
 		x = r->njobs;
 		break;
+	case F_SINCE: /* whole seconds: intervals are */
+		x = r->tl ? r->tl->since_ns / 1000000000 : JS_NONE;
+		break;
+	case F_CORES:
+		d = r->tl ? r->tl->cores : -1;
+		goto dbl;
+	case F_CPUUTIL:
+		d = r->tl ? r->tl->cpu_util : -1;
+		goto dbl;
+	case F_RSS:
+		x = r->tl ? r->tl->rss_kb : JS_NONE;
+		break;
+	case F_MEMUTIL:
+		d = r->tl ? r->tl->mem_util : -1;
+		goto dbl;
+	case F_READRATE:
+		d = r->tl ? r->tl->read_rate : -1;
+		goto dbl;
+	case F_WRITERATE:
+		d = r->tl ? r->tl->write_rate : -1;
+		goto dbl;
 	default:
 		return -1;
 	}

@@ -9,6 +9,7 @@
 #include "effic.h"
 #include "fields.h"
 #include "safetext.h"
+#include "timeline.h"
 
 static int known(int64_t v)
 {
@@ -82,6 +83,14 @@ void cell_format_number(int field, double v, const struct cellctx *c, char *out,
 	case FK_BYTES:
 		fmt_size(out, len, v, U_NONE, c->units, 0);
 		break;
+	case FK_RATE: {
+		size_t at;
+
+		fmt_size(out, len, v, U_NONE, c->units, 0);
+		at = strlen(out);
+		snprintf(out + at, len - at, "/s");
+		break;
+	}
 	default:
 		snprintf(out, len, "%.0f", v);
 		break;
@@ -249,6 +258,14 @@ static void cell_raw(int field, const struct row *r, const struct cellctx *c, ch
 	case F_EXITCODES:
 		snprintf(out, len, "%s", r->exit_codes);
 		break;
+	case F_TIME:
+		if (r->tl)
+			conv_datetime(out, len, r->tl->begin_ns / 1000000000);
+		break;
+	case F_NOTE:
+		if (r->tl)
+			snprintf(out, len, "%s", r->tl->note);
+		break;
 	default:
 		break;
 	}
@@ -317,6 +334,8 @@ struct json_object *cell_json(int field, const struct row *r, const struct cellc
 		if (r->exit_status == JS_NONE || r->kind == ROW_TOOL || r->kind == ROW_WF)
 			return NULL;
 		break;
+	case F_TIME: /* unix seconds, as Start */
+		return r->tl ? json_object_new_int64(r->tl->begin_ns / 1000000000) : NULL;
 	case F_PID:
 	case F_PPID:
 	case F_TASK: {

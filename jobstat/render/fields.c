@@ -41,6 +41,9 @@ const char *view_default_format(enum view v)
 	case V_WORKFLOW:
 		return "Pipeline%-24,Run%-10,Step%-30,Tool%-18,NJobs,State,NProcs,Elapsed,"
 		       "TotalCPU,MaxRSS,ReadBytes,WriteBytes";
+	case V_TIMELINE:
+		return "JobID,Since,Time,NNodes,NProcs,Cores,CPUUtil,RSS,MemUtil,ReadBytes,"
+		       "WriteBytes,CPUWait,IOWait,Note";
 	case V_JOBS:
 	default:
 		return "JobID,JobName,State,Elapsed,AllocCPUS,TotalCPU,CPUEff,PeakMem,ReqMem,"
@@ -84,8 +87,30 @@ static const char *view_rows(enum view v)
 		return "array rows (--array-summary)";
 	case V_WORKFLOW:
 		return "workflow rows (--workflow)";
+	case V_TIMELINE:
+		return "timeline rows (--timeline)";
 	default:
 		return "job and step rows";
+	}
+}
+
+/* The fields of an interval of --timeline: its own, and those a step's row has that an
+ * interval has too (what its processes did in it) */
+static int timeline_field(int f)
+{
+	switch (f) {
+	case F_JOBID:
+	case F_NNODES:
+	case F_NPROCS:
+	case F_ALLOCCPUS:
+	case F_TOTALCPU:
+	case F_READBYTES:
+	case F_WRITEBYTES:
+	case F_CPUWAIT:
+	case F_IOWAIT:
+		return 1;
+	default:
+		return f >= F_SINCE && f <= F_NOTE;
 	}
 }
 
@@ -93,6 +118,8 @@ int field_applies(int f, enum view v)
 {
 	int per_job = v == V_JOBS || v == V_ARRAY;
 
+	if (v == V_TIMELINE || (f >= F_SINCE && f <= F_NOTE))
+		return v == V_TIMELINE && timeline_field(f);
 	switch (f) {
 	/* a job's request, limit and advice: no process, tool or workflow row has them */
 	case F_REQMEM:

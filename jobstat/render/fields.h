@@ -19,6 +19,7 @@ enum field_kind {
 	FK_MB,	    /* MiB, as sacct's ReqMem: "4G"; JSON bytes */
 	FK_KB,	    /* KiB: "300.50M"; JSON bytes */
 	FK_BYTES,   /* bytes: "1.20G"; JSON bytes */
+	FK_RATE,    /* bytes per second: "1.20M/s"; JSON bytes per second */
 };
 
 /* Every field -o/--format offers: X(ID, name, width, numeric, kind). width follows sacct's
@@ -82,7 +83,16 @@ enum field_kind {
 	X(RESERVED, "Reserved", 10, 1, FK_ELAPSED)   \
 	X(MAXRSSNODE, "MaxRSSNode", 10, 0, FK_TEXT)  \
 	X(NODE, "Node", -8, 0, FK_TEXT)              \
-	X(TASK, "Task", 4, 0, FK_TEXT)
+	X(TASK, "Task", 4, 0, FK_TEXT)               \
+	X(SINCE, "Since", 10, 1, FK_ELAPSED)         \
+	X(TIME, "Time", 19, 0, FK_TEXT)              \
+	X(CORES, "Cores", 6, 1, FK_CORES)            \
+	X(CPUUTIL, "CPUUtil", 7, 1, FK_PERCENT)      \
+	X(RSS, "RSS", 10, 1, FK_KB)                  \
+	X(MEMUTIL, "MemUtil", 7, 1, FK_PERCENT)      \
+	X(READRATE, "ReadRate", 10, 1, FK_RATE)      \
+	X(WRITERATE, "WriteRate", 10, 1, FK_RATE)    \
+	X(NOTE, "Note", -24, 0, FK_TEXT)
 
 enum field_id {
 #define FIELD_ID(id, name, width, numeric, kind) F_##id,
@@ -91,7 +101,7 @@ enum field_id {
 		F_COUNT
 };
 
-enum view { V_JOBS, V_TOOLS, V_PROCS, V_TREE, V_ARRAY, V_WORKFLOW };
+enum view { V_JOBS, V_TOOLS, V_PROCS, V_TREE, V_ARRAY, V_WORKFLOW, V_TIMELINE };
 
 struct field_def {
 	const char *name;

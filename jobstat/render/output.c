@@ -222,6 +222,10 @@ const char *view_json_format(enum view v)
 		       "Elapsed,TotalCPU,"
 		       "UserCPU,SystemCPU,MaxRSS,ReadBytes,WriteBytes,CPUWait,IOWait,OffCPU,NetRx,"
 		       "NetTx,ExitCodes,OOMKills";
+	case V_TIMELINE:
+		return "JobID,Since,Time,NNodes,NProcs,AllocCPUS,TotalCPU,Cores,CPUUtil,RSS,"
+		       "MemUtil,"
+		       "ReadBytes,WriteBytes,ReadRate,WriteRate,CPUWait,IOWait,Note";
 	case V_ARRAY:
 	case V_JOBS:
 	default:
@@ -246,6 +250,13 @@ struct json_object *out_row_json(const struct row *r, const struct col *cols, si
 		json_object_object_add(o, field_defs[cols[i].field].name,
 				       cell_json(cols[i].field, r, c));
 	return o;
+}
+
+void emit_header(struct emit *e)
+{
+	if (!e->header_done && !e->json)
+		out_header(e->o);
+	e->header_done = 1;
 }
 
 struct json_object *emit_row(struct emit *e, const struct row *r)

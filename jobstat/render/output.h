@@ -64,7 +64,10 @@ struct emit {
 	const struct col *jcols;
 	size_t njcols;
 	struct json_object *jarr;
+	int header_done;
 };
+/* The header of a table, once, before its first row (none in JSON). */
+void emit_header(struct emit *e);
 /* Print the row, or append it as JSON and return the object (to add keys to); NULL when
  * printed. */
 struct json_object *emit_row(struct emit *e, const struct row *r);

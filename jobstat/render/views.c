@@ -20,9 +20,7 @@
 
 static void header(struct viewctx *v)
 {
-	if (!v->header_done && !v->e.json)
-		out_header(&v->out);
-	v->header_done = 1;
+	emit_header(&v->e);
 }
 
 static void put(struct viewctx *v, const struct row *r)
@@ -61,6 +59,9 @@ void view_wanted(const struct viewctx *v, struct details_wanted *w)
 		break;
 	case V_WORKFLOW:
 		w->unit_tools = 1;
+		break;
+	case V_TIMELINE:
+		w->step_samples = 1;
 		break;
 	case V_ARRAY:
 	default:
@@ -392,6 +393,9 @@ size_t view_print(struct viewctx *v, struct report *rep)
 	case V_PROCS:
 	case V_TREE:
 		n = view_procs(v, rep);
+		break;
+	case V_TIMELINE:
+		n = view_timeline(v, rep);
 		break;
 	case V_JOBS:
 	default:

@@ -1,5 +1,5 @@
-/* The four ways to print a report: jobs and steps (with notes), per process (--tools,
- * --processes, --tree), and job arrays. */
+/* The ways to print a report: jobs and steps (with notes), per process (--tools,
+ * --processes, --tree), job arrays, workflows, and the timeline. */
 #ifndef JOBSTAT_VIEWS_H
 #define JOBSTAT_VIEWS_H
 
@@ -12,11 +12,12 @@ struct viewctx {
 	const struct opts *o;
 	struct out out;
 	struct emit e;
-	int header_done;
 	size_t rows;		      /* rows written */
 	struct json_object *warnings; /* JSON: what stderr also says */
 };
 
+/* --timeline (timeline_view.c): the rows of each job's intervals. Returns the rows written. */
+size_t view_timeline(struct viewctx *v, struct report *rep);
 /* What the view in v->o->view, with its columns and output, needs collect to fetch. */
 void view_wanted(const struct viewctx *v, struct details_wanted *w);
 /* Print the report in o->view. Returns the number of rows written (jobs in JSON). */

@@ -202,9 +202,11 @@ static struct json_object *listing(struct agent *a, enum stream_kind kind, uint6
 				   const char *sel, uint32_t uid, struct reply_stream **stream)
 {
 	/* a running unit's live processes follow its stored ones, and count in the totals */
-	struct stream_extra extra = { .totals = extra_totals, .ctx = a };
+	struct stream_extra extra = { .totals = extra_totals,
+				      .ctx = a,
+				      .offset_ns = agent_offset_ns(a) };
 
-	if (kind != STREAM_UNITS) {
+	if (kind == STREAM_PROCESSES || kind == STREAM_TOOLS) {
 		extra.tail = json_object_new_array();
 		if (extra.tail)
 			(kind == STREAM_PROCESSES ? live_add_processes
@@ -377,6 +379,14 @@ static struct json_object *do_history(struct agent *a, const struct peer *peer,
 	return op_history(a, peer, req);
 }
 
+static struct json_object *do_samples(struct agent *a, const struct peer *peer,
+				      struct json_object *req, struct reply_stream **stream,
+				      struct parked *park)
+{
+	(void)park;
+	return unit_listing(a, peer, req, STREAM_SAMPLES, stream);
+}
+
 /* Root alone (OP_ROOT): SlurmUser may register and end units, not stop tracerd or detach its
  * programs. */
 static struct json_object *do_shutdown(struct agent *a, const struct peer *peer,
@@ -402,7 +412,8 @@ static const op_fn handlers[OP_COUNT] = {
 	[OP_STATUS] = do_status,     [OP_RUN_BEGIN] = do_run_begin,   [OP_RUN_END] = do_run_end,
 	[OP_REGISTER] = do_register, [OP_UNREGISTER] = do_unregister, [OP_JOB_BEGIN] = do_job_begin,
 	[OP_JOB_END] = do_job_end,   [OP_UNITS] = do_units,	      [OP_PROCESSES] = do_processes,
-	[OP_TOOLS] = do_tools,	     [OP_HISTORY] = do_history,	      [OP_SHUTDOWN] = do_shutdown,
+	[OP_TOOLS] = do_tools,	     [OP_HISTORY] = do_history,	      [OP_SAMPLES] = do_samples,
+	[OP_SHUTDOWN] = do_shutdown,
 };
 
 struct json_object *request_handle(struct agent *a, const struct peer *peer,

@@ -490,5 +490,7 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 	rec_int(&r, SCOL_offcpu_ns, p->sample_w.offcpu_ns);
 	rec_int(&r, SCOL_net_rx_bytes, p->sample_w.net_rx_bytes);
 	rec_int(&r, SCOL_net_tx_bytes, p->sample_w.net_tx_bytes);
+	rec_int(&r, SCOL_read_bytes, (int64_t)p->sample_read_bytes);
+	rec_int(&r, SCOL_write_bytes, (int64_t)p->sample_write_bytes);
 	return store_queue_row(s, ROW_SAMPLE, p->unit, &store_samples, &r, STORE_SAMPLE_BYTES);
 }

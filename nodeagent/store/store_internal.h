@@ -200,6 +200,13 @@ int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32
 		      sqlite3_stmt **out);
 int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
 int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
+/* The points of a unit's timeline: each live sample of its processes, then each finished
+ * process's exit, with the figures a timeline counts (CPU, I/O and waits so far from the
+ * process's fork; resident set of a sample) and the process's identity (pid, start_boot_ns);
+ * "start_ns" (unix: boot time + offset_ns) where the unit is of this boot, "exit" 1 on an
+ * exit's point. Store order: a process's points come in their time order. */
+int store_query_samples(struct store *s, sqlite3 *db, uint64_t unit, int64_t offset_ns,
+			sqlite3_stmt **out);
 /* store_unit_totals() on db, in one go. */
 int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_object **out);
 /* The same in bounded steps, for a reply that must not hold the event loop (stream.c): each

@@ -266,6 +266,35 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
 	return err;
 }
 
+int store_query_samples(struct store *s, sqlite3 *db, uint64_t unit, int64_t offset_ns,
+			sqlite3_stmt **out)
+{
+	sqlite3_stmt *st;
+
+	/* a process's start in unix time only where its boot time is this boot's; an exit's CPU
+	 * from the fork, as /proc counts a sample's (the row leaves out the work before exec) */
+	if (prepare_on(
+		    s, db,
+		    "WITH b AS (SELECT boot_id IS :boot AS here FROM units WHERE id=:unit)"
+		    " SELECT pid, start_boot_ns,"
+		    "  CASE WHEN (SELECT here FROM b) THEN start_boot_ns + :offset END AS start_ns,"
+		    "  time_ns, cpu_ns, rss_kb, read_bytes, write_bytes, cpu_wait_ns, iowait_ns,"
+		    "  NULL AS exit"
+		    "  FROM samples WHERE unit=:unit"
+		    " UNION ALL SELECT pid, start_boot_ns, start_ns, end_ns AS time_ns,"
+		    "  cpu_ns + COALESCE(pre_exec_cpu_ns, 0), NULL, read_bytes, write_bytes,"
+		    "  cpu_wait_ns, iowait_ns, 1 AS exit"
+		    "  FROM processes WHERE unit=:unit AND folded IS NULL",
+		    &st))
+		return -EIO;
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":boot"), s->boot_id, -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"), (sqlite3_int64)unit);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":offset"), offset_ns);
+	*out = st;
+	return 0;
+}
+
 int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
 {
 	char sql[5120];

@@ -37,7 +37,10 @@ struct reply_stream {
 #define TOTALS_UNIT_COST 64
 
 static const char *const keys[] = {
-	[STREAM_UNITS] = "units", [STREAM_PROCESSES] = "processes", [STREAM_TOOLS] = "tools"
+	[STREAM_UNITS] = "units",
+	[STREAM_PROCESSES] = "processes",
+	[STREAM_TOOLS] = "tools",
+	[STREAM_SAMPLES] = "samples",
 };
 
 int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, const char *selector,
@@ -56,7 +59,8 @@ int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, cons
 	rs->store = s;
 	rs->kind = kind;
 	rs->viewer = uid;
-	rs->unit = kind == STREAM_UNITS ? 0 : unit;
+	/* the listings of a unit's processes and tools end with its totals */
+	rs->unit = kind == STREAM_PROCESSES || kind == STREAM_TOOLS ? unit : 0;
 	err = store_reader_open(s, &rs->db);
 	/* one read transaction for the rows and the totals after them: one snapshot */
 	if (!err && sqlite3_exec(rs->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
@@ -64,7 +68,9 @@ int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, cons
 	if (!err)
 		err = kind == STREAM_UNITS ? store_query_units(s, rs->db, selector, uid, &rs->st)
 		      : kind == STREAM_PROCESSES ? store_query_processes(s, rs->db, unit, &rs->st)
-						 : store_query_tools(s, rs->db, unit, &rs->st);
+		      : kind == STREAM_TOOLS
+			      ? store_query_tools(s, rs->db, unit, &rs->st)
+			      : store_query_samples(s, rs->db, unit, rs->extra.offset_ns, &rs->st);
 	if (err) {
 		reply_stream_free(rs);
 		return err;

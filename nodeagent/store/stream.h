@@ -1,4 +1,5 @@
-/* Replies too big to build whole (a unit's processes, its tools, the units a selector names):
+/* Replies too big to build whole (a unit's processes, its tools, its live samples, the units a
+ * selector names):
  * the reply's head goes out first, then its array row by row, read from the store on a
  * read-only connection of its own as the client takes it. The daemon holds one page per
  * client, whatever the reply's size, and the reader's snapshot never holds up the writer. */
@@ -9,7 +10,7 @@
 #include <stdint.h>
 #include "store.h"
 
-enum stream_kind { STREAM_UNITS, STREAM_PROCESSES, STREAM_TOOLS };
+enum stream_kind { STREAM_UNITS, STREAM_PROCESSES, STREAM_TOOLS, STREAM_SAMPLES };
 
 struct reply_stream;
 
@@ -19,11 +20,13 @@ struct stream_extra {
 	struct json_object *tail; /* an array, taken over by the stream; NULL: none */
 	int (*totals)(void *ctx, uint64_t unit, struct json_object *totals);
 	void *ctx;
+	int64_t offset_ns; /* unix time = boot time + this, on this boot (samples' starts) */
 };
 
 /* The rows of one listing: units matching selector for uid (ANY_UID: anyone's, each with
  * its "totals"), or the processes or tools of unit (then the reply's "totals" are the unit's;
- * processes of a uid other than uid have their argv withheld, ANY_UID: shown to all).
+ * processes of a uid other than uid have their argv withheld, ANY_UID: shown to all), or the
+ * points of unit's timeline (store_query_samples; no totals).
  * The caller commits the store first, so that the reader sees what was written so far. */
 int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, const char *selector,
 		     uint32_t uid, const struct stream_extra *extra, struct reply_stream **out);

@@ -619,6 +619,42 @@ static void test_status_kb(void **state)
 	assert_true(kb > 0);
 }
 
+static void test_io(void **state)
+{
+	static const char text[] = "rchar: 11\nwchar: 22\nsyscr: 3\nsyscw: 4\nread_bytes: 55\n"
+				   "write_bytes: 66\ncancelled_write_bytes: 77\n";
+	struct procfs_io io = { 9, 9, 9, 9 };
+
+	(void)state;
+	assert_int_equal(procfs_parse_io(text, &io), 0);
+	assert_true(io.rchar == 11 && io.wchar == 22 && io.read_bytes == 55 &&
+		    io.write_bytes == 66);
+	/* cancelled_write_bytes is not write_bytes, whatever the order */
+	assert_int_equal(procfs_parse_io("cancelled_write_bytes: 1\nrchar: 1\nwchar: 2\n"
+					 "read_bytes: 3\nwrite_bytes: 4",
+					 &io),
+			 0);
+	assert_int_equal(io.write_bytes, 4);
+	assert_int_equal(procfs_parse_io("rchar: 1\nwchar: 2\nread_bytes: 3\n"
+					 "cancelled_write_bytes: 4\n",
+					 &io),
+			 -EINVAL);
+	assert_int_equal(
+		procfs_parse_io("rchar: -1\nwchar: 2\nread_bytes: 3\nwrite_bytes: 4\n", &io),
+		-EINVAL);
+	assert_int_equal(procfs_parse_io("rchar: 99999999999999999999999\nwchar: 2\n"
+					 "read_bytes: 3\nwrite_bytes: 4\n",
+					 &io),
+			 -EINVAL);
+	assert_int_equal(
+		procfs_parse_io("rchar: 1x\nwchar: 2\nread_bytes: 3\nwrite_bytes: 4\n", &io),
+		-EINVAL);
+	assert_int_equal(procfs_parse_io("", &io), -EINVAL);
+	assert_int_equal(io.write_bytes, 4); /* untouched on failure */
+	assert_int_equal(procfs_read_io(getpid(), &io), 0);
+	assert_true(io.rchar > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -627,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_parse_negative_fields),
 		cmocka_unit_test(test_parse_garbage),
 		cmocka_unit_test(test_status_kb),
+		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_read_self),
 		cmocka_unit_test(test_boot_id_and_tick),
 		cmocka_unit_test(test_read_missing),

@@ -20,6 +20,7 @@
 #include "ops.h"
 #include "readfile.h"
 #include "requests.h"
+#include "store.h"
 #include "stream.h"
 #include "units.h"
 
@@ -222,8 +223,9 @@ static int to_buf(void *ctx, const char *data, size_t n)
 	return 0;
 }
 
-/* The "units" listing of job 42 as peer sees it: how many rows. */
-static size_t listed(struct agent *a, const struct peer *peer)
+/* A streamed listing of op as peer asks it with fields: its rows (the caller puts). */
+static struct json_object *streamed(struct agent *a, const struct peer *peer, enum tracer_op op,
+				    const char *fields)
 {
 	static char text[65536];
 	struct {
@@ -234,9 +236,9 @@ static size_t listed(struct agent *a, const struct peer *peer)
 	struct reply_stream *stream = NULL;
 	struct parked park;
 	char *head;
-	size_t n, len;
+	size_t len;
 
-	reply = ask(a, peer, OP_UNITS, "{\"select\": \"42\"}", &stream, &park);
+	reply = ask(a, peer, op, fields, &stream, &park);
 	assert_non_null(reply);
 	assert_non_null(stream);
 	head = proto_serialize(reply, &len);
@@ -249,10 +251,54 @@ static size_t listed(struct agent *a, const struct peer *peer)
 	reply_stream_free(stream);
 	all = json_tokener_parse(text);
 	assert_non_null(all);
-	assert_true(json_object_object_get_ex(all, proto_ops[OP_UNITS].reply, &rows));
-	n = json_object_array_length(rows);
+	assert_true(json_object_object_get_ex(all, proto_ops[op].reply, &rows));
+	json_object_get(rows);
 	json_object_put(all);
+	return rows;
+}
+
+/* The "units" listing of job 42 as peer sees it: how many rows. */
+static size_t listed(struct agent *a, const struct peer *peer)
+{
+	struct json_object *rows = streamed(a, peer, OP_UNITS, "{\"select\": \"42\"}");
+	size_t n = json_object_array_length(rows);
+
+	json_object_put(rows);
 	return n;
+}
+
+/* A unit's timeline points for its owner (its samples, each with the figures a timeline
+ * counts, then its processes' exits), for nobody else. */
+static void test_samples(void **state)
+{
+	struct agent *a = *state;
+	struct proc p = { .pid = 77, .unit = 11, .start_ns = 5000000000ULL };
+	struct json_object *rows, *o;
+
+	p.sample_cpu_ns = 2000000000;
+	p.sample_rss_kb = 1024;
+	p.sample_read_bytes = 4096;
+	p.sample_write_bytes = 8192;
+	assert_int_equal(store_add_sample(a->store, &p, 6000000000ULL, a->offset_ns), 0);
+	p.sample_cpu_ns = 3000000000;
+	assert_int_equal(store_add_sample(a->store, &p, 7000000000ULL, a->offset_ns), 0);
+	rows = streamed(a, &user, OP_SAMPLES, "{\"unit\": 11}");
+	assert_int_equal(json_object_array_length(rows), 2);
+	o = json_object_array_get_idx(rows, 1);
+	assert_int_equal(geti(o, "pid"), 77);
+	assert_int_equal(geti(o, "start_boot_ns"), 5000000000LL);
+	assert_int_equal(geti(o, "time_ns"), 7000000000LL + a->offset_ns);
+	assert_int_equal(geti(o, "cpu_ns"), 3000000000LL);
+	assert_int_equal(geti(o, "rss_kb"), 1024);
+	assert_int_equal(geti(o, "read_bytes"), 4096);
+	assert_int_equal(geti(o, "write_bytes"), 8192);
+	assert_false(json_object_object_get_ex(o, "exit", NULL));
+	json_object_put(rows);
+	assert_int_equal(code_of(a, &other, OP_SAMPLES, "{\"unit\": 11}"), PROTO_E_NOT_FOUND);
+	assert_int_equal(code_of(a, &other, OP_SAMPLES, "{\"unit\": \"11\"}"), PROTO_E_MALFORMED);
+	rows = streamed(a, &root, OP_SAMPLES, "{\"unit\": 12}");
+	assert_int_equal(json_object_array_length(rows), 0);
+	json_object_put(rows);
 }
 
 /* A listing holds a user to their own units, root and SlurmUser to none; its selector and a
@@ -277,6 +323,7 @@ static void test_listing_limits(void **state)
 	assert_int_equal(code_of(a, &other, OP_HISTORY, "{\"unit\": 11}"), PROTO_E_NOT_FOUND);
 	assert_int_equal(code_of(a, &other, OP_PROCESSES, "{\"unit\": 11}"), PROTO_E_NOT_FOUND);
 	assert_int_equal(code_of(a, &other, OP_TOOLS, "{\"unit\": 11}"), PROTO_E_NOT_FOUND);
+	assert_int_equal(code_of(a, &other, OP_SAMPLES, "{\"unit\": 11}"), PROTO_E_NOT_FOUND);
 }
 
 /* The clients build no envelope of their own and spell no op name: both come from ops.h. */
@@ -315,6 +362,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parked_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_end_not_yours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
 		cmocka_unit_test(test_clients_use_the_table),
 	};
 

@@ -1,0 +1,265 @@
+/* A job's samples into intervals (timeline.h). Pure. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "aggregate.h"
+#include "timeline.h"
+
+#define NS 1000000000LL
+
+int tl_point_from_json(struct json_object *o, struct tl_point *p)
+{
+	struct tl_point t;
+
+	if (!json_object_is_type(o, json_type_object))
+		return -EINVAL;
+	t.pid = json_int(o, "pid");
+	t.start_boot_ns = json_int(o, "start_boot_ns");
+	t.time_ns = json_int(o, "time_ns");
+	if (t.pid == JS_NONE || t.start_boot_ns == JS_NONE || t.time_ns == JS_NONE)
+		return -EINVAL;
+	t.start_ns = json_int(o, "start_ns");
+	t.cpu_ns = json_int(o, "cpu_ns");
+	t.rss_kb = json_int(o, "rss_kb");
+	t.read_bytes = json_int(o, "read_bytes");
+	t.write_bytes = json_int(o, "write_bytes");
+	t.cpu_wait_ns = json_int(o, "cpu_wait_ns");
+	t.iowait_ns = json_int(o, "iowait_ns");
+	t.exit = json_int(o, "exit") == 1;
+	*p = t;
+	return 0;
+}
+
+/* ---- the intervals */
+
+/* Widths a reader counts in: seconds, minutes, hours, then whole days */
+static const int64_t round_widths[] = { 1,   2,	  5,	10,   15,   30,	   60,	  120,	 300,
+					600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400 };
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+static int64_t round_width(int64_t min_ns)
+{
+	size_t n = sizeof(round_widths) / sizeof(*round_widths);
+
+	for (size_t i = 0; i < n; i++)
+		if (round_widths[i] * NS >= min_ns)
+			return round_widths[i] * NS;
+	return ceil_div(min_ns, 86400 * NS) * 86400 * NS;
+}
+
+int tl_grid_choose(int64_t start_ns, int64_t end_ns, int64_t sample_ns, int64_t want_ns,
+		   size_t rows, struct tl_grid *g)
+{
+	int64_t span = end_ns - start_ns, width, fewest;
+	int widened = 0;
+
+	if (span <= 0 || !rows)
+		return -EINVAL;
+	fewest = ceil_div(span, TL_MAX_CELLS);
+	if (want_ns > 0) {
+		width = want_ns;
+		if (width < sample_ns || width < fewest) {
+			width = round_width(sample_ns > fewest ? sample_ns : fewest);
+			widened = 1;
+		}
+	} else {
+		width = round_width(ceil_div(span, (int64_t)rows));
+		if (width < sample_ns)
+			width = round_width(sample_ns);
+		if (width < fewest)
+			width = round_width(fewest);
+	}
+	*g = (struct tl_grid){ start_ns, width, (size_t)ceil_div(span, width) };
+	return widened;
+}
+
+long tl_cell_of(const struct tl_grid *g, int64_t time_ns)
+{
+	int64_t i;
+
+	if (time_ns < g->origin_ns)
+		return -1;
+	i = (time_ns - g->origin_ns) / g->width_ns;
+	return i < (int64_t)g->n ? (long)i : -1;
+}
+
+/* ---- one node's points */
+
+static int cmp64(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* A process is its pid and its start to a clock tick: one that tracerd found again in /proc
+ * after a restart knows its start only to a tick (USER_HZ, 100 on Linux), its points before
+ * to the ns */
+#define TICK_NS 10000000LL
+
+static int64_t start_tick(const struct tl_point *p)
+{
+	return p->start_boot_ns / TICK_NS;
+}
+
+static int same_process(const struct tl_point *a, const struct tl_point *b)
+{
+	return a->pid == b->pid && start_tick(a) == start_tick(b);
+}
+
+/* a process's points in time order, its exit last */
+static int by_process(const void *a, const void *b)
+{
+	const struct tl_point *x = a, *y = b;
+	int c = cmp64(x->pid, y->pid);
+
+	c = c ? c : cmp64(start_tick(x), start_tick(y));
+	c = c ? c : cmp64(x->exit, y->exit);
+	return c ? c : cmp64(x->time_ns, y->time_ns);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct tl_point *x = a, *y = b;
+
+	return cmp64(x->time_ns, y->time_ns);
+}
+
+/* d (counters' growth over [t1, t2]) into the cells it overlaps, in proportion; all of it in
+ * t2's interval when t1 == t2 */
+static void spread(const struct tl_grid *g, int64_t t1, int64_t t2, const double *d, int waits,
+		   struct tl_cell *cells)
+{
+	int64_t end = g->origin_ns + (int64_t)g->n * g->width_ns;
+	long first, last;
+
+	if (t2 < t1 || t2 < g->origin_ns || t1 >= end)
+		return;
+	if (t1 == t2) {
+		first = last = tl_cell_of(g, t2);
+	} else {
+		first = tl_cell_of(g, t1 < g->origin_ns ? g->origin_ns : t1);
+		last = tl_cell_of(g, t2 >= end ? end - 1 : t2);
+	}
+	for (long i = first; i >= 0 && i <= last; i++) {
+		int64_t b0 = g->origin_ns + i * g->width_ns, b1 = b0 + g->width_ns;
+		int64_t lo = t1 > b0 ? t1 : b0, hi = t2 < b1 ? t2 : b1;
+		double share = t1 == t2 ? 1.0 : (double)(hi - lo) / (double)(t2 - t1);
+
+		if (share <= 0 && t1 != t2)
+			continue;
+		for (int k = 0; k < TL_COUNTERS; k++)
+			cells[i].c[k] += d[k] * share;
+		cells[i].waits |= waits;
+		cells[i].filled = 1;
+	}
+}
+
+/* what grew from a to b (a NULL: from nothing, at the process's start); an unknown or
+ * shrinking counter adds nothing */
+static int growth(const struct tl_point *a, const struct tl_point *b, double *d)
+{
+	const int64_t *from[TL_COUNTERS],
+		*to[TL_COUNTERS] = { &b->cpu_ns, &b->read_bytes, &b->write_bytes, &b->cpu_wait_ns,
+				     &b->iowait_ns };
+	static const int64_t zero = 0;
+	int waits = 1;
+
+	if (a) {
+		from[TL_CPU] = &a->cpu_ns;
+		from[TL_READ] = &a->read_bytes;
+		from[TL_WRITE] = &a->write_bytes;
+		from[TL_CPUWAIT] = &a->cpu_wait_ns;
+		from[TL_IOWAIT] = &a->iowait_ns;
+	} else {
+		for (int k = 0; k < TL_COUNTERS; k++)
+			from[k] = &zero;
+	}
+	for (int k = 0; k < TL_COUNTERS; k++) {
+		int known = *from[k] != JS_NONE && *to[k] != JS_NONE;
+
+		d[k] = known && *to[k] > *from[k] ? (double)(*to[k] - *from[k]) : 0;
+		if (!known && (k == TL_CPUWAIT || k == TL_IOWAIT))
+			waits = 0;
+	}
+	return waits;
+}
+
+/* the sampling rounds of the node (points of one time), the largest of each interval's */
+static void rounds(const struct tl_grid *g, struct tl_point *pts, size_t n, struct tl_cell *node)
+{
+	qsort(pts, n, sizeof(*pts), by_time);
+	for (size_t i = 0; i < n;) {
+		int64_t rss = 0, procs = 0, t = pts[i].time_ns;
+		long c;
+
+		for (; i < n && pts[i].time_ns == t; i++) {
+			if (pts[i].exit)
+				continue;
+			procs++;
+			if (pts[i].rss_kb != JS_NONE)
+				rss += pts[i].rss_kb;
+		}
+		if (!procs || (c = tl_cell_of(g, t)) < 0)
+			continue;
+		if (rss > node[c].rss_kb)
+			node[c].rss_kb = rss;
+		if (procs > node[c].nprocs)
+			node[c].nprocs = procs;
+		node[c].rounds++;
+	}
+}
+
+int tl_add_node(const struct tl_grid *g, struct tl_point *pts, size_t n, struct tl_cell *cells)
+{
+	struct tl_cell *node = calloc(g->n ? g->n : 1, sizeof(*node));
+	double d[TL_COUNTERS];
+
+	if (!node)
+		return -ENOMEM;
+	qsort(pts, n, sizeof(*pts), by_process);
+	for (size_t i = 0; i < n; i++) {
+		const struct tl_point *p = &pts[i];
+		int same = i && same_process(&pts[i - 1], p);
+
+		int waits;
+
+		if (same) { /* from its previous point */
+			waits = growth(&pts[i - 1], p, d);
+			spread(g, pts[i - 1].time_ns, p->time_ns, d, waits, cells);
+		} else if (p->start_ns != JS_NONE && p->start_ns <= p->time_ns) { /* its start */
+			waits = growth(NULL, p, d);
+			spread(g, p->start_ns, p->time_ns, d, waits, cells);
+		}
+	}
+	rounds(g, pts, n, node);
+	for (size_t i = 0; i < g->n; i++) {
+		if (!node[i].rounds)
+			continue;
+		cells[i].rss_kb += node[i].rss_kb;
+		cells[i].nprocs += node[i].nprocs;
+		cells[i].rounds += node[i].rounds;
+		cells[i].nnodes++;
+		cells[i].filled = 1;
+	}
+	free(node);
+	return 0;
+}
+
+void tl_sum(struct tl_cell *into, const struct tl_cell *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (int k = 0; k < TL_COUNTERS; k++)
+			into[i].c[k] += from[i].c[k];
+		into[i].waits |= from[i].waits;
+		into[i].rss_kb += from[i].rss_kb;
+		into[i].nprocs += from[i].nprocs;
+		into[i].rounds += from[i].rounds;
+		/* steps on the same nodes: the most of one step's, not their sum */
+		if (from[i].nnodes > into[i].nnodes)
+			into[i].nnodes = from[i].nnodes;
+		into[i].filled |= from[i].filled;
+	}
+}
