@@ -3,8 +3,8 @@
 # fast as they go): on this test's daemon, where user B runs 3000 processes with `tracerctl
 # run`, then 16 again with a ring of 64K that they fill; and on n1 of the test cluster
 # (tests/slurm-docker), where B's Slurm batch job runs 3000 processes. Meanwhile root asks for
-# status 50 times, each answered within 100 ms with 8 storms and 1 s with 16 (2 s and
-# tracerctl's 5 s on the cluster's node), and B's work is recorded whole with 0 events lost (with the 64K ring, at
+# status 50 times, each answered within 100 ms with 8 storms and 250 ms with 16 (here and on
+# the cluster's node), and B's work is recorded whole with 0 events lost (with the 64K ring, at
 # most 1 %): what the ring cannot take is refused to a user who holds at least its free space
 # (the storms' user), and the events lost
 # are the attacker's. Prints tracerd's CPU and the attacker's own loss. STORM_WHERE=local or
@@ -15,18 +15,15 @@ ATTACKER=tracertest
 BYSTANDER=tracertest2
 STORM=$(prog storm) || { fail "build storm"; finish; exit 1; }
 ATK_PY=$TOP/tests/integration/progs/attacker.py
-# status within 100 ms with 8 storms; with 16 on 2 CPUs, store commits of the storms' rows
-# (their longest turns) put some answers at 0.1-0.6 s: bounded, not yet the 100 ms
+# status within 100 ms with 8 storms, here and on the cluster's node. With 16 on 2 CPUs, the
+# slowest answers were 26-70 ms here and 48 ms on the node (whose store is large and whose disk
+# other tests keep busy), now that rows are written on the store's own thread; before, turns
+# that waited on the store's writes put them at 0.1-0.7 s there. Held to 250 ms with 16, for
+# the CPU time other work on the machine may take meanwhile.
 STATUS_MAX_MS=100
-STATUS_MAX_MS_16=${STATUS_MAX_MS_16:-1000}
-# on the test cluster's node, whose store holds every earlier test's rows on a disk the
-# storms' rows keep busy, a loop turn waits for the store's writes and checkpoints (its "loop
-# turn took" lines say so): 8 storms gave 50-640 ms and 16 gave 0.08-1.2 s across runs, and
-# in one run 14 of 50 over 2 s.
-# Held to 2 s and to tracerctl's own 5 s there: the daemon keeps answering, as it did not
-# before; the 100 ms is not met there yet
-STATUS_MAX_MS_NODE=${STATUS_MAX_MS_NODE:-2000}
-STATUS_MAX_MS_NODE_16=${STATUS_MAX_MS_NODE_16:-5000}
+STATUS_MAX_MS_16=${STATUS_MAX_MS_16:-250}
+STATUS_MAX_MS_NODE=${STATUS_MAX_MS_NODE:-100}
+STATUS_MAX_MS_NODE_16=${STATUS_MAX_MS_NODE_16:-250}
 # events the victim may lose: none, but with a ring so small (64K) that one event of its can
 # find it full between the attacker's refusals (at most 1 % of its 6 000)
 VICTIM_LOSS_MAX=0
