@@ -41,7 +41,7 @@ struct agent {
 	int have_topology;
 	int64_t last_alive_ns; /* the previous run's last heartbeat (unix ns), 0 unknown */
 	int64_t housekept_ns;  /* when the store was last pruned */
-	int prune_backlog;     /* the last prune took a full batch: go on at the next tick */
+	int prune_backlog;     /* a commit ran when the prune was due: go on at the next tick */
 	uint64_t unstored;     /* processes the store could not write, of units gone */
 	unsigned ndropped;     /* units dropped, waiting for units_reap */
 	/* traced runs begun, per uid (UnitRatePerUser) */

@@ -2,6 +2,7 @@
  * from the same look at /proc, processes whose exit the kernel side could not report: closed so
  * that their units can end), a heartbeat in the store (a restart learns from it how long tracerd
  * was away), and pruning the store to StoreRetention and StoreMaxSize. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -173,20 +174,17 @@ int agent_sample(struct agent *a)
 
 /* ---- heartbeat and pruning */
 
-/* Returns whether a full batch went: more may be waiting for the next tick. */
+/* A round handed to the store's thread (with neither limit, it counts the shares status shows
+ * all the same). Returns whether it waits for the next tick: a commit was running, or the last
+ * round pruned a full batch and more may be waiting. */
 static int prune(struct agent *a, int64_t now)
 {
 	int64_t before =
 		a->cfg.store_retention_ms ? now - (int64_t)a->cfg.store_retention_ms * 1000000 : 0;
-	unsigned n = 0;
 
-	if (!before && !a->cfg.store_max_bytes) {
-		(void)store_count_shares(a->store, 0); /* status shows them all the same */
-		return 0;
-	}
-	if (store_prune(a->store, before, a->cfg.store_max_bytes, PRUNE_BATCH, &n) == 0 && n)
-		log_debug("store: %u finished units pruned (StoreRetention, StoreMaxSize)", n);
-	return n == PRUNE_BATCH;
+	if (store_prune_async(a->store, before, a->cfg.store_max_bytes, PRUNE_BATCH) == -EBUSY)
+		return 1;
+	return 0;
 }
 
 /* A `tracerctl run` that was killed never sends run_end: once its unit has had no process for
@@ -221,7 +219,8 @@ void agent_tick(struct agent *a)
 	units_foreach(a, end_orphan, &orphans);
 	/* and as soon as a flood of writes may have filled an eighth of StoreMaxSize: the file
 	 * then stays near it, whatever a user writes in a housekeeping period */
-	if (a->prune_backlog || now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000 ||
+	if (a->prune_backlog || store_prune_backlog(a->store) ||
+	    now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000 ||
 	    (a->cfg.store_max_bytes &&
 	     store_written(a->store) - a->pruned_written >= a->cfg.store_max_bytes / 8)) {
 		a->housekept_ns = now;

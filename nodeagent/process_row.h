@@ -6,6 +6,7 @@
 #define TRACER_PROCESS_ROW_H
 
 #include <stdint.h>
+#include <string.h>
 #include <json-c/json.h>
 #include "proctable.h"
 #include "records.h"
@@ -20,6 +21,12 @@ struct rec_row {
 	unsigned len[REC_MAX];	/* BLOB bytes */
 	unsigned char set[REC_MAX];
 };
+/* No column set: what is read of a row is what set says (a queued row is not zeroed whole:
+ * 2 KiB on each event's path) */
+static inline void rec_row_clear(struct rec_row *r)
+{
+	memset(r->set, 0, sizeof(r->set));
+}
 static inline void rec_int(struct rec_row *r, int col, int64_t v)
 {
 	r->i[col] = v;

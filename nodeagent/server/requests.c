@@ -180,46 +180,79 @@ int request_ready(struct agent *a, const struct parked *park)
 
 	if ((int64_t)clock_boot_ns() >= park->deadline_ns)
 		return 1;
+	if (park->kind == PARK_LISTING)
+		return store_flushed(agent_store(a), park->ticket);
 	if (park->kind == PARK_JOB_END)
 		return units_job_live(a, park->id) == 0;
 	u = units_find(a, park->id);
 	return !u || !u->live;
 }
 
-struct json_object *request_resume(struct agent *a, const struct parked *park)
-{
-	return park->kind == PARK_JOB_END ? request_job_finish(a, park) : resume_unit_end(a, park);
-}
-
-/* Listings are streamed from the store (stream.h): what was written so far is committed, so
- * that the stream's own connection sees it. */
+/* Listings are streamed from the store (stream.h), through a connection of their own: what
+ * was written before the request is committed first, on the store's thread while the listing
+ * waits (parked), so that the stream sees it. */
 static int extra_totals(void *ctx, uint64_t unit, struct json_object *totals)
 {
 	return live_add_totals(ctx, unit, totals);
 }
 
-static struct json_object *listing(struct agent *a, enum stream_kind kind, uint64_t unit,
-				   const char *sel, uint32_t uid, struct reply_stream **stream)
+static struct json_object *listing_now(struct agent *a, const struct parked *park,
+				       struct reply_stream **stream)
 {
 	/* a running unit's live processes follow its stored ones, and count in the totals */
 	struct stream_extra extra = { .totals = extra_totals,
 				      .ctx = a,
 				      .offset_ns = agent_offset_ns(a) };
+	enum stream_kind kind = (enum stream_kind)park->listing;
 
 	if (kind == STREAM_PROCESSES || kind == STREAM_TOOLS) {
 		extra.tail = json_object_new_array();
 		if (extra.tail)
 			(kind == STREAM_PROCESSES ? live_add_processes
-						  : live_add_tools)(a, unit, extra.tail);
+						  : live_add_tools)(a, park->id, extra.tail);
 	}
-	store_commit(agent_store(a)); /* a full disk leaves what is stored readable */
-	if (reply_stream_new(agent_store(a), kind, unit, sel, uid, &extra, stream))
+	/* its time is up (a disk too slow), or no wait is possible (a TCP peer): at once; a
+	 * full disk leaves what is stored readable */
+	if (!store_flushed(agent_store(a), park->ticket))
+		store_commit(agent_store(a));
+	if (reply_stream_new(agent_store(a), kind, park->id, park->has_select ? park->select : NULL,
+			     park->uid, &extra, stream))
 		return ERR_REPLY(FAILED, "store query failed");
 	return proto_reply_ok();
 }
 
+struct json_object *request_resume(struct agent *a, const struct parked *park,
+				   struct reply_stream **stream)
+{
+	if (park->kind == PARK_LISTING)
+		return listing_now(a, park, stream);
+	return park->kind == PARK_JOB_END ? request_job_finish(a, park) : resume_unit_end(a, park);
+}
+
+static struct json_object *listing(struct agent *a, enum stream_kind kind, uint64_t unit,
+				   const char *sel, uint32_t uid, struct reply_stream **stream,
+				   struct parked *park)
+{
+	*park = (struct parked){
+		.kind = PARK_LISTING,
+		.id = unit,
+		.deadline_ns = (int64_t)clock_boot_ns() + (int64_t)PARK_LISTING_MS * 1000000,
+		.listing = kind,
+		.uid = uid,
+		.ticket = store_flush_async(agent_store(a)),
+		.has_select = sel != NULL,
+	};
+	if (sel)
+		snprintf(park->select, sizeof(park->select), "%s", sel);
+	if (!store_flushed(agent_store(a), park->ticket))
+		return NULL; /* parked */
+	park->kind = PARK_NONE;
+	return listing_now(a, park, stream);
+}
+
 static struct json_object *op_units(struct agent *a, const struct peer *peer,
-				    struct json_object *req, struct reply_stream **stream)
+				    struct json_object *req, struct reply_stream **stream,
+				    struct parked *park)
 {
 	const char *sel;
 	char err[160];
@@ -227,13 +260,13 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer,
 	if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
 		return ERR_REPLY(MALFORMED, "%s", err);
 	return listing(a, STREAM_UNITS, 0, sel, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
-		       stream);
+		       stream, park);
 }
 
 /* A per-unit listing the peer may see, with the unit's totals. */
 static struct json_object *unit_listing(struct agent *a, const struct peer *peer,
 					struct json_object *req, enum stream_kind kind,
-					struct reply_stream **stream)
+					struct reply_stream **stream, struct parked *park)
 {
 	struct json_object *refused;
 	struct unit *u, stored;
@@ -244,7 +277,8 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
 	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
 	if ((refused = unit_refused(rc, id, err)))
 		return refused;
-	return listing(a, kind, id, NULL, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream);
+	return listing(a, kind, id, NULL, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream,
+		       park);
 }
 
 /* The earlier runs of the same step as a unit the peer may see, by the unit's own user. */
@@ -351,24 +385,21 @@ static struct json_object *do_units(struct agent *a, const struct peer *peer,
 				    struct json_object *req, struct reply_stream **stream,
 				    struct parked *park)
 {
-	(void)park;
-	return op_units(a, peer, req, stream);
+	return op_units(a, peer, req, stream, park);
 }
 
 static struct json_object *do_processes(struct agent *a, const struct peer *peer,
 					struct json_object *req, struct reply_stream **stream,
 					struct parked *park)
 {
-	(void)park;
-	return unit_listing(a, peer, req, STREAM_PROCESSES, stream);
+	return unit_listing(a, peer, req, STREAM_PROCESSES, stream, park);
 }
 
 static struct json_object *do_tools(struct agent *a, const struct peer *peer,
 				    struct json_object *req, struct reply_stream **stream,
 				    struct parked *park)
 {
-	(void)park;
-	return unit_listing(a, peer, req, STREAM_TOOLS, stream);
+	return unit_listing(a, peer, req, STREAM_TOOLS, stream, park);
 }
 
 static struct json_object *do_history(struct agent *a, const struct peer *peer,
@@ -383,8 +414,7 @@ static struct json_object *do_samples(struct agent *a, const struct peer *peer,
 				      struct json_object *req, struct reply_stream **stream,
 				      struct parked *park)
 {
-	(void)park;
-	return unit_listing(a, peer, req, STREAM_SAMPLES, stream);
+	return unit_listing(a, peer, req, STREAM_SAMPLES, stream, park);
 }
 
 /* Root alone (OP_ROOT): SlurmUser may register and end units, not stop tracerd or detach its

@@ -12,17 +12,27 @@
 #include "protocol.h"
 #include "unit.h"
 
-/* A request whose reply waits for the kernel: the end of a unit or of a job waits until their
- * last processes' exits are recorded (the last one is sent at its final switch-out, a moment
- * after the client's wait(2) returned), at most PARK_MS. The loop keeps the client waiting,
- * never blocks on it, and resumes the request (request_resume) when it is ready. */
+/* A request whose reply waits, never blocking the loop. The end of a unit or of a job waits for
+ * the kernel: until their last processes' exits are recorded (the last one is sent at its
+ * final switch-out, a moment after the client's wait(2) returned), at most PARK_MS. A listing
+ * waits for the store's thread to commit what was written before it, which the listing's own
+ * connection then sees, at most PARK_LISTING_MS (then it commits at once). The loop keeps the
+ * client waiting and resumes the request (request_resume) when it is ready. */
 #define PARK_MS 100
+#define PARK_LISTING_MS 2000
 struct parked {
-	enum { PARK_NONE, PARK_UNIT_END, PARK_JOB_END } kind;
-	uint64_t id;	     /* the unit or the job */
+	enum { PARK_NONE, PARK_UNIT_END, PARK_JOB_END, PARK_LISTING } kind;
+	uint64_t id;	     /* the unit or the job; a listing's unit, or 0 */
 	int64_t status;	     /* the exit status the request gave, or -1 */
 	int64_t deadline_ns; /* CLOCK_BOOTTIME */
 	struct peer peer;
+	/* a listing's: its kind (stream.h), whose units it may show, the store's ticket
+	 * (store_flush_async), its selector */
+	int listing;
+	uint32_t uid;
+	uint64_t ticket;
+	int has_select;
+	char select[257];
 };
 
 /* Requests; each returns a reply object (never NULL unless out of memory), or NULL with
@@ -34,8 +44,9 @@ struct json_object *request_handle(struct agent *a, const struct peer *peer,
 				   struct parked *park);
 /* Whether a parked request can be answered now: its processes are recorded, or its time is up. */
 int request_ready(struct agent *a, const struct parked *park);
-/* Finish a parked request: its reply. */
-struct json_object *request_resume(struct agent *a, const struct parked *park);
+/* Finish a parked request: its reply (and, for a listing, *stream as request_handle's). */
+struct json_object *request_resume(struct agent *a, const struct parked *park,
+				   struct reply_stream **stream);
 
 /* ---- between requests.c and requests_slurm.c */
 

@@ -390,6 +390,8 @@ static struct json_object *tcp_request(struct server *s, struct agent *a, struct
 	reply = auth_tcp_refused(req);
 	if (!reply)
 		reply = request_handle(a, &peer, req, stream, &park);
+	if (!reply && park.kind == PARK_LISTING) /* a TCP peer's is answered at once */
+		reply = request_resume(a, &park, stream);
 	json_object_put(req);
 	return reply;
 }
@@ -534,6 +536,8 @@ int server_sending(const struct server *s)
 
 void server_resume(struct server *s, struct agent *a)
 {
+	struct reply_stream *stream;
+	struct json_object *reply;
 	struct parked park;
 	unsigned i;
 
@@ -547,7 +551,9 @@ void server_resume(struct server *s, struct agent *a)
 		c->park.kind = PARK_NONE;
 		s->parked--;
 		c->last_ms = clock_mono_ms();
-		queue_reply(s, c, request_resume(a, &park), NULL);
+		stream = NULL;
+		reply = request_resume(a, &park, &stream);
+		queue_reply(s, c, reply, stream);
 	}
 }
 
@@ -664,7 +670,8 @@ void server_handle(struct server *s, struct agent *a, int fd, uint32_t events)
 		 * unit does not depend on its client listening), without the wait */
 		if (events & (EPOLLHUP | EPOLLERR)) {
 			s->parked--;
-			json_object_put(request_resume(a, &c->park));
+			if (c->park.kind != PARK_LISTING) /* a listing has no one left to read it */
+				json_object_put(request_resume(a, &c->park, NULL));
 			c->park.kind = PARK_NONE;
 			client_close(s, c);
 		}

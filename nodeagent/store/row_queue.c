@@ -122,7 +122,7 @@ int row_queue_next(const struct row_queue *q, size_t *at, enum row_op *op, uint6
 		return -EINVAL;
 	p = q->buf + *at + sizeof(h);
 	end = q->buf + *at + h.len;
-	memset(r->set, 0, sizeof(r->set));
+	rec_row_clear(r);
 	for (unsigned c = 0; c < h.cols; c++) {
 		if (end - p < 2)
 			return -EINVAL;

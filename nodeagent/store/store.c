@@ -262,7 +262,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 	if (!err)
 		err = seq_open(s);
 	if (!err)
-		err = store_commit_init(s, store_rows_write);
+		err = store_commit_init(s, store_rows_write, store_prune_run, store_prune_finished);
 	if (err)
 		goto fail;
 	*out = s;
@@ -289,7 +289,8 @@ void store_close(struct store *s)
 	store_commit_fini(s); /* a store that failed to open */
 	row_queue_free(&s->queue[0]);
 	row_queue_free(&s->queue[1]);
-	free(s->owners);
+	free(s->sums.o);
+	free(s->shares.o);
 	free(s);
 }
 
@@ -358,8 +359,9 @@ int store_write_step(struct store *s, sqlite3_stmt *st, size_t bytes)
 
 int store_put_unit(struct store *s, const struct unit *u)
 {
-	struct rec_row r = {};
+	struct rec_row r;
 
+	rec_row_clear(&r);
 	rec_unit_to_row(u, &r);
 	/* a unit is exported once finished, again at each later write */
 	r.set[UCOL_seq] = 0;
@@ -442,8 +444,9 @@ int store_next_unit_id(struct store *s, uint64_t *out)
 
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
-	struct rec_row r = {};
+	struct rec_row r;
 
+	rec_row_clear(&r);
 	process_row_fill(p, NULL, offset_ns, &r);
 	rec_int(&r, PCOL_seq, s->next_seq++);
 	return store_queue_row(s, ROW_PROCESS, p->unit, &store_processes, &r, store_row_bytes(p));
@@ -451,8 +454,9 @@ int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 
 int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool)
 {
-	struct rec_row r = {};
+	struct rec_row r;
 
+	rec_row_clear(&r);
 	/* the process's figures; who it was is not kept (its row's key is the thread's) */
 	process_row_fill(p, NULL, offset_ns, &r);
 	rec_int(&r, PCOL_folded, 1);
@@ -477,8 +481,9 @@ size_t store_row_bytes(const struct proc *p)
 int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_ns,
 		     int64_t offset_ns)
 {
-	struct rec_row r = {};
+	struct rec_row r;
 
+	rec_row_clear(&r);
 	rec_int(&r, SCOL_unit, p->unit);
 	rec_int(&r, SCOL_pid, p->pid);
 	rec_int(&r, SCOL_start_boot_ns, p->start_ns);
@@ -493,4 +498,17 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 	rec_int(&r, SCOL_read_bytes, (int64_t)p->sample_read_bytes);
 	rec_int(&r, SCOL_write_bytes, (int64_t)p->sample_write_bytes);
 	return store_queue_row(s, ROW_SAMPLE, p->unit, &store_samples, &r, STORE_SAMPLE_BYTES);
+}
+
+/* The daemon's heartbeat, from which a restart learns how long tracerd was away */
+int store_set_alive(struct store *s, int64_t now_ns)
+{
+	s->alive_ns = now_ns; /* written with the next batch (store_commit.c) */
+	return 0;
+}
+
+int store_last_alive(struct store *s, int64_t *out)
+{
+	return store_query_int(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='alive_ns'",
+			       "heartbeat", out);
 }

@@ -54,6 +54,11 @@ void store_commit_start(struct store *s);
 void store_checkpoint(struct store *s);
 int store_settle(struct store *s);     /* 0, or the error of the commit it settled */
 int store_busy(const struct store *s); /* a commit is handed and not settled yet */
+/* What is written so far, handed to the thread now or after the job running: a ticket for
+ * store_flushed, which is true once that job is settled (committed, or its failure counted),
+ * and hands it over meanwhile if it still waits. A reader of its own connection then sees it. */
+uint64_t store_flush_async(struct store *s);
+int store_flushed(struct store *s, uint64_t ticket);
 /* A commit runs and the next batch is full: rows wait (the ring's events) until it ends */
 int store_full(const struct store *s);
 int store_commit_fd(const struct store *s);    /* readable once the handed commit is over */
@@ -77,13 +82,21 @@ int store_close_stale_units(struct store *s);
  * limit), the oldest finished ones. Never a running unit. */
 int store_prune(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch,
 		unsigned *pruned);
+/* The same round, with the open batch, handed to the committing thread: the loop goes on, and
+ * the shares and the pages in use follow once the round is settled. -EBUSY while a commit
+ * runs (nothing handed: the next tick tries again). */
+int store_prune_async(struct store *s, int64_t before_ns, uint64_t max_bytes, unsigned batch);
+/* The last settled round pruned a full batch: more waits for the next. */
+int store_prune_backlog(const struct store *s);
+/* The pages in use as the last round counted them (counted now before the first): a scrape
+ * never waits on the disk. */
 int store_used_bytes(struct store *s, uint64_t *out);
 /* The store's use as the last pruning round (or store_count_shares) left it: {used_bytes,
  * max_bytes, users: [{uid, bytes, units}], more_users}, users' shares (stored_bytes, by
  * owner_uid) the most first: the first limit of them and how many more for ANY_UID, else uid's
  * own alone wherever it ranks (and no more_users). NULL before the first count. */
 struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit);
-/* Count the shares afresh where no pruning does (StoreRetention and StoreMaxSize both 0). */
+/* Count the shares afresh, and wait for it. */
 int store_count_shares(struct store *s, uint64_t max_bytes);
 /* The export cursor of the slowest exported signal (export/cursor.h), or -1 when nothing is
  * exported: pruning by StoreRetention keeps every unit that has a row above it, and only

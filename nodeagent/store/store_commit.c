@@ -69,6 +69,8 @@ static int run_job(struct store *s, struct commit_job *j)
 		}
 		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	}
+	if (rc == SQLITE_OK && j->prune.on)
+		s->commit.prune_run(s, &j->prune);
 	if (rc == SQLITE_OK)
 		checkpoint(s, j->min_frames);
 	return rc;
@@ -103,12 +105,15 @@ static void *committer(void *arg)
 	return NULL;
 }
 
-int store_commit_init(struct store *s, store_rows_fn write_rows)
+int store_commit_init(struct store *s, store_rows_fn write_rows, store_prune_fn prune_run,
+		      store_prune_fn prune_finished)
 {
 	struct store_commit *c = &s->commit;
 	int err;
 
 	c->write_rows = write_rows;
+	c->prune_run = prune_run;
+	c->prune_finished = prune_finished;
 	c->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->fd < 0) {
 		err = -errno;
@@ -198,8 +203,10 @@ static int job_failed(struct store *s, const struct commit_job *j, int rc, const
 	return rc == SQLITE_FULL ? -ENOSPC : -EIO;
 }
 
-/* What follows a job, on the loop's thread: rows it could not write counted lost, folded rows
- * said; then the batch is on disk (on_commit), or the commit failed and all it held is lost. */
+/* What follows a job, on the loop's thread: folded rows said; then the batch is on disk
+ * (on_commit) with the rows it could not write counted lost, or the commit failed and all it
+ * held is lost (each process once: the rows that failed are among them). Then the pruning
+ * round that followed it, if any. */
 static int commit_finished(struct store *s, struct commit_job *j, int rc)
 {
 	int err = 0;
@@ -208,14 +215,15 @@ static int commit_finished(struct store *s, struct commit_job *j, int rc)
 	for (unsigned i = 0; s->on_folded && i < j->folded.n; i++)
 		s->on_folded(s->folded_ctx, j->folded.u[i].unit, (unsigned)j->folded.u[i].n,
 			     (size_t)j->folded_bytes.u[i].n);
-	counts_lost(s, &j->failed);
-	if (j->failed.n || j->failed.rest)
-		err = job_failed(s, j, j->err_code, "write");
 	if (j->rows)
 		row_queue_clear(j->rows);
-	if (!j->commit)
-		return err;
-	if (rc != SQLITE_OK) {
+	if (j->prune.on) {
+		if (rc != SQLITE_OK) /* never ran */
+			j->prune.err = -EIO;
+		s->last_prune = j->prune;
+		s->commit.prune_finished(s, &j->prune);
+	}
+	if (j->commit && rc != SQLITE_OK) {
 		if (!j->err[0])
 			snprintf(j->err, sizeof(j->err), "%s", sqlite3_errmsg(s->db));
 		err = job_failed(s, j, rc, "commit");
@@ -225,6 +233,11 @@ static int commit_finished(struct store *s, struct commit_job *j, int rc)
 		counts_lost(s, &j->procs);
 		return err;
 	}
+	counts_lost(s, &j->failed);
+	if (j->failed.n || j->failed.rest)
+		err = job_failed(s, j, j->err_code, "write");
+	if (!j->commit)
+		return err;
 	if (s->commit.seq_saved)
 		s->seq_saved = j->seq;
 	if (s->failing && !err)
@@ -254,6 +267,7 @@ int store_settle(struct store *s)
 	if (read(c->fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		log_warn("store: commit wakeup: %m");
 	c->busy = 0;
+	c->settled++;
 	return commit_finished(s, &c->job, rc);
 }
 
@@ -264,10 +278,10 @@ static int has_writes(const struct store *s)
 }
 
 /* Hand the open batch (the queued rows, the loop's own writes) and its commit, if any, then the
- * checkpoint of a log of min_frames, to the committing thread. Nothing to do, or a job already
- * running: nothing handed. Without the thread (before it starts, after it ends), done here at
- * once. */
-static int commit_start(struct store *s, int min_frames)
+ * pruning round prune (NULL: none), then the checkpoint of a log of min_frames, to the
+ * committing thread. Nothing to do, or a job already running: nothing handed. Without the
+ * thread (before it starts, after it ends), done here at once. */
+static int commit_start(struct store *s, int min_frames, const struct prune_job *prune)
 {
 	struct store_commit *c = &s->commit;
 	struct row_queue *q = &s->queue[s->filling];
@@ -275,9 +289,16 @@ static int commit_start(struct store *s, int min_frames)
 
 	if (c->busy)
 		return 0;
-	if (!has_writes(s) && __atomic_load_n(&s->wal_frames, __ATOMIC_RELAXED) < min_frames)
+	if (!prune && !has_writes(s) &&
+	    __atomic_load_n(&s->wal_frames, __ATOMIC_RELAXED) < min_frames)
 		return 0;
 	memset(j, 0, sizeof(*j));
+	if (prune) {
+		j->prune = *prune;
+		j->prune.on = 1;
+		j->prune.floor_set = s->export_floor_set;
+		j->prune.floor = s->export_floor;
+	}
 	j->min_frames = min_frames;
 	j->in_txn = s->in_txn;
 	j->commit = has_writes(s);
@@ -298,8 +319,11 @@ static int commit_start(struct store *s, int min_frames)
 	c->seq_saved = 0;
 	if (j->commit && s->on_handover)
 		s->on_handover(s->commit_ctx);
-	if (!c->running)
+	c->handed++;
+	if (!c->running) {
+		c->settled++;
 		return commit_finished(s, j, run_job(s, j));
+	}
 	pthread_mutex_lock(&c->lock);
 	c->queued = 1;
 	c->done = 0;
@@ -313,7 +337,7 @@ sqlite3 *store_db(struct store *s)
 {
 	store_settle(s);
 	if (s->queue[s->filling].n || s->alive_ns) { /* what is queued goes first, in order */
-		commit_start(s, STORE_WAL_CHECKPOINT_NOW);
+		commit_start(s, STORE_WAL_CHECKPOINT_NOW, NULL);
 		store_settle(s);
 	}
 	return s->db;
@@ -348,12 +372,25 @@ int store_full(const struct store *s)
 void store_commit_start(struct store *s)
 {
 	/* a storm's commits between two ticks: the log still stays within its bound */
-	(void)commit_start(s, STORE_WAL_CHECKPOINT_NOW);
+	(void)commit_start(s, STORE_WAL_CHECKPOINT_NOW, NULL);
 }
 
 void store_checkpoint(struct store *s)
 {
-	(void)commit_start(s, STORE_WAL_CHECKPOINT);
+	(void)commit_start(s, STORE_WAL_CHECKPOINT, NULL);
+}
+
+int store_prune_start(struct store *s, const struct prune_job *p)
+{
+	if (s->commit.busy)
+		return -EBUSY;
+	return commit_start(s, STORE_WAL_CHECKPOINT, p);
+}
+
+int store_pruned(const struct store *s, unsigned *pruned)
+{
+	*pruned = s->last_prune.pruned;
+	return s->last_prune.err;
 }
 
 int store_commit(struct store *s)
@@ -362,8 +399,40 @@ int store_commit(struct store *s)
 
 	if (err || !has_writes(s))
 		return err;
-	err = commit_start(s, STORE_WAL_CHECKPOINT_NOW);
+	err = commit_start(s, STORE_WAL_CHECKPOINT_NOW, NULL);
 	return err ? err : store_settle(s);
+}
+
+uint64_t store_flush_async(struct store *s)
+{
+	struct store_commit *c = &s->commit;
+
+	if (!has_writes(s))
+		return c->busy ? c->handed : c->settled;
+	if (!c->busy) {
+		commit_start(s, STORE_WAL_CHECKPOINT_NOW, NULL);
+		return c->handed;
+	}
+	return c->handed + 1; /* the job after the one running */
+}
+
+int store_flushed(struct store *s, uint64_t ticket)
+{
+	struct store_commit *c = &s->commit;
+	int done = 0;
+
+	if (c->settled < ticket && c->busy) { /* over, and its wakeup not read yet */
+		pthread_mutex_lock(&c->lock);
+		done = c->done;
+		pthread_mutex_unlock(&c->lock);
+		if (done)
+			store_settle(s);
+	}
+	if (c->settled >= ticket)
+		return 1;
+	if (!c->busy) /* the job it waits for is not handed yet: now */
+		commit_start(s, STORE_WAL_CHECKPOINT_NOW, NULL);
+	return 0;
 }
 
 int store_busy(const struct store *s)

@@ -1,7 +1,7 @@
 /* The store as the export's spool: pruning keeps what the slowest exported signal has not
  * delivered yet (StoreRetention waits for it), unless StoreMaxSize forces it out, which is
  * counted as dropped and said. The export thread reads through a connection of its own; the
- * floor is given by the loop, the store's only user on its thread. */
+ * floor is given by the loop, and goes to the committing thread with each pruning round. */
 #include <errno.h>
 #include <inttypes.h>
 
@@ -20,9 +20,9 @@ uint64_t store_export_dropped(const struct store *s)
 }
 
 /* Rows with no sequence (written before it existed) count as exported. */
-const char *store_exported_condition(const struct store *s)
+const char *store_exported_condition(int floor_set)
 {
-	if (!s->export_floor_set)
+	if (!floor_set)
 		return "";
 	return " AND COALESCE(units." STORE_EXPORT_SEQ ", 0) <= :floor AND NOT EXISTS"
 	       " (SELECT 1 FROM processes p WHERE p.unit = units.id AND p." STORE_EXPORT_SEQ
@@ -30,32 +30,34 @@ const char *store_exported_condition(const struct store *s)
 	       " AND t." STORE_EXPORT_SEQ " > :floor)";
 }
 
-void store_bind_floor(const struct store *s, sqlite3_stmt *st)
+void store_bind_floor(int64_t floor, sqlite3_stmt *st)
 {
 	int i = sqlite3_bind_parameter_index(st, ":floor");
 
 	if (i)
-		sqlite3_bind_int64(st, i, s->export_floor);
+		sqlite3_bind_int64(st, i, floor);
 }
 
-int store_count_dropped(struct store *s)
+int store_count_dropped(struct store *s, struct prune_job *p)
 {
 	sqlite3_stmt *st;
 	int64_t n = 0;
 	int rc;
 
-	if (!s->export_floor_set)
+	if (!p->floor_set)
 		return 0;
-	if (store_prepare(s,
-			  "SELECT (SELECT COUNT(*) FROM processes WHERE unit IN"
-			  " (SELECT id FROM temp.prune) AND " STORE_EXPORT_SEQ " > :floor) +"
-			  " (SELECT COUNT(*) FROM units WHERE id IN (SELECT id FROM temp.prune)"
-			  " AND " STORE_EXPORT_SEQ " > :floor) +"
-			  " (SELECT COUNT(*) FROM stall_starts WHERE unit IN"
-			  " (SELECT id FROM temp.prune) AND " STORE_EXPORT_SEQ " > :floor)",
-			  &st))
-		return -EIO;
-	store_bind_floor(s, st);
+	/* on the committing thread: the connection directly */
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "SELECT (SELECT COUNT(*) FROM processes WHERE unit IN"
+		    " (SELECT id FROM temp.prune) AND " STORE_EXPORT_SEQ " > :floor) +"
+		    " (SELECT COUNT(*) FROM units WHERE id IN (SELECT id FROM temp.prune)"
+		    " AND " STORE_EXPORT_SEQ " > :floor) +"
+		    " (SELECT COUNT(*) FROM stall_starts WHERE unit IN"
+		    " (SELECT id FROM temp.prune) AND " STORE_EXPORT_SEQ " > :floor)",
+		    -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, "unexported rows");
+	store_bind_floor(p->floor, st);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
@@ -64,10 +66,11 @@ int store_count_dropped(struct store *s)
 		return store_fail(s, "unexported rows");
 	if (!n)
 		return 0;
-	s->export_dropped += (uint64_t)n;
+	p->dropped += (uint64_t)n;
+	/* the loop adds the round's to export_dropped once it settles it */
 	log_warn("store: StoreMaxSize forced out %" PRId64 " records not exported yet (%" PRIu64
 		 " dropped since start): the backend is behind, or the store is too small",
-		 n, s->export_dropped);
+		 n, s->export_dropped + p->dropped);
 	return 0;
 }
 

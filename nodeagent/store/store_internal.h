@@ -29,6 +29,24 @@
 /* A sample's row in the store, roughly (store_row_bytes() for a process's) */
 #define STORE_SAMPLE_BYTES 120
 
+/* A pruning round for the committing thread (store_prune.c): its limits, the export floor it
+ * keeps, and what it did */
+struct prune_job {
+	int on;
+	int count_only; /* the users' sums counted afresh, nothing pruned */
+	int64_t before_ns;
+	uint64_t max_bytes;
+	unsigned batch;
+	int floor_set;
+	int64_t floor;
+	/* the thread's */
+	unsigned pruned;
+	uint64_t dropped; /* rows not exported yet that StoreMaxSize forced out */
+	uint64_t used;	  /* the pages in use after it */
+	int counted;	  /* used was counted */
+	int err;
+};
+
 /* A commit handed to the committing thread (store_commit.c) */
 struct commit_job {
 	int commit;		/* the open batch's; else a checkpoint alone */
@@ -44,10 +62,14 @@ struct commit_job {
 	int rolled_back; /* a write failed and SQLite gave the transaction up */
 	int err_code;	 /* the first failure's */
 	char err[160];
+	struct prune_job prune; /* after the commit; .on: one */
 };
 /* Writes a job's rows on the committing thread: store_rows_write (store_open gives it: the
  * commits' file calls nothing that calls it back) */
 typedef void (*store_rows_fn)(struct store *s, struct commit_job *j);
+/* A pruning round run on the thread (store_prune_run), and settled on the loop's
+ * (store_prune_finished): given by store_open too */
+typedef void (*store_prune_fn)(struct store *s, struct prune_job *p);
 
 struct store_commit {
 	pthread_t thread;
@@ -58,9 +80,11 @@ struct store_commit {
 	/* under lock */
 	struct commit_job job;
 	int queued, done, quit, rc;
-	int seq_saved; /* the job's seq went to meta (read once done) */
-	int busy;      /* the loop's: a job is handed and not settled yet */
+	int seq_saved;		  /* the job's seq went to meta (read once done) */
+	int busy;		  /* the loop's: a job is handed and not settled yet */
+	uint64_t handed, settled; /* the loop's: jobs handed and settled since open */
 	store_rows_fn write_rows;
+	store_prune_fn prune_run, prune_finished;
 };
 
 struct store {
@@ -93,18 +117,25 @@ struct store {
 	/* store_fold.c's, prepared at its first use */
 	sqlite3_stmt *fold, *fold_find, *fold_key;
 	/* each user's (owner_uid's) holding, summed once a round and kept up to date as units
-	 * go (store_prune.c); after a round, users with units only, the most first: the shares */
-	struct store_owner {
-		uint32_t uid;
-		uint64_t bytes, units, finished;
-		int64_t oldest_ns; /* the end of its oldest finished unit; INT64_MAX: none */
-	} * owners;
-	size_t nowners, owners_cap;
-	int round_open;	      /* a backlog's rounds go on with the sums they began with */
-	int shares_known;     /* the sums were counted once */
-	uint64_t shares_used; /* the pages in use then, and StoreMaxSize */
-	uint64_t shares_max;
-	uint64_t used_bytes; /* the last count of store_used_bytes; 0: none yet */
+	 * go (store_prune.c): the committing thread's while a round runs */
+	struct owner_sums {
+		struct store_owner {
+			uint32_t uid;
+			uint64_t bytes, units, finished;
+			int64_t oldest_ns; /* the end of its oldest finished unit; INT64_MAX: none
+					    */
+		} * o;
+		size_t n, cap;
+	} sums;
+	int round_open;		     /* a backlog's rounds go on with the sums they began with */
+	struct prune_job last_prune; /* the last round settled */
+	/* the loop's: the last round's sums, users with units only, the most first (the shares
+	 * status shows), the pages in use then, and StoreMaxSize */
+	struct owner_sums shares;
+	int shares_known;
+	uint64_t shares_used, shares_max;
+	uint64_t used_bytes; /* the last count of the pages in use */
+	int used_known;
 	/* the loop's time since open in its writes, and waiting for commits (store_io_ns) */
 	uint64_t write_ns, waited_ns;
 	/* store_export.c's: the export cursor of the slowest signal, above which pruning keeps
@@ -155,11 +186,20 @@ void store_bind_flags(sqlite3_stmt *st);
 /* ---- commits (store_commit.c) */
 
 /* Start and stop the committing thread (store_commit_init registers the log's hook). */
-int store_commit_init(struct store *s, store_rows_fn write_rows);
+int store_commit_init(struct store *s, store_rows_fn write_rows, store_prune_fn prune_run,
+		      store_prune_fn prune_finished);
 void store_commit_fini(struct store *s);
 /* The connection, once the commit running on it (if any) has ended and been settled: what
  * every use of it on the loop's side goes through. */
 sqlite3 *store_db(struct store *s);
+/* Hand the open batch and then the pruning round p to the committing thread: -EBUSY while a
+ * job runs (nothing handed). store_settle ends it; store_pruned then says what it did. */
+int store_prune_start(struct store *s, const struct prune_job *p);
+/* What the last settled round pruned, and its error */
+int store_pruned(const struct store *s, unsigned *pruned);
+/* The pruning round on the thread (store_prune.c), and what the loop takes from it once settled */
+void store_prune_run(struct store *s, struct prune_job *p);
+void store_prune_finished(struct store *s, struct prune_job *p);
 /* The open batch is gone (rolled back): what it held is lost, for its units. */
 void store_batch_lost(struct store *s);
 /* n processes of unit could not be stored (on_loss). */
@@ -235,12 +275,12 @@ int store_totals_check(void);
 #define STORE_META_SEQ "export_seq"
 /* A condition on units (as "units") that holds when the unit and all its processes are at or
  * below :floor: exported. "" when no floor is set. */
-const char *store_exported_condition(const struct store *s);
+const char *store_exported_condition(int floor_set);
 /* Bind :floor in st, when the statement has it. */
-void store_bind_floor(const struct store *s, sqlite3_stmt *st);
+void store_bind_floor(int64_t floor, sqlite3_stmt *st);
 /* The units in temp.prune are about to go: count what of them was not exported yet as
  * dropped, and say it. */
-int store_count_dropped(struct store *s);
+int store_count_dropped(struct store *s, struct prune_job *p);
 
 /* A read-only connection of its own to the store's file, with a small page cache. */
 int store_reader_open(struct store *s, sqlite3 **out);

@@ -5,8 +5,9 @@
 
 int store_add_stall_start(struct store *s, const struct proc *p, int64_t offset_ns)
 {
-	struct rec_row r = {};
+	struct rec_row r;
 
+	rec_row_clear(&r);
 	rec_int(&r, STCOL_pid, p->pid);
 	rec_int(&r, STCOL_start_boot_ns, (int64_t)p->start_ns);
 	rec_int(&r, STCOL_since_ns, (int64_t)p->stall.open_start_ns + offset_ns);

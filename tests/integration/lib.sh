@@ -5,7 +5,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=$TOP/build
 T=$(mktemp -d /tmp/tracer-it.XXXXXX)
 chmod 755 "$T"
-NODE=itest
+NODE=${TRACER_IT_NODE:-itest} # another name lets two checkouts run tests at once
 export TRACER_CONF=$T/tracer.conf
 # each test's own pin set: concurrent tests never share programs, maps or a ring
 PINS=/sys/fs/bpf/tracer-test/$(basename "$T" | tr . -) # bpffs takes no dots

@@ -113,7 +113,7 @@ curl -sf -D "$T/h1" "$URL" > "$T/m1"
 check "GET /metrics answers 200 with text format 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' "$T/h1"
 promtool check metrics < "$T/m1" > "$T/pt1" 2>&1
 check "promtool check metrics is clean ($(wc -l < "$T/pt1") remarks)" [ ! -s "$T/pt1" ]
-check "node health families are there" grep -q '^tracer_units_running{node="itest"} 0$' "$T/m1"
+check "node health families are there" grep -q '^tracer_units_running{node="'"$NODE"'"} 0$' "$T/m1"
 started=$(ctl status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["started_ns"])')
 check "its start time is exact to the millisecond ($(grep '^tracer_start_time_seconds' "$T/m1"); started_ns $started)" \
   awk -v ns="$started" '/^tracer_start_time_seconds/ { d = $2 - ns / 1e9; found = 1 } END { exit !(found && d < 0.001 && d > -0.001) }' "$T/m1"
@@ -156,7 +156,7 @@ echo "  burner's own CPU rate $own cores over [$t_a, $t_b]; PromQL rate(...[4s])
 check "the PromQL CPU rate matches the burner's within 5 % ($q vs $own)" \
   awk -v q="${q:-0}" -v o="$own" 'BEGIN { d = q - o; if (d < 0) d = -d; exit !(o > 0.2 && d <= 0.05 * o) }'
 check "the running run's series carry its name, no pid" \
-  bash -c "grep -q '^tracer_job_processes_running{node=\"itest\",slurm_job=\"\",step=\"\",task=\"\",user=\"root\",unit=\"burn\",unit_id=\"[0-9]*\"} 1$' '$T/m2' && ! grep -q pid= '$T/m2'"
+  bash -c "grep -q '^tracer_job_processes_running{node=\"$NODE\",slurm_job=\"\",step=\"\",task=\"\",user=\"root\",unit=\"burn\",unit_id=\"[0-9]*\"} 1$' '$T/m2' && ! grep -q pid= '$T/m2'"
 check "its tool is a series" grep -q '^tracer_tool_processes_running{.*unit="burn".*tool="cpuburn"} 1$' "$T/m2"
 promtool check metrics < "$T/m2" > "$T/pt2" 2>&1
 check "promtool check metrics is clean with a run" [ ! -s "$T/pt2" ]
@@ -173,7 +173,7 @@ check "the task is registered (unit ${SUNIT:-none})" [ -n "$SUNIT" ]
 sleep 3
 curl -sf "$URL" > "$T/mt"
 check "its series carry slurm_job, no label job" \
-  grep -q "^tracer_job_processes_running{node=\"itest\",slurm_job=\"$SLURM_JOB\",step=\"0\",task=\"0\",user=\"root\",unit=\"align\",unit_id=\"$SUNIT\"} 1$" "$T/mt"
+  grep -q "^tracer_job_processes_running{node=\"$NODE\",slurm_job=\"$SLURM_JOB\",step=\"0\",task=\"0\",user=\"root\",unit=\"align\",unit_id=\"$SUNIT\"} 1$" "$T/mt"
 check "no series of the exposition has a label Prometheus gives its targets (job, instance)" \
   bash -c "! grep -Eq '^[a-z_]+\{(.*,)?(job|instance)=' '$T/mt'"
 q=$(promql "tracer_job_processes_running{slurm_job=\"$SLURM_JOB\"}")
@@ -340,7 +340,7 @@ check "POST gets 405" grep -q '^post HTTP/1.1 405' "$T/attacks"
 check "another path gets 404" grep -q '^path HTTP/1.1 404' "$T/attacks"
 check "garbage gets 400" grep -q '^garbage HTTP/1.1 400' "$T/attacks"
 check "a scraper reading a byte a second holds nothing of tracerd's after 12 s" \
-  grep -q '^slow read .*tracer_metrics_scrapers{node="itest"} 1$' "$T/attacks"
+  grep -q '^slow read .*tracer_metrics_scrapers{node="'"$NODE"'"} 1$' "$T/attacks"
 check "tracerctl status answered within $STATUS_MAX_MS ms throughout (slowest $worst ms, $fails failed)" \
   [ "$worst" -le $STATUS_MAX_MS -a "$fails" = 0 ]
 sleep 0.5

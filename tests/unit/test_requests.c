@@ -83,8 +83,15 @@ static struct json_object *ask(struct agent *a, const struct peer *peer, enum tr
 	json_object_object_foreach(extra, k, v)
 		json_object_object_add(req, k, json_object_get(v));
 	json_object_put(extra);
+	*stream = NULL;
 	reply = request_handle(a, peer, req, stream, park);
 	json_object_put(req);
+	/* a listing waits for the store's thread, as the loop leaves it waiting */
+	if (!reply && park->kind == PARK_LISTING) {
+		while (!request_ready(a, park))
+			usleep(1000);
+		reply = request_resume(a, park, stream);
+	}
 	return reply;
 }
 
@@ -181,7 +188,7 @@ static void test_parked_end(void **state)
 	/* ended meanwhile (units_end needs the kernel's counters, not here): what is stored */
 	units_drop(a, units_find(a, 5));
 	assert_true(request_ready(a, &park));
-	reply = request_resume(a, &park);
+	reply = request_resume(a, &park, NULL);
 	assert_non_null(reply);
 	assert_true(json_object_object_get_ex(reply, proto_ops[OP_RUN_END].reply, &u));
 	assert_int_equal(geti(u, "id"), 5);
@@ -301,6 +308,53 @@ static void test_samples(void **state)
 	json_object_put(rows);
 }
 
+/* A listing asked while rows wait for the store's thread is parked, never committed on the
+ * loop: it is ready once the thread committed them, and then lists them. Past its time it is
+ * answered all the same. */
+static void test_listing_waits_for_commit(void **state)
+{
+	struct agent *a = *state;
+	struct proc p = { .pid = 78, .unit = 11, .start_ns = 5000000000ULL };
+	struct reply_stream *stream = NULL;
+	struct json_object *req, *reply, *rows;
+	struct parked park;
+
+	p.sample_cpu_ns = 1000000000;
+	assert_int_equal(store_add_sample(a->store, &p, 6000000000ULL, a->offset_ns), 0);
+	req = proto_request(OP_SAMPLES);
+	json_object_object_add(req, "unit", json_object_new_int64(11));
+	reply = request_handle(a, &user, req, &stream, &park);
+	assert_null(reply);
+	assert_null(stream);
+	assert_int_equal(park.kind, PARK_LISTING);
+	assert_int_equal(park.id, 11);
+	assert_true(park.deadline_ns > 0);
+	while (!request_ready(a, &park))
+		usleep(1000);
+	assert_true(store_flushed(a->store, park.ticket));
+	reply = request_resume(a, &park, &stream);
+	assert_non_null(reply);
+	assert_non_null(stream);
+	json_object_put(reply);
+	reply_stream_free(stream);
+	/* committed by now: listed at once */
+	rows = streamed(a, &user, OP_SAMPLES, "{\"unit\": 11}");
+	assert_int_equal(json_object_array_length(rows), 1);
+	json_object_put(rows);
+	/* queued again, and its time up: answered at once, the rows committed first */
+	assert_int_equal(store_add_sample(a->store, &p, 7000000000ULL, a->offset_ns), 0);
+	reply = request_handle(a, &user, req, &stream, &park);
+	assert_null(reply);
+	park.deadline_ns = 0;
+	assert_true(request_ready(a, &park));
+	reply = request_resume(a, &park, &stream);
+	assert_non_null(stream);
+	json_object_put(reply);
+	reply_stream_free(stream);
+	assert_false(store_busy(a->store));
+	json_object_put(req);
+}
+
 /* A listing holds a user to their own units, root and SlurmUser to none; its selector and a
  * history's count have their bounds. */
 static void test_listing_limits(void **state)
@@ -362,6 +416,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parked_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_end_not_yours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listing_waits_for_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
 		cmocka_unit_test(test_clients_use_the_table),
 	};

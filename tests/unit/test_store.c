@@ -1001,6 +1001,48 @@ static void test_prune(void **state)
 }
 
 /* The heartbeat: the last one written is read back; none yet is -ENOENT. */
+static uint32_t lost_of_unit1, lost_elsewhere;
+
+static void count_loss(void *ctx, uint64_t unit, uint32_t n)
+{
+	(void)ctx;
+	if (unit == 1)
+		lost_of_unit1 += n;
+	else
+		lost_elsewhere += n;
+}
+
+/* A file that cannot grow (a full disk): every process is either stored or counted lost for
+ * its unit, once (SQLite gives the batch up at its first row that needs a page: all of it is
+ * lost, and said as the commit's failure). */
+static void test_write_failures_counted_once(void **state)
+{
+	struct store *s = open_store(BOOT_A);
+	struct unit u = mkunit(1, "job-1", 1000, 1, UNIT_RUNNING);
+	char sql[64];
+	int64_t pages = 0;
+	unsigned i, n = 3000;
+
+	(void)state;
+	lost_of_unit1 = lost_elsewhere = 0;
+	store_on_loss(s, count_loss, NULL);
+	put(s, &u);
+	assert_int_equal(store_commit(s), 0);
+	assert_int_equal(store_query_int(s, "PRAGMA page_count", "pages", &pages), 0);
+	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld", (long long)pages + 4);
+	assert_int_equal(sqlite3_exec(store_db(s), sql, NULL, NULL, NULL), SQLITE_OK);
+	for (i = 0; i < n; i++) {
+		struct proc p = mkproc(1, 1000 + i, 5000 + i);
+
+		assert_int_equal(store_add_process(s, &p, OFFSET), 0);
+	}
+	assert_int_not_equal(store_commit(s), 0);
+	assert_true(lost_of_unit1 > 0);
+	assert_int_equal(lost_elsewhere, 0);
+	assert_int_equal(count_rows("SELECT COUNT(*) FROM processes") + lost_of_unit1, n);
+	store_close(s);
+}
+
 static void test_heartbeat(void **state)
 {
 	struct store *s = open_store(BOOT_A);
@@ -1035,6 +1077,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unit_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batching, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_keeps_committed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_failures_counted_once, setup, teardown),
 	};
 
 	/* expected failures (bad files, refused versions) log at error level only */

@@ -292,11 +292,14 @@ static void test_tick_prunes(void **state)
 	assert_int_equal(store_commit(a->store), 0);
 
 	agent_tick(a);
-	assert_true(a->prune_backlog);
+	assert_true(store_busy(a->store)); /* the round runs on the store's thread */
+	assert_int_equal(store_settle(a->store), 0);
+	assert_true(store_prune_backlog(a->store));
 	assert_int_equal(store_get_unit(a->store, 100, &got), -ENOENT); /* the oldest first */
 	assert_int_equal(store_get_unit(a->store, 100 + old - 1, &got), 0);
 	agent_tick(a); /* within the housekeeping period: the backlog goes on */
-	assert_false(a->prune_backlog);
+	assert_int_equal(store_settle(a->store), 0);
+	assert_false(store_prune_backlog(a->store));
 	assert_int_equal(store_get_unit(a->store, 100 + old - 1, &got), -ENOENT);
 	assert_int_equal(store_get_unit(a->store, 1, &got), 0);
 	assert_int_equal(store_get_unit(a->store, 2, &got), 0);
@@ -316,6 +319,8 @@ static void test_tick_without_bounds(void **state)
 	assert_int_equal(store_commit(a->store), 0);
 	assert_null(store_shares(a->store, ANY_UID, 10));
 	agent_tick(a);
+	assert_null(store_shares(a->store, ANY_UID, 10)); /* counted on the store's thread */
+	assert_int_equal(store_settle(a->store), 0);
 	assert_int_equal(store_get_unit(a->store, 9, &got), 0);
 	shares = store_shares(a->store, ANY_UID, 10);
 	assert_non_null(shares);
