@@ -160,7 +160,8 @@ int rec_prepare_insert(struct store *s, const struct rec_table *t, sqlite3_stmt 
 	return store_prepare(s, sql, out);
 }
 
-/* Each column by its kind; what the row leaves unset is NULL: unknown. */
+/* Each column by its kind; what the row leaves unset is NULL: unknown. The strings are not
+ * copied: each caller steps the statement and clears its bindings before they go. */
 void rec_bind(struct store *s, sqlite3_stmt *st, const struct rec_table *t, const struct rec_row *r)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -169,7 +170,7 @@ void rec_bind(struct store *s, sqlite3_stmt *st, const struct rec_table *t, cons
 
 		switch (c->kind) {
 		case REC_BOOT:
-			sqlite3_bind_text(st, at, s->boot_id, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_text(st, at, s->boot_id, -1, SQLITE_STATIC);
 			break;
 		case REC_INT:
 		case REC_INT0:
@@ -182,11 +183,11 @@ void rec_bind(struct store *s, sqlite3_stmt *st, const struct rec_table *t, cons
 		case REC_STATE:
 			/* empty is unknown, but where the column must hold a value */
 			if (r->set[i] && r->s[i] && (*r->s[i] || strstr(c->sql, "NOT NULL")))
-				sqlite3_bind_text(st, at, r->s[i], -1, SQLITE_TRANSIENT);
+				sqlite3_bind_text(st, at, r->s[i], -1, SQLITE_STATIC);
 			break;
 		case REC_BLOB:
 			if (r->set[i] && r->len[i])
-				sqlite3_bind_blob(st, at, r->s[i], r->len[i], SQLITE_TRANSIENT);
+				sqlite3_bind_blob(st, at, r->s[i], r->len[i], SQLITE_STATIC);
 			break;
 		}
 	}
