@@ -349,6 +349,8 @@ long html_report(struct viewctx *v, struct report *rep, const char *path)
 	char *tmp = NULL;
 	int fd = -1, r;
 
+	if (!rep->n)
+		return 0; /* no page of nothing: the caller says that nothing matched */
 	clock_gettime(CLOCK_REALTIME, &now);
 	pg.now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	make_nonce(pg.nonce, sizeof(pg.nonce));

@@ -9,7 +9,8 @@
 
 /* Write the page of rep's jobs to path: into path.tmp, renamed over path once whole (no
  * partial file is ever left at path). v carries the options and the jobs' columns. Returns
- * the number of jobs in it, or a negative errno (said on stderr). */
+ * the number of jobs in it (0: none, and no page written), or a negative errno (said on
+ * stderr). */
 long html_report(struct viewctx *v, struct report *rep, const char *path);
 
 #endif

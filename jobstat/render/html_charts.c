@@ -16,6 +16,7 @@
 #define PANEL_H 70
 #define PANEL_GAP 34
 #define SERIES 2
+#define DOTS_MAX 60 /* intervals up to which each point is also a dot */
 
 enum { P_CORES, P_RSS, P_IO, P_WAIT, PANELS };
 
@@ -73,6 +74,14 @@ static void draw_panel(FILE *f, const struct panel *p, const struct tl_grid *g,
 			open = 1;
 		}
 		fputs("\"/>", f);
+		/* a dot at each point where there are few: one interval alone draws no line */
+		for (size_t i = 0; g->n <= DOTS_MAX && i < g->n; i++)
+			if (p->v[s][i] >= 0)
+				fprintf(f,
+					"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"%s\"/>",
+					html_x(a, g->origin_ns + (int64_t)i * g->width_ns +
+							  g->width_ns / 2),
+					top + PANEL_H - p->v[s][i] / most * PANEL_H, p->colours[s]);
 	}
 	if (p->limit > 0) {
 		double y = top + PANEL_H - p->limit / most * PANEL_H;

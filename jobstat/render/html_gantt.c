@@ -245,7 +245,7 @@ static void step_row(struct gantt *g, const struct job *j, const struct row *s)
 	int64_t a = s->f.unit_start_ns, b = s->f.unit_end_ns == JS_NONE ? g->now : s->f.unit_end_ns;
 	char name[260];
 
-	/* a run's JobID is its workflow run's when it has one: its step tells two apart */
+	/* with its workflow step, or a run's name: "r12 align" says more than "r12" */
 	snprintf(name, sizeof(name), "%.127s %.127s", s->jobid,
 		 s->step[0]		? s->step
 		 : s->kind == ROW_LOCAL ? s->jobname
