@@ -11,7 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "failures.h"
+#include "html_parts.h"
 #include "html_text.h"
+#include "procs.h"
 
 /* what a writer put on a stream, as a string (caller frees) */
 struct cap {
@@ -184,12 +187,115 @@ static void test_json_invalid_utf8(void **state)
 	free(got);
 }
 
+/* ---- the Gantt chart (html_gantt.c): what is drawn, folded and marked */
+
+#define T0 1700000000000000000LL
+#define MS 1000000LL
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* a traced run of n processes: tools by i % 3 (one named in markup), each 50 ms from its own
+ * start 1 ms apart; process 7 exits 2, 8 is OOM-killed, 9 stalls */
+static char *gantt_of(size_t n)
+{
+	static const char *tools[] = { "bwa", "samtools", "<img src=x onerror=alert(1)>" };
+	struct proc_rec *p = calloc(n, sizeof(*p));
+	struct unit_rec unit;
+	struct unit_detail detail;
+	struct job j;
+	struct report rep = { .jobs = &j, .n = 1 };
+	struct cap c;
+
+	assert_non_null(p);
+	memset(&unit, 0, sizeof(unit));
+	memset(&j, 0, sizeof(j));
+	for (size_t i = 0; i < n; i++) {
+		p[i].pid = 1000 + (int64_t)i;
+		p[i].start_ns = T0 + (int64_t)i * MS;
+		p[i].end_ns = p[i].start_ns + 50 * MS;
+		p[i].status = i == 7 ? 2 << 8 : i == 8 ? 9 : 0;
+		p[i].flags = i == 8 ? PROC_FLAG_OOM : 0;
+		p[i].cpu_ns = 10 * MS;
+		p[i].stall_start_ns = i == 9 ? p[i].start_ns + 10 * MS : 0;
+		p[i].stall_ns = i == 9 ? 20 * MS : 0;
+		snprintf(p[i].tool, sizeof(p[i].tool), "%s", tools[i % 3]);
+		snprintf(p[i].node, sizeof(p[i].node), "n1");
+		p[i].cmd = (char *)"cmd </script><script>alert(1)</script>";
+	}
+	detail = (struct unit_detail){ .procs = p, .nprocs = n, .procs_fetched = 1 };
+	row_init(&j.row, ROW_LOCAL);
+	snprintf(j.row.jobid, sizeof(j.row.jobid), "r1");
+	j.row.f.nunits = 1;
+	j.row.f.unit_start_ns = T0;
+	j.row.f.unit_end_ns = T0 + (int64_t)n * MS + 50 * MS;
+	j.units = &unit;
+	j.nunits = 1;
+	j.detail = &detail;
+	assert_int_equal(html_gantt(cap_open(&c), &rep, T0), 0);
+	free(p);
+	return cap_close(&c);
+}
+
+static void test_gantt_small(void **state)
+{
+	char *svg = gantt_of(12);
+
+	(void)state;
+	assert_non_null(strstr(svg, ">12 processes: each drawn.<"));
+	assert_int_equal(count(svg, "class=\"proc\""), 12);
+	assert_int_equal(count(svg, "class=\"fold\""), 0);
+	assert_int_equal(count(svg, "class=\"m-exit\""), 1);
+	assert_int_equal(count(svg, "class=\"m-oom\""), 1);
+	assert_int_equal(count(svg, "class=\"m-stall\""), 1);
+	/* three tools, each a label; the one in markup as text */
+	assert_non_null(strstr(svg, ">bwa<"));
+	assert_non_null(strstr(svg, ">samtools<"));
+	assert_non_null(strstr(svg, "&lt;img src=x onerror=alert(1)&gt;"));
+	assert_null(strstr(svg, "<img"));
+	assert_null(strstr(svg, "<script"));
+	free(svg);
+}
+
+static void test_gantt_folded(void **state)
+{
+	size_t n = 20000, drawn, folded, shown;
+	char *svg = gantt_of(n), *at;
+
+	(void)state;
+	at = strstr(svg, ">20000 processes: ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, ">20000 processes: %zu drawn one by one", &drawn), 1);
+	at = strstr(at, "), ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "), %zu folded per tool", &folded), 1);
+	assert_int_equal(drawn + folded, n);
+	assert_true(drawn <= HTML_DRAWN);
+	assert_true(drawn > 0);
+	shown = count(svg, "class=\"proc\"");
+	assert_int_equal(shown, drawn);
+	/* each tool's folded row at most HTML_BUCKETS intervals; what failed is marked still */
+	assert_true(count(svg, "class=\"fold\"") <= 3 * HTML_BUCKETS);
+	assert_true(count(svg, "class=\"fold\"") > 0);
+	assert_int_equal(count(svg, "class=\"m-oom\""), 1);
+	assert_true(count(svg, "class=\"m-exit\"") >= 1);
+	assert_null(strstr(svg, "<img"));
+	free(svg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_entities),	 cmocka_unit_test(test_text_visible),
 		cmocka_unit_test(test_text_long),	 cmocka_unit_test(test_text_cut),
 		cmocka_unit_test(test_json_no_breakout), cmocka_unit_test(test_json_invalid_utf8),
+		cmocka_unit_test(test_gantt_small),	 cmocka_unit_test(test_gantt_folded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
