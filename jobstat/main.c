@@ -7,6 +7,7 @@
 
 #include "collect.h"
 #include "details.h"
+#include "html.h"
 #include "safetext.h"
 #include "slurmacct.h"
 #include "views.h"
@@ -140,7 +141,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, JS_PROG ": out of memory\n");
 		goto cleanup;
 	}
-	shown = view_print(&v, &rep);
+	if (o.html) {
+		long n = html_report(&v, &rep, o.html);
+
+		if (n < 0) {
+			view_warnings(&v, &rep);
+			goto cleanup;
+		}
+		shown = (size_t)n;
+	} else {
+		shown = view_print(&v, &rep);
+	}
 	view_warnings(&v, &rep);
 	if (st.hidden)
 		fprintf(stderr,

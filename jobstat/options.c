@@ -65,6 +65,9 @@ static void usage(FILE *f)
 		"      --interval=DURATION  the timeline's interval (30s, 5m, 1h; default: the "
 		"job\n"
 		"                           in about 30 rows, never finer than SampleInterval)\n"
+		"      --html=FILE          the report as one self-contained HTML page in FILE:\n"
+		"                           summary, notes, a Gantt chart of steps, tools and\n"
+		"                           processes, the samples over time, the tools\n"
 		"      --pipeline=P[,...]   only jobs of these workflow pipelines\n"
 		"      --run=R[,...]        only jobs of these workflow runs\n"
 		"  -c FILE                  tracer configuration (default $" TRACER_CONF_ENV
@@ -88,7 +91,8 @@ enum {
 	O_RUN,
 	O_SIGNALS,
 	O_TIMELINE,
-	O_INTERVAL
+	O_INTERVAL,
+	O_HTML
 };
 
 #define INTERVAL_MAX_S (366LL * 24 * 3600)
@@ -227,6 +231,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "signals", no_argument, NULL, O_SIGNALS },
 		{ "timeline", no_argument, NULL, O_TIMELINE },
 		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "html", required_argument, NULL, O_HTML },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -326,6 +331,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			if (parse_interval(o, optarg) < 0)
 				return -1;
 			break;
+		case O_HTML:
+			o->html = optarg;
+			break;
 		case O_PIPELINE:
 			o->pipelines = optarg;
 			break;
@@ -355,6 +363,15 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, JS_PROG ": --tools, --signals, --processes, --tree, "
 					"--array-summary, --workflow and "
 					"--timeline exclude each other\n");
+		return -1;
+	}
+	if (o->html && (views || o->json || o->parsable || o->interval_ns)) {
+		fprintf(stderr, JS_PROG ": --html writes its own report: not with --json, -p/-P, "
+					"--interval or another view\n");
+		return -1;
+	}
+	if (o->html && !*o->html) {
+		fprintf(stderr, JS_PROG ": empty --html\n");
 		return -1;
 	}
 	if (o->interval_ns && o->view != V_TIMELINE) {

@@ -25,6 +25,7 @@ struct opts {
 	int signals;	     /* --signals: the tools view with the wait fields */
 	int units;	     /* --units, or -1 */
 	int64_t interval_ns; /* --interval: the timeline's width; 0 chosen to fit */
+	const char *html;    /* --html FILE: the report as one HTML page there, NULL none */
 	enum view view;
 	/* derived */
 	time_t t_start, t_end; /* 0: none */

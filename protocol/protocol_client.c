@@ -184,7 +184,7 @@ static ssize_t recv_now(int fd, char *buf, size_t len, int flags)
  * next call on this connection. */
 static int recv_line(int fd, struct line_reader *lr, int64_t deadline, char **line, size_t *len)
 {
-	char buf[4096];
+	char buf[65536];
 
 	for (;;) {
 		ssize_t n;

@@ -43,6 +43,11 @@ void view_wanted(const struct viewctx *v, struct details_wanted *w)
 	int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
 
 	memset(w, 0, sizeof(*w));
+	if (v->o->html) { /* everything: its rows, notes, chart, samples and tools */
+		w->failed_procs = w->step_procs = w->step_tools_ran = 1;
+		w->topology = w->history = w->step_samples = 1;
+		return;
+	}
 	switch (v->o->view) {
 	case V_JOBS:
 		w->failed_procs = tools || notes || v->e.json;
@@ -82,8 +87,7 @@ static void thread_time_legend(struct viewctx *v)
 		"more than 1 when several sleep at once.\n");
 }
 
-/* the job's notes: rightsizing (notes.c), then failure and waste signals (signals.c) */
-static size_t job_notes(const struct job *j, int units, char lines[][NOTE_LEN])
+size_t view_job_notes(const struct job *j, int units, char lines[][NOTE_LEN])
 {
 	size_t n = notes_build(j, units, lines, NOTES_MAX);
 
@@ -94,7 +98,7 @@ static size_t job_notes(const struct job *j, int units, char lines[][NOTE_LEN])
 static void notes_print(FILE *f, const struct job *j, int units)
 {
 	char lines[NOTES_MAX][NOTE_LEN];
-	size_t n = job_notes(j, units, lines);
+	size_t n = view_job_notes(j, units, lines);
 
 	if (!n)
 		return;
@@ -118,7 +122,7 @@ static void notes_print(FILE *f, const struct job *j, int units)
 static struct json_object *notes_json(const struct job *j, int units)
 {
 	char lines[NOTES_MAX][NOTE_LEN];
-	size_t n = job_notes(j, units, lines);
+	size_t n = view_job_notes(j, units, lines);
 	struct json_object *a = json_object_new_array();
 
 	for (size_t i = 0; a && i < n; i++)
@@ -126,7 +130,7 @@ static struct json_object *notes_json(const struct job *j, int units)
 	return a;
 }
 
-static struct json_object *jobs_json(struct viewctx *v, const struct report *rep, struct job *j)
+static struct json_object *jobs_json(struct viewctx *v, struct job *j)
 {
 	struct json_object *o = out_row_json(&j->row, v->e.jcols, v->e.njcols, &v->out.cc), *steps;
 	const struct row *ns = NULL;
@@ -153,7 +157,6 @@ static struct json_object *jobs_json(struct viewctx *v, const struct report *rep
 		}
 		json_object_object_add(o, "steps", steps);
 	}
-	report_numa(j, rep);
 	json_object_object_add(o, "notes", notes_json(j, v->o->units));
 	ns = notes_not_started(j, &code);
 	if (j->fail.checked || ns) { /* failures_add counted any failure: checked */
@@ -173,8 +176,7 @@ static struct json_object *jobs_json(struct viewctx *v, const struct report *rep
 	return o;
 }
 
-/* after the jobs' notes: one advice per engine and pipeline, for its steps */
-static void wfadvice_print(FILE *f, const struct report *rep)
+void view_wfadvice(const struct report *rep, view_wfadvice_fn fn, void *ctx)
 {
 	struct wf_advice *w = NULL;
 	long n = wfadvice_build(rep, &w);
@@ -184,7 +186,7 @@ static void wfadvice_print(FILE *f, const struct report *rep)
 		users = w[i].uid != w[0].uid;
 	for (long i = 0; i < n; i++) {
 		size_t jobs = 0, len;
-		char *text;
+		char *text, heading[512];
 		long k;
 
 		for (k = 0; k < i && !wfadvice_same_group(&w[k], &w[i]); k++)
@@ -200,28 +202,50 @@ static void wfadvice_print(FILE *f, const struct report *rep)
 		for (k = 0; k < n; k++)
 			if (wfadvice_same_group(&w[k], &w[i]))
 				jobs += w[k].njobs;
-		fprintf(f, "\nNext time, per %s of ",
-			strcmp(w[i].engine, "nextflow") ? "Snakemake rule" : "Nextflow process");
-		safe_text_fputs(w[i].pipeline[0] ? w[i].pipeline : "this workflow", f);
-		if (users) {
-			fputs(" by ", f);
-			safe_text_fputs(w[i].user, f);
-		}
 		/* a Snakemake job runs the engine in its batch step; a Nextflow task job does not
 		 */
-		fprintf(f, " (the highest need over its %zu job%s%s):\n", jobs,
-			jobs == 1 ? "" : "s",
-			strcmp(w[i].engine, "snakemake") ? ""
-							 : ", the engine's own share included");
-		/* names that are identifiers only (wfadvice_build), escaped all the same */
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			fputs("    ", f);
-			safe_text_fputs(line, f);
-			fputc('\n', f);
-		}
+		snprintf(heading, sizeof(heading),
+			 "Next time, per %s of %s%s%s (the highest need over its %zu job%s%s):",
+			 strcmp(w[i].engine, "nextflow") ? "Snakemake rule" : "Nextflow process",
+			 w[i].pipeline[0] ? w[i].pipeline : "this workflow", users ? " by " : "",
+			 users ? w[i].user : "", jobs, jobs == 1 ? "" : "s",
+			 strcmp(w[i].engine, "snakemake") ? ""
+							  : ", the engine's own share included");
+		fn(ctx, heading, text);
 		free(text);
 	}
 	free(w);
+}
+
+/* one advice on the terminal: its lines indented, escaped (names that are identifiers only,
+ * wfadvice_build's, all the same) */
+static void wfadvice_put(void *ctx, const char *heading, char *text)
+{
+	FILE *f = ctx;
+
+	fputc('\n', f);
+	safe_text_fputs(heading, f);
+	fputc('\n', f);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		fputs("    ", f);
+		safe_text_fputs(line, f);
+		fputc('\n', f);
+	}
+}
+
+void view_jobs_prepare(struct report *rep, int failures, int tools)
+{
+	notes_arrays(rep);
+	for (size_t i = 0; i < rep->n; i++) {
+		struct job *j = &rep->jobs[i];
+
+		report_nodes(j, rep);
+		if (failures || tools)
+			failures_of_job(j);
+		if (tools)
+			tooltable_job_tools(j);
+		report_numa(j, rep);
+	}
 }
 
 static size_t view_jobs(struct viewctx *v, struct report *rep)
@@ -229,17 +253,12 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
 	/* notes are for a reader: not with -n (a script's), -p/-P or --json (which has them) */
 	int tools = wants(v, F_TOOL), notes = !v->o->parsable && !v->e.json && !v->o->noheader;
 
-	notes_arrays(rep);
+	view_jobs_prepare(rep, tools || notes || v->e.json, tools);
 	for (size_t i = 0; i < rep->n; i++) {
 		struct job *j = &rep->jobs[i];
 
-		report_nodes(j, rep);
-		if (tools || notes || v->e.json)
-			failures_of_job(j);
-		if (tools)
-			tooltable_job_tools(j);
 		if (v->e.json) {
-			json_object_array_add(v->e.jarr, jobs_json(v, rep, j));
+			json_object_array_add(v->e.jarr, jobs_json(v, j));
 			v->rows++;
 			continue;
 		}
@@ -254,11 +273,10 @@ static size_t view_jobs(struct viewctx *v, struct report *rep)
 		for (size_t i = 0; i < rep->n; i++) {
 			if (rep->jobs[i].step_only)
 				continue;
-			report_numa(&rep->jobs[i], rep);
 			notes_print(v->out.f, &rep->jobs[i], v->o->units);
 		}
 	if (notes)
-		wfadvice_print(v->out.f, rep);
+		view_wfadvice(rep, wfadvice_put, v->out.f);
 	return v->rows;
 }
 
