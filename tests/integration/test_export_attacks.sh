@@ -168,7 +168,7 @@ echo "    tool series $(grep -c '^tracer_tool_processes_running' "$T/scrape.txt"
 check "root's tool is in the scrape" grep -q '^tracer_tool_processes_running{.*unit="rootjob3",unit_id="[0-9]*",tool="roottool"} 1$' "$T/scrape.txt"
 check "the user's unit writes 16 tool series, the rest summed" \
   [ "$(grep '^tracer_tool_processes_running' "$T/scrape.txt" | grep -c 'unit="many"')" = 16 ]
-check "nothing cut" grep -q '^tracer_metrics_series_cut{node="itest"} 0$' "$T/scrape.txt"
+check "nothing cut" grep -q '^tracer_metrics_series_cut{node="'"$NODE"'"} 0$' "$T/scrape.txt"
 check "promtool check metrics is clean" promtool check metrics < "$T/scrape.txt"
 
 hwm=$(awk '/^VmHWM/ {print $2}' /proc/$DAEMON_PID/status)

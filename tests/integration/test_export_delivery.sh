@@ -75,7 +75,7 @@ read -r lines ids < <(spans first)
 check "each once after de-duplication by id ($ids ids in $lines spans, $(stored first) stored)" \
   [ "$ids" -eq "$(stored first)" ]
 check "the span carries the node's resource" \
-  grep -q '"slurm.node.name":"itest"' "$T/otlp/items.jsonl"
+  grep -q '"slurm.node.name":"'"$NODE"'"' "$T/otlp/items.jsonl"
 
 # ---- the receiver down, then up on the same port: everything arrives, resends counted
 otlp_receiver_stop
