@@ -157,7 +157,8 @@ static int write_export(struct prom_buf *b, struct agent *a)
 
 /* A unit's labels, its numbers written into text (GROUP_TEXT bytes). None is named as a label
  * Prometheus gives each target (job, instance): a scrape would rename it exported_*. */
-#define GROUP_LABELS 7
+#define GROUP_LABELS 9
+_Static_assert(GROUP_LABELS + 1 <= PROM_LABELS_MAX, "a tool's series has a label more");
 #define GROUP_TEXT 96
 static void group_labels(struct agent *a, const struct metrics_unit_series *u, struct prom_label *l,
 			 char *text)
@@ -178,8 +179,11 @@ static void group_labels(struct agent *a, const struct metrics_unit_series *u, s
 	l[2] = (struct prom_label){ "step", step };
 	l[3] = (struct prom_label){ "task", task };
 	l[4] = (struct prom_label){ "user", u->user };
-	l[5] = (struct prom_label){ "unit", u->name };
-	l[6] = (struct prom_label){ "unit_id", id };
+	/* a Slurm job's, "" for a run (as its slurm_job): an admin sums by them */
+	l[5] = (struct prom_label){ "slurm_account", u->slurm ? u->account : "" };
+	l[6] = (struct prom_label){ "slurm_partition", u->slurm ? u->partition : "" };
+	l[7] = (struct prom_label){ "unit", u->name };
+	l[8] = (struct prom_label){ "unit_id", id };
 }
 
 /* One series of a figure's family, its HELP and TYPE before its first; once the reply is full,

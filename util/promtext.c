@@ -129,11 +129,11 @@ static void value_text(char *out, size_t len, double v)
 int prom_sample(struct prom_buf *b, const char *name, const struct prom_label *labels, size_t n,
 		double value)
 {
-	char line[256 + 8 * (PROM_LABEL_MAX + 64)], val[40];
+	char line[256 + PROM_LABELS_MAX * (PROM_LABEL_MAX + 64)], val[40];
 	size_t at, i;
 	int w;
 
-	if (n > 8)
+	if (n > PROM_LABELS_MAX)
 		return -EINVAL;
 	at = (size_t)snprintf(line, sizeof(line), "%s", name);
 	for (i = 0; i < n; i++) {

@@ -12,6 +12,8 @@
 #define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 /* A label value is cut to this many bytes (escaped), whole characters and escapes only. */
 #define PROM_LABEL_MAX 256
+/* Labels of one series at most */
+#define PROM_LABELS_MAX 10
 
 struct prom_buf {
 	char *data;
@@ -28,9 +30,9 @@ void prom_init(struct prom_buf *b, size_t max);
 void prom_free(struct prom_buf *b);
 /* "# HELP name help" and "# TYPE name type" (counter, gauge). help is the caller's constant. */
 int prom_family(struct prom_buf *b, const char *name, const char *type, const char *help);
-/* One series: name{labels} value. A whole value is written as an integer, any other in the
- * fewest digits that read back as the same double (full precision). 0 or -ENOSPC
- * (nothing of it added: a series is never cut). */
+/* One series: name{labels} value (n at most PROM_LABELS_MAX). A whole value is written as an
+ * integer, any other in the fewest digits that read back as the same double (full precision). 0 or
+ * -ENOSPC (nothing of it added: a series is never cut). */
 int prom_sample(struct prom_buf *b, const char *name, const struct prom_label *labels, size_t n,
 		double value);
 /* A label value as it is written between the quotes, into out (len bytes, NUL-terminated):

@@ -156,7 +156,7 @@ echo "  burner's own CPU rate $own cores over [$t_a, $t_b]; PromQL rate(...[4s])
 check "the PromQL CPU rate matches the burner's within 5 % ($q vs $own)" \
   awk -v q="${q:-0}" -v o="$own" 'BEGIN { d = q - o; if (d < 0) d = -d; exit !(o > 0.2 && d <= 0.05 * o) }'
 check "the running run's series carry its name, no pid" \
-  bash -c "grep -q '^tracer_job_processes_running{node=\"$NODE\",slurm_job=\"\",step=\"\",task=\"\",user=\"root\",unit=\"burn\",unit_id=\"[0-9]*\"} 1$' '$T/m2' && ! grep -q pid= '$T/m2'"
+  bash -c "grep -q '^tracer_job_processes_running{node=\"$NODE\",slurm_job=\"\",step=\"\",task=\"\",user=\"root\",slurm_account=\"\",slurm_partition=\"\",unit=\"burn\",unit_id=\"[0-9]*\"} 1$' '$T/m2' && ! grep -q pid= '$T/m2'"
 check "its tool is a series" grep -q '^tracer_tool_processes_running{.*unit="burn".*tool="cpuburn"} 1$' "$T/m2"
 promtool check metrics < "$T/m2" > "$T/pt2" 2>&1
 check "promtool check metrics is clean with a run" [ ! -s "$T/pt2" ]
@@ -167,13 +167,17 @@ KEEP=$!
 # its process waits for its registration, then becomes a tool of its own
 sh -c "while [ ! -e '$T/registered' ]; do sleep 0.1; done; exec '$KEEPER' 60" &
 TASK=$!
-SUNIT=$(ctl register --uid 0 --pid $TASK --job-id $SLURM_JOB --step-id 0 --task-id 0 --job-name align)
+# an account with a quote and a newline: a label value escaped, never a label or series of its own
+SUNIT=$(ctl register --uid 0 --pid $TASK --job-id $SLURM_JOB --step-id 0 --task-id 0 --job-name align \
+  --account 'bio"lab
+x{y="1"}' --partition short)
 touch "$T/registered"
 check "the task is registered (unit ${SUNIT:-none})" [ -n "$SUNIT" ]
 sleep 3
 curl -sf "$URL" > "$T/mt"
-check "its series carry slurm_job, no label job" \
-  grep -q "^tracer_job_processes_running{node=\"$NODE\",slurm_job=\"$SLURM_JOB\",step=\"0\",task=\"0\",user=\"root\",unit=\"align\",unit_id=\"$SUNIT\"} 1$" "$T/mt"
+# the account's quote escaped for the format, its newline shown as text first (\x0a)
+want="tracer_job_processes_running{node=\"$NODE\",slurm_job=\"$SLURM_JOB\",step=\"0\",task=\"0\",user=\"root\",slurm_account=\"bio\\\"lab\\\\x0ax{y=\\\"1\\\"}\",slurm_partition=\"short\",unit=\"align\",unit_id=\"$SUNIT\"} 1"
+check "its series carry slurm_job, its account and partition, no label job" grep -qxF "$want" "$T/mt"
 check "no series of the exposition has a label Prometheus gives its targets (job, instance)" \
   bash -c "! grep -Eq '^[a-z_]+\{(.*,)?(job|instance)=' '$T/mt'"
 q=$(promql "tracer_job_processes_running{slurm_job=\"$SLURM_JOB\"}")

@@ -33,6 +33,8 @@ static struct unit *slurm_task(struct agent *a, uint64_t job, uint32_t step, int
 	u->step_id = step;
 	u->task_id = task;
 	snprintf(u->job_name, sizeof(u->job_name), "align");
+	snprintf(u->account, sizeof(u->account), "bio\"lab");
+	snprintf(u->partition, sizeof(u->partition), "short");
 	set_cpu(u, cpu_ns, 2);
 	return u;
 }
@@ -68,15 +70,20 @@ static void test_units(void **state)
 
 	text = scrape(a);
 	/* a step's tasks: a unit each, their sum PromQL's */
-	assert_non_null(strstr(text, "tracer_job_cpu_seconds_total{node=\"node\",slurm_job=\"42\","
-				     "step=\"0\",task=\"0\",user=\"root\",unit=\"align\","
-				     "unit_id=\"1\"} 1\n"));
-	assert_non_null(strstr(text, "tracer_job_cpu_seconds_total{node=\"node\",slurm_job=\"42\","
-				     "step=\"0\",task=\"1\",user=\"root\",unit=\"align\","
-				     "unit_id=\"2\"} 2\n"));
+	assert_non_null(strstr(text,
+			       "tracer_job_cpu_seconds_total{node=\"node\",slurm_job=\"42\","
+			       "step=\"0\",task=\"0\",user=\"root\",slurm_account=\"bio\\\"lab\","
+			       "slurm_partition=\"short\",unit=\"align\","
+			       "unit_id=\"1\"} 1\n"));
+	assert_non_null(strstr(text,
+			       "tracer_job_cpu_seconds_total{node=\"node\",slurm_job=\"42\","
+			       "step=\"0\",task=\"1\",user=\"root\",slurm_account=\"bio\\\"lab\","
+			       "slurm_partition=\"short\",unit=\"align\","
+			       "unit_id=\"2\"} 2\n"));
 	assert_non_null(strstr(text,
 			       "tracer_job_processes_started_total{node=\"node\",slurm_job=\"42\","
-			       "step=\"0\",task=\"1\",user=\"root\",unit=\"align\","
+			       "step=\"0\",task=\"1\",user=\"root\",slurm_account=\"bio\\\"lab\","
+			       "slurm_partition=\"short\",unit=\"align\","
 			       "unit_id=\"2\"} 2\n"));
 	assert_non_null(strstr(text, "unit=\"evil\\\"} 1\\\\x0afake{a=\\\"\\\\x1b[2J\\\\xff\","
 				     "unit_id=\"0\"} 1.5\n"));
