@@ -1,10 +1,12 @@
 /* A process's row, finished or running: see process_row.h. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "process_row.h"
 
+static const struct rec_col process_cols[] = { PROCESS_RECORD(REC_COL) };
 static const struct rec_col tool_cols[] = { TOOL_RECORD(REC_COL) };
 static const struct rec_col totals_cols[] = { TOTALS_RECORD(REC_COL) };
 #define SUM_OFF(name, kind, sql, len, flags) offsetof(struct row_sums, name),
@@ -332,4 +334,60 @@ void process_row_sums_merge(struct row_sums *to, const struct row_sums *from)
 		*acc = y;
 		to->set[i] = 1;
 	}
+}
+
+_Static_assert(REC_PROCESS_COLS <= 8 * sizeof(struct row_fields), "row_fields too small");
+
+int process_row_fields(struct json_object *names, struct row_fields *out, char *err, size_t len)
+{
+	struct row_fields f = { { 0, 0 } };
+	size_t n, i;
+	int c;
+
+	if (!names) {
+		*out = f;
+		return 0;
+	}
+	if (!json_object_is_type(names, json_type_array)) {
+		snprintf(err, len, "fields: not an array of column names");
+		return -EINVAL;
+	}
+	n = json_object_array_length(names);
+	if (n > REC_PROCESS_COLS) {
+		snprintf(err, len, "fields: more than the %d columns a process has",
+			 REC_PROCESS_COLS);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(names, i);
+		const char *name =
+			json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+
+		for (c = 0; name && c < REC_PROCESS_COLS; c++)
+			if (!(process_cols[c].flags & REC_STORED) &&
+			    !strcmp(process_cols[c].name, name))
+				break;
+		if (!name || c == REC_PROCESS_COLS) {
+			snprintf(err, len, "fields[%zu]: not a column of a process", i);
+			return -EINVAL;
+		}
+		f.w[c / 64] |= (uint64_t)1 << (c % 64);
+	}
+	*out = f;
+	return 0;
+}
+
+struct json_object *process_row_project(struct json_object *row, const struct row_fields *f)
+{
+	struct json_object *o = json_object_new_object(), *v;
+
+	if (!o)
+		return NULL;
+	for (int c = 0; c < REC_PROCESS_COLS; c++)
+		if (!row_fields_all(f) && row_fields_has(f, c) &&
+		    json_object_object_get_ex(row, process_cols[c].name, &v))
+			json_object_object_add(o, process_cols[c].name, json_object_get(v));
+	if (row_fields_has(f, PCOL_argv) && json_object_object_get_ex(row, "argv_hidden", &v))
+		json_object_object_add(o, "argv_hidden", json_object_get(v));
+	return o;
 }

@@ -44,6 +44,26 @@ static inline void rec_blob(struct rec_row *r, int col, const void *v, unsigned 
 	r->set[col] = 1;
 }
 
+/* The listed columns of a process row a listing asks for: a bit per column (PCOL_), none set:
+ * every one. A client that reads a few of them from a 100 000-process unit takes a fraction of
+ * the bytes. */
+struct row_fields {
+	uint64_t w[2];
+};
+static inline int row_fields_all(const struct row_fields *f)
+{
+	return !f->w[0] && !f->w[1];
+}
+static inline int row_fields_has(const struct row_fields *f, int col)
+{
+	return row_fields_all(f) || (f->w[col / 64] >> (col % 64) & 1);
+}
+/* The fields a request names (names: a JSON array of column names, NULL: all) into *out: 0, or
+ * -EINVAL with err saying what is wrong (not an array, too many, not a listed column). */
+int process_row_fields(struct json_object *names, struct row_fields *out, char *err, size_t len);
+/* A listed row (JSON) cut to f's columns (and argv_hidden beside argv): a new object. */
+struct json_object *process_row_project(struct json_object *row, const struct row_fields *f);
+
 /* A running process as read now (live.c: from /proc, or its last sample), with the command
  * its row names (process_row_command). */
 struct proc_now {

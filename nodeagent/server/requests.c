@@ -202,7 +202,8 @@ static struct json_object *listing_now(struct agent *a, const struct parked *par
 	/* a running unit's live processes follow its stored ones, and count in the totals */
 	struct stream_extra extra = { .totals = extra_totals,
 				      .ctx = a,
-				      .offset_ns = agent_offset_ns(a) };
+				      .offset_ns = agent_offset_ns(a),
+				      .fields = park->fields };
 	enum stream_kind kind = (enum stream_kind)park->listing;
 
 	if (kind == STREAM_PROCESSES || kind == STREAM_TOOLS) {
@@ -230,10 +231,11 @@ struct json_object *request_resume(struct agent *a, const struct parked *park,
 }
 
 static struct json_object *listing(struct agent *a, enum stream_kind kind, uint64_t unit,
-				   const char *sel, uint32_t uid, struct reply_stream **stream,
-				   struct parked *park)
+				   const char *sel, const struct row_fields *fields, uint32_t uid,
+				   struct reply_stream **stream, struct parked *park)
 {
 	*park = (struct parked){
+		.fields = *fields,
 		.kind = PARK_LISTING,
 		.id = unit,
 		.deadline_ns = (int64_t)clock_boot_ns() + (int64_t)PARK_LISTING_MS * 1000000,
@@ -259,8 +261,8 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer,
 
 	if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
 		return ERR_REPLY(MALFORMED, "%s", err);
-	return listing(a, STREAM_UNITS, 0, sel, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
-		       stream, park);
+	return listing(a, STREAM_UNITS, 0, sel, &(struct row_fields){ { 0, 0 } },
+		       agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream, park);
 }
 
 /* A per-unit listing the peer may see, with the unit's totals. */
@@ -274,11 +276,19 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
 	uint64_t id = 0;
 	int rc;
 
+	struct json_object *names = NULL;
+	struct row_fields fields;
+
+	/* a processes listing may name its columns: a client that reads a few takes less */
+	if (kind == STREAM_PROCESSES)
+		json_object_object_get_ex(req, "fields", &names);
+	if (process_row_fields(names, &fields, err, sizeof(err)))
+		return ERR_REPLY(MALFORMED, "%s", err);
 	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
 	if ((refused = unit_refused(rc, id, err)))
 		return refused;
-	return listing(a, kind, id, NULL, agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream,
-		       park);
+	return listing(a, kind, id, NULL, &fields, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
+		       stream, park);
 }
 
 /* The earlier runs of the same step as a unit the peer may see, by the unit's own user. */

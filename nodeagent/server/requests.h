@@ -33,6 +33,7 @@ struct parked {
 	uint64_t ticket;
 	int has_select;
 	char select[257];
+	struct row_fields fields; /* a processes listing's columns */
 };
 
 /* Requests; each returns a reply object (never NULL unless out of memory), or NULL with

@@ -238,7 +238,9 @@ struct json_object *store_row_to_json(sqlite3_stmt *st);
  * read-only one of stream.c. The caller finalizes *out. */
 int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,
 		      sqlite3_stmt **out);
-int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
+/* ... a unit's processes: f's columns (NULL: all listed ones; uid too when argv is one) */
+int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, const struct row_fields *f,
+			  sqlite3_stmt **out);
 int store_query_tools(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out);
 /* The points of a unit's timeline: each live sample of its processes, then each finished
  * process's exit, with the figures a timeline counts (CPU, I/O and waits so far from the

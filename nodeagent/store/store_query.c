@@ -240,14 +240,30 @@ int store_get_unit(struct store *s, uint64_t id, struct unit *out)
 	return rc == SQLITE_DONE ? -ENOENT : store_fail(s, "unit");
 }
 
-int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, sqlite3_stmt **out)
+/* The columns of f, as process_columns lists them all; uid beside argv: who may see it */
+static void some_columns(const struct row_fields *f, char *out, size_t len)
 {
-	char sql[2560];
+	size_t at = 0;
 
+	out[0] = 0;
+	for (size_t i = 0; i < store_processes.n && at < len; i++)
+		if (!(store_processes.cols[i].flags & REC_STORED) &&
+		    (row_fields_has(f, (int)i) || (i == PCOL_uid && row_fields_has(f, PCOL_argv))))
+			at += (size_t)snprintf(out + at, len - at, "%s%s", at ? ", " : "",
+					       store_processes.cols[i].name);
+}
+
+int store_query_processes(struct store *s, sqlite3 *db, uint64_t unit, const struct row_fields *f,
+			  sqlite3_stmt **out)
+{
+	char sql[2560], some[sizeof(s->process_columns)];
+
+	if (f && !row_fields_all(f))
+		some_columns(f, some, sizeof(some));
 	snprintf(sql, sizeof(sql),
 		 "SELECT %s FROM processes WHERE unit=? AND folded IS NULL"
 		 " ORDER BY start_boot_ns, pid",
-		 s->process_columns);
+		 f && !row_fields_all(f) ? some : s->process_columns);
 	if (prepare_on(s, db, sql, out))
 		return -EIO;
 	sqlite3_bind_int64(*out, 1, unit);
@@ -259,7 +275,7 @@ int store_unit_processes(struct store *s, uint64_t unit, struct json_object **ou
 	sqlite3_stmt *st;
 	int err;
 
-	if (store_query_processes(s, store_db(s), unit, &st))
+	if (store_query_processes(s, store_db(s), unit, NULL, &st))
 		return -EIO;
 	err = rows_to_array(s, st, out);
 	sqlite3_finalize(st);

@@ -67,7 +67,8 @@ int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, cons
 		err = -EIO;
 	if (!err)
 		err = kind == STREAM_UNITS ? store_query_units(s, rs->db, selector, uid, &rs->st)
-		      : kind == STREAM_PROCESSES ? store_query_processes(s, rs->db, unit, &rs->st)
+		      : kind == STREAM_PROCESSES
+			      ? store_query_processes(s, rs->db, unit, &rs->extra.fields, &rs->st)
 		      : kind == STREAM_TOOLS
 			      ? store_query_tools(s, rs->db, unit, &rs->st)
 			      : store_query_samples(s, rs->db, unit, rs->extra.offset_ns, &rs->st);
@@ -108,7 +109,11 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
 		row = store_row_to_json(rs->st);
 	} else if (*rc == SQLITE_DONE && rs->extra.tail &&
 		   rs->tail_next < json_object_array_length(rs->extra.tail)) {
-		row = json_object_get(json_object_array_get_idx(rs->extra.tail, rs->tail_next++));
+		row = json_object_array_get_idx(rs->extra.tail, rs->tail_next++);
+		/* the daemon's rows are whole: cut as the store's are */
+		row = rs->kind == STREAM_PROCESSES && !row_fields_all(&rs->extra.fields)
+			      ? process_row_project(row, &rs->extra.fields)
+			      : json_object_get(row);
 		*rc = SQLITE_ROW;
 	} else {
 		return NULL;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "process_row.h"
 #include "store.h"
 
 enum stream_kind { STREAM_UNITS, STREAM_PROCESSES, STREAM_TOOLS, STREAM_SAMPLES };
@@ -20,7 +21,8 @@ struct stream_extra {
 	struct json_object *tail; /* an array, taken over by the stream; NULL: none */
 	int (*totals)(void *ctx, uint64_t unit, struct json_object *totals);
 	void *ctx;
-	int64_t offset_ns; /* unix time = boot time + this, on this boot (samples' starts) */
+	int64_t offset_ns;	  /* unix time = boot time + this, on this boot (samples' starts) */
+	struct row_fields fields; /* a processes listing's columns (none set: all) */
 };
 
 /* The rows of one listing: units matching selector for uid (ANY_UID: anyone's, each with

@@ -355,6 +355,48 @@ static void test_listing_waits_for_commit(void **state)
 	json_object_put(req);
 }
 
+/* A processes listing may name the columns it wants: its rows carry those alone (and the uid
+ * beside argv, which decides who may see it); a name that is not a column is refused. */
+static void test_listing_fields(void **state)
+{
+	struct agent *a = *state;
+	struct proc p = {
+		.pid = 79, .ppid = 1, .uid = USER, .unit = 11, .start_ns = 5000000000ULL
+	};
+	struct json_object *rows, *o;
+
+	snprintf(p.comm, sizeof(p.comm), "bwa");
+	p.flags = PROC_FINISHED;
+	p.exit.h.type = EVENT_EXIT;
+	p.exit.h.pid = 79;
+	p.exit.h.start_ns = p.start_ns;
+	p.exit.h.time_ns = p.start_ns + 1000000000ULL;
+	assert_int_equal(store_add_process(a->store, &p, a->offset_ns), 0);
+	rows = streamed(a, &user, OP_PROCESSES, "{\"unit\": 11, \"fields\": [\"pid\", \"comm\"]}");
+	assert_int_equal(json_object_array_length(rows), 1);
+	o = json_object_array_get_idx(rows, 0);
+	assert_int_equal(json_object_object_length(o), 2);
+	assert_int_equal(geti(o, "pid"), 79);
+	assert_string_equal(gets_(o, "comm"), "bwa");
+	json_object_put(rows);
+	rows = streamed(a, &user, OP_PROCESSES, "{\"unit\": 11, \"fields\": [\"argv\"]}");
+	o = json_object_array_get_idx(rows, 0);
+	assert_true(has(o, "uid"));
+	assert_false(has(o, "comm"));
+	json_object_put(rows);
+	rows = streamed(a, &user, OP_PROCESSES, "{\"unit\": 11, \"fields\": []}"); /* all */
+	assert_true(json_object_object_length(json_object_array_get_idx(rows, 0)) > 20);
+	json_object_put(rows);
+	assert_int_equal(code_of(a, &user, OP_PROCESSES, "{\"unit\": 11, \"fields\": [\"seq\"]}"),
+			 PROTO_E_MALFORMED); /* stored, not listed */
+	assert_int_equal(code_of(a, &user, OP_PROCESSES, "{\"unit\": 11, \"fields\": [\"x\"]}"),
+			 PROTO_E_MALFORMED);
+	assert_int_equal(code_of(a, &user, OP_PROCESSES, "{\"unit\": 11, \"fields\": \"pid\"}"),
+			 PROTO_E_MALFORMED);
+	assert_int_equal(code_of(a, &user, OP_PROCESSES, "{\"unit\": 11, \"fields\": [1]}"),
+			 PROTO_E_MALFORMED);
+}
+
 /* A listing holds a user to their own units, root and SlurmUser to none; its selector and a
  * history's count have their bounds. */
 static void test_listing_limits(void **state)
@@ -417,6 +459,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_end_not_yours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_waits_for_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listing_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_samples, setup, teardown),
 		cmocka_unit_test(test_clients_use_the_table),
 	};
