@@ -117,24 +117,34 @@ static int span_cmp(const void *x, const void *y)
 }
 
 /* a unit's busy stretches: its life without its idle windows ("START-END,..." unix ns) */
+int idle_window_next(const char **p, int64_t *start, int64_t *end)
+{
+	char *e;
+	long long a, b;
+
+	if (!**p)
+		return 0;
+	a = strtoll(*p, &e, 10);
+	if (*e != '-')
+		return 0;
+	b = strtoll(e + 1, &e, 10);
+	*start = a;
+	*end = b;
+	*p = *e == ',' ? e + 1 : "";
+	return 1;
+}
+
 static size_t unit_busy(const struct unit_rec *u, int64_t end, struct span *out, size_t max)
 {
-	int64_t at = u->start_ns;
+	int64_t at = u->start_ns, a, b;
 	const char *p = u->idle_windows;
 	size_t n = 0;
 
-	while (*p && n + 1 < max) {
-		char *e;
-		long long a = strtoll(p, &e, 10), b;
-
-		if (*e != '-')
-			break;
-		b = strtoll(e + 1, &e, 10);
+	while (n + 1 < max && idle_window_next(&p, &a, &b)) {
 		if (a > at)
 			out[n++] = (struct span){ at, a };
 		if (b > at)
 			at = b;
-		p = *e == ',' ? e + 1 : "";
 	}
 	if (end > at)
 		out[n++] = (struct span){ at, end };

@@ -13,4 +13,8 @@
 size_t signals_notes(const struct job *j, int units, int running, char lines[][NOTE_LEN],
 		     size_t max);
 
+/* The next of a unit's idle windows ("START-END,...", unix ns) from *p, which moves past it:
+ * 1, or 0 at the end (or where the text is not one). */
+int idle_window_next(const char **p, int64_t *start, int64_t *end);
+
 #endif

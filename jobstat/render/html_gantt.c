@@ -13,6 +13,7 @@
 #include "html_parts.h"
 #include "html_text.h"
 #include "procs.h"
+#include "signals.h"
 
 #define NS ((int64_t)1000000000)
 #define ROW_H 15
@@ -262,26 +263,20 @@ static void step_row(struct gantt *g, const struct job *j, const struct row *s)
 	for (size_t i = 0; i < j->nunits; i++) {
 		const struct unit_rec *u = &j->units[i];
 		const char *p = u->idle_windows;
+		int64_t x, y;
 
 		if (s->kind != ROW_LOCAL && u->step_id != s->step_id)
 			continue;
-		while (*p) { /* "START-END,...", unix ns */
-			char *e;
-			long long x = strtoll(p, &e, 10), y;
-
-			if (*e != '-')
-				break;
-			y = strtoll(e + 1, &e, 10);
+		while (idle_window_next(&p, &x, &y))
 			if (y > x)
 				fprintf(g->f,
 					"<rect class=\"m-idle\" x=\"%.1f\" y=\"%.1f\" "
 					"width=\"%.1f\" "
-					"height=\"%d\"><title>idle %lld s: no CPU, no I/O wait"
+					"height=\"%d\"><title>idle %" PRId64
+					" s: no CPU, no I/O wait"
 					"</title></rect>",
 					html_x(&g->a, x), g->y, html_x(&g->a, y) - html_x(&g->a, x),
 					ROW_H - 3, (y - x) / NS);
-			p = *e == ',' ? e + 1 : "";
-		}
 		if (u->stall_start_ns > 0 && u->stall_ns > 0) {
 			fprintf(g->f,
 				"<rect class=\"m-stall\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
