@@ -25,6 +25,8 @@ struct opts {
 	int signals;	     /* --signals: the tools view with the wait fields */
 	int units;	     /* --units, or -1 */
 	int64_t interval_ns; /* --interval: the timeline's width; 0 chosen to fit */
+	int live;	     /* --live: refreshed in the terminal (live.h) */
+	int64_t refresh_ns;  /* --refresh: its period */
 	enum view view;
 	/* derived */
 	time_t t_start, t_end; /* 0: none */

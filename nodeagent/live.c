@@ -132,8 +132,17 @@ int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows)
 		row_of(a, &s.v[i], &r);
 		o = store_process_json(&r);
 		if (o) {
+			const struct proc *p = s.v[i].p;
+
 			add_int(o, "rss_kb", s.v[i].now.rss_kb); /* now, beside the peak */
 			json_object_object_add(o, "running", json_object_new_boolean(1));
+			if (p->stall.open_start_ns) { /* a stall under way (stalls.h) */
+				add_int(o, "stalled_since_ns",
+					(int64_t)p->stall.open_start_ns + a->offset_ns);
+				json_object_object_add(
+					o, "stalled_reason",
+					json_object_new_string(p->stall.open_reason));
+			}
 		}
 		if (!o || json_object_array_add(rows, o) < 0) {
 			json_object_put(o);

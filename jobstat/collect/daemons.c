@@ -82,6 +82,23 @@ int daemons_default_node(struct daemons *d, const char *node_opt)
 	return daemons_node(d, node);
 }
 
+void daemons_resolve(struct daemons *d, int node)
+{
+	struct node_conn *c = &d->nodes[node];
+
+	if (!c->local && !c->addr[0] && config_listen_port(&d->cfg, c->name) &&
+	    (!d->node_addr || d->node_addr(c->name, c->addr, sizeof(c->addr)) < 0))
+		snprintf(c->addr, sizeof(c->addr), "%s", c->name); /* a node name that resolves */
+}
+
+void daemons_retry(struct daemons *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		d->nodes[i].failed = 0;
+		d->nodes[i].error[0] = 0;
+	}
+}
+
 /* one request to a node, by its socket or over TCP */
 static int ask(struct daemons *d, int node, struct json_object *req, int timeout_ms,
 	       struct json_object **reply)
@@ -92,9 +109,9 @@ static int ask(struct daemons *d, int node, struct json_object *req, int timeout
 
 	if (c->failed)
 		return -EHOSTUNREACH;
-	if (!c->local && port && !c->addr[0] &&
-	    (!d->node_addr || d->node_addr(c->name, c->addr, sizeof(c->addr)) < 0))
-		snprintf(c->addr, sizeof(c->addr), "%s", c->name); /* a node name that resolves */
+	daemons_resolve(d, node);
+	if (d->timeout_ms > 0 && d->timeout_ms < timeout_ms)
+		timeout_ms = d->timeout_ms;
 	if (c->local)
 		r = client_request(NULL, c->sock, req, timeout_ms, reply);
 	else if (port)

@@ -13,4 +13,8 @@
 size_t signals_notes(const struct job *j, int units, int running, char lines[][NOTE_LEN],
 		     size_t max);
 
+/* The time a step usually takes: the median elapsed time of its earlier runs (a "history"
+ * reply), what "slower than usual" compares with; JS_NONE when there are none. */
+int64_t signals_usual_ns(struct json_object *runs);
+
 #endif
