@@ -136,6 +136,10 @@ int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows)
 
 			add_int(o, "rss_kb", s.v[i].now.rss_kb); /* now, beside the peak */
 			json_object_object_add(o, "running", json_object_new_boolean(1));
+			if (p->sample_ns) { /* its storage I/O at its last sample */
+				add_int(o, "read_bytes", (int64_t)p->sample_read_bytes);
+				add_int(o, "write_bytes", (int64_t)p->sample_write_bytes);
+			}
 			if (p->stall.open_start_ns) { /* a stall under way (stalls.h) */
 				add_int(o, "stalled_since_ns",
 					(int64_t)p->stall.open_start_ns + a->offset_ns);

@@ -11,8 +11,9 @@
 #include "agent.h"
 
 /* Append the unit's live processes to a "processes" array (the keys of a stored row, no
- * end_ns or status, "running": true, "rss_kb" now, and "stalled_since_ns" (unix ns) and
- * "stalled_reason" while a stall is under way). */
+ * end_ns or status, "running": true, "rss_kb" now, read_bytes and write_bytes as its last
+ * sample read them, and "stalled_since_ns" (unix ns) and "stalled_reason" while a stall is
+ * under way). */
 int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows);
 /* Add them to a "tools" array: into their tool's row, or a new row; "running" counts them. */
 int live_add_tools(struct agent *a, uint64_t unit, struct json_object *rows);

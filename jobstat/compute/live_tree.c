@@ -35,7 +35,7 @@ static struct live_row *add_row(struct live_tree *t, enum live_level level, size
 	snprintf(r->key, sizeof(r->key), "%s", key);
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->pid = r->exit_status = r->stalled_since_ns = r->usual_ns = JS_NONE;
-	r->c = (struct live_counts){ 0, 0, 0, JS_NONE, JS_NONE };
+	r->c = (struct live_counts){ 0, JS_NONE, JS_NONE, JS_NONE, JS_NONE };
 	r->mem_kb = r->start_ns = r->end_ns = JS_NONE;
 	r->cpu_share = r->read_rate = r->write_rate = r->cpu_wait_share = r->iowait_share = -1;
 	return r;
@@ -70,8 +70,8 @@ static void proc_figures(struct live_row *r, const struct proc_rec *p)
 	r->noom = p->flags != JS_NONE && (p->flags & PROC_OOM_KILLED);
 	r->nfailed = r->noom || (r->exit_status != JS_NONE && r->exit_status != 0);
 	r->c.cpu_ns = p->cpu_ns == JS_NONE ? 0 : p->cpu_ns;
-	r->c.read_bytes = p->rchar == JS_NONE ? 0 : p->rchar;
-	r->c.write_bytes = p->wchar == JS_NONE ? 0 : p->wchar;
+	r->c.read_bytes = p->read_bytes; /* storage I/O (a running one's: its last sample) */
+	r->c.write_bytes = p->write_bytes;
 	r->c.cpu_wait_ns = p->cpu_wait_ns;
 	r->c.iowait_ns = p->iowait_ns;
 	r->rss_kb = p->running ? (p->rss_now_kb != JS_NONE ? p->rss_now_kb : p->maxrss_kb) : 0;
@@ -204,8 +204,8 @@ static void sum_up(struct live_tree *t)
 		p->nfailed += r->nfailed;
 		p->noom += r->noom;
 		p->c.cpu_ns += r->c.cpu_ns;
-		p->c.read_bytes += r->c.read_bytes;
-		p->c.write_bytes += r->c.write_bytes;
+		add_known(&p->c.read_bytes, r->c.read_bytes);
+		add_known(&p->c.write_bytes, r->c.write_bytes);
 		add_known(&p->c.cpu_wait_ns, r->c.cpu_wait_ns);
 		add_known(&p->c.iowait_ns, r->c.iowait_ns);
 		p->rss_kb += r->rss_kb;
@@ -290,6 +290,12 @@ static double rate(int64_t now, int64_t before, double secs)
 	return (double)(now - before) / secs;
 }
 
+/* ns per second as a share of one second; unknown stays -1 */
+static double per_ns(double v)
+{
+	return v < 0 ? -1 : v / NS;
+}
+
 void live_tree_rates(struct live_tree *t, const struct live_tree *prev)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -304,9 +310,11 @@ void live_tree_rates(struct live_tree *t, const struct live_tree *prev)
 			before = p->c;
 			from = prev->now_ns;
 			if (!r->running && !p->running) { /* nothing moves in an ended row */
-				r->cpu_share = r->read_rate = r->write_rate = 0;
-				r->cpu_wait_share = r->iowait_share =
-					r->c.iowait_ns == JS_NONE ? -1 : 0;
+				r->cpu_share = 0;
+				r->read_rate = r->c.read_bytes == JS_NONE ? -1 : 0;
+				r->write_rate = r->c.write_bytes == JS_NONE ? -1 : 0;
+				r->cpu_wait_share = r->c.cpu_wait_ns == JS_NONE ? -1 : 0;
+				r->iowait_share = r->c.iowait_ns == JS_NONE ? -1 : 0;
 				continue;
 			}
 			to = t->now_ns;
@@ -314,19 +322,13 @@ void live_tree_rates(struct live_tree *t, const struct live_tree *prev)
 		if (from == JS_NONE || to <= from)
 			continue;
 		secs = (double)(to - from) / NS;
-		r->cpu_share = rate(r->c.cpu_ns, before.cpu_ns, secs) / NS;
+		r->cpu_share = per_ns(rate(r->c.cpu_ns, before.cpu_ns, secs));
 		if (r->cpu_share >= 0 && r->alloc_cpus > 0)
 			r->cpu_share /= r->alloc_cpus;
 		r->read_rate = rate(r->c.read_bytes, before.read_bytes, secs);
 		r->write_rate = rate(r->c.write_bytes, before.write_bytes, secs);
-		r->cpu_wait_share = rate(r->c.cpu_wait_ns, before.cpu_wait_ns, secs) / NS;
-		r->iowait_share = rate(r->c.iowait_ns, before.iowait_ns, secs) / NS;
-		if (r->cpu_share < 0)
-			r->cpu_share = -1;
-		if (r->cpu_wait_share < 0)
-			r->cpu_wait_share = -1;
-		if (r->iowait_share < 0)
-			r->iowait_share = -1;
+		r->cpu_wait_share = per_ns(rate(r->c.cpu_wait_ns, before.cpu_wait_ns, secs));
+		r->iowait_share = per_ns(rate(r->c.iowait_ns, before.iowait_ns, secs));
 	}
 }
 

@@ -75,7 +75,7 @@ static void size_kb(char *out, size_t len, int64_t kb)
 	if (kb == JS_NONE || kb < 0)
 		snprintf(out, len, "%s", JS_UNKNOWN);
 	else
-		fmt_size(out, len, (double)kb, U_K, 0, 0);
+		fmt_size(out, len, (double)kb, U_K, -1, 0);
 }
 
 static void per_second(char *out, size_t len, double bytes)
@@ -83,7 +83,7 @@ static void per_second(char *out, size_t len, double bytes)
 	if (bytes < 0)
 		snprintf(out, len, "%s", JS_UNKNOWN);
 	else
-		fmt_size(out, len, bytes, U_NONE, 0, 0);
+		fmt_size(out, len, bytes, U_NONE, -1, 0);
 }
 
 /* what the row's State says: RUNNING, or how it ended */
@@ -151,7 +151,7 @@ static void flags_of(const struct live_row *r, int64_t now_ns, char *out, size_t
 	if (r->missing[0])
 		ADD("no answer from %s ", r->missing);
 	if (r->level == LV_PROC && r->node[0])
-		ADD("%s:%" PRId64, r->node, r->pid);
+		ADD("on %s", r->node);
 #undef ADD
 }
 
@@ -162,6 +162,10 @@ static void name_of(const struct live_row *r, char *out, size_t len)
 	int ind = r->depth * 2;
 
 	safe_text(shown, sizeof(shown), r->name, strlen(r->name));
+	if (r->level == LV_PROC) { /* its pid first: the command may be cut */
+		snprintf(out, len, "%*s  %" PRId64 " %s", ind, "", r->pid, shown);
+		return;
+	}
 	snprintf(out, len, "%*s%s%s", ind, "",
 		 r->level == LV_PROC		   ? "  "
 		 : r->nprocs || r->level < LV_TOOL ? (r->open ? "- " : "+ ")
@@ -189,6 +193,7 @@ static void line(struct buf *b, const char *name, char c[C_N][32], const char *f
 	for (int i = 0; i < C_N; i++)
 		fixed += cols[i].width + 1;
 	namew = total - fixed - 1;
+	namew -= namew * 2 / 5; /* the rest for the flags */
 	if (namew < 16)
 		namew = 16;
 	fit(b, name, (size_t)namew, 0);
