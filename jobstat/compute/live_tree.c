@@ -245,6 +245,13 @@ int live_tree_build(const struct report *rep, int64_t now_ns, struct live_tree *
 		if (add_job(t, &rep->jobs[i]) < 0)
 			goto fail;
 	sum_up(t);
+	for (size_t i = 0, first = LIVE_NONE; i < t->n && !t->multinode; i++)
+		if (t->rows[i].level == LV_PROC) {
+			if (first == LIVE_NONE)
+				first = i;
+			else if (strcmp(t->rows[i].node, t->rows[first].node) != 0)
+				t->multinode = 1;
+		}
 	if (!(t->by_key = malloc((t->n + 1) * sizeof(*t->by_key))))
 		goto fail;
 	for (size_t i = 0; i < t->n; i++)

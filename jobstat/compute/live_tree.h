@@ -56,6 +56,7 @@ struct live_tree {
 	struct live_row *rows; /* parents before their children */
 	size_t n, cap;
 	int64_t now_ns; /* when its figures were read (unix ns) */
+	int multinode;	/* its processes ran on more than one node */
 	size_t *by_key; /* row indexes sorted by key (live_tree_rates) */
 };
 

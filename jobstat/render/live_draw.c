@@ -92,7 +92,9 @@ static void state_of(const struct live_row *r, char *out, size_t len)
 	int64_t s = r->exit_status;
 
 	if (r->running)
-		snprintf(out, len, "%s", r->stalled_since_ns != JS_NONE ? "STALLED" : "RUNNING");
+		snprintf(out, len, "%s",
+			 r->level == LV_PROC && r->stalled_since_ns != JS_NONE ? "STALLED"
+									       : "RUNNING");
 	else if (r->noom)
 		snprintf(out, len, "OOM");
 	else if (r->level != LV_PROC)
@@ -128,8 +130,9 @@ static void cells_of(const struct live_row *r, int64_t now_ns, char c[C_N][32])
 
 /* the flags: a stall under way, failures and OOM kills below it, slower than usual, nodes
  * that did not answer (raw: escaped where shown) */
-static void flags_of(const struct live_row *r, int64_t now_ns, char *out, size_t len)
+static void flags_of(const struct live_tree *t, const struct live_row *r, char *out, size_t len)
 {
+	int64_t now_ns = t->now_ns;
 	size_t at = 0;
 
 #define ADD(...)                                                                       \
@@ -150,7 +153,7 @@ static void flags_of(const struct live_row *r, int64_t now_ns, char *out, size_t
 		ADD("over its usual time ");
 	if (r->missing[0])
 		ADD("no answer from %s ", r->missing);
-	if (r->level == LV_PROC && r->node[0])
+	if (r->level == LV_PROC && r->node[0] && t->multinode)
 		ADD("on %s", r->node);
 #undef ADD
 }
@@ -185,26 +188,47 @@ static void fit(struct buf *b, const char *s, size_t w, int right)
 		put(b, " ", 1);
 }
 
-/* one line of columns into b, cut to total columns */
+#define SNAPSHOT_NAME_WIDTH 48
+
+/* one line of columns into b: cut to total columns, or (total 0: the snapshot) with the name
+ * in SNAPSHOT_NAME_WIDTH and the flags whole */
 static void line(struct buf *b, const char *name, char c[C_N][32], const char *flags, int total)
 {
-	int fixed = 0, namew;
+	struct buf l = { 0 };
+	int fixed = 0, namew = SNAPSHOT_NAME_WIDTH;
 
 	for (int i = 0; i < C_N; i++)
 		fixed += cols[i].width + 1;
-	namew = total - fixed - 1;
-	namew -= namew * 2 / 5; /* the rest for the flags */
-	if (namew < 16)
-		namew = 16;
-	fit(b, name, (size_t)namew, 0);
+	if (total > 0) {
+		namew = total - fixed - 1;
+		namew -= namew * 2 / 5; /* the rest for the flags */
+		if (namew < 16)
+			namew = 16;
+	}
+	fit(&l, name, (size_t)namew, 0);
 	for (int i = 0; i < C_N; i++) {
-		put(b, " ", 1);
-		fit(b, c[i], (size_t)cols[i].width, i != C_STATE);
+		put(&l, " ", 1);
+		fit(&l, c[i], (size_t)cols[i].width, i != C_STATE);
 	}
-	if (total > namew + fixed + 1) {
-		put(b, " ", 1);
-		fit(b, flags, (size_t)(total - namew - fixed - 1), 0);
+	if (total <= 0) {
+		put(&l, " ", 1);
+		puts_b(&l, flags);
+	} else if (total > namew + fixed + 1) {
+		put(&l, " ", 1);
+		fit(&l, flags, (size_t)(total - namew - fixed - 1), 0);
 	}
+	if (l.err) {
+		b->err = l.err;
+	} else if (l.p) {
+		/* never wider than the terminal (a narrow one cuts the columns too) */
+		size_t n = l.n;
+
+		while (n && l.p[n - 1] == ' ')
+			n--;
+		l.p[n] = 0;
+		put(b, l.p, total > 0 ? safe_text_prefix(l.p, (size_t)total, NULL) : n);
+	}
+	free(l.p);
 }
 
 static void header_cells(char c[C_N][32])
@@ -290,7 +314,7 @@ int live_draw(const struct live_frame *f, char **out, size_t *len)
 		r = &f->t->rows[f->idx[k]];
 		name_of(r, name, sizeof(name));
 		cells_of(r, f->t->now_ns, c);
-		flags_of(r, f->t->now_ns, flags, sizeof(flags));
+		flags_of(f->t, r, flags, sizeof(flags));
 		{
 			char shown[2048];
 
@@ -416,14 +440,14 @@ int live_snapshot(FILE *out, const struct live_tree *t, const size_t *idx, size_
 				fprintf(out, "%s%s", delim, c[i]);
 			fprintf(out, "%sFlags\n", delim);
 		} else {
-			line(&b, "Name", c, "Flags", 200);
+			line(&b, "Name", c, "Flags", 0);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct live_row *r = &t->rows[idx[i]];
 
 		cells_of(r, t->now_ns, c);
-		flags_of(r, t->now_ns, flags, sizeof(flags));
+		flags_of(t, r, flags, sizeof(flags));
 		safe_text(shown, sizeof(shown), flags, strlen(flags));
 		if (parsable) {
 			safe_text(name, sizeof(name), r->name, strlen(r->name));
@@ -436,7 +460,7 @@ int live_snapshot(FILE *out, const struct live_tree *t, const size_t *idx, size_
 		if (b.n)
 			puts_b(&b, "\n");
 		name_of(r, name, sizeof(name));
-		line(&b, name, c, shown, 200);
+		line(&b, name, c, shown, 0);
 	}
 	if (b.err) {
 		free(b.p);

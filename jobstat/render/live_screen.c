@@ -61,6 +61,7 @@ int live_term_init(struct live_term *t)
 	struct termios raw;
 
 	t->fd = STDOUT_FILENO;
+	t->nin = 0;
 	if (tcgetattr(t->fd, &saved) < 0)
 		return -errno;
 	raw = saved;
@@ -121,42 +122,64 @@ int live_term_quit(void)
 	return quit_asked;
 }
 
-/* an escape sequence's key: arrows, pages, home and end; a lone ESC */
-static int escape_key(const unsigned char *b, ssize_t n)
+/* the first key of the bytes read, taken from t->in: a byte, or an escape sequence's key
+ * (arrows, pages, home and end; 0 for one not used here), a lone ESC */
+static int take_key(struct live_term *t)
 {
-	if (n == 1)
-		return KEY_ESC;
-	if (n >= 3 && (b[1] == '[' || b[1] == 'O')) {
+	const unsigned char *b = t->in;
+	size_t used = 1;
+	int k = b[0];
+
+	if (b[0] == 0x1b && t->nin == 1) {
+		k = KEY_ESC;
+	} else if (b[0] == 0x1b && (b[1] == '[' || b[1] == 'O')) {
+		/* CSI or SS3: up to its final byte */
+		for (used = 2; used < t->nin && (b[used] < 0x40 || b[used] > 0x7e); used++)
+			;
+		used = used < t->nin ? used + 1 : t->nin;
 		switch (b[2]) {
 		case 'A':
-			return KEY_UP;
+			k = KEY_UP;
+			break;
 		case 'B':
-			return KEY_DOWN;
+			k = KEY_DOWN;
+			break;
 		case 'H':
-			return KEY_HOME;
+		case '1':
+			k = KEY_HOME;
+			break;
 		case 'F':
-			return KEY_END;
+		case '4':
+			k = KEY_END;
+			break;
 		case '5':
-			return KEY_PGUP;
+			k = KEY_PGUP;
+			break;
 		case '6':
-			return KEY_PGDN;
+			k = KEY_PGDN;
+			break;
 		default:
+			k = 0;
 			break;
 		}
+	} else if (b[0] == 0x1b) {
+		k = KEY_ESC; /* ESC and a key typed after it: the ESC alone */
 	}
-	return 0; /* one not used here */
+	memmove(t->in, t->in + used, t->nin - used);
+	t->nin -= used;
+	return k;
 }
 
 int live_term_key(struct live_term *t, int timeout_ms)
 {
 	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-	unsigned char b[16];
 	ssize_t n;
 	int r;
 
-	(void)t;
 	if (quit_asked || resized)
 		return -EINTR;
+	if (t->nin)
+		return take_key(t);
 	r = poll(&p, 1, timeout_ms);
 	if (r < 0)
 		return -errno;
@@ -166,14 +189,15 @@ int live_term_key(struct live_term *t, int timeout_ms)
 		quit_asked = 1; /* the terminal went away */
 		return -EINTR;
 	}
-	n = read(STDIN_FILENO, b, sizeof(b));
+	n = read(STDIN_FILENO, t->in, sizeof(t->in));
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN ? 0 : -errno;
 	if (n == 0) {
 		quit_asked = 1;
 		return -EINTR;
 	}
-	return b[0] == 0x1b ? escape_key(b, n) : b[0];
+	t->nin = (size_t)n;
+	return take_key(t);
 }
 
 int live_term_write(struct live_term *t, const char *buf, size_t len)

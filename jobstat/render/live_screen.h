@@ -12,6 +12,8 @@ enum { KEY_UP = 0x1000, KEY_DOWN, KEY_PGUP, KEY_PGDN, KEY_HOME, KEY_END, KEY_ESC
 struct live_term {
 	int fd; /* the terminal (stdout) */
 	int rows, cols;
+	unsigned char in[64]; /* bytes read and not taken as keys yet (a paste, a sequence) */
+	size_t nin;
 };
 
 /* Take the terminal (fd: stdin and stdout's). 0, or -errno (nothing changed then). */
