@@ -148,6 +148,26 @@ static int fetch_history(struct report *rep, struct daemons *d, struct live_hist
 	return 0;
 }
 
+/* the nodes of each job that could not be asked for its processes, with those that could
+ * not be asked for its units (j->missing) */
+static void note_missing(struct report *rep, const struct daemons *d)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		struct job *j = &rep->jobs[i];
+
+		for (size_t k = 0; k < j->nunits; k++) {
+			const char *name = d->nodes[j->units[k].node].name;
+			size_t at = strlen(j->missing);
+
+			if (!d->nodes[j->units[k].node].failed || strstr(j->missing, name) ||
+			    at + strlen(name) + 2 > sizeof(j->missing))
+				continue;
+			snprintf(j->missing + at, sizeof(j->missing) - at, "%s%s", at ? "," : "",
+				 name);
+		}
+	}
+}
+
 int live_fetch(const struct opts *o, const struct ident *id, struct daemons *d,
 	       struct live_history *h, struct report *rep)
 {
@@ -163,6 +183,7 @@ int live_fetch(const struct opts *o, const struct ident *id, struct daemons *d,
 		fprintf(stderr, JS_PROG ": out of memory\n");
 		return -1;
 	}
+	note_missing(rep, d);
 	return 0;
 }
 
