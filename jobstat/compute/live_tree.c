@@ -9,6 +9,7 @@
 #include "live_tree.h"
 #include "procs.h"
 #include "signals.h"
+#include "slower.h"
 
 #define NS ((int64_t)1000000000)
 
@@ -245,6 +246,13 @@ int live_tree_build(const struct report *rep, int64_t now_ns, struct live_tree *
 		if (add_job(t, &rep->jobs[i]) < 0)
 			goto fail;
 	sum_up(t);
+	for (size_t i = 0; i < t->n; i++) { /* the rule of the "slower than usual" note */
+		struct live_row *r = &t->rows[i];
+		int64_t end = r->running || r->end_ns == JS_NONE ? now_ns : r->end_ns;
+
+		r->slower = r->usual_ns != JS_NONE && r->start_ns != JS_NONE &&
+			    slower_than_usual(end - r->start_ns, r->usual_ns);
+	}
 	for (size_t i = 0, first = LIVE_NONE; i < t->n && !t->multinode; i++)
 		if (t->rows[i].level == LV_PROC) {
 			if (first == LIVE_NONE)

@@ -45,6 +45,7 @@ struct live_row {
 	double alloc_cpus;	  /* its allocation's CPUs (its own or its ancestor's); 0 unknown */
 	int64_t start_ns, end_ns; /* unix ns; end JS_NONE while it runs */
 	int64_t usual_ns;	  /* a step's median time of its earlier runs, JS_NONE */
+	int slower;		  /* ...and its time so far is slower than that (slower.h) */
 	/* rates (live_tree_rates): < 0 unknown */
 	double cpu_share, read_rate, write_rate, cpu_wait_share, iowait_share;
 	/* the view (live_tree_visible) */

@@ -148,9 +148,8 @@ static void flags_of(const struct live_tree *t, const struct live_row *r, char *
 		ADD("OOM-killed %" PRId64 " ", r->noom);
 	if (r->level != LV_PROC && r->nfailed)
 		ADD("failed %" PRId64 " ", r->nfailed);
-	if (r->level == LV_STEP && r->usual_ns != JS_NONE && r->start_ns != JS_NONE &&
-	    (r->running ? now_ns : r->end_ns) - r->start_ns > r->usual_ns)
-		ADD("over its usual time ");
+	if (r->slower)
+		ADD("slower than usual ");
 	if (r->missing[0])
 		ADD("no answer from %s ", r->missing);
 	if (r->level == LV_PROC && r->node[0] && t->multinode)

@@ -272,6 +272,37 @@ static void test_frame_cut_to_the_width_and_escaped(void **state)
 	report_free(&rep);
 }
 
+/* a step running for 20 s whose earlier runs took 8, 10 and 12 s: its Usual is their median,
+ * and it is slower than usual by the note's rule; at 11 s it is not */
+static void test_step_against_its_history(void **state)
+{
+	struct json_object *u = parse("{\"id\":3,\"name\":\"t\",\"kind\":\"slurm\","
+				      "\"job_id\":42,\"step_id\":0,\"task_id\":0,"
+				      "\"state\":\"RUNNING\",\"start_ns\":1795400000000000000}");
+	struct report rep = { 0 };
+	struct live_tree t;
+	struct unit_rec ur;
+	const struct live_row *step;
+
+	(void)state;
+	assert_int_equal(unit_from_json(u, 0, &ur), 0);
+	json_object_put(u);
+	assert_int_equal(report_add_traced_job(&rep, &ur, 1), 0);
+	rep.jobs[0].detail = calloc(2, sizeof(struct unit_detail));
+	rep.jobs[0].detail[0].history =
+		parse("[{\"start_ns\":0,\"end_ns\":8000000000},{\"start_ns\":0,\"end_ns\":"
+		      "12000000000},{\"start_ns\":0,\"end_ns\":10000000000}]");
+	assert_int_equal(live_tree_build(&rep, (T0 + 20) * NS, &t), 0);
+	step = row_named(&t, LV_STEP, "42.0");
+	assert_int_equal(step->usual_ns, 10 * NS);
+	assert_true(step->slower);
+	live_tree_free(&t);
+	assert_int_equal(live_tree_build(&rep, (T0 + 11) * NS, &t), 0);
+	assert_false(row_named(&t, LV_STEP, "42.0")->slower);
+	live_tree_free(&t);
+	report_free(&rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_rates_from_the_refresh_before),
 		cmocka_unit_test(test_sort_fold_filter),
 		cmocka_unit_test(test_frame_cut_to_the_width_and_escaped),
+		cmocka_unit_test(test_step_against_its_history),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
