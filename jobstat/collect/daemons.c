@@ -1,6 +1,8 @@
 /* Collect: requests to the nodes' tracerds. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,48 @@ void daemons_retry(struct daemons *d)
 		d->nodes[i].failed = 0;
 		d->nodes[i].error[0] = 0;
 	}
+}
+
+struct fanout {
+	struct daemons *d;
+	const int *nodes;
+	size_t n;
+	daemons_node_fn fn;
+	void *ctx;
+	atomic_size_t next;
+	atomic_int err;
+};
+
+/* a worker: the next node not taken yet, until none is left */
+static void *fanout_worker(void *arg)
+{
+	struct fanout *f = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&f->next, 1)) < f->n) {
+		int r = f->fn(f->d, f->nodes[i], f->ctx), none = 0;
+
+		if (r < 0)
+			atomic_compare_exchange_strong(&f->err, &none, r);
+	}
+	return NULL;
+}
+
+int daemons_each_node(struct daemons *d, const int *nodes, size_t n, daemons_node_fn fn, void *ctx)
+{
+	struct fanout f = { .d = d, .nodes = nodes, .n = n, .fn = fn, .ctx = ctx };
+	pthread_t th[DAEMONS_FANOUT];
+	size_t nth = 0;
+
+	for (size_t i = 0; i < n; i++)
+		daemons_resolve(d, nodes[i]); /* Slurm's NodeAddr: libslurm, not in threads */
+	for (; n > 1 && nth < DAEMONS_FANOUT && nth < n; nth++)
+		if (pthread_create(&th[nth], NULL, fanout_worker, &f) != 0)
+			break;
+	fanout_worker(&f); /* this thread too: the only one for one node, or when none started */
+	for (size_t i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	return atomic_load(&f.err);
 }
 
 /* one request to a node, by its socket or over TCP */

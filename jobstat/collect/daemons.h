@@ -48,6 +48,13 @@ void daemons_resolve(struct daemons *d, int node);
 /* Forget which nodes failed, to ask them again (a live view's next refresh). */
 void daemons_retry(struct daemons *d);
 
+/* fn(d, node, ctx) for each of the n nodes, DAEMONS_FANOUT of them at once: each node's call
+ * in a thread of its own that may ask only that node (its addresses resolved first). Returns
+ * the first negative return of fn, else 0. */
+#define DAEMONS_FANOUT 16
+typedef int (*daemons_node_fn)(struct daemons *d, int node, void *ctx);
+int daemons_each_node(struct daemons *d, const int *nodes, size_t n, daemons_node_fn fn, void *ctx);
+
 /* "units" {"select": sel} on a node: 0 and *units (an array, caller puts), -errno on failure
  * (the node is then marked failed with the reason). */
 int daemons_units(struct daemons *d, int node, const char *sel, struct json_object **units);

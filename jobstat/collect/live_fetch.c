@@ -1,7 +1,5 @@
 /* Collect: one refresh of --live, the nodes asked in parallel. */
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,89 +15,77 @@ struct want {
 	size_t k;
 };
 
-struct fanout {
-	struct daemons *d;
+struct wants {
 	struct want *w; /* sorted by node */
 	size_t n;
-	size_t *first; /* per node: its first want, n when none */
-	atomic_size_t next_node;
-	atomic_int nomem;
+	size_t *first; /* per node (d->n): its first want */
 };
 
-/* a worker: the next node not taken yet, all its units, until none is left. Each thread
- * touches only its node's entry of d and its units' details. */
-static void *worker(void *arg)
+static int want_node(const struct want *w)
 {
-	struct fanout *f = arg;
-	size_t node;
+	return w->j->units[w->k].node;
+}
 
-	while ((node = atomic_fetch_add(&f->next_node, 1)) < f->d->n) {
-		for (size_t i = f->first[node];
-		     i < f->n && (size_t)f->w[i].j->units[f->w[i].k].node == node; i++)
-			if (details_procs(f->w[i].j, f->w[i].k, f->d) < 0)
-				atomic_store(&f->nomem, 1);
-	}
-	return NULL;
+/* the processes of each unit of one node (in a thread of its own: daemons_each_node) */
+static int node_procs(struct daemons *d, int node, void *ctx)
+{
+	const struct wants *ws = ctx;
+
+	for (size_t i = ws->first[node]; i < ws->n && want_node(&ws->w[i]) == node; i++)
+		if (details_procs(ws->w[i].j, ws->w[i].k, d) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 static int by_node(const void *a, const void *b)
 {
-	const struct want *x = a, *y = b;
-	int nx = x->j->units[x->k].node, ny = y->j->units[y->k].node;
+	int x = want_node(a), y = want_node(b);
 
-	return (nx > ny) - (nx < ny);
+	return (x > y) - (x < y);
 }
 
-/* every unit's processes, the nodes asked LIVE_FANOUT at a time */
+/* every unit's processes, the nodes asked at once */
 static int fetch_all(struct report *rep, struct daemons *d)
 {
-	struct fanout f = { .d = d };
-	pthread_t th[LIVE_FANOUT];
-	size_t cap = 0, nth = 0;
-	int err = 0;
+	struct wants ws = { 0 };
+	int *nodes = NULL, err = -ENOMEM;
+	size_t cap = 0, nn = 0;
 
 	for (size_t i = 0; i < rep->n; i++) {
 		struct job *j = &rep->jobs[i];
 
 		if (!j->detail && !(j->detail = calloc(j->nunits + 1, sizeof(*j->detail))))
-			goto nomem;
+			goto out;
 		for (size_t k = 0; k < j->nunits; k++) {
-			if (f.n == cap) {
+			if (ws.n == cap) {
 				struct want *nv =
-					realloc(f.w, (cap = cap ? 2 * cap : 32) * sizeof(*nv));
+					realloc(ws.w, (cap = cap ? 2 * cap : 32) * sizeof(*nv));
 
 				if (!nv)
-					goto nomem;
-				f.w = nv;
+					goto out;
+				ws.w = nv;
 			}
-			f.w[f.n++] = (struct want){ j, k };
+			ws.w[ws.n++] = (struct want){ j, k };
 		}
 	}
-	if (!f.n)
+	err = 0;
+	if (!ws.n)
 		goto out;
-	qsort(f.w, f.n, sizeof(*f.w), by_node);
-	if (!(f.first = malloc(d->n * sizeof(*f.first))))
-		goto nomem;
-	for (size_t i = 0; i < d->n; i++) {
-		f.first[i] = f.n;
-		daemons_resolve(d, (int)i); /* Slurm's NodeAddr, before the threads */
-	}
-	for (size_t i = f.n; i-- > 0;)
-		f.first[f.w[i].j->units[f.w[i].k].node] = i;
-	for (; nth < LIVE_FANOUT && nth < d->n; nth++)
-		if (pthread_create(&th[nth], NULL, worker, &f) != 0)
-			break;
-	if (!nth)
-		worker(&f);
-	for (size_t i = 0; i < nth; i++)
-		pthread_join(th[i], NULL);
-	err = atomic_load(&f.nomem) ? -ENOMEM : 0;
-	goto out;
-nomem:
 	err = -ENOMEM;
+	qsort(ws.w, ws.n, sizeof(*ws.w), by_node);
+	if (!(ws.first = malloc(d->n * sizeof(*ws.first))) ||
+	    !(nodes = malloc(d->n * sizeof(*nodes))))
+		goto out;
+	for (size_t i = ws.n; i-- > 0;)
+		ws.first[want_node(&ws.w[i])] = i;
+	for (size_t i = 0; i < ws.n; i++)
+		if (!i || want_node(&ws.w[i]) != want_node(&ws.w[i - 1]))
+			nodes[nn++] = want_node(&ws.w[i]);
+	err = daemons_each_node(d, nodes, nn, node_procs, &ws);
 out:
-	free(f.w);
-	free(f.first);
+	free(ws.w);
+	free(ws.first);
+	free(nodes);
 	return err;
 }
 

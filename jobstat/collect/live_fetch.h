@@ -1,7 +1,7 @@
 /* Collect for --live: one refresh's report — the jobs (running ones, unless named with -j),
- * the processes of each of their units from every node at once (at most LIVE_FANOUT nodes
- * asked together, each request bounded by the daemons' timeout_ms), and each step's earlier
- * runs, asked once and kept across refreshes. */
+ * the processes of each of their units from every node at once (daemons_each_node, each
+ * request bounded by the daemons' timeout_ms), and each step's earlier runs, asked once and
+ * kept across refreshes. */
 #ifndef JOBSTAT_LIVE_FETCH_H
 #define JOBSTAT_LIVE_FETCH_H
 
