@@ -42,14 +42,24 @@ static struct live_row *add_row(struct live_tree *t, enum live_level level, size
 	return r;
 }
 
-/* the row of key under parent, found among the rows from 'from' on, else added */
-static size_t find_or_add(struct live_tree *t, size_t from, enum live_level level, size_t parent,
-			  const char *key, const char *name)
+/* the pipeline and run rows so far (at most two per job), to find them without a search of
+ * every row */
+struct labels {
+	size_t *v;
+	size_t n;
+};
+
+/* the label row of key under parent, else a new one */
+static size_t find_or_add(struct live_tree *t, struct labels *l, enum live_level level,
+			  size_t parent, const char *key, const char *name)
 {
-	for (size_t i = from; i < t->n; i++)
-		if (t->rows[i].parent == parent && strcmp(t->rows[i].key, key) == 0)
-			return i;
-	return add_row(t, level, parent, key, name) ? t->n - 1 : LIVE_NONE;
+	for (size_t i = 0; i < l->n; i++)
+		if (t->rows[l->v[i]].parent == parent && strcmp(t->rows[l->v[i]].key, key) == 0)
+			return l->v[i];
+	if (!add_row(t, level, parent, key, name))
+		return LIVE_NONE;
+	l->v[l->n++] = t->n - 1;
+	return t->n - 1;
 }
 
 static void add_known(int64_t *sum, int64_t v)
@@ -95,63 +105,80 @@ static int64_t step_usual(const struct job *j, const struct row *s)
 	return JS_NONE;
 }
 
-/* the tools and processes of step (or run) row s, under row at */
+static int by_tool(const void *a, const void *b)
+{
+	const struct proc_rec *x = *(const struct proc_rec *const *)a,
+			      *y = *(const struct proc_rec *const *)b;
+	int c = strcmp(x->tool, y->tool);
+
+	return c ? c : (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* the tools and processes of step (or run) row s, under row at: the processes taken by tool,
+ * a tool's row before its first */
 static int add_step(struct live_tree *t, const struct job *j, const struct row *s, size_t at)
 {
+	const struct proc_rec **by = NULL;
 	struct procset ps;
 	char key[LIVE_KEY_LEN];
-	size_t first = t->n;
+	size_t tool = LIVE_NONE;
+	int err = -ENOMEM;
 
 	if (procs_of_step(j, s, &ps) < 0)
 		return -ENOMEM;
+	if (!(by = malloc((ps.n + 1) * sizeof(*by))))
+		goto out;
+	for (size_t i = 0; i < ps.n; i++)
+		by[i] = &ps.p[i];
+	qsort(by, ps.n, sizeof(*by), by_tool);
 	for (size_t i = 0; i < ps.n; i++) {
-		const struct proc_rec *p = &ps.p[i];
-		size_t tool;
+		const struct proc_rec *p = by[i];
 		struct live_row *r;
-		char *name = p->cmd && *p->cmd ? p->cmd : (char *)p->tool;
 
-		snprintf(key, sizeof(key), "%.300s/T:%.64s", t->rows[at].key, p->tool);
-		tool = find_or_add(t, first, LV_TOOL, at, key, p->tool);
-		if (tool == LIVE_NONE)
-			goto fail;
+		if (!i || strcmp(p->tool, by[i - 1]->tool) != 0) {
+			snprintf(key, sizeof(key), "%.300s/T:%.64s", t->rows[at].key, p->tool);
+			if (!add_row(t, LV_TOOL, at, key, p->tool))
+				goto out;
+			tool = t->n - 1;
+		}
 		snprintf(key, sizeof(key), "%.300s/%.32s:%" PRId64 ":%" PRId64, t->rows[tool].key,
 			 p->node, p->pid, p->start_ns);
-		if (!(r = add_row(t, LV_PROC, tool, key, name)))
-			goto fail;
+		if (!(r = add_row(t, LV_PROC, tool, key, p->cmd && *p->cmd ? p->cmd : p->tool)))
+			goto out;
 		proc_figures(r, p);
 	}
+	err = 0;
+out:
+	free(by);
 	procs_free(&ps);
-	return 0;
-fail:
-	procs_free(&ps);
-	return -ENOMEM;
+	return err;
 }
 
-static size_t add_labels(struct live_tree *t, const struct row *jr)
+static size_t add_labels(struct live_tree *t, struct labels *l, const struct row *jr)
 {
 	char key[LIVE_KEY_LEN];
 	size_t at = LIVE_NONE;
 
 	if (jr->pipeline[0]) {
 		snprintf(key, sizeof(key), "P:%s", jr->pipeline);
-		if ((at = find_or_add(t, 0, LV_PIPELINE, LIVE_NONE, key, jr->pipeline)) ==
+		if ((at = find_or_add(t, l, LV_PIPELINE, LIVE_NONE, key, jr->pipeline)) ==
 		    LIVE_NONE)
 			return LIVE_NONE - 1;
 	}
 	if (jr->run[0]) {
 		snprintf(key, sizeof(key), "%.200s/R:%.128s",
 			 at == LIVE_NONE ? "" : t->rows[at].key, jr->run);
-		if ((at = find_or_add(t, 0, LV_RUN, at, key, jr->run)) == LIVE_NONE)
+		if ((at = find_or_add(t, l, LV_RUN, at, key, jr->run)) == LIVE_NONE)
 			return LIVE_NONE - 1;
 	}
 	return at;
 }
 
-static int add_job(struct live_tree *t, const struct job *j)
+static int add_job(struct live_tree *t, struct labels *l, const struct job *j)
 {
 	const struct row *jr = &j->row;
 	char key[LIVE_KEY_LEN], name[512];
-	size_t top = add_labels(t, jr), at;
+	size_t top = add_labels(t, l, jr), at;
 	struct live_row *r;
 
 	if (top == LIVE_NONE - 1)
@@ -240,11 +267,17 @@ static int cmp_key(const void *a, const void *b, void *ctx)
 
 int live_tree_build(const struct report *rep, int64_t now_ns, struct live_tree *t)
 {
+	struct labels l = { calloc(2 * rep->n + 1, sizeof(*l.v)), 0 };
+
 	memset(t, 0, sizeof(*t));
 	t->now_ns = now_ns;
+	if (!l.v)
+		return -ENOMEM;
 	for (size_t i = 0; i < rep->n; i++)
-		if (add_job(t, &rep->jobs[i]) < 0)
+		if (add_job(t, &l, &rep->jobs[i]) < 0)
 			goto fail;
+	free(l.v);
+	l.v = NULL;
 	sum_up(t);
 	for (size_t i = 0; i < t->n; i++) { /* the rule of the "slower than usual" note */
 		struct live_row *r = &t->rows[i];
@@ -267,6 +300,7 @@ int live_tree_build(const struct report *rep, int64_t now_ns, struct live_tree *
 	qsort_r(t->by_key, t->n, sizeof(*t->by_key), cmp_key, t);
 	return 0;
 fail:
+	free(l.v);
 	live_tree_free(t);
 	return -ENOMEM;
 }

@@ -92,5 +92,6 @@ check "the job's flags name n2 as not answering" grep -q "^job|$J live2|.*no ans
 check "n1's aligner still shows" grep -q "^process|.*aligner 40|RUNNING.*on n1\|^process|.*aligner 40|RUNNING" <<< "$out"
 
 scancel "$J" 2>/dev/null
+wait_jobs "$J" # gone from the queue: the next test finds the nodes idle
 J=
 finish
