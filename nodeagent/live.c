@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "agent_internal.h"
+#include "clock.h"
 #include "live.h"
 #include "process_row.h"
 #include "procfs.h"
@@ -207,6 +208,10 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 				json_object_new_double((double)u->sample_peak_mcores / 1000.0));
 		add_int(totals, "peak_sampled_rss_kb", u->sample_peak_rss_kb);
 	}
+	/* idle now, as long as an idle window needs (activity.h): since when */
+	if (u && u->activity.idle_since_ns &&
+	    clock_boot_ns() - u->activity.idle_since_ns >= units_idle_min_ns(a))
+		add_int(totals, "idle_since_ns", (int64_t)u->activity.idle_since_ns + a->offset_ns);
 	err = live_read(a, unit, &s);
 	if (err || !s.n)
 		return err;

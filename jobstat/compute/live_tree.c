@@ -35,7 +35,7 @@ static struct live_row *add_row(struct live_tree *t, enum live_level level, size
 	r->depth = parent == LIVE_NONE ? 0 : t->rows[parent].depth + 1;
 	snprintf(r->key, sizeof(r->key), "%s", key);
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->pid = r->exit_status = r->stalled_since_ns = r->usual_ns = JS_NONE;
+	r->pid = r->exit_status = r->stalled_since_ns = r->idle_since_ns = r->usual_ns = JS_NONE;
 	r->c = (struct live_counts){ 0, JS_NONE, JS_NONE, JS_NONE, JS_NONE };
 	r->mem_kb = r->start_ns = r->end_ns = JS_NONE;
 	r->cpu_share = r->read_rate = r->write_rate = r->cpu_wait_share = r->iowait_share = -1;
@@ -92,6 +92,48 @@ static void proc_figures(struct live_row *r, const struct proc_rec *p)
 	}
 	snprintf(r->node, sizeof(r->node), "%s", p->node);
 	r->pid = p->pid;
+}
+
+/* since when the running units idx[n] of j have all been idle (tracerd's idle_since_ns), the
+ * latest; JS_NONE when one works, or none runs. A job's allocation and extern step hold no
+ * work of their own: left out. */
+static int64_t units_idle(const struct job *j, const size_t *idx, size_t n)
+{
+	int64_t since = JS_NONE;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct unit_rec *u = &j->units[idx[i]];
+
+		if (!unit_running(u) || (strcmp(u->kind, "slurm") == 0 &&
+					 (u->step_id == STEP_NONE || u->step_id == STEP_EXTERN)))
+			continue;
+		if (!u->have_totals || u->t.idle_since_ns == JS_NONE)
+			return JS_NONE;
+		if (since == JS_NONE || u->t.idle_since_ns > since)
+			since = u->t.idle_since_ns;
+	}
+	return since;
+}
+
+static int64_t job_idle(const struct job *j)
+{
+	size_t *idx = malloc((j->nunits + 1) * sizeof(*idx));
+	int64_t since;
+
+	if (!idx)
+		return JS_NONE;
+	for (size_t i = 0; i < j->nunits; i++)
+		idx[i] = i;
+	since = units_idle(j, idx, j->nunits);
+	free(idx);
+	return since;
+}
+
+static int64_t step_idle(const struct job *j, const struct row *s)
+{
+	size_t idx[256], n = report_step_units(j, s, idx, 256);
+
+	return units_idle(j, idx, n);
 }
 
 /* the median time of the step's earlier runs, from its first unit that has them */
@@ -192,6 +234,7 @@ static int add_job(struct live_tree *t, struct labels *l, const struct job *j)
 	r->mem_kb = jr->req_mem_mb > 0 ? jr->req_mem_mb * 1024 : JS_NONE;
 	r->start_ns = jr->start > 0 ? jr->start * NS : JS_NONE;
 	snprintf(r->missing, sizeof(r->missing), "%s", j->missing);
+	r->idle_since_ns = job_idle(j);
 	if (jr->kind == ROW_LOCAL)
 		return add_step(t, j, jr, at);
 	for (size_t i = 0; i < j->nsteps; i++) {
@@ -210,6 +253,7 @@ static int add_job(struct live_tree *t, struct labels *l, const struct job *j)
 		r->mem_kb = s->req_mem_share_mb > 0 ? s->req_mem_share_mb * 1024 : JS_NONE;
 		r->start_ns = s->start > 0 ? s->start * NS : JS_NONE;
 		r->usual_ns = step_usual(j, s);
+		r->idle_since_ns = step_idle(j, s);
 		if ((err = add_step(t, j, s, sat)) < 0)
 			return err;
 	}

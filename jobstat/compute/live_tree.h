@@ -37,6 +37,7 @@ struct live_row {
 	int64_t nfailed, noom;	  /* ended with a non-zero status or a signal; OOM-killed */
 	int64_t exit_status;	  /* of an ended process: a wait status, JS_NONE */
 	int64_t stalled_since_ns; /* the oldest stall under way below it, JS_NONE */
+	int64_t idle_since_ns;	  /* a job's, step's or run's: its units all idle since, JS_NONE */
 	char stall_reason[48];
 	char missing[256]; /* a job's nodes that did not answer */
 	struct live_counts c;

@@ -144,6 +144,8 @@ static void flags_of(const struct live_tree *t, const struct live_row *r, char *
 	if (r->stalled_since_ns != JS_NONE && now_ns > r->stalled_since_ns)
 		ADD("stalled %" PRId64 "s%s%s%s ", (int64_t)((now_ns - r->stalled_since_ns) / NS),
 		    r->stall_reason[0] ? " (" : "", r->stall_reason, r->stall_reason[0] ? ")" : "");
+	if (r->idle_since_ns != JS_NONE && now_ns > r->idle_since_ns)
+		ADD("idle %" PRId64 "s ", (int64_t)((now_ns - r->idle_since_ns) / NS));
 	if (r->noom)
 		ADD("OOM-killed %" PRId64 " ", r->noom);
 	if (r->level != LV_PROC && r->nfailed)
@@ -386,6 +388,8 @@ static struct json_object *row_json(const struct live_row *r, int64_t now_ns)
 	json_num(o, "start_ns", r->start_ns);
 	json_num(o, "end_ns", r->end_ns);
 	json_num(o, "usual_ns", r->usual_ns);
+	if (r->idle_since_ns != JS_NONE)
+		json_num(o, "idle_s", (now_ns - r->idle_since_ns) / NS);
 	if (r->stalled_since_ns != JS_NONE) {
 		json_num(o, "stalled_s", (now_ns - r->stalled_since_ns) / NS);
 		json_object_object_add(o, "stall_reason", json_object_new_string(r->stall_reason));

@@ -5,6 +5,7 @@
 #   a process whose argv[0] carries terminal escapes (OSC title, clear screen) shows them
 #   escaped, and the pane's title stays as it was (a raw printf of the same bytes changes it:
 #   the check can fail);
+#   a run that only sleeps is flagged idle, the busy one is not;
 #   keys: s cycles the sort, / filters, - folds, p pauses, ? shows the help;
 #   a resize redraws to the new width; q, and SIGTERM, leave the alternate screen with the
 #   terminal's modes as they were;
@@ -19,9 +20,11 @@ start_daemon || exit 1
 S=tracer-live-$$
 REFRESH=1
 RUN_PID=
+IDLE_PID=
 cleanup() {
   tmux kill-session -t $S 2>/dev/null
   [ -z "$RUN_PID" ] || kill -- -$RUN_PID 2>/dev/null
+  [ -z "$IDLE_PID" ] || kill -- -$IDLE_PID 2>/dev/null
   stop_daemon
   rm -rf "$T" "$PINS"
 }
@@ -49,6 +52,9 @@ chmod 755 "$T/work.sh"
 # in a process group of its own, ended with the test
 setsid "$BUILD/tracerctl" -N $NODE run --name livetest -- "$T/work.sh" > /dev/null 2>&1 &
 RUN_PID=$!
+# a run that only sleeps: idle
+setsid "$BUILD/tracerctl" -N $NODE run --name liveidle -- sleep 120 > /dev/null 2>&1 &
+IDLE_PID=$!
 
 pane() { tmux capture-pane -p -t $S; }
 until_pane() { # until_pane SECONDS PATTERN: the pane shows PATTERN (grep -E) within SECONDS
@@ -177,7 +183,11 @@ assert any(r["level"] == "process" and "stall_reason" in r and r.get("stalled_s"
 assert any(r["level"] == "tool" and r["name"] == "latecomer" for r in rows)
 ' "$T/live.json"
 
+idle=$("$BUILD/tracer-jobstat" -N $NODE --live -j liveidle -P)
+check "a run whose processes only sleep is flagged idle" grep -qE "^job\|r[0-9]+ liveidle\|RUNNING\|.*idle [0-9]+s" <<< "$idle"
+check "the busy run is not" bash -c '! grep -qE "^job\|r[0-9]+ livetest\|.*idle [0-9]+s" <<< "$1"' _ "$parsable"
+
 tmux kill-session -t $S 2>/dev/null
-kill -- -$RUN_PID 2>/dev/null
-RUN_PID=
+kill -- -$RUN_PID -$IDLE_PID 2>/dev/null
+RUN_PID= IDLE_PID=
 finish
