@@ -106,7 +106,7 @@ JOBSTAT_MAIN    := $(wildcard jobstat/*.c)
 JOBSTAT_SRC     := $(JOBSTAT_COLLECT) $(JOBSTAT_COMPUTE) $(JOBSTAT_RENDER)
 # what compute shares with tracerd: which tools are workflow engines
 JOBSTAT_SHARED  := correlate/engine_tools.c
-JOBSTAT_LIBS    := -lslurm
+JOBSTAT_LIBS    := -lslurm -lpthread
 LIBJOBSTAT      := $(B)/libjobstat.a
 $(LIBJOBSTAT): $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_SRC) $(JOBSTAT_SHARED))
 	rm -f $@ && ar rcs $@ $^

@@ -290,12 +290,14 @@ enum { STALL_START_RECORD(REC_INDEX_ST) REC_STALL_START_COLS };
 	X(peak_sampled_rss_kb, INT, "", 0, 0) \
 	X(sample_rounds, INT, "", 0, 0)
 
-/* ... and of its processes still running (nodeagent/live.c): the longest stall under way. */
+/* ... and of its processes still running (nodeagent/live.c): the longest stall under way, and
+ * since when the unit has been idle (no work for an idle window's least length). */
 #define LIVE_TOTALS_RECORD(X)              \
 	X(stalled_pid, INT, "", 0, 0)      \
 	X(stalled_tool, TEXT, "", 64, 0)   \
 	X(stalled_since_ns, INT, "", 0, 0) \
-	X(stalled_reason, TEXT, "", 48, 0)
+	X(stalled_reason, TEXT, "", 48, 0) \
+	X(idle_since_ns, INT, "", 0, 0)
 
 /* A client's struct of a record: each field a member of its kind (INT-like int64_t, REAL
  * double, TEXT-like char[len]; BLOB none), and where the decoding puts each. */

@@ -8,6 +8,7 @@
 #include "collect.h"
 #include "details.h"
 #include "html.h"
+#include "live.h"
 #include "safetext.h"
 #include "slurmacct.h"
 #include "views.h"
@@ -96,6 +97,10 @@ int main(int argc, char **argv)
 	d.node_addr = sacct_node_addr;
 	id.uid = getuid();
 	id.admin = is_admin(&d, id.uid);
+	if (o.live) {
+		ret = live_run(&o, &id, &d);
+		goto cleanup;
+	}
 
 	if (collect(&o, &id, &d, &rep, &st) < 0)
 		goto cleanup;

@@ -68,6 +68,11 @@ static void usage(FILE *f)
 		"      --html=FILE          the report as one self-contained HTML page in FILE:\n"
 		"                           summary, notes, a Gantt chart of steps, tools and\n"
 		"                           processes, the samples over time, the tools\n"
+		"      --live               the running jobs (or those of -j) as a tree refreshed\n"
+		"                           in the terminal: pipeline, run, job, step, tool, "
+		"process\n"
+		"                           (one snapshot when stdout is no terminal)\n"
+		"      --refresh=DURATION   --live's period (default 2s)\n"
 		"      --pipeline=P[,...]   only jobs of these workflow pipelines\n"
 		"      --run=R[,...]        only jobs of these workflow runs\n"
 		"  -c FILE                  tracer configuration (default $" TRACER_CONF_ENV
@@ -92,8 +97,30 @@ enum {
 	O_SIGNALS,
 	O_TIMELINE,
 	O_INTERVAL,
-	O_HTML
+	O_HTML,
+	O_LIVE,
+	O_REFRESH
 };
+
+#define REFRESH_DEFAULT_NS (2 * 1000000000LL)
+#define REFRESH_MIN_MS 200
+#define REFRESH_MAX_MS (3600 * 1000)
+
+/* --refresh: how often --live asks the nodes */
+static int parse_refresh(struct opts *o, const char *arg)
+{
+	uint64_t ms;
+	const char *why = conf_parse_duration(arg, &ms);
+
+	if (!why && (ms < REFRESH_MIN_MS || ms > REFRESH_MAX_MS))
+		why = "between 200ms and 1h";
+	if (why) {
+		opts_error("invalid --refresh '%s': %s", arg, why);
+		return -1;
+	}
+	o->refresh_ns = (int64_t)ms * 1000000;
+	return 0;
+}
 
 #define INTERVAL_MAX_S (366LL * 24 * 3600)
 
@@ -232,6 +259,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "timeline", no_argument, NULL, O_TIMELINE },
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "html", required_argument, NULL, O_HTML },
+		{ "live", no_argument, NULL, O_LIVE },
+		{ "refresh", required_argument, NULL, O_REFRESH },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -334,6 +363,15 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_HTML:
 			o->html = optarg;
 			break;
+		case O_LIVE:
+			o->live = 1;
+			views++;
+			break;
+		case O_REFRESH:
+			if (parse_refresh(o, optarg) < 0)
+				return -1;
+>>>>>>> live
+			break;
 		case O_PIPELINE:
 			o->pipelines = optarg;
 			break;
@@ -361,8 +399,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (views > 1) {
 		fprintf(stderr, JS_PROG ": --tools, --signals, --processes, --tree, "
-					"--array-summary, --workflow and "
-					"--timeline exclude each other\n");
+					"--array-summary, --workflow, "
+					"--timeline and --live exclude each other\n");
 		return -1;
 	}
 	if (o->html && (views || o->json || o->parsable || o->interval_ns)) {
@@ -374,6 +412,16 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, JS_PROG ": empty --html\n");
 		return -1;
 	}
+	if (o->refresh_ns && !o->live) {
+		fprintf(stderr, JS_PROG ": --refresh applies to --live only\n");
+		return -1;
+	}
+	if (o->live && (o->format || o->allocations)) {
+		fprintf(stderr, JS_PROG ": --live shows its own columns: no -o or -X\n");
+		return -1;
+	}
+	if (!o->refresh_ns)
+		o->refresh_ns = REFRESH_DEFAULT_NS;
 	if (o->interval_ns && o->view != V_TIMELINE) {
 		fprintf(stderr, JS_PROG ": --interval applies to --timeline only\n");
 		return -1;

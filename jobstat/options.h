@@ -26,6 +26,8 @@ struct opts {
 	int units;	     /* --units, or -1 */
 	int64_t interval_ns; /* --interval: the timeline's width; 0 chosen to fit */
 	const char *html;    /* --html FILE: the report as one HTML page there, NULL none */
+	int live;	     /* --live: refreshed in the terminal (live.h) */
+	int64_t refresh_ns;  /* --refresh: its period */
 	enum view view;
 	/* derived */
 	time_t t_start, t_end; /* 0: none */

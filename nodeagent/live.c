@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "agent_internal.h"
+#include "clock.h"
 #include "live.h"
 #include "process_row.h"
 #include "procfs.h"
@@ -132,8 +133,21 @@ int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows)
 		row_of(a, &s.v[i], &r);
 		o = store_process_json(&r);
 		if (o) {
+			const struct proc *p = s.v[i].p;
+
 			add_int(o, "rss_kb", s.v[i].now.rss_kb); /* now, beside the peak */
 			json_object_object_add(o, "running", json_object_new_boolean(1));
+			if (p->sample_ns) { /* its storage I/O at its last sample */
+				add_int(o, "read_bytes", (int64_t)p->sample_read_bytes);
+				add_int(o, "write_bytes", (int64_t)p->sample_write_bytes);
+			}
+			if (p->stall.open_start_ns) { /* a stall under way (stalls.h) */
+				add_int(o, "stalled_since_ns",
+					(int64_t)p->stall.open_start_ns + a->offset_ns);
+				json_object_object_add(
+					o, "stalled_reason",
+					json_object_new_string(p->stall.open_reason));
+			}
 		}
 		if (!o || json_object_array_add(rows, o) < 0) {
 			json_object_put(o);
@@ -194,6 +208,10 @@ int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals)
 				json_object_new_double((double)u->sample_peak_mcores / 1000.0));
 		add_int(totals, "peak_sampled_rss_kb", u->sample_peak_rss_kb);
 	}
+	/* idle now, as long as an idle window needs (activity.h): since when */
+	if (u && u->activity.idle_since_ns &&
+	    clock_boot_ns() - u->activity.idle_since_ns >= units_idle_min_ns(a))
+		add_int(totals, "idle_since_ns", (int64_t)u->activity.idle_since_ns + a->offset_ns);
 	err = live_read(a, unit, &s);
 	if (err || !s.n)
 		return err;

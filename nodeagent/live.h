@@ -11,12 +11,16 @@
 #include "agent.h"
 
 /* Append the unit's live processes to a "processes" array (the keys of a stored row, no
- * end_ns or status, "running": true). */
+ * end_ns or status, "running": true, "rss_kb" now, read_bytes and write_bytes as its last
+ * sample read them, and "stalled_since_ns" (unix ns) and "stalled_reason" while a stall is
+ * under way). */
 int live_add_processes(struct agent *a, uint64_t unit, struct json_object *rows);
 /* Add them to a "tools" array: into their tool's row, or a new row; "running" counts them. */
 int live_add_tools(struct agent *a, uint64_t unit, struct json_object *rows);
 /* Add them to a unit's totals (nprocs, cpu_ns, maxrss_kb, ... as common/records.h's REC_LIVE
- * says), with running_procs, the longest stall under way and the unit's sampled peaks. */
+ * says), with running_procs, the longest stall under way, the unit's sampled peaks, and
+ * idle_since_ns (unix ns) while its processes have done no work for an idle window's least
+ * length (activity.h). */
 int live_add_totals(struct agent *a, uint64_t unit, struct json_object *totals);
 /* The listing named key ("processes" or "tools") with the live processes added. */
 int live_add_rows(struct agent *a, const char *key, uint64_t unit, struct json_object *rows);

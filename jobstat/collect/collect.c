@@ -8,6 +8,7 @@
 #include "collect.h"
 #include "convert.h"
 #include "jobids.h"
+#include "jobunits.h"
 #include "pipelines.h"
 #include "safetext.h"
 #include "slurmacct.h"
@@ -38,63 +39,6 @@ static void no_such_step(const struct jobsel *s, const struct sjob *j, struct co
 	st->not_found++;
 }
 
-/* the units of job sj from every node it ran on (*units: caller frees); the nodes that could
- * not be asked into missing */
-static int fetch_units(const struct sjob *sj, struct daemons *d, struct unit_rec **units,
-		       size_t *nunits, char *missing, size_t mlen)
-{
-	char **nodes = NULL, sel[32];
-	int nn;
-	size_t cap = 0;
-
-	*units = NULL;
-	*nunits = 0;
-	missing[0] = 0;
-	if (!sj->nodes[0] || sj->start <= 0 || strcmp(sj->nodes, "None assigned") == 0)
-		return 0;
-	nn = conv_hostlist(sj->nodes, &nodes, 65536);
-	if (nn < 0) {
-		snprintf(missing, mlen, "%.200s (node list not understood)", sj->nodes);
-		return 0;
-	}
-	snprintf(sel, sizeof(sel), "%u", sj->job_id);
-	for (int i = 0; i < nn; i++) {
-		int node = daemons_node(d, nodes[i]);
-		struct json_object *list;
-		size_t k;
-
-		if (node < 0 || daemons_units(d, node, sel, &list) < 0) {
-			size_t at = strlen(missing);
-
-			if (at + strlen(nodes[i]) + 3 < mlen)
-				snprintf(missing + at, mlen - at, "%s%s", at ? "," : "", nodes[i]);
-			continue;
-		}
-		for (k = 0; k < json_object_array_length(list); k++) {
-			struct unit_rec u;
-
-			if (unit_from_json(json_object_array_get_idx(list, k), node, &u) < 0 ||
-			    u.job_id != (int64_t)sj->job_id || strcmp(u.kind, "slurm") != 0)
-				continue;
-			if (*nunits == cap) {
-				struct unit_rec *nv =
-					realloc(*units, (cap = cap ? 2 * cap : 8) * sizeof(*nv));
-
-				if (!nv) {
-					json_object_put(list);
-					conv_strv_free(nodes, (size_t)nn);
-					return -ENOMEM;
-				}
-				*units = nv;
-			}
-			(*units)[(*nunits)++] = u;
-		}
-		json_object_put(list);
-	}
-	conv_strv_free(nodes, (size_t)nn);
-	return 0;
-}
-
 static int state_ok(const struct opts *o, int state)
 {
 	return !o->state_mask || (state >= 0 && (o->state_mask & (1 << state)));
@@ -109,7 +53,9 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
 	struct jobsel *num = calloc(nsel + 1, sizeof(*num));
 	uid_t self = id->uid;
 	struct sjob *jobs = NULL;
-	size_t n = 0, k = 0;
+	const struct sjob **keep = NULL;
+	struct jobunits *got = NULL;
+	size_t n = 0, k = 0, nkeep = 0;
 	char err[256];
 	int r;
 
@@ -141,11 +87,13 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
 			err);
 		return 0;
 	}
+	if (!(keep = calloc(n + 1, sizeof(*keep))) || !(got = calloc(n + 1, sizeof(*got)))) {
+		fprintf(stderr, JS_PROG ": out of memory\n");
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sjob *j = &jobs[i];
-		struct unit_rec *units = NULL;
-		size_t nunits = 0;
-		char jid[96], missing[256];
+		char jid[96];
 
 		for (size_t s = 0; s < nsel; s++)
 			if (sel_matches(&sel[s], j)) {
@@ -166,18 +114,27 @@ static int from_slurm(const struct opts *o, const struct ident *id, struct daemo
 			}
 			continue;
 		}
-		if (!state_ok(o, (int)(j->state & 0xff)))
-			continue;
-		if (fetch_units(j, d, &units, &nunits, missing, sizeof(missing)) < 0) {
-			free(units);
-			fprintf(stderr, JS_PROG ": out of memory\n");
-			break;
-		}
-		if (report_add_slurm(rep, j, units, nunits, missing) < 0) { /* it took the units */
+		if (state_ok(o, (int)(j->state & 0xff)))
+			keep[nkeep++] = j;
+	}
+	/* their units, every node asked at once */
+	if (jobunits_fetch(d, keep, nkeep, got) < 0) {
+		fprintf(stderr, JS_PROG ": out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < nkeep; i++) {
+		/* it takes the units, also on error */
+		if (report_add_slurm(rep, keep[i], got[i].units, got[i].nunits, got[i].missing) <
+		    0) {
+			for (size_t k = i + 1; k < nkeep; k++)
+				free(got[k].units);
 			fprintf(stderr, JS_PROG ": out of memory\n");
 			break;
 		}
 	}
+out:
+	free(keep);
+	free(got);
 	sacct_free(jobs, n);
 	return 1;
 }

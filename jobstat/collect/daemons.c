@@ -1,6 +1,8 @@
 /* Collect: requests to the nodes' tracerds. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,65 @@ int daemons_default_node(struct daemons *d, const char *node_opt)
 	return daemons_node(d, node);
 }
 
+void daemons_resolve(struct daemons *d, int node)
+{
+	struct node_conn *c = &d->nodes[node];
+
+	if (!c->local && !c->addr[0] && config_listen_port(&d->cfg, c->name) &&
+	    (!d->node_addr || d->node_addr(c->name, c->addr, sizeof(c->addr)) < 0))
+		snprintf(c->addr, sizeof(c->addr), "%s", c->name); /* a node name that resolves */
+}
+
+void daemons_retry(struct daemons *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		d->nodes[i].failed = 0;
+		d->nodes[i].error[0] = 0;
+	}
+}
+
+struct fanout {
+	struct daemons *d;
+	const int *nodes;
+	size_t n;
+	daemons_node_fn fn;
+	void *ctx;
+	atomic_size_t next;
+	atomic_int err;
+};
+
+/* a worker: the next node not taken yet, until none is left */
+static void *fanout_worker(void *arg)
+{
+	struct fanout *f = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&f->next, 1)) < f->n) {
+		int r = f->fn(f->d, f->nodes[i], f->ctx), none = 0;
+
+		if (r < 0)
+			atomic_compare_exchange_strong(&f->err, &none, r);
+	}
+	return NULL;
+}
+
+int daemons_each_node(struct daemons *d, const int *nodes, size_t n, daemons_node_fn fn, void *ctx)
+{
+	struct fanout f = { .d = d, .nodes = nodes, .n = n, .fn = fn, .ctx = ctx };
+	pthread_t th[DAEMONS_FANOUT];
+	size_t nth = 0;
+
+	for (size_t i = 0; i < n; i++)
+		daemons_resolve(d, nodes[i]); /* Slurm's NodeAddr: libslurm, not in threads */
+	for (; n > 1 && nth < DAEMONS_FANOUT && nth < n; nth++)
+		if (pthread_create(&th[nth], NULL, fanout_worker, &f) != 0)
+			break;
+	fanout_worker(&f); /* this thread too: the only one for one node, or when none started */
+	for (size_t i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	return atomic_load(&f.err);
+}
+
 /* one request to a node, by its socket or over TCP */
 static int ask(struct daemons *d, int node, struct json_object *req, int timeout_ms,
 	       struct json_object **reply)
@@ -92,9 +153,9 @@ static int ask(struct daemons *d, int node, struct json_object *req, int timeout
 
 	if (c->failed)
 		return -EHOSTUNREACH;
-	if (!c->local && port && !c->addr[0] &&
-	    (!d->node_addr || d->node_addr(c->name, c->addr, sizeof(c->addr)) < 0))
-		snprintf(c->addr, sizeof(c->addr), "%s", c->name); /* a node name that resolves */
+	daemons_resolve(d, node);
+	if (d->timeout_ms > 0 && d->timeout_ms < timeout_ms)
+		timeout_ms = d->timeout_ms;
 	if (c->local)
 		r = client_request(NULL, c->sock, req, timeout_ms, reply);
 	else if (port)

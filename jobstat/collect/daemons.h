@@ -25,7 +25,8 @@ struct daemons {
 	struct tracer_config cfg;
 	struct node_conn *nodes;
 	size_t n, cap;
-	int quiet; /* no per-request messages (failures still recorded) */
+	int quiet;	/* no per-request messages (failures still recorded) */
+	int timeout_ms; /* > 0: no request waits longer (a live view's per-node bound) */
 	/* a node's address from Slurm (NodeAddr); NULL or failing: its name is the address */
 	int (*node_addr)(const char *node, char *addr, size_t len);
 };
@@ -40,6 +41,19 @@ int daemons_node(struct daemons *d, const char *name);
 int daemons_local_nodes(struct daemons *d);
 /* The default node: -N, else NodeName, else the short host name. */
 int daemons_default_node(struct daemons *d, const char *node_opt);
+
+/* The node's TCP address, from Slurm (node_addr) once: done before requests to several
+ * nodes run in threads, each of which then touches only its own node's entry. */
+void daemons_resolve(struct daemons *d, int node);
+/* Forget which nodes failed, to ask them again (a live view's next refresh). */
+void daemons_retry(struct daemons *d);
+
+/* fn(d, node, ctx) for each of the n nodes, DAEMONS_FANOUT of them at once: each node's call
+ * in a thread of its own that may ask only that node (its addresses resolved first). Returns
+ * the first negative return of fn, else 0. */
+#define DAEMONS_FANOUT 16
+typedef int (*daemons_node_fn)(struct daemons *d, int node, void *ctx);
+int daemons_each_node(struct daemons *d, const int *nodes, size_t n, daemons_node_fn fn, void *ctx);
 
 /* "units" {"select": sel} on a node: 0 and *units (an array, caller puts), -errno on failure
  * (the node is then marked failed with the reason). */

@@ -13,8 +13,7 @@
 
 /* ---- processes */
 
-/* the processes of unit k of job j, once: each with its node and task */
-static int fetch_procs(struct job *j, size_t k, struct daemons *d)
+int details_procs(struct job *j, size_t k, struct daemons *d)
 {
 	struct unit_detail *ud = &j->detail[k];
 	const struct unit_rec *unit = &j->units[k];
@@ -200,9 +199,9 @@ static int job_details(struct job *j, struct daemons *d, const struct details_wa
 	if (!j->detail && !(j->detail = calloc(j->nunits + 1, sizeof(*j->detail))))
 		return -ENOMEM;
 	if (w->failed_procs && report_job_failed(j))
-		err = fetch_steps(j, d, fetch_procs, 0);
+		err = fetch_steps(j, d, details_procs, 0);
 	if (!err && w->step_procs)
-		err = fetch_steps(j, d, fetch_procs, 0);
+		err = fetch_steps(j, d, details_procs, 0);
 	if (!err && w->step_samples)
 		err = fetch_steps(j, d, fetch_samples, 0);
 	if (!err && (w->step_tools || w->step_tools_ran))

@@ -24,4 +24,9 @@ struct details_wanted {
  * asked leaves its units without details; the warnings name it. */
 int details_collect(struct report *rep, struct daemons *d, const struct details_wanted *w);
 
+/* The processes of unit k of job j (its detail allocated), once: each with its node and
+ * task. 0, or -ENOMEM; a node that cannot be asked leaves none (and is marked failed). It
+ * touches only that unit's detail and its node's entry of d. */
+int details_procs(struct job *j, size_t k, struct daemons *d);
+
 #endif

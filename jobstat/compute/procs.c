@@ -78,6 +78,10 @@ int proc_from_json(struct json_object *o, struct proc_rec *p)
 	p->excluded = p->tool_excluded > 0;
 	p->task = JS_NONE;
 	p->running = json_object_object_get_ex(o, "running", &run) && json_object_get_boolean(run);
+	p->rss_now_kb = json_int(o, "rss_kb");
+	p->stalled_since_ns = json_int(o, "stalled_since_ns");
+	snprintf(p->stalled_reason, sizeof(p->stalled_reason), "%s",
+		 json_text(o, "stalled_reason"));
 	p->cmd = command_of(o, argv, p->flags);
 	return p->cmd ? 0 : -ENOMEM;
 }

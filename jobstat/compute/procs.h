@@ -15,7 +15,10 @@ struct proc_rec {
 	char node[64]; /* the node it ran on: PIDs of different nodes are different processes */
 	int64_t task;  /* its Slurm task, JS_NONE unknown */
 	int running;   /* live in tracerd: figures of now, no end or exit status yet */
-	int excluded;  /* shell plumbing by tracerd's tool rules: in listings, not in tool tables */
+	int64_t rss_now_kb;	  /* of a running one: resident now, JS_NONE unknown */
+	int64_t stalled_since_ns; /* of a running one: its stall under way (unix ns), JS_NONE */
+	char stalled_reason[48];
+	int excluded; /* shell plumbing by tracerd's tool rules: in listings, not in tool tables */
 	char *cmd;
 };
 

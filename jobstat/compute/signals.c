@@ -327,6 +327,12 @@ static int64_t history_median(struct json_object *runs, const char *key)
 	return n ? slower_median(v, n) : JS_NONE;
 }
 
+int64_t signals_usual_ns(struct json_object *runs)
+{
+	return runs && json_object_array_length(runs) ? history_median(runs, "elapsed_ns")
+						      : JS_NONE;
+}
+
 /* "I/O wait 8.0x" or "CPU the same": one component against its median */
 static size_t compare(char *out, size_t len, const char *what, int64_t now, int64_t usual)
 {
@@ -357,7 +363,7 @@ static void note_slower(struct sig *c)
 		if (!runs || !(nruns = json_object_array_length(runs)) || !u->have_totals ||
 		    took <= 0)
 			continue;
-		usual = history_median(runs, "elapsed_ns");
+		usual = signals_usual_ns(runs);
 		if (usual == JS_NONE || !slower_than_usual(took, usual))
 			continue;
 		compare(why[0], sizeof(why[0]), "CPU", u->t.cpu_ns, history_median(runs, "cpu_ns"));

@@ -16,5 +16,8 @@ size_t signals_notes(const struct job *j, int units, int running, char lines[][N
 /* The next of a unit's idle windows ("START-END,...", unix ns) from *p, which moves past it:
  * 1, or 0 at the end (or where the text is not one). */
 int idle_window_next(const char **p, int64_t *start, int64_t *end);
+/* The time a step usually takes: the median elapsed time of its earlier runs (a "history"
+ * reply), what "slower than usual" compares with; JS_NONE when there are none. */
+int64_t signals_usual_ns(struct json_object *runs);
 
 #endif
