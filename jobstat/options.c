@@ -370,7 +370,6 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case O_REFRESH:
 			if (parse_refresh(o, optarg) < 0)
 				return -1;
->>>>>>> live
 			break;
 		case O_PIPELINE:
 			o->pipelines = optarg;
