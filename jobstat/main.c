@@ -8,6 +8,7 @@
 #include "collect.h"
 #include "details.h"
 #include "html.h"
+#include "procs.h"
 #include "live.h"
 #include "safetext.h"
 #include "slurmacct.h"
@@ -142,6 +143,8 @@ int main(int argc, char **argv)
 	}
 	/* collect what the view reads, then compute and print from the model alone */
 	view_wanted(&v, &wanted);
+	if (o.html) /* the page reads these of each process, whatever its size */
+		d.proc_fields = procs_report_fields;
 	if (details_collect(&rep, &d, &wanted) < 0) {
 		fprintf(stderr, JS_PROG ": out of memory\n");
 		goto cleanup;

@@ -223,7 +223,19 @@ static int unit_query(struct daemons *d, int node, enum tracer_op op, int64_t un
 
 int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs)
 {
-	return unit_query(d, node, OP_PROCESSES, unit, PROCS_TIMEOUT_MS, procs);
+	struct json_object *req = proto_request(OP_PROCESSES), *fields, *reply;
+	int r;
+
+	json_object_object_add(req, "unit", json_object_new_int64(unit));
+	if (d->proc_fields) { /* a tracerd that does not know fields sends every column */
+		fields = json_object_new_array();
+		for (size_t i = 0; fields && d->proc_fields[i]; i++)
+			json_object_array_add(fields, json_object_new_string(d->proc_fields[i]));
+		json_object_object_add(req, "fields", fields);
+	}
+	r = ask(d, node, req, PROCS_TIMEOUT_MS, &reply);
+	json_object_put(req);
+	return r < 0 ? r : take_array(reply, proto_ops[OP_PROCESSES].reply, procs);
 }
 
 int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object **tools)

@@ -27,6 +27,9 @@ struct daemons {
 	size_t n, cap;
 	int quiet;	/* no per-request messages (failures still recorded) */
 	int timeout_ms; /* > 0: no request waits longer (a live view's per-node bound) */
+	/* the columns a processes request asks for (NULL-ended; NULL: all): a report that reads a
+	 * few of a large unit's takes a fraction of the bytes */
+	const char *const *proc_fields;
 	/* a node's address from Slurm (NodeAddr); NULL or failing: its name is the address */
 	int (*node_addr)(const char *node, char *addr, size_t len);
 };

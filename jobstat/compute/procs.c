@@ -63,6 +63,40 @@ static char *command_of(struct json_object *o, struct json_object *argv, int64_t
 #define PROC_SLOT(name, kind, sql, len, flags) REC_SLOT_NUMBER_##kind(struct proc_rec, name, kind)
 static const struct rec_slot proc_slots[] = { PROCESS_RECORD(PROC_SLOT) };
 
+const char *const procs_report_fields[] = {
+	"pid",
+	"ppid",
+	"uid",
+	"start_ns",
+	"end_ns",
+	"comm",
+	"exe",
+	"argv",
+	"cpu_ns",
+	"user_ns",
+	"sys_ns",
+	"maxrss_kb",
+	"rchar",
+	"wchar",
+	"read_bytes",
+	"write_bytes",
+	"status",
+	"flags",
+	"tool",
+	"subcommand",
+	"interpreter",
+	"tool_excluded",
+	"stall_start_ns",
+	"stall_ns",
+	"stall_reason",
+	"cpu_wait_ns",
+	"iowait_ns",
+	"offcpu_ns",
+	"net_rx_bytes",
+	"net_tx_bytes",
+	NULL,
+};
+
 int proc_from_json(struct json_object *o, struct proc_rec *p)
 {
 	struct json_object *argv, *run;

@@ -28,6 +28,10 @@ struct procset {
 	int borrowed; /* p is the job's own array (one unit's): not freed with the set */
 };
 
+/* The columns of a process that proc_from_json and the report's rows, notes, tool tables and
+ * charts read (not a listing's -o fields, which may name any): what --html asks for. */
+extern const char *const procs_report_fields[];
+
 /* One element of a "processes" reply. The tool is the "tool" field when tracerd gives one,
  * else the base name of argv[0], else comm. Returns -EINVAL for a non-object. */
 int proc_from_json(struct json_object *o, struct proc_rec *p);
