@@ -19,6 +19,29 @@ size_t otlp_text_cut(char *out, size_t limit, const char *s, size_t n, int *cut)
 	if (limit > OTLP_MAX_STRING)
 		limit = OTLP_MAX_STRING;
 	while (i < n) {
+		/* a run of printable ASCII, as most of a command line is: copied at once, each of
+		 * its bytes a character where a cut may fall */
+		for (l = 0;
+		     i + l < n && (unsigned char)s[i + l] >= 0x20 && (unsigned char)s[i + l] < 0x7f;
+		     l++)
+			;
+		if (l) {
+			size_t from = at, fit = at + l > limit ? limit - at : l;
+
+			memcpy(out + at, s + i, fit);
+			at += fit;
+			i += fit;
+			if (at + OTLP_CUT_MARK_LEN <= limit)
+				keep = at;
+			else if (limit >= OTLP_CUT_MARK_LEN && limit - OTLP_CUT_MARK_LEN >= from)
+				keep = limit - OTLP_CUT_MARK_LEN;
+			if (fit == l)
+				continue;
+			memcpy(out + keep, OTLP_CUT_MARK, OTLP_CUT_MARK_LEN);
+			if (cut)
+				*cut = 1;
+			return keep + OTLP_CUT_MARK_LEN;
+		}
 		l = safe_text_char(s + i, n - i, &cp);
 		u = l ? s + i : REPLACEMENT;
 		ul = l ? l : sizeof(REPLACEMENT) - 1;

@@ -212,6 +212,66 @@ static void test_text_cut(void **state)
 	assert_memory_equal(out, MARK, 3);
 }
 
+/* The cut character by character, as otlp_text_cut worked before its run of plain ASCII was
+ * copied at once: the oracle the faster one must agree with byte for byte. */
+static size_t cut_by_char(char *out, size_t limit, const char *s, size_t n, int *cut)
+{
+	size_t at = 0, keep = 0, i = 0, l, ul;
+	const char *u;
+	uint32_t cp;
+
+	while (i < n) {
+		l = safe_text_char(s + i, n - i, &cp);
+		u = l ? s + i : FFFD;
+		ul = l ? l : sizeof(FFFD) - 1;
+		if (at + ul > limit) {
+			memcpy(out + keep, MARK, OTLP_CUT_MARK_LEN);
+			*cut = 1;
+			return keep + OTLP_CUT_MARK_LEN;
+		}
+		memcpy(out + at, u, ul);
+		at += ul;
+		i += l ? l : 1;
+		if (at + OTLP_CUT_MARK_LEN <= limit)
+			keep = at;
+	}
+	*cut = 0;
+	return at;
+}
+
+/* Text of ASCII runs, controls, UTF-8 and stray bytes, cut at every limit: as by the oracle */
+static void test_text_cut_runs(void **state)
+{
+	static const char *const parts[] = {
+		"abc ", "x",	"\t",		"\xc3\xa9",	    "\xe2\x82\xac",
+		"\x80", "\xff", "--flag=value", "\xf0\x9f\x98\x80", "\x7f"
+	};
+	char in[256], a[OTLP_TEXT_ROOM], b[OTLP_TEXT_ROOM];
+	unsigned seed = 7;
+
+	(void)state;
+	for (int round = 0; round < 2000; round++) {
+		size_t n = 0, na, nb;
+		int ca, cb;
+
+		while (n < 120) {
+			const char *p;
+
+			seed = seed * 1103515245 + 12345;
+			p = parts[(seed >> 16) % (sizeof(parts) / sizeof(*parts))];
+			memcpy(in + n, p, strlen(p));
+			n += strlen(p);
+		}
+		for (size_t limit = 0; limit < 90; limit++) {
+			na = otlp_text_cut(a, limit, in, n, &ca);
+			nb = cut_by_char(b, limit, in, n, &cb);
+			assert_int_equal(na, nb);
+			assert_int_equal(ca, cb);
+			assert_memory_equal(a, b, na);
+		}
+	}
+}
+
 /* 200 kB values: each cut at OTLP_MAX_STRING on a character, marked; an argv bounded whole */
 static void test_long_values(void **state)
 {
@@ -523,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_span_json),
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_text_cut),
+		cmocka_unit_test(test_text_cut_runs),
 		cmocka_unit_test(test_long_values),
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_many_spans),
