@@ -250,20 +250,13 @@ enum turn_part { TURN_DRAIN, TURN_CLIENTS, TURN_TICK, TURN_SAMPLE, TURN_AFTER, T
 struct turn {
 	uint64_t at, ns[TURN_PARTS];
 	uint64_t write0, waited0; /* the store's disk time at its start */
-	struct rusage ru0;	  /* the loop thread's CPU and switches at its start */
 };
 
 static void turn_begin(struct turn *t, const struct store *s)
 {
 	memset(t, 0, sizeof(*t));
 	store_io_ns(s, &t->write0, &t->waited0);
-	getrusage(RUSAGE_THREAD, &t->ru0);
 	t->at = clock_mono_ns();
-}
-
-static uint64_t tv_ms(const struct timeval *a, const struct timeval *b)
-{
-	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000 + (b->tv_usec - a->tv_usec) / 1000);
 }
 
 static void turn_mark(struct turn *t, enum turn_part part)
@@ -277,7 +270,6 @@ static void turn_mark(struct turn *t, enum turn_part part)
 static void turn_end(const struct turn *t, const struct store *s)
 {
 	uint64_t sum = 0, write, waited;
-	struct rusage ru;
 	int i;
 
 	for (i = 0; i < TURN_PARTS; i++)
@@ -285,20 +277,14 @@ static void turn_end(const struct turn *t, const struct store *s)
 	if (sum < (uint64_t)TURN_SLOW_MS * 1000000)
 		return;
 	store_io_ns(s, &write, &waited);
-	getrusage(RUSAGE_THREAD, &ru);
-	/* its own CPU far below its time: it waited (switches it made: blocked; the scheduler's:
-	 * preempted on a node whose CPUs are full) */
 	log_warn("a loop turn took %" PRIu64 " ms, clients waited: ring %" PRIu64
 		 ", clients %" PRIu64 ", commit tick %" PRIu64 ", sample round %" PRIu64
 		 ", unit ends %" PRIu64 " ms; of it the store's writes %" PRIu64
-		 ", waits for its commit %" PRIu64 " ms; its CPU %" PRIu64
-		 " ms, switches %ld blocked, %ld preempted",
+		 ", waits for its commit %" PRIu64 " ms",
 		 sum / 1000000, t->ns[TURN_DRAIN] / 1000000, t->ns[TURN_CLIENTS] / 1000000,
 		 t->ns[TURN_TICK] / 1000000, t->ns[TURN_SAMPLE] / 1000000,
 		 t->ns[TURN_AFTER] / 1000000, (write - t->write0) / 1000000,
-		 (waited - t->waited0) / 1000000,
-		 tv_ms(&t->ru0.ru_utime, &ru.ru_utime) + tv_ms(&t->ru0.ru_stime, &ru.ru_stime),
-		 ru.ru_nvcsw - t->ru0.ru_nvcsw, ru.ru_nivcsw - t->ru0.ru_nivcsw);
+		 (waited - t->waited0) / 1000000);
 }
 
 /* The tick and the sample round that waited for the store: the samples first, the tick last

