@@ -377,29 +377,14 @@ int process_row_fields(struct json_object *names, struct row_fields *out, char *
 	return 0;
 }
 
-/* A column's index by name, or -1 */
-static int column_of(const char *name)
+void process_row_cut(struct json_object *row, const struct row_fields *f)
 {
+	if (row_fields_all(f))
+		return;
+	/* what is not a column (a running process's figures of now) stays */
 	for (int c = 0; c < REC_PROCESS_COLS; c++)
-		if (!strcmp(process_cols[c].name, name))
-			return c;
-	return -1;
-}
-
-struct json_object *process_row_project(struct json_object *row, const struct row_fields *f)
-{
-	struct json_object *o = json_object_new_object();
-	int c;
-
-	if (!o)
-		return NULL;
-	/* the columns asked for; what is not a column (a running process's figures of now, its
-	 * running flag; argv_hidden, which goes with argv) stays */
-	json_object_object_foreach(row, key, v) {
-		c = column_of(key);
-		if (c >= 0 ? row_fields_has(f, c) || (c == PCOL_uid && row_fields_has(f, PCOL_argv))
-			   : strcmp(key, "argv_hidden") || row_fields_has(f, PCOL_argv))
-			json_object_object_add(o, key, json_object_get(v));
-	}
-	return o;
+		if (!row_fields_has(f, c) && !(c == PCOL_uid && row_fields_has(f, PCOL_argv)))
+			json_object_object_del(row, process_cols[c].name);
+	if (!row_fields_has(f, PCOL_argv))
+		json_object_object_del(row, "argv_hidden");
 }

@@ -61,9 +61,9 @@ static inline int row_fields_has(const struct row_fields *f, int col)
 /* The fields a request names (names: a JSON array of column names, NULL: all) into *out: 0, or
  * -EINVAL with err saying what is wrong (not an array, too many, not a listed column). */
 int process_row_fields(struct json_object *names, struct row_fields *out, char *err, size_t len);
-/* A listed row (JSON) cut to f's columns (uid and argv_hidden beside argv), its keys that are
- * not columns kept: a new object. */
-struct json_object *process_row_project(struct json_object *row, const struct row_fields *f);
+/* A listed row (JSON) cut to f's columns, in place: uid and argv_hidden stay beside argv, and
+ * its keys that are not columns stay. */
+void process_row_cut(struct json_object *row, const struct row_fields *f);
 
 /* A running process as read now (live.c: from /proc, or its last sample), with the command
  * its row names (process_row_command). */

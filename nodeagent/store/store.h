@@ -91,13 +91,11 @@ int store_prune_backlog(const struct store *s);
 /* The pages in use as the last round counted them (counted now before the first): a scrape
  * never waits on the disk. */
 int store_used_bytes(struct store *s, uint64_t *out);
-/* The store's use as the last pruning round (or store_count_shares) left it: {used_bytes,
+/* The store's use as the last pruning round left it: {used_bytes,
  * max_bytes, users: [{uid, bytes, units}], more_users}, users' shares (stored_bytes, by
  * owner_uid) the most first: the first limit of them and how many more for ANY_UID, else uid's
  * own alone wherever it ranks (and no more_users). NULL before the first count. */
 struct json_object *store_shares(struct store *s, uint32_t uid, unsigned limit);
-/* Count the shares afresh, and wait for it. */
-int store_count_shares(struct store *s, uint64_t max_bytes);
 /* The export cursor of the slowest exported signal (export/cursor.h), or -1 when nothing is
  * exported: pruning by StoreRetention keeps every unit that has a row above it, and only
  * StoreMaxSize may take such units, counted as dropped (and said in the log). */

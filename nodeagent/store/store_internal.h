@@ -33,7 +33,6 @@
  * keeps, and what it did */
 struct prune_job {
 	int on;
-	int count_only; /* the users' sums counted afresh, nothing pruned */
 	int64_t before_ns;
 	uint64_t max_bytes;
 	unsigned batch;

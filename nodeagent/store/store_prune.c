@@ -320,7 +320,7 @@ static int prune_round(struct store *s, struct prune_job *p)
 	if (err)
 		return err;
 	/* the users' sums once a round (a backlog's rounds go on with them) */
-	if (!s->round_open || p->count_only) {
+	if (!s->round_open) {
 		err = load_owners(s);
 		fresh = 1;
 	}
@@ -429,17 +429,6 @@ int store_prune_async(struct store *s, int64_t before_ns, uint64_t max_bytes, un
 	};
 
 	return store_prune_start(s, &p);
-}
-
-int store_count_shares(struct store *s, uint64_t max_bytes)
-{
-	struct prune_job p = { .on = 1, .count_only = 1, .max_bytes = max_bytes };
-	unsigned n;
-	int err = store_prune_start(s, &p);
-
-	if (!err)
-		err = store_settle(s);
-	return err ? err : store_pruned(s, &n);
 }
 
 static struct json_object *share_json(const struct store_owner *o)

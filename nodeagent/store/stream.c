@@ -109,11 +109,10 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
 		row = store_row_to_json(rs->st);
 	} else if (*rc == SQLITE_DONE && rs->extra.tail &&
 		   rs->tail_next < json_object_array_length(rs->extra.tail)) {
-		row = json_object_array_get_idx(rs->extra.tail, rs->tail_next++);
-		/* the daemon's rows are whole: cut as the store's are */
-		row = rs->kind == STREAM_PROCESSES && !row_fields_all(&rs->extra.fields)
-			      ? process_row_project(row, &rs->extra.fields)
-			      : json_object_get(row);
+		row = json_object_get(json_object_array_get_idx(rs->extra.tail, rs->tail_next++));
+		/* the daemon's rows are whole, and sent once: cut as the store's are */
+		if (rs->kind == STREAM_PROCESSES)
+			process_row_cut(row, &rs->extra.fields);
 		*rc = SQLITE_ROW;
 	} else {
 		return NULL;
