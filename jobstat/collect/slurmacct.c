@@ -109,17 +109,27 @@ static int convert_step(slurmdb_step_rec_t *s, struct sstep *o)
 }
 
 /* --mem is per node, --mem-per-cpu per CPU (MEM_PER_CPU set); ReqMem is the job's total */
-static void req_mem(const slurmdb_job_rec_t *j, struct sjob *o)
+static void req_mem(uint32_t alloc_nodes, uint64_t mem, struct sjob *o)
 {
-	int64_t nodes = j->alloc_nodes > 0 ? (int64_t)j->alloc_nodes : 1;
+	int64_t nodes = alloc_nodes > 0 ? (int64_t)alloc_nodes : 1;
 
 	o->req_mem_node_mb = o->req_mem_per_cpu_mb = JS_NONE;
-	if (j->req_mem && j->req_mem != NO_VAL64 && (j->req_mem & MEM_PER_CPU))
-		o->req_mem_per_cpu_mb = (int64_t)(j->req_mem & ~MEM_PER_CPU);
-	else if (j->req_mem && j->req_mem != NO_VAL64)
-		o->req_mem_node_mb = (int64_t)j->req_mem;
+	if (mem && mem != NO_VAL64 && (mem & MEM_PER_CPU))
+		o->req_mem_per_cpu_mb = (int64_t)(mem & ~MEM_PER_CPU);
+	else if (mem && mem != NO_VAL64)
+		o->req_mem_node_mb = (int64_t)mem;
 	if (o->req_mem_node_mb == JS_NONE && o->req_mem_mb != JS_NONE && o->req_mem_mb > 0)
 		o->req_mem_node_mb = (o->req_mem_mb + nodes - 1) / nodes;
+}
+
+static void user_name(struct sjob *o)
+{
+	struct passwd *pw = getpwuid(o->uid);
+
+	if (pw)
+		copy(o->user, sizeof(o->user), pw->pw_name);
+	else
+		snprintf(o->user, sizeof(o->user), "%u", o->uid);
 }
 
 static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
@@ -149,10 +159,8 @@ static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
 		o->uid = pw->pw_uid;
 	if (j->user && *j->user)
 		copy(o->user, sizeof(o->user), j->user);
-	else if ((pw = getpwuid(j->uid)))
-		copy(o->user, sizeof(o->user), pw->pw_name);
 	else
-		snprintf(o->user, sizeof(o->user), "%u", j->uid);
+		user_name(o);
 	copy(o->nodes, sizeof(o->nodes), j->nodes);
 	copy(o->partition, sizeof(o->partition), j->partition);
 	copy(o->account, sizeof(o->account), j->account);
@@ -169,7 +177,7 @@ static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
 						: (int64_t)j->timelimit;
 	o->alloc_cpus = conv_tres(j->tres_alloc_str, 1);
 	o->req_mem_mb = conv_tres(j->tres_req_str, 2);
-	req_mem(j, o);
+	req_mem(j->alloc_nodes, j->req_mem, o);
 	o->exitcode = j->exitcode;
 	o->tot_cpu_us = (int64_t)j->tot_cpu_sec * 1000000 + (int64_t)j->tot_cpu_usec;
 	o->user_cpu_us = (int64_t)j->user_cpu_sec * 1000000 + (int64_t)j->user_cpu_usec;
@@ -233,6 +241,97 @@ static void keep_steps(struct sjob *j, const uint32_t *steps, size_t nsteps)
 			}
 	j->nsteps = k;
 	j->step_only = 1;
+}
+
+/* A running job as slurmctld holds it; its steps come from tracer's units. */
+static void convert_running(const slurm_job_info_t *c, struct sjob *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->job_id = c->job_id;
+	o->array_job_id = c->array_job_id;
+	o->array_task_id =
+		c->array_job_id && c->array_task_id != NO_VAL && c->array_task_id != INFINITE
+			? c->array_task_id
+			: SJ_NO_TASK;
+	copy(o->array_task_str, sizeof(o->array_task_str), c->array_task_str);
+	o->het_job_id = c->het_job_id;
+	o->het_job_offset = c->het_job_offset;
+	o->uid = c->user_id;
+	user_name(o);
+	o->state = c->job_state;
+	copy(o->name, sizeof(o->name), c->name);
+	copy(o->nodes, sizeof(o->nodes), c->nodes);
+	copy(o->partition, sizeof(o->partition), c->partition);
+	copy(o->account, sizeof(o->account), c->account);
+	copy(o->qos, sizeof(o->qos), c->qos);
+	o->nnodes = c->num_nodes;
+	o->submit = c->submit_time;
+	o->eligible = c->eligible_time;
+	o->start = c->start_time;
+	o->elapsed = running_elapsed(c->job_state, 0, c->start_time);
+	o->timelimit = c->time_limit == INFINITE ? TL_UNLIMITED
+		       : c->time_limit == NO_VAL ? TL_PARTITION
+						 : (int64_t)c->time_limit;
+	o->alloc_cpus = conv_tres(c->tres_alloc_str, 1);
+	o->req_mem_mb = conv_tres(c->tres_req_str, 2);
+	req_mem(c->num_nodes, c->pn_min_memory, o);
+	o->exitcode = JS_NONE;
+}
+
+static int uid_wanted(const struct sacct_query *q, uint32_t uid)
+{
+	for (size_t i = 0; i < q->nuids; i++)
+		if (q->uids[i] == uid)
+			return 1;
+	return !q->nuids;
+}
+
+/* slurmdbd learns of a job's start after slurmctld, and on a busy controller seconds later:
+ * until then it holds the job pending, even as "allocation" when a step's record came first.
+ * A job running now is as slurmctld says: its facts replace slurmdbd's, and one slurmdbd does
+ * not hold yet is added. Steps stay slurmdbd's. On any failure the records stay as they are. */
+static void running_from_slurmctld(const struct sacct_query *q, struct sjob **v, size_t *n,
+				   uint32_t *steps)
+{
+	job_info_msg_t *msg = NULL;
+	size_t open = 0;
+
+	/* a report of ended jobs asks slurmctld nothing (it may be down while slurmdbd is not) */
+	for (size_t i = 0; i < *n; i++)
+		open += ((*v)[i].state & JOB_STATE_BASE) <= JOB_SUSPENDED;
+	if (q->nsel && !open)
+		return;
+	if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || !msg)
+		return;
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		const slurm_job_info_t *c = &msg->job_array[i];
+		unsigned base = c->job_state & JOB_STATE_BASE;
+		struct sjob now, *grown;
+		size_t at, nsteps;
+		int all_steps;
+
+		if ((base != JOB_RUNNING && base != JOB_SUSPENDED) || !uid_wanted(q, c->user_id) ||
+		    (q->end && c->start_time > q->end))
+			continue;
+		convert_running(c, &now);
+		for (at = 0; at < *n && (*v)[at].job_id != c->job_id; at++)
+			;
+		if (at < *n) {
+			now.steps = (*v)[at].steps;
+			now.nsteps = (*v)[at].nsteps;
+			now.step_only = (*v)[at].step_only;
+			(*v)[at] = now;
+			continue;
+		}
+		if (!wanted(q, &now, &all_steps, steps, &nsteps))
+			continue;
+		if (!(grown = realloc(*v, (*n + 1) * sizeof(**v))))
+			break;
+		*v = grown;
+		now.step_only = !all_steps;
+		(*v)[(*n)++] = now;
+	}
+	slurm_free_job_info_msg(msg);
 }
 
 /* QOS ids to names, as sacct shows them: one query for all the jobs */
@@ -371,6 +470,7 @@ int sacct_jobs(const struct sacct_query *q, struct sjob **out, size_t *nout, cha
 		v = NULL;
 		n = 0;
 	} else {
+		running_from_slurmctld(q, &v, &n, steps);
 		qos_names(db, v, n);
 	}
 out:

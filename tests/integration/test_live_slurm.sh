@@ -48,6 +48,18 @@ assert any(r["name"].startswith(sys.argv[2] + " ") for r in rows if r["level"] =
 assert any(t["nrunning"] == 2 for t in tools), tools
 ' "$all" "$J"
 
+# slurmdbd behind slurmctld, as on a busy controller: it holds the running job pending, named
+# "allocation" (the record it makes when a step's start reaches it before the job's). A running
+# job is as slurmctld says, in -j and in -a.
+mariadb --defaults-file="$BASE/etc/my.cnf" --user=root tracer_acct_db -e \
+  "UPDATE tracertest_job_table SET state = 0, job_name = 'allocation' WHERE id_job = $J"
+out=$(as tracertest "$BUILD/tracer-jobstat --live -j $J -P" 2> "$T/err")
+check "slurmdbd behind: the snapshot has the job running, by its name" grep -q "^job|$J live2|RUNNING" <<< "$out"
+all=$("$BUILD/tracer-jobstat" --live -a -P)
+check "slurmdbd behind: -a lists it" grep -q "^job|$J live2|RUNNING" <<< "$all"
+check "slurmdbd behind: its report too" \
+  bash -c "'$BUILD/tracer-jobstat' -j $J -P -o JobID,JobName,State | grep -qx '$J|live2|RUNNING'"
+
 # in a terminal, as the job's owner
 tmux new-session -d -s $S -x 160 -y 50 "su tracertest -c 'SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $BUILD/tracer-jobstat --live --refresh=1s -j $J; echo VIEW-ENDED; sleep 30'"
 shown=
