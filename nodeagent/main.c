@@ -177,11 +177,23 @@ struct daemon {
 };
 
 /* Nice: on a node whose CPUs users' work fills, tracerd is still scheduled soon enough to
- * answer within 100 ms (its loop bounds its own work per turn). */
+ * answer within 100 ms (its loop bounds its own work per turn). Where the kernel groups tasks by
+ * session (autogroup: tasks outside any CPU cgroup), a nice value weighs only within the
+ * session, and each session weighs alike: a user's storms in sessions of their own left tracerd
+ * unscheduled for 300-500 ms. The same nice goes to tracerd's session then, when it leads it
+ * (the session is its own: as a daemon, or under systemd), never to an admin's shell's. */
 static void set_nice(int nice)
 {
+	FILE *f;
+
 	if (setpriority(PRIO_PROCESS, 0, nice) < 0)
 		log_warn("cannot set the nice value %d: %m", nice);
+	if (getsid(0) != getpid() || !(f = fopen("/proc/self/autogroup", "we")))
+		return; /* not its own session, or a kernel without autogroup */
+	if (fprintf(f, "%d", nice) < 0 || fclose(f) == EOF)
+		log_warn("cannot set the nice value %d of tracerd's session: %m", nice);
+	else
+		log_debug("nice value %d, also of tracerd's session (autogroup)", nice);
 }
 
 /* SIGHUP: settings that can change live do; the rest wait for a restart, and say so. */

@@ -122,6 +122,14 @@ static void req_mem(uint32_t alloc_nodes, uint64_t mem, struct sjob *o)
 		o->req_mem_node_mb = (o->req_mem_mb + nodes - 1) / nodes;
 }
 
+/* minutes, as struct sjob holds a time limit */
+static int64_t time_limit(uint32_t minutes)
+{
+	return minutes == INFINITE ? TL_UNLIMITED
+	       : minutes == NO_VAL ? TL_PARTITION
+				   : (int64_t)minutes;
+}
+
 static void user_name(struct sjob *o)
 {
 	struct passwd *pw = getpwuid(o->uid);
@@ -172,9 +180,7 @@ static int convert_job(slurmdb_job_rec_t *j, struct sjob *o)
 	o->start = j->start;
 	o->end = j->end;
 	o->elapsed = running_elapsed(j->state, j->elapsed, j->start);
-	o->timelimit = j->timelimit == INFINITE ? TL_UNLIMITED
-		       : j->timelimit == NO_VAL ? TL_PARTITION
-						: (int64_t)j->timelimit;
+	o->timelimit = time_limit(j->timelimit);
 	o->alloc_cpus = conv_tres(j->tres_alloc_str, 1);
 	o->req_mem_mb = conv_tres(j->tres_req_str, 2);
 	req_mem(j->alloc_nodes, j->req_mem, o);
@@ -269,9 +275,7 @@ static void convert_running(const slurm_job_info_t *c, struct sjob *o)
 	o->eligible = c->eligible_time;
 	o->start = c->start_time;
 	o->elapsed = running_elapsed(c->job_state, 0, c->start_time);
-	o->timelimit = c->time_limit == INFINITE ? TL_UNLIMITED
-		       : c->time_limit == NO_VAL ? TL_PARTITION
-						 : (int64_t)c->time_limit;
+	o->timelimit = time_limit(c->time_limit);
 	o->alloc_cpus = conv_tres(c->tres_alloc_str, 1);
 	o->req_mem_mb = conv_tres(c->tres_req_str, 2);
 	req_mem(c->num_nodes, c->pn_min_memory, o);
