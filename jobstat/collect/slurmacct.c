@@ -300,7 +300,8 @@ static void running_from_slurmctld(const struct sacct_query *q, struct sjob **v,
 	job_info_msg_t *msg = NULL;
 	size_t open = 0;
 
-	/* a report of ended jobs asks slurmctld nothing (it may be down while slurmdbd is not) */
+	/* a report of named jobs that have all ended asks slurmctld nothing (it may be down while
+	 * slurmdbd is not); a listing asks it, for the jobs running now */
 	for (size_t i = 0; i < *n; i++)
 		open += ((*v)[i].state & JOB_STATE_BASE) <= JOB_SUSPENDED;
 	if (q->nsel && !open)
