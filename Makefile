@@ -46,7 +46,7 @@ BINS := $(B)/tracerd $(B)/tracerctl $(B)/tracer-jobstat $(B)/spank_tracer.so \
 SPANK_SRC := spank/spank_tracer.c util/cgroup_path.c util/clock.c util/config.c util/config_paths.c util/config_values.c util/procfs.c util/readfile.c \
              util/otlp_settings.c util/safetext.c util/slurm_ids.c \
              protocol/ops.c protocol/protocol.c protocol/protocol_client.c protocol/traceparent.c \
-             protocol/trust.c
+             protocol/trust.c protocol/reply_rows.c
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
@@ -106,7 +106,7 @@ JOBSTAT_MAIN    := $(wildcard jobstat/*.c)
 JOBSTAT_SRC     := $(JOBSTAT_COLLECT) $(JOBSTAT_COMPUTE) $(JOBSTAT_RENDER)
 # what compute shares with tracerd: which tools are workflow engines
 JOBSTAT_SHARED  := correlate/engine_tools.c
-JOBSTAT_LIBS    := -lslurm -lpthread
+JOBSTAT_LIBS    := -lslurm -lyajl -lpthread
 LIBJOBSTAT      := $(B)/libjobstat.a
 $(LIBJOBSTAT): $(patsubst %.c,$(B)/obj/%.o,$(JOBSTAT_SRC) $(JOBSTAT_SHARED))
 	rm -f $@ && ar rcs $@ $^
@@ -190,6 +190,8 @@ FUZZ_SRC_argv     := nodeagent/argv.c
 FUZZ_LIBS_agent   := $(AGENT_LIBS)
 FUZZ_SRC_otlp     := $(wildcard nodeagent/export/otlp*.c)
 FUZZ_LIBS_otlp    := -lz
+FUZZ_SRC_rows     := jobstat/collect/rows_parse.c jobstat/compute/flatrow.c
+FUZZ_LIBS_rows    := -lyajl
 .SECONDEXPANSION:
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h tests/fuzz/otlp_wire.h $(COMMON_SRC) $$(FUZZ_SRC_$$*) | $(BPF_SKELS)
 	@mkdir -p $(B)/fuzz

@@ -78,13 +78,14 @@ static int reply_ok(struct json_object *r, const struct refusal *f)
 
 /* Send req on fd (closed here) and check the reply; see client_request(). */
 static int exchange(const char *where, int fd, struct json_object *req, int timeout_ms,
-		    struct json_object **reply, const struct refusal *f)
+		    const struct proto_rows *rows, struct json_object **reply,
+		    const struct refusal *f)
 {
 	struct json_object *r = NULL;
 	char err[256] = "";
 	int ret;
 
-	ret = proto_call(fd, req, timeout_ms, &r, err, sizeof(err));
+	ret = proto_call_rows(fd, req, timeout_ms, rows, &r, err, sizeof(err));
 	close(fd);
 	if (ret < 0) {
 		proto_errf(f->why, f->whylen, "tracerd at %s: %s", where,
@@ -110,7 +111,8 @@ static int failed(const char *prog, int ret, const char *msg, char *why, size_t 
 }
 
 static int request_once(const char *sock, struct json_object *req, int timeout_ms, int root,
-			struct json_object **reply, char *why, size_t whylen)
+			const struct proto_rows *rows, struct json_object **reply, char *why,
+			size_t whylen)
 {
 	struct json_object *r = NULL;
 	int fd, ret;
@@ -141,11 +143,12 @@ static int request_once(const char *sock, struct json_object *req, int timeout_m
 		proto_errf(why, whylen, "cannot reach tracerd at %s: %s", sock, strerror(-fd));
 		return fd;
 	}
-	return exchange(sock, fd, req, timeout_ms, reply, &(struct refusal){ why, whylen });
+	return exchange(sock, fd, req, timeout_ms, rows, reply, &(struct refusal){ why, whylen });
 }
 
 static int request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
-		   int root, struct json_object **reply, char *why, size_t whylen)
+		   int root, const struct proto_rows *rows, struct json_object **reply, char *why,
+		   size_t whylen)
 {
 	char buf[2 * PATH_MAX + 256] = "";
 	int ret, tries;
@@ -153,7 +156,7 @@ static int request(const char *prog, const char *sock, struct json_object *req, 
 	/* a refusal for want of a slot comes before the request is read: safe to send again,
 	 * as a burst of one user's requests may find their slots taken for a moment */
 	for (tries = 1;; tries++) {
-		ret = request_once(sock, req, timeout_ms, root, reply, buf, sizeof(buf));
+		ret = request_once(sock, req, timeout_ms, root, rows, reply, buf, sizeof(buf));
 		if (ret != -EBUSY || tries == BUSY_TRIES)
 			break;
 		usleep(BUSY_WAIT_US);
@@ -164,33 +167,31 @@ static int request(const char *prog, const char *sock, struct json_object *req, 
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
 		   struct json_object **reply)
 {
-	return request(prog, sock, req, timeout_ms, 0, reply, NULL, 0);
+	return request(prog, sock, req, timeout_ms, 0, NULL, reply, NULL, 0);
+}
+
+int client_request_rows(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+			const struct proto_rows *rows, struct json_object **reply)
+{
+	return request(prog, sock, req, timeout_ms, 0, rows, reply, NULL, 0);
 }
 
 int client_request_why(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
 		       struct json_object **reply, char *why, size_t whylen)
 {
-	return request(prog, sock, req, timeout_ms, 0, reply, why, whylen);
+	return request(prog, sock, req, timeout_ms, 0, NULL, reply, why, whylen);
 }
 
 int client_request_root(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
 			struct json_object **reply, char *why, size_t whylen)
 {
-	return request(prog, sock, req, timeout_ms, 1, reply, why, whylen);
+	return request(prog, sock, req, timeout_ms, 1, NULL, reply, why, whylen);
 }
 
-int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
+static int tcp_request(const char *prog, const char *host, unsigned port, const char *node,
 		       const char *munge_socket, struct json_object *req, int timeout_ms,
-		       struct json_object **reply)
-{
-	return client_request_tcp_why(prog, host, port, node, munge_socket, req, timeout_ms, reply,
-				      NULL, 0, NULL, 0);
-}
-
-int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,
-			   const char *munge_socket, struct json_object *req, int timeout_ms,
-			   struct json_object **reply, char *why, size_t whylen, char *is_node,
-			   size_t nodelen)
+		       const struct proto_rows *rows, struct json_object **reply, char *why,
+		       size_t whylen, char *is_node, size_t nodelen)
 {
 	struct json_object *signed_req = NULL, *outer; /* deep_copy wants NULL */
 	munge_ctx_t ctx = munge_ctx_create();
@@ -234,10 +235,35 @@ int client_request_tcp_why(const char *prog, const char *host, unsigned port, co
 		json_object_put(outer);
 		return fd;
 	}
-	r = exchange(where, fd, outer, timeout_ms, reply,
+	r = exchange(where, fd, outer, timeout_ms, rows, reply,
 		     &(struct refusal){ err, sizeof(err), is_node, nodelen });
 	json_object_put(outer);
 	return failed(prog, r, err, why, whylen);
+}
+
+int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
+		       const char *munge_socket, struct json_object *req, int timeout_ms,
+		       struct json_object **reply)
+{
+	return tcp_request(prog, host, port, node, munge_socket, req, timeout_ms, NULL, reply, NULL,
+			   0, NULL, 0);
+}
+
+int client_request_tcp_rows(const char *prog, const char *host, unsigned port, const char *node,
+			    const char *munge_socket, struct json_object *req, int timeout_ms,
+			    const struct proto_rows *rows, struct json_object **reply)
+{
+	return tcp_request(prog, host, port, node, munge_socket, req, timeout_ms, rows, reply, NULL,
+			   0, NULL, 0);
+}
+
+int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,
+			   const char *munge_socket, struct json_object *req, int timeout_ms,
+			   struct json_object **reply, char *why, size_t whylen, char *is_node,
+			   size_t nodelen)
+{
+	return tcp_request(prog, host, port, node, munge_socket, req, timeout_ms, NULL, reply, why,
+			   whylen, is_node, nodelen);
 }
 
 int64_t reply_int(struct json_object *o, const char *key, int64_t dflt)

@@ -21,6 +21,10 @@ int client_socket_path(const struct client_target *t, char *out, size_t len);
  * connection slot free). */
 int client_request(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
 		   struct json_object **reply);
+/* The same, the reply's big array left to its reader (struct proto_rows, protocol.h) */
+struct proto_rows;
+int client_request_rows(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
+			const struct proto_rows *rows, struct json_object **reply);
 /* The same; why a request failed is also put in why[whylen] (when not NULL). */
 int client_request_why(const char *prog, const char *sock, struct json_object *req, int timeout_ms,
 		       struct json_object **reply, char *why, size_t whylen);
@@ -34,6 +38,9 @@ int client_request_root(const char *prog, const char *sock, struct json_object *
 int client_request_tcp(const char *prog, const char *host, unsigned port, const char *node,
 		       const char *munge_socket, struct json_object *req, int timeout_ms,
 		       struct json_object **reply);
+int client_request_tcp_rows(const char *prog, const char *host, unsigned port, const char *node,
+			    const char *munge_socket, struct json_object *req, int timeout_ms,
+			    const struct proto_rows *rows, struct json_object **reply);
 /* The same; a refusal's message also into why, and when the daemon refused a credential for
  * another node (code wrong_node), the node it is into is_node (each when not NULL). */
 int client_request_tcp_why(const char *prog, const char *host, unsigned port, const char *node,

@@ -104,6 +104,18 @@ int proto_add_argv(struct json_object *req, char *const *argv, int argc);
 /* Parse one reply line: a JSON object with "v" == TRACER_PROTO_VERSION, up to TRACER_REPLY_MAX. */
 int proto_parse_reply(const char *line, size_t len, struct json_object **out, char *err,
 		      size_t errlen);
+/* A reply's big array left to its reader (reply_rows.c): the text of the top-level array member
+ * key, brackets and all, goes to rows() unparsed (its reader parses it a row at a time), and
+ * the reply keeps an empty array there. rows() returns 0, or < 0 with a message in err: the
+ * parse returns that. */
+struct proto_rows {
+	const char *key;
+	int (*rows)(void *ctx, const char *text, size_t len, char *err, size_t errlen);
+	void *ctx;
+};
+/* proto_parse_reply(), with an array (rows, NULL: none) left to its reader */
+int proto_parse_reply_rows(const char *line, size_t len, const struct proto_rows *rows,
+			   struct json_object **out, char *err, size_t errlen);
 /* Format an error message into err (NULL or 0 length: nothing). */
 void proto_errf(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -120,5 +132,8 @@ int proto_send(int fd, struct json_object *req, int timeout_ms, char *err, size_
 /* The same, reading a reply line of at most max bytes: past it, -EPROTO with a message. */
 int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
 		   struct json_object **reply, char *err, size_t errlen);
+/* proto_call(), the reply's array left to its reader so (NULL: none) */
+int proto_call_rows(int fd, struct json_object *req, int timeout_ms, const struct proto_rows *rows,
+		    struct json_object **reply, char *err, size_t errlen);
 
 #endif

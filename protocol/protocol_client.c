@@ -255,8 +255,8 @@ int proto_send(int fd, struct json_object *req, int timeout_ms, char *err, size_
 	return r;
 }
 
-int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
-		   struct json_object **reply, char *err, size_t errlen)
+static int call(int fd, struct json_object *req, int timeout_ms, size_t max,
+		const struct proto_rows *rows, struct json_object **reply, char *err, size_t errlen)
 {
 	int64_t deadline = timeout_ms >= 0 ? clock_mono_ms() + timeout_ms : -1;
 	struct line_reader lr;
@@ -298,7 +298,19 @@ int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
 		return ret;
 	}
 
-	ret = proto_parse_reply(line, llen, reply, err, errlen);
+	ret = proto_parse_reply_rows(line, llen, rows, reply, err, errlen);
 	free(line);
 	return ret;
+}
+
+int proto_call_max(int fd, struct json_object *req, int timeout_ms, size_t max,
+		   struct json_object **reply, char *err, size_t errlen)
+{
+	return call(fd, req, timeout_ms, max, NULL, reply, err, errlen);
+}
+
+int proto_call_rows(int fd, struct json_object *req, int timeout_ms, const struct proto_rows *rows,
+		    struct json_object **reply, char *err, size_t errlen)
+{
+	return call(fd, req, timeout_ms, TRACER_REPLY_MAX, rows, reply, err, errlen);
 }

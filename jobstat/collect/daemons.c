@@ -10,6 +10,7 @@
 
 #include "client.h"
 #include "daemons.h"
+#include "rows_parse.h"
 #include "jobstat.h"
 #include "protocol.h"
 
@@ -145,7 +146,7 @@ int daemons_each_node(struct daemons *d, const int *nodes, size_t n, daemons_nod
 
 /* one request to a node, by its socket or over TCP */
 static int ask(struct daemons *d, int node, struct json_object *req, int timeout_ms,
-	       struct json_object **reply)
+	       const struct proto_rows *rows, struct json_object **reply)
 {
 	struct node_conn *c = &d->nodes[node];
 	uint32_t port = config_listen_port(&d->cfg, c->name);
@@ -157,10 +158,10 @@ static int ask(struct daemons *d, int node, struct json_object *req, int timeout
 	if (d->timeout_ms > 0 && d->timeout_ms < timeout_ms)
 		timeout_ms = d->timeout_ms;
 	if (c->local)
-		r = client_request(NULL, c->sock, req, timeout_ms, reply);
+		r = client_request_rows(NULL, c->sock, req, timeout_ms, rows, reply);
 	else if (port)
-		r = client_request_tcp(NULL, c->addr, port, c->name, d->cfg.munge_socket, req,
-				       timeout_ms, reply);
+		r = client_request_tcp_rows(NULL, c->addr, port, c->name, d->cfg.munge_socket, req,
+					    timeout_ms, rows, reply);
 	else
 		r = -ENOENT;
 	if (r == -EREMOTEIO)
@@ -203,7 +204,7 @@ int daemons_units(struct daemons *d, int node, const char *sel, struct json_obje
 	int r;
 
 	json_object_object_add(req, "select", json_object_new_string(sel));
-	r = ask(d, node, req, UNITS_TIMEOUT_MS, &reply);
+	r = ask(d, node, req, UNITS_TIMEOUT_MS, NULL, &reply);
 	json_object_put(req);
 	return r < 0 ? r : take_array(reply, proto_ops[OP_UNITS].reply, units);
 }
@@ -216,14 +217,46 @@ static int unit_query(struct daemons *d, int node, enum tracer_op op, int64_t un
 	int r;
 
 	json_object_object_add(req, "unit", json_object_new_int64(unit));
-	r = ask(d, node, req, timeout_ms, &reply);
+	r = ask(d, node, req, timeout_ms, NULL, &reply);
 	json_object_put(req);
 	return r < 0 ? r : take_array(reply, proto_ops[op].reply, out);
 }
 
-int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs)
+struct rows_to {
+	daemons_row_fn fn;
+	void *ctx;
+};
+
+static int parse_rows(void *ctx, const char *text, size_t len, char *err, size_t errlen)
 {
-	struct json_object *req = proto_request(OP_PROCESSES), *fields, *reply;
+	const struct rows_to *to = ctx;
+	char why[160] = "";
+	int r = rows_parse(text, len, to->fn, to->ctx, why, sizeof(why));
+
+	if (r == -EPROTO)
+		proto_errf(err, errlen, "invalid rows: %s", why);
+	return r;
+}
+
+/* a per-unit query whose reply's array comes a row at a time */
+static int ask_rows(struct daemons *d, int node, struct json_object *req, int timeout_ms,
+		    enum tracer_op op, daemons_row_fn fn, void *ctx)
+{
+	struct rows_to to = { fn, ctx };
+	const struct proto_rows rows = { .key = proto_ops[op].reply,
+					 .rows = parse_rows,
+					 .ctx = &to };
+	struct json_object *reply;
+	int r = ask(d, node, req, timeout_ms, &rows, &reply);
+
+	if (r >= 0)
+		json_object_put(reply); /* what is left: the reply around its rows */
+	return r;
+}
+
+int daemons_processes(struct daemons *d, int node, int64_t unit, daemons_row_fn fn, void *ctx)
+{
+	struct json_object *req = proto_request(OP_PROCESSES), *fields;
 	int r;
 
 	json_object_object_add(req, "unit", json_object_new_int64(unit));
@@ -233,9 +266,9 @@ int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_obj
 			json_object_array_add(fields, json_object_new_string(d->proc_fields[i]));
 		json_object_object_add(req, "fields", fields);
 	}
-	r = ask(d, node, req, PROCS_TIMEOUT_MS, &reply);
+	r = ask_rows(d, node, req, PROCS_TIMEOUT_MS, OP_PROCESSES, fn, ctx);
 	json_object_put(req);
-	return r < 0 ? r : take_array(reply, proto_ops[OP_PROCESSES].reply, procs);
+	return r;
 }
 
 int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object **tools)
@@ -248,9 +281,15 @@ int daemons_history(struct daemons *d, int node, int64_t unit, struct json_objec
 	return unit_query(d, node, OP_HISTORY, unit, UNITS_TIMEOUT_MS, runs);
 }
 
-int daemons_samples(struct daemons *d, int node, int64_t unit, struct json_object **points)
+int daemons_samples(struct daemons *d, int node, int64_t unit, daemons_row_fn fn, void *ctx)
 {
-	return unit_query(d, node, OP_SAMPLES, unit, PROCS_TIMEOUT_MS, points);
+	struct json_object *req = proto_request(OP_SAMPLES);
+	int r;
+
+	json_object_object_add(req, "unit", json_object_new_int64(unit));
+	r = ask_rows(d, node, req, PROCS_TIMEOUT_MS, OP_SAMPLES, fn, ctx);
+	json_object_put(req);
+	return r;
 }
 
 struct json_object *daemons_topology(struct daemons *d, int node)
@@ -261,7 +300,7 @@ struct json_object *daemons_topology(struct daemons *d, int node)
 	if (!c->status_tried) {
 		c->status_tried = 1;
 		req = proto_request(OP_STATUS);
-		if (ask(d, node, req, UNITS_TIMEOUT_MS, &c->status) < 0)
+		if (ask(d, node, req, UNITS_TIMEOUT_MS, NULL, &c->status) < 0)
 			c->status = NULL;
 		json_object_put(req);
 	}

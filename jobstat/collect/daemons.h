@@ -61,8 +61,13 @@ int daemons_each_node(struct daemons *d, const int *nodes, size_t n, daemons_nod
 /* "units" {"select": sel} on a node: 0 and *units (an array, caller puts), -errno on failure
  * (the node is then marked failed with the reason). */
 int daemons_units(struct daemons *d, int node, const char *sel, struct json_object **units);
-/* "processes" {"unit": id}: the reply's "processes" array (caller puts). */
-int daemons_processes(struct daemons *d, int node, int64_t unit, struct json_object **procs);
+/* A record of a reply that comes a row at a time, as a flat row (flatrow.h): 0, or < 0 to stop
+ * (the query returns it). The row is reused after the call. */
+struct flat_row;
+typedef int (*daemons_row_fn)(void *ctx, struct flat_row *row);
+/* "processes" {"unit": id}: each of the reply's "processes" to fn, as it is parsed: a
+ * 100 000-process unit never stands whole in memory as JSON. */
+int daemons_processes(struct daemons *d, int node, int64_t unit, daemons_row_fn fn, void *ctx);
 /* "tools" {"unit": id}: the unit's processes grouped by tool and subcommand, shell plumbing
  * left out, computed in the store: the reply's "tools" array (caller puts). -EREMOTEIO when
  * the daemon refused (an older tracerd without the op). */
@@ -70,9 +75,10 @@ int daemons_tools(struct daemons *d, int node, int64_t unit, struct json_object 
 /* "history" {"unit": id}: the earlier successful runs of the same step by the same user,
  * newest first, with their totals (caller puts). */
 int daemons_history(struct daemons *d, int node, int64_t unit, struct json_object **runs);
-/* "samples" {"unit": id}: the points of the unit's timeline, its processes' samples and exits
- * (caller puts). -EREMOTEIO when the daemon refused (an older tracerd without the op). */
-int daemons_samples(struct daemons *d, int node, int64_t unit, struct json_object **points);
+/* "samples" {"unit": id}: the points of the unit's timeline, its processes' samples and exits,
+ * each to fn as the processes are. -EREMOTEIO when the daemon refused (an older tracerd
+ * without the op). */
+int daemons_samples(struct daemons *d, int node, int64_t unit, daemons_row_fn fn, void *ctx);
 /* The node's topology ("status" reply), NULL when it has none or cannot be asked. */
 struct json_object *daemons_topology(struct daemons *d, int node);
 

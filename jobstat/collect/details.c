@@ -7,66 +7,113 @@
 
 #include "slower.h"
 #include "details.h"
+#include "flatrow.h"
 #include "pipelines.h"
 #include "procs.h"
 #include "timeline.h"
 
 /* ---- processes */
 
+/* a growing array of n records of size each: room for one more, or -ENOMEM */
+static int room_for_one(void **arr, size_t n, size_t *cap, size_t size)
+{
+	void *more;
+
+	if (n < *cap)
+		return 0;
+	if (!(more = realloc(*arr, (*cap ? *cap * 2 : 64) * size)))
+		return -ENOMEM;
+	*arr = more;
+	*cap = *cap ? *cap * 2 : 64;
+	return 0;
+}
+
+struct procs_in {
+	struct unit_detail *ud;
+	const char *node;
+	int64_t task;
+	size_t cap;
+};
+
+static int proc_row(void *ctx, struct flat_row *row)
+{
+	struct procs_in *in = ctx;
+	struct unit_detail *ud = in->ud;
+	struct proc_rec *p;
+
+	if (room_for_one((void **)&ud->procs, ud->nprocs, &in->cap, sizeof(*ud->procs)))
+		return -ENOMEM;
+	p = &ud->procs[ud->nprocs];
+	if (proc_from_flat(row, p) < 0)
+		return -ENOMEM;
+	snprintf(p->node, sizeof(p->node), "%s", in->node);
+	p->task = in->task;
+	ud->nprocs++;
+	return 0;
+}
+
 int details_procs(struct job *j, size_t k, struct daemons *d)
 {
 	struct unit_detail *ud = &j->detail[k];
 	const struct unit_rec *unit = &j->units[k];
-	struct json_object *procs;
-	size_t len;
+	struct procs_in in = { .ud = ud,
+			       .node = d->nodes[unit->node].name,
+			       .task = unit->task_id >= 0 ? unit->task_id : JS_NONE };
+
+	int r;
 
 	if (ud->procs_fetched)
 		return 0;
 	ud->procs_fetched = 1;
-	if (daemons_processes(d, unit->node, unit->id, &procs) < 0)
-		return 0; /* the node is named in the warnings */
-	len = json_object_array_length(procs);
-	if (len && !(ud->procs = malloc(len * sizeof(*ud->procs)))) {
-		json_object_put(procs);
-		return -ENOMEM;
+	r = daemons_processes(d, unit->node, unit->id, proc_row, &in);
+	if (r < 0) { /* none of a reply that failed; the node is named in the warnings */
+		for (size_t i = 0; i < ud->nprocs; i++)
+			free(ud->procs[i].cmd);
+		free(ud->procs);
+		ud->procs = NULL;
+		ud->nprocs = 0;
 	}
-	for (size_t i = 0; i < len; i++) {
-		struct proc_rec *p = &ud->procs[ud->nprocs];
-
-		if (proc_from_json(json_object_array_get_idx(procs, i), p) < 0)
-			continue;
-		snprintf(p->node, sizeof(p->node), "%s", d->nodes[unit->node].name);
-		p->task = unit->task_id >= 0 ? unit->task_id : JS_NONE;
-		ud->nprocs++;
-	}
-	json_object_put(procs);
-	return 0;
+	return r == -ENOMEM ? r : 0;
 }
 
 /* ---- the timeline's points */
+
+struct points_in {
+	struct unit_detail *ud;
+	size_t cap;
+};
+
+static int point_row(void *ctx, struct flat_row *row)
+{
+	struct points_in *in = ctx;
+	struct unit_detail *ud = in->ud;
+
+	if (room_for_one((void **)&ud->points, ud->npoints, &in->cap, sizeof(*ud->points)))
+		return -ENOMEM;
+	if (tl_point_from_flat(row, &ud->points[ud->npoints]) == 0)
+		ud->npoints++;
+	return 0;
+}
 
 /* the points of unit k of job j, once */
 static int fetch_samples(struct job *j, size_t k, struct daemons *d)
 {
 	struct unit_detail *ud = &j->detail[k];
-	struct json_object *pts;
-	size_t len;
+	struct points_in in = { .ud = ud };
+	int r;
 
 	if (ud->points_fetched)
 		return 0;
-	if (daemons_samples(d, j->units[k].node, j->units[k].id, &pts) < 0)
-		return 0; /* the node is named in the warnings, its intervals in their notes */
-	ud->points_fetched = 1;
-	len = json_object_array_length(pts);
-	if (len && !(ud->points = malloc(len * sizeof(*ud->points)))) {
-		json_object_put(pts);
-		return -ENOMEM;
+	r = daemons_samples(d, j->units[k].node, j->units[k].id, point_row, &in);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) { /* the node is named in the warnings, its intervals in their notes */
+		free(ud->points);
+		ud->points = NULL;
+		ud->npoints = 0;
+		return 0;
 	}
-	for (size_t i = 0; i < len; i++)
-		if (tl_point_from_json(json_object_array_get_idx(pts, i),
-				       &ud->points[ud->npoints]) == 0)
-			ud->npoints++;
-	json_object_put(pts);
+	ud->points_fetched = 1;
 	return 0;
 }
 
@@ -80,51 +127,52 @@ static void add_int(struct json_object *o, const char *key, int64_t v)
 
 /* a tracerd without the "tools" query: one record per process that is not shell plumbing,
  * or that failed */
+static int record_of_process(void *ctx, struct flat_row *row)
+{
+	struct json_object *out = ctx, *o;
+	struct proc_rec p;
+	char counts[32];
+
+	if (proc_from_flat(row, &p) < 0)
+		return -ENOMEM;
+	if ((!p.excluded || (p.status != JS_NONE && p.status != 0)) &&
+	    (o = json_object_new_object())) {
+		json_object_object_add(o, "tool", json_object_new_string(p.tool));
+		json_object_object_add(o, "nprocs", json_object_new_int64(1));
+		add_int(o, "cpu_ns", p.cpu_ns);
+		add_int(o, "user_ns", p.user_ns);
+		add_int(o, "sys_ns", p.sys_ns);
+		add_int(o, "maxrss_kb", p.maxrss_kb);
+		add_int(o, "read_bytes", p.read_bytes);
+		add_int(o, "write_bytes", p.write_bytes);
+		add_int(o, "rchar", p.rchar);
+		add_int(o, "wchar", p.wchar);
+		add_int(o, "first_start_ns", p.start_ns);
+		add_int(o, "last_end_ns", p.end_ns);
+		add_int(o, "oom_kills", p.flags != JS_NONE && (p.flags & PROC_OOM_KILLED) ? 1 : 0);
+		if (p.status != JS_NONE)
+			snprintf(counts, sizeof(counts), "%" PRId64 ":1", p.status);
+		else
+			snprintf(counts, sizeof(counts), ":1");
+		json_object_object_add(o, "status_counts", json_object_new_string(counts));
+		json_object_array_add(out, o);
+	}
+	free(p.cmd);
+	return 0;
+}
+
 static int records_from_processes(struct daemons *d, const struct unit_rec *u,
 				  struct json_object **tools)
 {
-	struct json_object *procs, *out;
-	int r = daemons_processes(d, u->node, u->id, &procs);
+	struct json_object *out = json_object_new_array();
+	int r;
 
-	if (r < 0)
-		return r;
-	if (!(out = json_object_new_array())) {
-		json_object_put(procs);
+	if (!out)
 		return -ENOMEM;
+	if ((r = daemons_processes(d, u->node, u->id, record_of_process, out)) < 0) {
+		json_object_put(out);
+		return r;
 	}
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		struct proc_rec p;
-		struct json_object *o;
-		char counts[32];
-
-		if (proc_from_json(json_object_array_get_idx(procs, i), &p) < 0)
-			continue;
-		if ((!p.excluded || (p.status != JS_NONE && p.status != 0)) &&
-		    (o = json_object_new_object())) {
-			json_object_object_add(o, "tool", json_object_new_string(p.tool));
-			json_object_object_add(o, "nprocs", json_object_new_int64(1));
-			add_int(o, "cpu_ns", p.cpu_ns);
-			add_int(o, "user_ns", p.user_ns);
-			add_int(o, "sys_ns", p.sys_ns);
-			add_int(o, "maxrss_kb", p.maxrss_kb);
-			add_int(o, "read_bytes", p.read_bytes);
-			add_int(o, "write_bytes", p.write_bytes);
-			add_int(o, "rchar", p.rchar);
-			add_int(o, "wchar", p.wchar);
-			add_int(o, "first_start_ns", p.start_ns);
-			add_int(o, "last_end_ns", p.end_ns);
-			add_int(o, "oom_kills",
-				p.flags != JS_NONE && (p.flags & PROC_OOM_KILLED) ? 1 : 0);
-			if (p.status != JS_NONE)
-				snprintf(counts, sizeof(counts), "%" PRId64 ":1", p.status);
-			else
-				snprintf(counts, sizeof(counts), ":1");
-			json_object_object_add(o, "status_counts", json_object_new_string(counts));
-			json_object_array_add(out, o);
-		}
-		free(p.cmd);
-	}
-	json_object_put(procs);
 	*tools = out;
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "flatrow.h"
 
 void figures_init(struct figures *f)
 {
@@ -69,16 +70,6 @@ int64_t json_int(struct json_object *o, const char *key)
 	return json_object_get_int64(v);
 }
 
-static double get_double(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return -1;
-	return json_object_get_double(v);
-}
-
 const char *json_text(struct json_object *o, const char *key)
 {
 	struct json_object *v;
@@ -90,30 +81,13 @@ const char *json_text(struct json_object *o, const char *key)
 
 void json_to_rec(struct json_object *o, const struct rec_slot *slots, size_t n, void *dst)
 {
-	for (size_t i = 0; i < n; i++) {
-		char *at = (char *)dst + slots[i].off;
-		int64_t v;
-		double d;
+	struct flat_row r;
 
-		switch (slots[i].kind) {
-		case REC_INT:
-		case REC_INT0:
-			v = json_int(o, slots[i].name);
-			memcpy(at, &v, sizeof(v));
-			break;
-		case REC_REAL:
-			d = get_double(o, slots[i].name);
-			memcpy(at, &d, sizeof(d));
-			break;
-		case REC_TEXT:
-		case REC_BOOT:
-		case REC_STATE:
-			snprintf(at, slots[i].size, "%s", json_text(o, slots[i].name));
-			break;
-		case REC_BLOB:
-			break;
-		}
-	}
+	flat_row_init(&r);
+	if (flat_from_json(o, &r) < 0)
+		flat_row_reset(&r); /* every slot unknown */
+	flat_to_rec(&r, slots, n, dst);
+	flat_row_free(&r);
 }
 
 #define UNIT_SLOT(name, kind, sql, len, flags) REC_SLOT_MEMBER_##kind(struct unit_rec, name, kind)

@@ -6,29 +6,21 @@
 #include <string.h>
 #include <time.h>
 
+#include "flatrow.h"
 #include "procs.h"
 
 #define CMD_MAX 1024
 
-static const char *sget(struct json_object *o, const char *key)
+static void tool_of(struct flat_row *r, char *out, size_t len)
 {
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : NULL;
-}
-
-static void tool_of(struct json_object *o, struct json_object *argv, char *out, size_t len)
-{
-	const char *t = sget(o, "tool"), *sub = sget(o, "subcommand"), *a0 = NULL, *slash;
+	const char *t = flat_str(r, "tool"), *sub = flat_str(r, "subcommand"), *a0 = NULL, *slash;
 
 	if (t && *t) { /* tracerd's tool identity, with its subcommand ("samtools sort") */
 		snprintf(out, len, "%s%s%s", t, sub && *sub ? " " : "", sub && *sub ? sub : "");
 		return;
 	}
-	if (argv && json_object_array_length(argv) > 0)
-		a0 = json_object_get_string(json_object_array_get_idx(argv, 0));
+	if (flat_strs(r, "argv", &a0) == 0)
+		a0 = NULL;
 	if (a0 && *a0) {
 		slash = strrchr(a0, '/');
 		a0 = slash && slash[1] ? slash + 1 : a0;
@@ -36,25 +28,25 @@ static void tool_of(struct json_object *o, struct json_object *argv, char *out, 
 			a0++;
 		snprintf(out, len, "%s", a0);
 	} else {
-		snprintf(out, len, "%s", (t = sget(o, "comm")) ? t : JS_UNKNOWN);
+		snprintf(out, len, "%s", (t = flat_str(r, "comm")) ? t : JS_UNKNOWN);
 	}
 }
 
 /* built on the stack, then copied at its length: a job's 100 000 commands are mostly short */
-static char *command_of(struct json_object *o, struct json_object *argv, int64_t flags)
+static char *command_of(struct flat_row *r, int64_t flags)
 {
 	char c[CMD_MAX];
-	size_t at = 0;
+	const char *a = NULL, *comm;
+	size_t at = 0, n = flat_strs(r, "argv", &a);
 
 	c[0] = 0;
-	for (size_t i = 0; argv && i < json_object_array_length(argv) && at + 1 < CMD_MAX; i++) {
-		const char *a = json_object_get_string(json_object_array_get_idx(argv, i));
-		int w = snprintf(c + at, CMD_MAX - at, "%s%s", i ? " " : "", a ? a : "");
+	for (size_t i = 0; i < n && at + 1 < CMD_MAX; i++, a = flat_next_str(a)) {
+		int w = snprintf(c + at, CMD_MAX - at, "%s%s", i ? " " : "", a);
 
 		at = w < 0 ? at : at + (size_t)w >= CMD_MAX ? CMD_MAX - 1 : at + (size_t)w;
 	}
 	if (!at)
-		snprintf(c, CMD_MAX, "%s", sget(o, "comm") ? sget(o, "comm") : "");
+		snprintf(c, CMD_MAX, "%s", (comm = flat_str(r, "comm")) ? comm : "");
 	if ((flags != JS_NONE && (flags & PROC_ARGV_TRUNCATED)) || at >= CMD_MAX - 1)
 		snprintf(c + (at < CMD_MAX - 4 ? at : CMD_MAX - 4), 4, "...");
 	return strdup(c);
@@ -97,27 +89,36 @@ const char *const procs_report_fields[] = {
 	NULL,
 };
 
-int proc_from_json(struct json_object *o, struct proc_rec *p)
+int proc_from_flat(struct flat_row *r, struct proc_rec *p)
 {
-	struct json_object *argv, *run;
+	const struct flat_field *run;
+	const char *reason;
 
 	memset(p, 0, sizeof(*p));
-	if (!o || !json_object_is_type(o, json_type_object))
-		return -EINVAL;
-	if (!json_object_object_get_ex(o, "argv", &argv) ||
-	    !json_object_is_type(argv, json_type_array))
-		argv = NULL;
-	json_to_rec(o, proc_slots, sizeof(proc_slots) / sizeof(*proc_slots), p);
-	tool_of(o, argv, p->tool, sizeof(p->tool));
+	flat_to_rec(r, proc_slots, sizeof(proc_slots) / sizeof(*proc_slots), p);
+	tool_of(r, p->tool, sizeof(p->tool));
 	p->excluded = p->tool_excluded > 0;
 	p->task = JS_NONE;
-	p->running = json_object_object_get_ex(o, "running", &run) && json_object_get_boolean(run);
-	p->rss_now_kb = json_int(o, "rss_kb");
-	p->stalled_since_ns = json_int(o, "stalled_since_ns");
-	snprintf(p->stalled_reason, sizeof(p->stalled_reason), "%s",
-		 json_text(o, "stalled_reason"));
-	p->cmd = command_of(o, argv, p->flags);
+	p->running = (run = flat_get(r, "running")) && run->kind == FLAT_BOOL && run->i;
+	p->rss_now_kb = flat_int(r, "rss_kb");
+	p->stalled_since_ns = flat_int(r, "stalled_since_ns");
+	reason = flat_str(r, "stalled_reason");
+	snprintf(p->stalled_reason, sizeof(p->stalled_reason), "%s", reason ? reason : "");
+	p->cmd = command_of(r, p->flags);
 	return p->cmd ? 0 : -ENOMEM;
+}
+
+int proc_from_json(struct json_object *o, struct proc_rec *p)
+{
+	struct flat_row r;
+	int err;
+
+	flat_row_init(&r);
+	err = flat_from_json(o, &r);
+	if (!err)
+		err = proc_from_flat(&r, p);
+	flat_row_free(&r);
+	return err;
 }
 
 static int by_start(const void *a, const void *b)

@@ -35,6 +35,9 @@ extern const char *const procs_report_fields[];
 /* One element of a "processes" reply. The tool is the "tool" field when tracerd gives one,
  * else the base name of argv[0], else comm. Returns -EINVAL for a non-object. */
 int proc_from_json(struct json_object *o, struct proc_rec *p);
+/* The same of a flat row (flatrow.h): -ENOMEM, or 0 */
+struct flat_row;
+int proc_from_flat(struct flat_row *r, struct proc_rec *p);
 /* The processes of step (or run) row s of job j that collect fetched (j->detail), by start.
  * The records are the job's (procs_free frees only the set; one unit's are sorted in place). 0
  * or -ENOMEM. */

@@ -3,31 +3,43 @@
 #include <stdlib.h>
 
 #include "aggregate.h"
+#include "flatrow.h"
 #include "timeline.h"
 
 #define NS 1000000000LL
 
-int tl_point_from_json(struct json_object *o, struct tl_point *p)
+int tl_point_from_flat(struct flat_row *r, struct tl_point *p)
 {
 	struct tl_point t;
 
-	if (!json_object_is_type(o, json_type_object))
-		return -EINVAL;
-	t.pid = json_int(o, "pid");
-	t.start_boot_ns = json_int(o, "start_boot_ns");
-	t.time_ns = json_int(o, "time_ns");
+	t.pid = flat_int(r, "pid");
+	t.start_boot_ns = flat_int(r, "start_boot_ns");
+	t.time_ns = flat_int(r, "time_ns");
 	if (t.pid == JS_NONE || t.start_boot_ns == JS_NONE || t.time_ns == JS_NONE)
 		return -EINVAL;
-	t.start_ns = json_int(o, "start_ns");
-	t.cpu_ns = json_int(o, "cpu_ns");
-	t.rss_kb = json_int(o, "rss_kb");
-	t.read_bytes = json_int(o, "read_bytes");
-	t.write_bytes = json_int(o, "write_bytes");
-	t.cpu_wait_ns = json_int(o, "cpu_wait_ns");
-	t.iowait_ns = json_int(o, "iowait_ns");
-	t.exit = json_int(o, "exit") == 1;
+	t.start_ns = flat_int(r, "start_ns");
+	t.cpu_ns = flat_int(r, "cpu_ns");
+	t.rss_kb = flat_int(r, "rss_kb");
+	t.read_bytes = flat_int(r, "read_bytes");
+	t.write_bytes = flat_int(r, "write_bytes");
+	t.cpu_wait_ns = flat_int(r, "cpu_wait_ns");
+	t.iowait_ns = flat_int(r, "iowait_ns");
+	t.exit = flat_int(r, "exit") == 1;
 	*p = t;
 	return 0;
+}
+
+int tl_point_from_json(struct json_object *o, struct tl_point *p)
+{
+	struct flat_row r;
+	int err;
+
+	flat_row_init(&r);
+	err = flat_from_json(o, &r);
+	if (!err)
+		err = tl_point_from_flat(&r, p);
+	flat_row_free(&r);
+	return err;
 }
 
 /* ---- the intervals */

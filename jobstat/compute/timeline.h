@@ -57,6 +57,9 @@ struct tl_line {
 /* A point from an element of a "samples" reply: -EINVAL when it is no object or lacks the
  * process's identity or its time. */
 int tl_point_from_json(struct json_object *o, struct tl_point *p);
+/* The same of a flat row (flatrow.h) */
+struct flat_row;
+int tl_point_from_flat(struct flat_row *r, struct tl_point *p);
 
 /* The intervals of a job that ran from start_ns to end_ns: of want_ns when given (> 0), else of
  * a round width (1 s, 2 s, 5 s, ..., 1 h, ..., days) that fits it in about rows intervals;

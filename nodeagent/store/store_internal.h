@@ -257,7 +257,9 @@ int store_query_totals(struct store *s, sqlite3 *db, uint64_t unit, struct json_
  * the first step; end always (it frees what an unfinished count holds). */
 struct totals_steps {
 	uint64_t unit;
-	sqlite3_int64 after;	 /* the last rowid counted */
+	/* the last process counted, as the unit's index orders them (start, pid, rowid): each
+	 * step seeks there, where a rowid bound would scan the whole unit's index every step */
+	sqlite3_int64 after[3];
 	struct json_object *acc; /* the sums so far */
 	unsigned counted;	 /* processes the last step counted (not known for UINT_MAX) */
 };

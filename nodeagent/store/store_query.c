@@ -491,7 +491,7 @@ static int sample_totals(struct store *s, sqlite3 *db, uint64_t unit, struct jso
 
 void store_totals_begin(struct totals_steps *t, uint64_t unit)
 {
-	*t = (struct totals_steps){ .unit = unit };
+	*t = (struct totals_steps){ .unit = unit, .after = { INT64_MIN, INT64_MIN, INT64_MIN } };
 }
 
 void store_totals_end(struct totals_steps *t)
@@ -500,12 +500,25 @@ void store_totals_end(struct totals_steps *t)
 	t->acc = NULL;
 }
 
+/* the cursor's position in the unit's index: (start, pid, rowid), a row value */
+#define TOTALS_KEY "(start_boot_ns, pid, rowid)"
+
+static void bind_key(sqlite3_stmt *st, const char *name, const sqlite3_int64 key[3])
+{
+	char param[16];
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(param, sizeof(param), "%s%d", name, i);
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, param), key[i]);
+	}
+}
+
 int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsigned rows,
 		      struct json_object **out)
 {
 	char sql[2560];
 	sqlite3_stmt *st;
-	sqlite3_int64 upto = INT64_MAX;
+	sqlite3_int64 upto[3] = { INT64_MAX, INT64_MAX, INT64_MAX };
 	struct json_object *part;
 	int rc, last = 1;
 
@@ -514,19 +527,23 @@ int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsi
 		return -EINVAL;
 	if (!t->acc && !(t->acc = json_object_new_object()))
 		return -ENOMEM;
-	/* the step's processes: up to rows of them, by rowid (the unit's index holds it), counted
-	 * so that the caller knows what the step cost */
+	/* the step's processes: up to rows of them, in the unit's index order, counted so that
+	 * the caller knows what the step cost */
 	if (rows != UINT_MAX) {
 		if (prepare_on(s, db,
-			       "SELECT rowid FROM processes WHERE unit=?1 AND rowid>?2"
-			       " ORDER BY rowid LIMIT ?3",
+			       "SELECT start_boot_ns, pid, rowid FROM processes WHERE unit=:unit"
+			       " AND " TOTALS_KEY ">(:after0, :after1, :after2)"
+			       " ORDER BY start_boot_ns, pid, rowid LIMIT :rows",
 			       &st))
 			return -EIO;
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)t->unit);
-		sqlite3_bind_int64(st, 2, t->after);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)rows);
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"),
+				   (sqlite3_int64)t->unit);
+		bind_key(st, ":after", t->after);
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":rows"),
+				   (sqlite3_int64)rows);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			upto = sqlite3_column_int64(st, 0);
+			for (int i = 0; i < 3; i++)
+				upto[i] = sqlite3_column_int64(st, i);
 			t->counted++;
 		}
 		sqlite3_finalize(st);
@@ -535,19 +552,20 @@ int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsi
 		if (t->counted == rows)
 			last = 0;
 		else
-			upto = INT64_MAX;
+			upto[0] = upto[1] = upto[2] = INT64_MAX;
 	}
 	/* named: the expressions before it name flags (:oom_killed) */
 	snprintf(sql, sizeof(sql),
-		 "SELECT %s FROM processes WHERE unit=:unit AND rowid>:after"
-		 " AND rowid<=:upto",
+		 "SELECT %s FROM processes WHERE unit=:unit"
+		 " AND " TOTALS_KEY ">(:after0, :after1, :after2)"
+		 " AND " TOTALS_KEY "<=(:upto0, :upto1, :upto2)",
 		 s->totals_columns);
 	if (prepare_on(s, db, sql, &st))
 		return -EIO;
 	store_bind_flags(st);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"), (sqlite3_int64)t->unit);
-	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":after"), t->after);
-	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":upto"), upto);
+	bind_key(st, ":after", t->after);
+	bind_key(st, ":upto", upto);
 	rc = sqlite3_step(st);
 	part = rc == SQLITE_ROW ? store_row_to_json(st) : NULL;
 	sqlite3_finalize(st);
@@ -561,7 +579,7 @@ int store_totals_step(struct store *s, sqlite3 *db, struct totals_steps *t, unsi
 		log_error("totals of unit %" PRIu64 ": integer overflow", t->unit);
 		return rc;
 	}
-	t->after = upto;
+	memcpy(t->after, upto, sizeof(t->after));
 	if (!last)
 		return 1;
 	if (sample_totals(s, db, t->unit, t->acc))
