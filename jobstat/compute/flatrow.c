@@ -229,13 +229,25 @@ const struct flat_field *flat_get(struct flat_row *r, const char *key)
 	return NULL;
 }
 
+/* a real as an integer, as json-c reads one: clamped to int64's range (NaN: unknown) */
+static int64_t real_int(double d)
+{
+	if (d != d)
+		return JS_NONE;
+	if (d >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (d <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
 int64_t flat_int(struct flat_row *r, const char *key)
 {
 	const struct flat_field *f = flat_get(r, key);
 
 	if (!f)
 		return JS_NONE;
-	return f->kind == FLAT_INT ? f->i : f->kind == FLAT_REAL ? (int64_t)f->d : JS_NONE;
+	return f->kind == FLAT_INT ? f->i : f->kind == FLAT_REAL ? real_int(f->d) : JS_NONE;
 }
 
 const char *flat_str(struct flat_row *r, const char *key)
@@ -284,8 +296,10 @@ void flat_to_rec(struct flat_row *r, const struct rec_slot *slots, size_t n, voi
 
 		for (j = 0; j < n; j++) {
 			i = (hint + j) % n;
+			/* strncmp first: most names differ early, and no strlen per try */
 			if (slots[i].kind != REC_BLOB &&
-			    is_key(r, f, slots[i].name, strlen(slots[i].name)))
+			    !strncmp(slots[i].name, r->text + f->key, f->klen) &&
+			    strnlen(slots[i].name, f->klen + 1) == f->klen)
 				break;
 		}
 		if (j == n)
@@ -299,7 +313,7 @@ void flat_to_rec(struct flat_row *r, const struct rec_slot *slots, size_t n, voi
 		case REC_INT:
 		case REC_INT0:
 			if (f->kind == FLAT_INT || f->kind == FLAT_REAL) {
-				v = f->kind == FLAT_INT ? f->i : (int64_t)f->d;
+				v = f->kind == FLAT_INT ? f->i : real_int(f->d);
 				memcpy(at, &v, sizeof(v));
 			}
 			break;

@@ -233,6 +233,21 @@ int store_query_int(struct store *s, const char *sql, const char *what, int64_t 
 
 /* One row as a JSON object, column names as keys; argv (NUL-separated) as an array. */
 struct json_object *store_row_to_json(sqlite3_stmt *st);
+/* The same row as JSON text into t (row_text.c), byte for byte what the object serialises to
+ * (plain, no slash escapes); a row with a uid other than viewer (ANY_UID: none) has its argv
+ * null and "argv_hidden":true, as stream.c withholds it. 0 or -ENOMEM. A row_text serves one
+ * statement (it keeps its columns): store_row_text_free before it serves another. */
+struct row_text {
+	char *p;
+	size_t len, cap;
+	/* the statement's columns, looked up on its first row: each one's "name": */
+	sqlite3_stmt *cols_of;
+	int ncols, uid_col, argv_col;
+	char *keys;   /* the columns' "name": texts, one after the other */
+	size_t *koff; /* where each starts in keys; ncols + 1 of them */
+};
+void store_row_text_free(struct row_text *t);
+int store_row_text(sqlite3_stmt *st, uint32_t viewer, struct row_text *t);
 /* The statements behind the listings, prepared on db: the store's own connection or a
  * read-only one of stream.c. The caller finalizes *out. */
 int store_query_units(struct store *s, sqlite3 *db, const char *selector, uint32_t uid,

@@ -25,7 +25,8 @@ struct reply_stream {
 	struct totals_steps totals;
 	struct json_object *pending; /* the unit row whose totals are being counted */
 	int counting;
-	unsigned rows; /* sent so far */
+	unsigned rows;	      /* sent so far */
+	struct row_text text; /* a process's or a sample's row, written from its columns */
 	int lead_sent, done;
 };
 
@@ -128,6 +129,32 @@ static struct json_object *next_row(struct reply_stream *rs, int *rc)
 	return row;
 }
 
+/* The store's next row of a processes or samples listing, sent as text: 1 (with *n its bytes),
+ * 0 when the store's rows are all sent (store_done), or -errno. */
+static int text_row(struct reply_stream *rs, int (*emit)(void *ctx, const char *data, size_t n),
+		    void *ctx, size_t *n)
+{
+	int rc = sqlite3_step(rs->st), err;
+
+	if (rc == SQLITE_DONE) {
+		rs->store_done = 1;
+		return 0;
+	}
+	if (rc != SQLITE_ROW) {
+		log_error("%s", sqlite3_errmsg(rs->db));
+		return -EIO;
+	}
+	err = store_row_text(rs->st, rs->kind == STREAM_PROCESSES ? rs->viewer : ANY_UID,
+			     &rs->text);
+	err = err ? err : rs->rows ? emit(ctx, ",", 1) : 0;
+	err = err ? err : emit(ctx, rs->text.p, rs->text.len);
+	if (err)
+		return err;
+	rs->rows++;
+	*n = rs->text.len + 1;
+	return 1;
+}
+
 /* One step of the totals being counted (rs->counting), of at most *budget processes (the
  * turn's, which it spends): 1 while steps are left, 0 with *totals the unit's (NULL when they
  * could not be had: the reply goes on without them). */
@@ -212,6 +239,16 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
 		const char *text;
 		size_t n;
 
+		/* the store's processes and points: text straight from their columns */
+		if (!rs->store_done &&
+		    (rs->kind == STREAM_PROCESSES || rs->kind == STREAM_SAMPLES)) {
+			if ((err = text_row(rs, emit, ctx, &n)) < 0)
+				return err;
+			if (err == 1) {
+				sent += n;
+				continue;
+			}
+		}
 		if (rs->store_done && rs->pending == NULL && rs->counting)
 			return finish(rs, emit, ctx, &budget); /* counting the reply's totals */
 		if (rs->pending) { /* a unit row whose totals are being counted */
@@ -262,5 +299,6 @@ void reply_stream_free(struct reply_stream *rs)
 	sqlite3_finalize(rs->st);
 	sqlite3_close(rs->db);
 	json_object_put(rs->extra.tail);
+	store_row_text_free(&rs->text);
 	free(rs);
 }
