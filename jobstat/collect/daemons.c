@@ -217,6 +217,8 @@ static int unit_query(struct daemons *d, int node, enum tracer_op op, int64_t un
 	int r;
 
 	json_object_object_add(req, "unit", json_object_new_int64(unit));
+	if (op == OP_TOOLS) /* a tools listing ends with the unit's totals: the units' have them */
+		json_object_object_add(req, "totals", json_object_new_boolean(0));
 	r = ask(d, node, req, timeout_ms, NULL, &reply);
 	json_object_put(req);
 	return r < 0 ? r : take_array(reply, proto_ops[op].reply, out);
@@ -260,6 +262,8 @@ int daemons_processes(struct daemons *d, int node, int64_t unit, daemons_row_fn 
 	int r;
 
 	json_object_object_add(req, "unit", json_object_new_int64(unit));
+	json_object_object_add(req, "totals",
+			       json_object_new_boolean(0)); /* the units' have them */
 	if (d->proc_fields) { /* a tracerd that does not know fields sends every column */
 		fields = json_object_new_array();
 		for (size_t i = 0; fields && d->proc_fields[i]; i++)

@@ -203,7 +203,8 @@ static struct json_object *listing_now(struct agent *a, const struct parked *par
 	struct stream_extra extra = { .totals = extra_totals,
 				      .ctx = a,
 				      .offset_ns = agent_offset_ns(a),
-				      .fields = park->fields };
+				      .fields = park->fields,
+				      .no_totals = park->no_totals };
 	enum stream_kind kind = (enum stream_kind)park->listing;
 
 	if (kind == STREAM_PROCESSES || kind == STREAM_TOOLS) {
@@ -231,11 +232,12 @@ struct json_object *request_resume(struct agent *a, const struct parked *park,
 }
 
 static struct json_object *listing(struct agent *a, enum stream_kind kind, uint64_t unit,
-				   const char *sel, const struct row_fields *fields, uint32_t uid,
-				   struct reply_stream **stream, struct parked *park)
+				   const char *sel, const struct row_fields *fields, int no_totals,
+				   uint32_t uid, struct reply_stream **stream, struct parked *park)
 {
 	*park = (struct parked){
 		.fields = *fields,
+		.no_totals = no_totals,
 		.kind = PARK_LISTING,
 		.id = unit,
 		.deadline_ns = (int64_t)clock_boot_ns() + (int64_t)PARK_LISTING_MS * 1000000,
@@ -261,11 +263,11 @@ static struct json_object *op_units(struct agent *a, const struct peer *peer,
 
 	if (proto_get_string(req, "select", 256, &sel, err, sizeof(err)))
 		return ERR_REPLY(MALFORMED, "%s", err);
-	return listing(a, STREAM_UNITS, 0, sel, &(struct row_fields){ { 0, 0 } },
+	return listing(a, STREAM_UNITS, 0, sel, &(struct row_fields){ { 0, 0 } }, 0,
 		       agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream, park);
 }
 
-/* A per-unit listing the peer may see, with the unit's totals. */
+/* A per-unit listing the peer may see, with the unit's totals unless "totals": false. */
 static struct json_object *unit_listing(struct agent *a, const struct peer *peer,
 					struct json_object *req, enum stream_kind kind,
 					struct reply_stream **stream, struct parked *park)
@@ -276,19 +278,24 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
 	uint64_t id = 0;
 	int rc;
 
-	struct json_object *names = NULL;
+	struct json_object *names = NULL, *totals;
 	struct row_fields fields;
+	int no_totals;
 
 	/* a processes listing may name its columns: a client that reads a few takes less */
 	if (kind == STREAM_PROCESSES)
 		json_object_object_get_ex(req, "fields", &names);
 	if (process_row_fields(names, &fields, err, sizeof(err)))
 		return ERR_REPLY(MALFORMED, "%s", err);
+	/* a client that has the totals from its units listing leaves them out: false, exactly */
+	no_totals = json_object_object_get_ex(req, "totals", &totals) &&
+		    json_object_is_type(totals, json_type_boolean) &&
+		    !json_object_get_boolean(totals);
 	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
 	if ((refused = unit_refused(rc, id, err)))
 		return refused;
-	return listing(a, kind, id, NULL, &fields, agent_is_admin(a, peer) ? ANY_UID : peer->uid,
-		       stream, park);
+	return listing(a, kind, id, NULL, &fields, no_totals,
+		       agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream, park);
 }
 
 /* The earlier runs of the same step as a unit the peer may see, by the unit's own user. */

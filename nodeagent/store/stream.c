@@ -60,8 +60,10 @@ int reply_stream_new(struct store *s, enum stream_kind kind, uint64_t unit, cons
 	rs->store = s;
 	rs->kind = kind;
 	rs->viewer = uid;
-	/* the listings of a unit's processes and tools end with its totals */
-	rs->unit = kind == STREAM_PROCESSES || kind == STREAM_TOOLS ? unit : 0;
+	/* the listings of a unit's processes and tools end with its totals, unless the client
+	 * has them already (from its units listing): counting them costs a pass over the unit */
+	rs->unit = (kind == STREAM_PROCESSES || kind == STREAM_TOOLS) && !rs->extra.no_totals ? unit
+											      : 0;
 	err = store_reader_open(s, &rs->db);
 	/* one read transaction for the rows and the totals after them: one snapshot */
 	if (!err && sqlite3_exec(rs->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)

@@ -23,6 +23,7 @@ struct stream_extra {
 	void *ctx;
 	int64_t offset_ns;	  /* unix time = boot time + this, on this boot (samples' starts) */
 	struct row_fields fields; /* a processes listing's columns (none set: all) */
+	int no_totals;		  /* a unit's processes or tools without its totals */
 };
 
 /* The rows of one listing: units matching selector for uid (ANY_UID: anyone's, each with

@@ -478,6 +478,33 @@ static void test_extra_rows(void **state)
 	done(s);
 }
 
+/* "totals": false: the rows alone, for a client that has the unit's totals already */
+static void test_no_totals(void **state)
+{
+	struct store *s = fill_store(20);
+	struct json_object *head = proto_reply_ok(), *reply, *rows, *totals;
+	struct stream_extra extra = { .no_totals = 1 };
+	struct reply_stream *rs = NULL;
+	struct buf b = { 0 };
+	unsigned fills;
+	size_t len;
+	char *text;
+
+	(void)state;
+	text = proto_serialize(head, &len);
+	json_object_put(head);
+	assert_int_equal(reply_stream_new(s, STREAM_PROCESSES, 2, NULL, 0, &extra, &rs), 0);
+	assert_int_equal(reply_stream_head(text, &len), 0);
+	emit(&b, text, len);
+	free(text);
+	reply = end(rs, &b, 4096, &fills);
+	assert_true(json_object_object_get_ex(reply, "processes", &rows));
+	assert_int_equal(json_object_array_length(rows), 20);
+	assert_false(json_object_object_get_ex(reply, "totals", &totals));
+	json_object_put(reply);
+	done(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_emit_failure),
 		cmocka_unit_test(test_bad_head),
 		cmocka_unit_test(test_extra_rows),
+		cmocka_unit_test(test_no_totals),
 		cmocka_unit_test(test_units_turn_bounded),
 		cmocka_unit_test(test_gone_mid_count),
 		cmocka_unit_test(test_log_bound),
