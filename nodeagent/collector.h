@@ -44,7 +44,7 @@ int collector_retire(struct collector *c, void (*commit)(void *ctx), void *ctx);
 /* Readable once about an eighth of the ring is filled (each CPU asks the ring after putting
  * its share of that in it); below that events wait for the caller's periodic drain
  * (COLLECTOR_DRAIN_MS), so that a busy node is not woken per event. */
-#define COLLECTOR_DRAIN_MS 50
+#define COLLECTOR_DRAIN_MS 200
 int collector_fd(const struct collector *c);
 /* Handle pending events for COLLECTOR_DRAIN_BUDGET_MS at most (the clock is read every
  * COLLECTOR_DRAIN_CHECK events), so that the loop comes back to its clients whatever the event

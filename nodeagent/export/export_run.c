@@ -1,10 +1,10 @@
 /* The export thread: for each exported signal, the store's records after its cursor, read in a
  * short read transaction of its own connection (a long one would hold the write-ahead log
- * back), encoded, compressed, posted, and the cursor moved on and written once the collector
- * took them. Failures wait (retry.h) per signal; nothing but the next batch is held in memory,
- * however long the collector is away: the backlog is the store's. Metrics are no store records:
- * the latest snapshot the loop put in the mailbox is posted once, and a failure is counted and
- * not retried (the next snapshot says it all anew). */
+ * back), encoded, compressed, posted, and the cursor moved on once the collector took them
+ * (and written to its file every few seconds). Failures wait (retry.h) per signal; nothing but the
+ * next batch is held in memory, however long the collector is away: the backlog is the store's.
+ * Metrics are no store records: the latest snapshot the loop put in the mailbox is posted once, and
+ * a failure is counted and not retried (the next snapshot says it all anew). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -21,9 +21,11 @@
 #include "export_metrics.h"
 #include "log.h"
 #include "retry.h"
+#include "stmt.h"
 #include "store.h"
 
 #define REPLY_MSG_MAX 200
+#define CURSOR_SAVE_MS 5000  /* the cursors' file written every 5 s at most */
 #define REPLY_REASON_MAX 256 /* OTLP_REASON_BYTES escaped, what fits of it */
 
 /* What the thread keeps of a signal between tries: its alone, no lock */
@@ -40,6 +42,8 @@ struct run {
 	struct export_batch *batch;
 	struct otlp_buf body, gz;
 	struct run_signal sig[EXPORT_TARGETS];
+	int cursors_moved;	  /* since they were last written */
+	int64_t cursors_saved_ms; /* monotonic */
 };
 
 static int stopping(const struct exporter *e)
@@ -66,7 +70,7 @@ static int open_db(struct run *r)
 
 static void close_db(struct run *r)
 {
-	sqlite3_close(r->db);
+	stmt_close_db(r->db); /* with the statements kept with it (source.c) */
 	r->db = NULL;
 }
 
@@ -107,21 +111,36 @@ static void again_later(struct run *r, int sig, size_t n, int has_retry_after,
 	pthread_mutex_unlock(&r->e->lock);
 }
 
-/* The cursor moves to next, in memory and in the file, with the endpoint it is of */
-static void advance(struct run *r, int sig, int64_t next)
+/* The cursors in the file, with the endpoints they are of: every CURSOR_SAVE_MS at most while they
+ * move (a sync of the file per batch costs more than the batch), at once when forced. Kept in
+ * memory meanwhile: a restart after a crash sends those seconds' batches again, and
+ * the spans' ids make them replace themselves at the collector. */
+static void save_cursors(struct run *r, int force)
 {
 	int64_t seq[EXPORT_SIGNALS];
 	const char *url[EXPORT_SIGNALS];
+	int64_t now = clock_mono_ms();
 
+	if (!r->cursors_moved || (!force && now - r->cursors_saved_ms < CURSOR_SAVE_MS))
+		return;
 	pthread_mutex_lock(&r->e->lock);
-	r->e->st[sig].cursor = next;
 	for (int i = 0; i < EXPORT_SIGNALS; i++) {
 		seq[i] = r->e->st[i].cursor;
 		url[i] = r->e->cursor_url[i];
 	}
 	pthread_mutex_unlock(&r->e->lock);
-	/* said by cursor_save; kept in memory: at worst sent again after a restart */
-	cursor_save(r->e->cursor_path, seq, url);
+	r->cursors_moved = 0;
+	r->cursors_saved_ms = now;
+	cursor_save(r->e->cursor_path, seq, url); /* its failure said there */
+}
+
+/* The cursor moves to next, in memory now, in the file within CURSOR_SAVE_MS */
+static void advance(struct run *r, int sig, int64_t next)
+{
+	pthread_mutex_lock(&r->e->lock);
+	r->e->st[sig].cursor = next;
+	pthread_mutex_unlock(&r->e->lock);
+	r->cursors_moved = 1;
 }
 
 /* Read sig's next batch after cursor in one short read transaction, with what status shows of
@@ -294,6 +313,7 @@ static int step(struct run *r, int sig)
 			 ": the store is new, everything in it is sent",
 			 export_signal_names[sig], cursor);
 		advance(r, sig, 0);
+		save_cursors(r, 1);
 		return 1;
 	}
 	if (err) {
@@ -406,11 +426,15 @@ void *export_run(void *arg)
 		}
 		if (r.e->metrics && !stopping(r.e))
 			metrics_step(&r);
+		save_cursors(&r, 0);
+		if (r.cursors_moved && r.cursors_saved_ms + CURSOR_SAVE_MS < wake)
+			wake = r.cursors_saved_ms + CURSOR_SAVE_MS;
 		trim(&r.body);
 		trim(&r.gz);
 		if (!moved)
 			wait_until(r.e, wake);
 	}
+	save_cursors(&r, 1);
 	for (sig = 0; sig < EXPORT_TARGETS; sig++)
 		deliver_free(r.sig[sig].deliver);
 	close_db(&r);

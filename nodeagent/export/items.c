@@ -62,14 +62,22 @@ enum {
 	U_COLUMNS
 };
 
-const char items_process_sql[] =
-	"SELECT p.seq, p.boot_id, p.pid, p.ppid, p.start_boot_ns, p.parent_start_boot_ns, "
-	"p.start_ns, p.exec_ns, p.end_ns, p.comm, p.exe, p.argv, p.uid, p.status, p.flags, "
-	"p.tool, p.subcommand, p.cpu_ns, p.user_ns, p.sys_ns, p.maxrss_kb, p.read_bytes, "
-	"p.write_bytes, p.rchar, p.wchar, p.cpu_wait_ns, p.iowait_ns, p.offcpu_ns, "
-	"p.net_rx_bytes, p.net_tx_bytes, p.stall_ns, p.stall_reason, p.threads, " UNIT_COLUMNS
-	" FROM processes p LEFT JOIN units u ON u.id = p.unit"
-	" WHERE p.seq > ?1 ORDER BY p.seq LIMIT ?2";
+#define PROCESS_SELECT                                                                         \
+	"SELECT p.seq, p.boot_id, p.pid, p.ppid, p.start_boot_ns, p.parent_start_boot_ns, "    \
+	"p.start_ns, p.exec_ns, p.end_ns, p.comm, p.exe, p.argv, p.uid, p.status, p.flags, "   \
+	"p.tool, p.subcommand, p.cpu_ns, p.user_ns, p.sys_ns, p.maxrss_kb, p.read_bytes, "     \
+	"p.write_bytes, p.rchar, p.wchar, p.cpu_wait_ns, p.iowait_ns, p.offcpu_ns, "           \
+	"p.net_rx_bytes, p.net_tx_bytes, p.stall_ns, p.stall_reason, p.threads, " UNIT_COLUMNS \
+	" FROM processes p LEFT JOIN units u ON u.id = p.unit WHERE p.seq > ?1"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+const char items_process_sql[] = PROCESS_SELECT " ORDER BY p.seq LIMIT ?2";
+/* The rows that can make a log record (process_logs: an outcome, a stall), of the many that
+ * make none: a storm's successful processes are no longer read twice. A superset of them is
+ * enough; process_logs decides. */
+const char items_process_logs_sql[] = PROCESS_SELECT
+	" AND (p.status != 0 OR p.flags & " STR(PROC_OOM_KILLED) " OR p.stall_ns > 0)"
+								 " ORDER BY p.seq LIMIT ?2";
 enum {
 	PR_SEQ,
 	PR_BOOT,

@@ -4,10 +4,11 @@
 
 #include "log.h"
 #include "source_internal.h"
+#include "stmt.h"
 
 static int prepare(sqlite3 *db, const char *sql, int64_t cursor, size_t max, sqlite3_stmt **out)
 {
-	if (sqlite3_prepare_v2(db, sql, -1, out, NULL) != SQLITE_OK) {
+	if (!(*out = stmt_get(db, sql))) {
 		log_error("export: %s", sqlite3_errmsg(db));
 		return -EIO;
 	}
@@ -39,34 +40,32 @@ static int step(sqlite3 *db, sqlite3_stmt *st, int *done, size_t *rows)
  * of the partial indexes on seq; without it, each call read the whole table. */
 static int highest(sqlite3 *db, int64_t *out)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st =
+		stmt_get(db, "SELECT MAX(COALESCE((SELECT MAX(seq) FROM processes WHERE seq IS NOT"
+			     " NULL), 0), COALESCE((SELECT MAX(seq) FROM units WHERE seq IS NOT"
+			     " NULL), 0), COALESCE((SELECT MAX(seq) FROM stall_starts WHERE seq IS"
+			     " NOT NULL), 0))");
 	int rc;
 
-	if (sqlite3_prepare_v2(
-		    db,
-		    "SELECT MAX(COALESCE((SELECT MAX(seq) FROM processes WHERE seq IS NOT"
-		    " NULL), 0), COALESCE((SELECT MAX(seq) FROM units WHERE seq IS NOT"
-		    " NULL), 0), COALESCE((SELECT MAX(seq) FROM stall_starts WHERE seq IS NOT"
-		    " NULL), 0))",
-		    -1, &st, NULL) != SQLITE_OK) {
+	if (!st) {
 		log_error("export: %s", sqlite3_errmsg(db));
 		return -EIO;
 	}
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	stmt_done(st);
 	return rc == SQLITE_ROW ? 0 : -EIO;
 }
 
 /* The tables whose rows are read, each by its query and into its items */
 static const struct reader_kind {
-	const char *sql;
+	const char *sql[EXPORT_SIGNALS];
 	int (*items)(struct export_batch *b, sqlite3_stmt *st);
 } kinds[] = {
-	{ items_process_sql, items_process },
-	{ items_unit_sql, items_unit },
-	{ items_stall_start_sql, items_stall_start },
+	{ { items_process_sql, items_process_logs_sql }, items_process },
+	{ { items_unit_sql, items_unit_sql }, items_unit },
+	{ { items_stall_start_sql, items_stall_start_sql }, items_stall_start },
 };
 #define KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -91,7 +90,7 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 	err = batch_reset(b, signal, max);
 	b->db = db;
 	for (k = 0; !err && k < KINDS; k++)
-		err = prepare(db, kinds[k].sql, cursor, max, &r[k].st);
+		err = prepare(db, kinds[k].sql[signal], cursor, max, &r[k].st);
 	if (err)
 		goto out;
 	for (k = 0; k < KINDS; k++)
@@ -126,26 +125,24 @@ int export_source_read(sqlite3 *db, enum export_signal signal, int64_t cursor, s
 	*next = last;
 out:
 	for (k = 0; k < KINDS; k++)
-		sqlite3_finalize(r[k].st);
+		stmt_done(r[k].st);
 	return err;
 }
 
 int export_source_oldest(sqlite3 *db, enum export_signal signal, int64_t cursor, int64_t *seq,
 			 uint64_t *written_unix_ns)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st =
+		stmt_get(db, "SELECT seq, end_ns FROM (SELECT seq, end_ns FROM processes WHERE"
+			     " seq > ?1 ORDER BY seq LIMIT 1) UNION ALL SELECT seq, end_ns FROM"
+			     " (SELECT seq, end_ns FROM units WHERE seq > ?1 ORDER BY seq LIMIT 1)"
+			     " UNION ALL SELECT seq, since_ns FROM (SELECT seq, since_ns FROM"
+			     " stall_starts WHERE seq > ?1 ORDER BY seq LIMIT 1)"
+			     " ORDER BY seq LIMIT 1");
 	int rc;
 
 	(void)signal; /* every signal reads the same rows */
-	if (sqlite3_prepare_v2(
-		    db,
-		    "SELECT seq, end_ns FROM (SELECT seq, end_ns FROM processes WHERE"
-		    " seq > ?1 ORDER BY seq LIMIT 1) UNION ALL SELECT seq, end_ns FROM"
-		    " (SELECT seq, end_ns FROM units WHERE seq > ?1 ORDER BY seq LIMIT 1)"
-		    " UNION ALL SELECT seq, since_ns FROM (SELECT seq, since_ns FROM"
-		    " stall_starts WHERE seq > ?1 ORDER BY seq LIMIT 1)"
-		    " ORDER BY seq LIMIT 1",
-		    -1, &st, NULL) != SQLITE_OK) {
+	if (!st) {
 		log_error("export: %s", sqlite3_errmsg(db));
 		return -EIO;
 	}
@@ -157,6 +154,6 @@ int export_source_oldest(sqlite3 *db, enum export_signal signal, int64_t cursor,
 		*seq = sqlite3_column_int64(st, 0);
 		*written_unix_ns = (uint64_t)sqlite3_column_int64(st, 1);
 	}
-	sqlite3_finalize(st);
+	stmt_done(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -EIO;
 }

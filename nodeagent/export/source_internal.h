@@ -41,9 +41,10 @@ struct otlp_span *batch_span(struct export_batch *b);
 struct otlp_log *batch_log(struct export_batch *b);
 
 /* The queries of a signal's rows after a cursor (?1), at most ?2 of them, ordered by their
- * number (first column): a process's joined to its unit, a finished unit's, and a stall's
- * start joined to its unit. */
-extern const char items_process_sql[], items_unit_sql[], items_stall_start_sql[];
+ * number (first column): a process's joined to its unit (for logs, only those that can make a
+ * log record), a finished unit's, and a stall's start joined to its unit. */
+extern const char items_process_sql[], items_process_logs_sql[], items_unit_sql[],
+	items_stall_start_sql[];
 /* A row of one of them process or unit query into b's items of its signal: 0 or -ENOMEM. */
 int items_process(struct export_batch *b, sqlite3_stmt *st);
 int items_unit(struct export_batch *b, sqlite3_stmt *st);

@@ -104,7 +104,8 @@ void store_set_export_floor(struct store *s, int64_t floor);
 uint64_t store_export_dropped(const struct store *s);
 /* The highest export sequence the store ever gave, on db (a reader connection: the export
  * thread's): 0 with *seq (0 for a new store), or -EIO. Below a cursor, the store is not the
- * one the cursor was kept for (it was removed and made again). */
+ * one the cursor was kept for (it was removed and made again). Its statement stays with db
+ * (stmt.h): close db with stmt_close_db. */
 int store_export_latest(sqlite3 *db, int64_t *seq);
 /* The last number of the export sequence given so far */
 int64_t store_export_head(const struct store *s);

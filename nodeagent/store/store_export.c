@@ -6,6 +6,7 @@
 #include <inttypes.h>
 
 #include "log.h"
+#include "stmt.h"
 #include "store_internal.h"
 
 void store_set_export_floor(struct store *s, int64_t floor)
@@ -86,16 +87,16 @@ int store_export_latest(sqlite3 *db, int64_t *seq)
 		" IS NOT NULL), 0), COALESCE((SELECT MAX(" STORE_EXPORT_SEQ
 		") FROM stall_starts WHERE " STORE_EXPORT_SEQ " IS NOT NULL), 0), COALESCE((SELECT "
 		"MAX(CAST(value AS INTEGER)) FROM meta WHERE key='" STORE_META_SEQ "'), 0))";
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = stmt_get(db, sql);
 	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (!st) {
 		log_error("store: %s", sqlite3_errmsg(db));
 		return -EIO;
 	}
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*seq = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	stmt_done(st);
 	return rc == SQLITE_ROW ? 0 : -EIO;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "stmt.h"
 #include "slurm_ids.h"
 #include "source_internal.h"
 #include "store.h"
@@ -88,7 +89,7 @@ static int64_t read_after(struct fixture *f, enum export_signal sig, int64_t cur
 	assert_int_equal(store_commit(f->s), 0);
 	assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(export_source_read(db, sig, cursor, max, f->b, &next), 0);
-	sqlite3_close(db);
+	stmt_close_db(db);
 	return next;
 }
 

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "stmt.h"
 #include "store.h"
 #include "testagent.h"
 #include "testlib.h"
@@ -65,7 +66,7 @@ static int64_t units_left(struct store *s)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	sqlite3_close(db);
+	stmt_close_db(db);
 	return n;
 }
 
@@ -86,7 +87,7 @@ static void test_floor(void **state)
 	assert_int_equal(sqlite3_open_v2(store_file(s), &db, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
 	assert_int_equal(store_export_latest(db, &latest), 0);
-	sqlite3_close(db);
+	stmt_close_db(db);
 	assert_int_equal(latest, 8);
 
 	/* delivered up to 4: units 1 and 2 whole; 3 and 4 wait, however old */
@@ -116,7 +117,7 @@ static void test_floor(void **state)
 	assert_int_equal(sqlite3_open_v2(store_file(s), &db, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
 	assert_int_equal(store_export_latest(db, &latest), 0);
-	sqlite3_close(db);
+	stmt_close_db(db);
 	assert_int_equal(latest, 10);
 	store_close(s);
 	tl_rmtree(dir);
