@@ -293,6 +293,7 @@ static int snapshot(struct live *l)
 {
 	if (refresh(l) < 0)
 		return 1;
+	l->view.all_open = 1; /* what a script reads is whole: no tool folded */
 	l->n = live_tree_visible(&l->tree, &l->view, l->idx);
 	if (live_snapshot(stdout, &l->tree, l->idx, l->n, l->o->parsable != P_NONE, l->o->delim,
 			  l->o->noheader, l->o->json) < 0) {

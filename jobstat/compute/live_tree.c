@@ -519,7 +519,7 @@ size_t live_tree_visible(struct live_tree *t, const struct live_view *v, size_t 
 	}
 	for (size_t i = 0; i < t->n; i++) {
 		struct live_row *r = &t->rows[i];
-		int dflt = !(r->level == LV_TOOL && r->nprocs > LIVE_TOOL_OPEN_MAX);
+		int dflt = v->all_open || !(r->level == LV_TOOL && r->nprocs > LIVE_TOOL_OPEN_MAX);
 
 		r->open = toggled(v, r->key) ? !dflt : dflt;
 		r->matches = row_matches(r, v->filter);

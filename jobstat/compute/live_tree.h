@@ -69,6 +69,7 @@ struct live_view {
 	char **toggled; /* keys whose folding differs from the default */
 	size_t ntoggled;
 	char cursor[LIVE_KEY_LEN]; /* the selected row's key */
+	int all_open;		   /* every row open, a large tool's too (a snapshot) */
 };
 
 /* The tree of rep's jobs at now_ns (their processes and histories as collect fetched them).

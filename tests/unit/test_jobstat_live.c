@@ -162,6 +162,52 @@ static void test_rates_from_the_refresh_before(void **state)
 	report_free(&b);
 }
 
+/* a tool of more than LIVE_TOOL_OPEN_MAX processes starts folded on the screen; a snapshot (not
+ * a terminal: what a script reads) opens every row */
+static void test_large_tool_folds_but_not_in_a_snapshot(void **state)
+{
+	enum { N = LIVE_TOOL_OPEN_MAX + 4 };
+	struct json_object *u = parse("{\"id\":6,\"name\":\"many\",\"kind\":\"local\","
+				      "\"state\":\"RUNNING\",\"start_ns\":1795400000000000000}");
+	struct report rep = { 0 };
+	struct live_tree t;
+	struct live_view v = { 0 };
+	struct unit_rec ur;
+	struct job *j;
+	size_t idx[N + 2];
+
+	(void)state;
+	assert_int_equal(unit_from_json(u, 0, &ur), 0);
+	json_object_put(u);
+	assert_int_equal(report_add_local(&rep, &ur), 0);
+	j = &rep.jobs[0];
+	j->detail = calloc(1, sizeof(*j->detail));
+	j->detail[0].procs = calloc(N, sizeof(struct proc_rec));
+	assert_non_null(j->detail[0].procs);
+	for (int i = 0; i < N; i++) {
+		char text[256];
+		struct json_object *o;
+
+		snprintf(text, sizeof(text),
+			 "{\"pid\":%d,\"start_ns\":%lld,\"tool\":\"cat\",\"running\":true,"
+			 "\"argv\":[\"cat\"]}",
+			 100 + i, (long long)((T0 + 1 + i) * NS));
+		o = parse(text);
+		assert_int_equal(proc_from_json(o, &j->detail[0].procs[i]), 0);
+		json_object_put(o);
+	}
+	j->detail[0].nprocs = N;
+	j->detail[0].procs_fetched = 1;
+	assert_int_equal(live_tree_build(&rep, (T0 + 60) * NS, &t), 0);
+	live_tree_rates(&t, NULL);
+	assert_int_equal(live_tree_visible(&t, &v, idx), 2); /* the run and its folded tool */
+	v.all_open = 1;
+	assert_int_equal(live_tree_visible(&t, &v, idx), 2 + N);
+	live_view_free(&v);
+	live_tree_free(&t);
+	report_free(&rep);
+}
+
 static void test_sort_fold_filter(void **state)
 {
 	struct report rep;
@@ -309,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_tree_sums_and_flags),
 		cmocka_unit_test(test_rates_from_the_refresh_before),
 		cmocka_unit_test(test_sort_fold_filter),
+		cmocka_unit_test(test_large_tool_folds_but_not_in_a_snapshot),
 		cmocka_unit_test(test_frame_cut_to_the_width_and_escaped),
 		cmocka_unit_test(test_step_against_its_history),
 	};
