@@ -294,14 +294,14 @@ static enum posted post(struct run *r, int sig, size_t n, int once)
 	return POSTED_WAIT;
 }
 
-/* One step of sig: 1 when something moved (go on at once), 0 when nothing waits or the
+/* One step of sig: 1 when more may wait (go on at once), 0 when all there was is sent or the
  * signal waits for its next try. */
 static int step(struct run *r, int sig)
 {
 	struct run_signal *rs = &r->sig[sig];
 	int64_t cursor, next = 0;
 	size_t n;
-	int err;
+	int err, more;
 
 	pthread_mutex_lock(&r->e->lock);
 	cursor = r->e->st[sig].cursor;
@@ -321,11 +321,14 @@ static int step(struct run *r, int sig)
 		again_later(r, sig, 0, 0, 0);
 		return 0;
 	}
+	/* a read short of its limit took all there was: the next look is the next round's (a
+	 * second on), not a read at once that finds nothing */
+	more = export_batch_rows(r->batch) >= rs->max_items;
 	n = export_batch_count(r->batch);
 	if (!n) {
 		if (next > cursor)
 			advance(r, sig, next); /* rows that make no item */
-		return next > cursor;
+		return next > cursor && more;
 	}
 	r->body.len = 0;
 	if ((err = export_batch_encode(r->batch, r->e->set.sig[sig].format, &r->e->res,
@@ -349,7 +352,7 @@ static int step(struct run *r, int sig)
 	advance(r, sig, next);
 	if (rs->max_items < EXPORT_BATCH_ITEMS)
 		rs->max_items *= 2;
-	return 1;
+	return more;
 }
 
 /* The latest metrics snapshot, if one waits, posted once: its data points count as items */

@@ -153,7 +153,8 @@ no_escape() { ! ctl status | grep -q $'\x1b'; }
 check "escaped: no escape character reaches the terminal" no_escape
 check "the log says the reason too" grep -q 'HTTP 401: tried again later: test receiver: HTTP 401: invalid api key' "$T/tracerd.log"
 mode status 404
-sleep 3
+# the next try comes after the 401s' backoff, up to 8 s and its jitter on a slow machine
+for _ in $(seq 40); do status_says 'HTTP 404: tried again later' && break; sleep 0.5; done
 check "a 404 (a wrong path) is tried again as well" status_says 'HTTP 404: tried again later'
 rm -f "$T/otlp/control"
 check "once the key is set right, every span of the run arrives" arrived denied 60
