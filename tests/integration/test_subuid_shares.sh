@@ -12,7 +12,9 @@
 # user's run needs its event rate times that stay: on a 2-core node under 12 storms the stay
 # reached 300-500 ms, more than a third of 64K holds (it lost 496-1662 events there). With 256K
 # it loses none with the shares, and loses events without them (the 12 uids each charged as
-# themselves: 5 lost in one run).
+# themselves: 5 lost in one run). Where the storms are too slow to fill 256K (a VM whose exec takes
+# 2.6 ms ran 12 of them at 210 processes/s in all, and lost nothing), the round runs once more on
+# 64K, which they fill.
 . "$(dirname "$0")/lib.sh"
 write_config
 ATTACKER=tracertest
@@ -40,37 +42,52 @@ in_kernel=$(status_n subuid_ranges)
 check "status: 1 range in the kernel side, none left out (${in_kernel:-?}, $(status_n subuid_ranges_left_out))" \
   [ "${in_kernel:-0}" = 1 -a "$(status_n subuid_ranges_left_out)" = 0 ]
 
-out=$T/storms
-mkdir -p "$out"
-chmod 777 "$out"
-lost0=$(status_n lost)
-refused0=$(status_n refused)
-pids=()
-for i in $(seq "$STORMS"); do
-  asuid $((SUB_START + i)) "$BUILD/tracerctl" -N $NODE run --name "substorm-$i" -- \
-    "$STORM" "$STORM_SECONDS" "$out/stop" > "$out/a$i.out" 2> "$out/a$i.sum" &
-  pids+=($!)
-done
-sleep 3 # the storms are under way
-start=$(date +%s%N)
-setpriv --reuid=$BYSTANDER --regid="$(id -g $BYSTANDER)" --clear-groups "$BUILD/tracerctl" -N $NODE \
-  run --name victim -- bash -c 'for i in $(seq 3000); do /bin/true; done' 2> "$out/b.sum"
-wall=$((($(date +%s%N) - start) / 1000000))
-touch "$out/stop"
-for p in "${pids[@]}"; do wait "$p"; done
-lost=$(($(status_n lost) - lost0))
-refused=$(($(status_n refused) - refused0))
-alost=0
-aruns=0
-for i in $(seq "$STORMS"); do
-  alost=$((alost + $(summary_n "$out/a$i.sum" "events lost" || echo 0) + 0))
-  aruns=$((aruns + $(summary_n "$out/a$i.sum" recorded || echo 0) + 0))
-done
-sed 's/^/    victim: /' "$out/b.sum"
-rec=$(summary_n "$out/b.sum" recorded)
-blost=$(summary_n "$out/b.sum" "events lost")
-echo "  $STORMS storms from as many subordinate uids: $aruns processes recorded, $alost events" \
-  "lost; daemon: $lost lost, $refused of them refused; the victim's run took $wall ms"
+# One round: the storms and the victim's run, on the daemon as it is
+storm_round() {
+  out=$T/storms
+  mkdir -p "$out"
+  chmod 777 "$out"
+  rm -f "$out/stop"
+  lost0=$(status_n lost)
+  refused0=$(status_n refused)
+  pids=()
+  for i in $(seq "$STORMS"); do
+    asuid $((SUB_START + i)) "$BUILD/tracerctl" -N $NODE run --name "substorm-$i" -- \
+      "$STORM" "$STORM_SECONDS" "$out/stop" > "$out/a$i.out" 2> "$out/a$i.sum" &
+    pids+=($!)
+  done
+  sleep 3 # the storms are under way
+  start=$(date +%s%N)
+  setpriv --reuid=$BYSTANDER --regid="$(id -g $BYSTANDER)" --clear-groups "$BUILD/tracerctl" -N $NODE \
+    run --name victim -- bash -c 'for i in $(seq 3000); do /bin/true; done' 2> "$out/b.sum"
+  wall=$((($(date +%s%N) - start) / 1000000))
+  touch "$out/stop"
+  for p in "${pids[@]}"; do wait "$p"; done
+  lost=$(($(status_n lost) - lost0))
+  refused=$(($(status_n refused) - refused0))
+  alost=0
+  aruns=0
+  for i in $(seq "$STORMS"); do
+    alost=$((alost + $(summary_n "$out/a$i.sum" "events lost" || echo 0) + 0))
+    aruns=$((aruns + $(summary_n "$out/a$i.sum" recorded || echo 0) + 0))
+  done
+  sed 's/^/    victim: /' "$out/b.sum"
+  rec=$(summary_n "$out/b.sum" recorded)
+  blost=$(summary_n "$out/b.sum" "events lost")
+  echo "  $STORMS storms from as many subordinate uids: $aruns processes recorded, $alost events" \
+    "lost; daemon: $lost lost, $refused of them refused; the victim's run took $wall ms"
+}
+storm_round
+# A machine whose storms are too slow to fill 256K (a VM whose fork and exec take milliseconds)
+# shows nothing of the shares: then once more on 64K, which such a rate fills and which the
+# victim's slow run does not need more than a third of
+if [ "$alost" = 0 ] && [ -z "${RING:-}" ]; then
+  echo "  the storms did not fill the 256K ring on this machine: once more with 64K"
+  stop_daemon
+  sed -i 's/^RingBufferSize = .*/RingBufferSize = 64K/' "$T/tracer.conf"
+  start_daemon || { fail "tracerd restarted with a 64K ring"; finish; exit 1; }
+  storm_round
+fi
 owners=$(db "SELECT group_concat(DISTINCT owner_uid) FROM units WHERE name LIKE 'substorm-%'")
 check "the storms' runs are their owner's ($owners)" [ "$owners" = "$(id -u $ATTACKER)" ]
 check "the victim's 3002 processes recorded (${rec:-none})" [ "${rec:-0}" -ge 3002 ]

@@ -69,8 +69,10 @@ say(one and two and mem and max(r["Since"] for r in one) < min(r["Since"] for r 
 c1 = sum(r["Cores"] for r in one) / max(len(one), 1)
 c2 = max((r["Cores"] for r in two), default=0)
 say(c1 > 0.2 and c2 > 1.25 * c1, "cores: %.2f with one busy, up to %.2f with two" % (c1, c2))
-say(mem and all(r["RSS"] < 50 * mib for r in rows if r["Since"] < mem[0]["Since"]),
-    "no large RSS before the allocation")
+# the interval before the first one holding it all may hold part of it: a slow machine takes
+# most of a second to touch 200 MiB
+say(mem and all(r["RSS"] < 50 * mib for r in rows if r["Since"] < mem[0]["Since"] - 1),
+    "no large RSS before the allocation (the interval it began in aside)")
 cpu = sum(r["TotalCPU"] for r in rows)
 say(abs(cpu - total_cpu) <= 0.05 * total_cpu + 0.1,
     "the intervals' CPU adds up to the run's TotalCPU: %.2f s and %.2f s" % (cpu, total_cpu))
