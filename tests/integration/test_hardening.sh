@@ -16,7 +16,7 @@ install -m 755 "$BUILD/tracerd" $D/tracerd
 
 if [ "$(ps -p 1 -o comm=)" = systemd ]; then
   # the unit's [Service] settings, less how it is started and where it keeps its files
-  printf 'SocketDir = %s/run\nStateDir = %s/state\n' $D $D > $D/tracer.conf
+  printf 'SocketDir = %s/run\nStateDir = %s/state\nPinDir = %s\n' $D $D "$PINS" > $D/tracer.conf
   props=()
   while IFS= read -r line; do props+=(-p "$line"); done < <(sed -n '/^\[Service\]/,/^\[/p' "$UNIT_FILE" |
     grep -E '^[A-Z][A-Za-z]+=' | grep -vE '^(Type|ExecStart|ExecReload|Restart|RestartSec|StateDirectory|StateDirectoryMode|RuntimeDirectory|RuntimeDirectoryMode|RuntimeDirectoryPreserve|ReadWritePaths)=')
@@ -43,7 +43,8 @@ done
 bytes() { numfmt --from=iec "$1"; }
 mem_max=$(bytes "$(setting MemoryMax)") tasks_max=$(setting TasksMax) nofile=$(setting LimitNOFILE)
 CG=tracer-it.$$
-printf 'SocketDir = %s/run\nStateDir = %s/state\nSampleInterval = 1s\nCommitInterval = 200ms\n' $D $D > $D/tracer.conf
+# its pins with the test's, removed at its end: the default PinDir's would stay attached
+printf 'SocketDir = %s/run\nStateDir = %s/state\nPinDir = %s\nSampleInterval = 1s\nCommitInterval = 200ms\n' $D $D "$PINS" > $D/tracer.conf
 cgroups=()
 if [ -d /sys/fs/cgroup/memory ] && [ -d /sys/fs/cgroup/pids ]; then # v1 controllers
   mkdir /sys/fs/cgroup/memory/$CG /sys/fs/cgroup/pids/$CG
@@ -59,7 +60,7 @@ fi
 cleanup() {
   stop_daemon
   for c in "${cgroups[@]}"; do rmdir "$c" 2>/dev/null; done
-  rm -rf $D "$T"
+  rm -rf $D "$T" "$PINS"
 }
 trap cleanup EXIT INT TERM
 # the daemon: into the cgroups, then a private mount namespace, then its limits and privileges

@@ -152,7 +152,7 @@ check "its figures from before the registration stay (off-CPU 2 s, not 1)" [ "${
 # BtfPath: a BTF file for kernels without /sys/kernel/btf/vmlinux; a bad one is refused in one
 # clear line, a good one loads
 for bad in "$T/no-such.btf" "$T/garbage.btf"; do
-  printf 'SocketDir = %s/run-btf\nStateDir = %s/state-btf\nBtfPath = %s\n' "$T" "$T" "$bad" > "$T/btf.conf"
+  printf 'SocketDir = %s/run-btf\nStateDir = %s/state-btf\nPinDir = %s\nBtfPath = %s\n' "$T" "$T" "$PINS" "$bad" > "$T/btf.conf"
   head -c 4096 /dev/urandom > "$T/garbage.btf"
   timeout 20 "$BUILD/tracerd" -f -N btf -c "$T/btf.conf" > "$T/btf.out" 2>&1
   rc=$?
@@ -161,7 +161,8 @@ for bad in "$T/no-such.btf" "$T/garbage.btf"; do
 done
 if [ -r /sys/kernel/btf/vmlinux ]; then
   cp /sys/kernel/btf/vmlinux "$T/good.btf"
-  printf 'SocketDir = %s/run-btf\nStateDir = %s/state-btf\nBtfPath = %s/good.btf\n' "$T" "$T" "$T" > "$T/btf.conf"
+  # its pins with the test's, removed at its end: the default PinDir's would stay attached
+  printf 'SocketDir = %s/run-btf\nStateDir = %s/state-btf\nPinDir = %s\nBtfPath = %s/good.btf\n' "$T" "$T" "$PINS" "$T" > "$T/btf.conf"
   "$BUILD/tracerd" -f -N btf -c "$T/btf.conf" > "$T/btf.out" 2>&1 &
   bpid=$!
   for _ in $(seq 100); do [ -S "$T/run-btf/tracerd-btf.sock" ] && break; sleep 0.1; done
