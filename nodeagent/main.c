@@ -320,7 +320,8 @@ static int run_loop(struct daemon *d)
 	struct epoll_event evs[32];
 	struct signalfd_siginfo si;
 	struct turn turn;
-	int i, n, cfd = agent_events_fd(d->agent), stopping = 0;
+	int i, n, cfd = agent_events_fd(d->agent);
+	int64_t stop_by_ms = 0; /* once a stop is asked: when it goes, replies sent or not */
 	int committed_fd = agent_commit_fd(d->agent);
 
 	for (;;) {
@@ -391,8 +392,9 @@ static int run_loop(struct daemon *d)
 		turn_mark(&turn, TURN_AFTER);
 		turn_end(&turn, agent_store(d->agent));
 		/* the replies queued (the shutdown's own) are sent first, for a second at most */
-		if (agent_stop_requested(d->agent) &&
-		    (!server_sending(d->server) || ++stopping > 1000 / COLLECTOR_DRAIN_MS)) {
+		if (agent_stop_requested(d->agent) && !stop_by_ms)
+			stop_by_ms = clock_mono_ms() + 1000;
+		if (stop_by_ms && (!server_sending(d->server) || clock_mono_ms() >= stop_by_ms)) {
 			log_info("shutdown: flushing and exiting");
 			return 0;
 		}

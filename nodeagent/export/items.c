@@ -69,15 +69,13 @@ enum {
 	"p.write_bytes, p.rchar, p.wchar, p.cpu_wait_ns, p.iowait_ns, p.offcpu_ns, "           \
 	"p.net_rx_bytes, p.net_tx_bytes, p.stall_ns, p.stall_reason, p.threads, " UNIT_COLUMNS \
 	" FROM processes p LEFT JOIN units u ON u.id = p.unit WHERE p.seq > ?1"
-#define STR_(x) #x
-#define STR(x) STR_(x)
 const char items_process_sql[] = PROCESS_SELECT " ORDER BY p.seq LIMIT ?2";
 /* The rows that can make a log record (process_logs: an outcome, a stall), of the many that
  * make none: a storm's successful processes are no longer read twice. A superset of them is
  * enough; process_logs decides. */
-const char items_process_logs_sql[] = PROCESS_SELECT
-	" AND (p.status != 0 OR p.flags & " STR(PROC_OOM_KILLED) " OR p.stall_ns > 0)"
-								 " ORDER BY p.seq LIMIT ?2";
+const char items_process_logs_sql[] =
+	PROCESS_SELECT " AND (p.status != 0 OR p.flags & :oom_killed OR p.stall_ns > 0)"
+		       " ORDER BY p.seq LIMIT ?2";
 enum {
 	PR_SEQ,
 	PR_BOOT,
@@ -397,6 +395,8 @@ static void process_ids(sqlite3_stmt *st, struct ids *ids)
 	put64(ids->span, process_span(boot, num(st, PR_PID), num(st, PR_START_BOOT)));
 }
 
+/* What makes a record here is in items_process_logs_sql's WHERE too: a condition added here is
+ * added there, or its rows are never read for logs. */
 static int process_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids)
 {
 	char how[64], body[512];

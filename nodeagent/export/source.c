@@ -5,6 +5,7 @@
 #include "log.h"
 #include "source_internal.h"
 #include "stmt.h"
+#include "store.h"
 
 static int prepare(sqlite3 *db, const char *sql, int64_t cursor, size_t max, sqlite3_stmt **out)
 {
@@ -14,6 +15,7 @@ static int prepare(sqlite3 *db, const char *sql, int64_t cursor, size_t max, sql
 	}
 	sqlite3_bind_int64(*out, 1, cursor);
 	sqlite3_bind_int64(*out, 2, (int64_t)max);
+	store_bind_flags(*out);
 	return 0;
 }
 

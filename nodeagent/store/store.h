@@ -107,6 +107,9 @@ uint64_t store_export_dropped(const struct store *s);
  * one the cursor was kept for (it was removed and made again). Its statement stays with db
  * (stmt.h): close db with stmt_close_db. */
 int store_export_latest(sqlite3 *db, int64_t *seq);
+/* The process flags a statement names (:oom_killed), bound to their values: SQL names them,
+ * never writes them as numbers. */
+void store_bind_flags(sqlite3_stmt *st);
 /* The last number of the export sequence given so far */
 int64_t store_export_head(const struct store *s);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */

@@ -179,8 +179,6 @@ void rec_unit_to_row(const struct unit *u, struct rec_row *r);
 void rec_unit_from_stmt(sqlite3_stmt *st, struct unit *u);
 /* NUL-separated strings (argv) as a JSON array. */
 struct json_object *store_strings_json(const char *b, size_t len);
-/* The process flags a statement names (:oom_killed), bound to their values. */
-void store_bind_flags(sqlite3_stmt *st);
 
 /* ---- commits (store_commit.c) */
 

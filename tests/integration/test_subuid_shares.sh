@@ -83,6 +83,8 @@ storm_round
 # victim's slow run does not need more than a third of
 if [ "$alost" = 0 ] && [ -z "${RING:-}" ]; then
   echo "  the storms did not fill the 256K ring on this machine: once more with 64K"
+  check "256K: the victim's 3002 processes recorded (${rec:-none})" [ "${rec:-0}" -ge 3002 ]
+  check "256K: the victim lost no event (${blost:-?})" [ "${blost:-1}" = 0 ]
   stop_daemon
   sed -i 's/^RingBufferSize = .*/RingBufferSize = 64K/' "$T/tracer.conf"
   start_daemon || { fail "tracerd restarted with a 64K ring"; finish; exit 1; }
