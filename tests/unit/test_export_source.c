@@ -355,6 +355,32 @@ static void test_logs(void **state)
 	assert_memory_equal(f->b->spans[1].trace_id, f->b->logs[0].trace_id, 16);
 }
 
+/* The logs signal reads only the processes that can make a log record, by their status, their
+ * OOM flag (named in the query, bound by the store) or a stall: an OOM kill that left no exit
+ * status is read, the successful processes around it are not, and the cursor still passes all */
+static void test_logs_read_only_what_can_log(void **state)
+{
+	struct fixture *f = *state;
+	struct unit u = mkunit(1, 8, 0, 0);
+	struct proc ok1 = mkproc(1, 500, 1000), oom = mkproc(1, 501, 2000),
+		    ok2 = mkproc(1, 502, 3000);
+	int64_t next;
+
+	store_put_unit(f->s, &u);
+	oom.flags |= PROC_OOM_KILLED;
+	oom.exit.status = 0;
+	assert_int_equal(store_add_process(f->s, &ok1, 0), 0);
+	assert_int_equal(store_add_process(f->s, &oom, 0), 0);
+	assert_int_equal(store_add_process(f->s, &ok2, 0), 0);
+	finish(f->s, &u, UNIT_COMPLETED);
+	next = read_after(f, EXPORT_LOGS, 0, 100);
+	assert_int_equal(export_batch_rows(f->b), 2); /* the OOM kill's row and the unit's */
+	assert_int_equal(f->b->nlogs, 1);
+	assert_non_null(
+		strstr(f->b->logs[0].body, "process 501 (tool) was killed by the OOM killer"));
+	assert_int_equal(next, read_after(f, EXPORT_TRACES, 0, 100)); /* past every row alike */
+}
+
 static const struct otlp_attr *log_attr(const struct otlp_log *l, const char *key)
 {
 	for (size_t i = 0; i < l->nattrs; i++)
@@ -462,6 +488,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cursor_pieces_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequence_survives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_logs_read_only_what_can_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stall_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slower, setup, teardown),
 	};
