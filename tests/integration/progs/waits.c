@@ -121,8 +121,9 @@ static void *last_worker(void *arg)
 	while (!leader_done)
 		sched_yield();
 	/* the leader's whole wait, its exit's too: it read its own before pthread_exit, whose
-	 * unwinding (libgcc_s loaded on first use) then waited for the CPU as well, about 100 ms
-	 * more under TCG, which the tracer rightly counts; a zombie's schedstat stays readable */
+	 * path then waited for the CPU behind the busy threads (79-134 ms more under TCG on 6.1),
+	 * which the tracer rightly counts; a zombie's schedstat stays readable. Not a zombie
+	 * within 5 s: its own reading stands, and the comparison says so if it falls short. */
 	for (int i = 0; i < 5000 && leader_state() != 'Z'; i++)
 		usleep(1000);
 	if (leader_state() == 'Z') {
