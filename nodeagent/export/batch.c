@@ -88,15 +88,6 @@ const char *batch_text(struct export_batch *b, const void *s, size_t n)
 	return t;
 }
 
-struct otlp_attr *batch_attrs(struct export_batch *b, size_t n)
-{
-	struct otlp_attr *a = batch_alloc(b, n * sizeof(*a));
-
-	if (a)
-		memset(a, 0, n * sizeof(*a));
-	return a;
-}
-
 struct otlp_span *batch_span(struct export_batch *b)
 {
 	if (b->nspans == b->span_cap)
@@ -122,6 +113,7 @@ int batch_reset(struct export_batch *b, enum export_signal signal, size_t max)
 	b->nspans = b->nlogs = 0;
 	b->rows = 0;
 	b->nowners = 0;
+	memset(&b->unit, 0, sizeof(b->unit)); /* its values were in the blocks just freed */
 	if (signal == EXPORT_TRACES && b->span_cap < want) {
 		struct otlp_span *s = realloc(b->spans, want * sizeof(*s));
 

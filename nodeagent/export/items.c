@@ -26,7 +26,9 @@
 #include "slurm_ids.h"
 #include "store.h"
 #include "items_attrs.h"
+#include "log.h"
 #include "source_internal.h"
+#include "stmt.h"
 #include "traceparent.h"
 #include "unit.h"
 
@@ -62,13 +64,13 @@ enum {
 	U_COLUMNS
 };
 
-#define PROCESS_SELECT                                                                         \
-	"SELECT p.seq, p.boot_id, p.pid, p.ppid, p.start_boot_ns, p.parent_start_boot_ns, "    \
-	"p.start_ns, p.exec_ns, p.end_ns, p.comm, p.exe, p.argv, p.uid, p.status, p.flags, "   \
-	"p.tool, p.subcommand, p.cpu_ns, p.user_ns, p.sys_ns, p.maxrss_kb, p.read_bytes, "     \
-	"p.write_bytes, p.rchar, p.wchar, p.cpu_wait_ns, p.iowait_ns, p.offcpu_ns, "           \
-	"p.net_rx_bytes, p.net_tx_bytes, p.stall_ns, p.stall_reason, p.threads, " UNIT_COLUMNS \
-	" FROM processes p LEFT JOIN units u ON u.id = p.unit WHERE p.seq > ?1"
+#define PROCESS_SELECT                                                                       \
+	"SELECT p.seq, p.boot_id, p.pid, p.ppid, p.start_boot_ns, p.parent_start_boot_ns, "  \
+	"p.start_ns, p.exec_ns, p.end_ns, p.comm, p.exe, p.argv, p.uid, p.status, p.flags, " \
+	"p.tool, p.subcommand, p.cpu_ns, p.user_ns, p.sys_ns, p.maxrss_kb, p.read_bytes, "   \
+	"p.write_bytes, p.rchar, p.wchar, p.cpu_wait_ns, p.iowait_ns, p.offcpu_ns, "         \
+	"p.net_rx_bytes, p.net_tx_bytes, p.stall_ns, p.stall_reason, p.threads, p.unit"      \
+	" FROM processes p WHERE p.seq > ?1"
 const char items_process_sql[] = PROCESS_SELECT " ORDER BY p.seq LIMIT ?2";
 /* The rows that can make a log record (process_logs: an outcome, a stall), of the many that
  * make none: a storm's successful processes are no longer read twice. A superset of them is
@@ -145,10 +147,6 @@ const char items_stall_start_sql[] =
 enum { SS_SEQ, SS_BOOT, SS_PID, SS_START_BOOT, SS_SINCE, SS_COMM, SS_TOOL, SS_REASON, SS_UNIT };
 
 /* ---- ids */
-
-struct ids {
-	uint8_t trace[16], span[8], parent[8];
-};
 
 static void put64(uint8_t *out, uint64_t v)
 {
@@ -375,13 +373,43 @@ static void attrs_process(struct attrs *as, sqlite3_stmt *st)
 	}
 	if (num(st, PR_FLAGS) & PROC_OOM_KILLED)
 		attr_bool(as, "tracer.oom_killed", 1);
-	attrs_unit(as, st, PR_UNIT);
 }
 
-/* A process's span id, of its identity (boot id, pid, start) */
+/* v in decimal at p, as PRId64 writes it: returns the end */
+static char *put_dec(char *p, int64_t v)
+{
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char d[20];
+	size_t n = 0;
+
+	if (v < 0)
+		*p++ = '-';
+	do {
+		d[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+/* A process's span id, of its identity (boot id, pid, start): the id of the name
+ * "tracer/BOOT/PID/START", written without printf (a row takes two: its own and its parent's) */
 static uint64_t process_span(const char *boot, int64_t pid, int64_t start_boot_ns)
 {
-	return id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, pid, start_boot_ns);
+	char name[512], *p = name;
+	size_t n = strlen(boot);
+
+	if (n > sizeof(name) - 64) /* as id_of cuts it */
+		return id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, pid, start_boot_ns);
+	p = mempcpy(p, "tracer/", 7);
+	p = mempcpy(p, boot, n);
+	*p++ = '/';
+	p = put_dec(p, pid);
+	*p++ = '/';
+	p = put_dec(p, start_boot_ns);
+	*p = 0;
+	return traceparent_id(TRACEPARENT_SEED, name);
 }
 
 static void process_ids(sqlite3_stmt *st, struct ids *ids)
@@ -425,23 +453,63 @@ static int process_logs(struct export_batch *b, sqlite3_stmt *st, const struct i
 	return 0;
 }
 
+/* The unit of id (a process row's): its ids and attributes, read and made once for the rows of
+ * one unit. NULL when it has no stored row (*err 0), or on an error (*err -errno). */
+static const struct unit_part *unit_part(struct export_batch *b, int64_t id, int *err)
+{
+	static const char sql[] = "SELECT " UNIT_COLUMNS " FROM units u WHERE u.id = ?1";
+	struct unit_part *u = &b->unit;
+	sqlite3_stmt *st;
+	struct attrs as;
+	int rc;
+
+	*err = 0;
+	if (u->id == id && id)
+		return u->stored ? u : NULL;
+	memset(u, 0, sizeof(*u));
+	if (!(st = stmt_get(b->db, sql))) {
+		log_error("export: %s", sqlite3_errmsg(b->db));
+		*err = -EIO;
+		return NULL;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && unit_ids(b, st, 0, &u->ids) == 0) {
+		attrs_begin(&as, b);
+		attrs_unit(&as, st, 0);
+		if (attrs_end(&as, &u->attrs, &u->nattrs))
+			*err = -ENOMEM;
+		else
+			u->stored = 1;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		log_error("export: %s", sqlite3_errmsg(b->db));
+		*err = -EIO;
+	}
+	stmt_done(st);
+	u->id = *err ? 0 : id;
+	return u->stored ? u : NULL;
+}
+
 int items_process(struct export_batch *b, sqlite3_stmt *st)
 {
+	const struct unit_part *u;
 	struct ids ids;
 	struct attrs as;
 	struct otlp_span *s;
 	char how[64];
+	int err;
 
-	if (unit_ids(b, st, PR_UNIT, &ids) < 0)
-		return 0; /* a key's rows not linked yet: sent once moved to their unit */
+	if (!(u = unit_part(b, num(st, PR_UNIT), &err)))
+		return err; /* 0: a key's rows not linked yet, sent once moved to their unit */
+	ids = u->ids;
 	process_ids(st, &ids);
 	if (b->signal == EXPORT_LOGS)
 		return process_logs(b, st, &ids);
-	if (attrs_begin(&as, b))
-		return -ENOMEM;
+	attrs_begin(&as, b);
 	attrs_process(&as, st);
+	attrs_add(&as, u->attrs, u->nattrs);
 	s = batch_span(b);
-	if (as.oom || !s || !(s->name = process_name(b, st)))
+	if (!s || !(s->name = process_name(b, st)) || attrs_end(&as, &s->attrs, &s->nattrs))
 		return -ENOMEM;
 	memcpy(s->trace_id, ids.trace, sizeof(ids.trace));
 	memcpy(s->span_id, ids.span, sizeof(ids.span));
@@ -455,8 +523,6 @@ int items_process(struct export_batch *b, sqlite3_stmt *st)
 		if (!(s->status_message = batch_text(b, how, strlen(how))))
 			return -ENOMEM;
 	}
-	s->attrs = as.a;
-	s->nattrs = as.n;
 	return 0;
 }
 
@@ -496,19 +562,15 @@ static int slower_log(struct export_batch *b, sqlite3_stmt *st, const struct ids
 		 "%s took %.1f\xc3\x97 its median of the last %zu run%s (%.1f s against %.1f s)",
 		 name, (double)took / (double)usual, n, n > 1 ? "s" : "", (double)took / 1e9,
 		 (double)usual / 1e9);
-	if (!(l = log_of(b, ids, (uint64_t)num(st, UR_END), OTLP_SEV_WARN, body)) ||
-	    attrs_begin(&as, b))
+	if (!(l = log_of(b, ids, (uint64_t)num(st, UR_END), OTLP_SEV_WARN, body)))
 		return -ENOMEM;
+	attrs_begin(&as, b);
 	attr_str(&as, "tracer.event", "slower_than_usual", strlen("slower_than_usual"));
 	attr_int(&as, "tracer.elapsed_ns", took);
 	attr_int(&as, "tracer.usual_elapsed_ns", usual);
 	attr_int(&as, "tracer.history_runs", (int64_t)n);
 	attrs_unit(&as, st, UR_UNIT);
-	if (as.oom)
-		return -ENOMEM;
-	l->attrs = as.a;
-	l->nattrs = as.n;
-	return 0;
+	return attrs_end(&as, &l->attrs, &l->nattrs);
 }
 
 static int unit_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids,
@@ -566,8 +628,7 @@ int items_unit(struct export_batch *b, sqlite3_stmt *st)
 		return -ENOMEM;
 	if (b->signal == EXPORT_LOGS)
 		return unit_logs(b, st, &ids, name, state);
-	if (attrs_begin(&as, b))
-		return -ENOMEM;
+	attrs_begin(&as, b);
 	attr_col(&as, "tracer.unit.kind", st, UR_UNIT + U_KIND);
 	attr_col(&as, "tracer.unit.state", st, UR_STATE);
 	attr_num(&as, "tracer.unit.exit_status", st, UR_EXIT);
@@ -582,7 +643,7 @@ int items_unit(struct export_batch *b, sqlite3_stmt *st)
 	attr_num(&as, "tracer.stalls", st, UR_STALLS);
 	attrs_unit(&as, st, UR_UNIT);
 	s = batch_span(b);
-	if (as.oom || !s)
+	if (!s || attrs_end(&as, &s->attrs, &s->nattrs))
 		return -ENOMEM;
 	s->name = name;
 	memcpy(s->trace_id, ids.trace, sizeof(ids.trace));
@@ -595,8 +656,6 @@ int items_unit(struct export_batch *b, sqlite3_stmt *st)
 		s->status = OTLP_STATUS_ERROR;
 		s->status_message = unit_state_name(state);
 	}
-	s->attrs = as.a;
-	s->nattrs = as.n;
 	return 0;
 }
 
@@ -616,17 +675,13 @@ int items_stall_start(struct export_batch *b, sqlite3_stmt *st)
 	snprintf(body, sizeof(body),
 		 "process %" PRId64 " (%s) stalled: no CPU, I/O or network (%s)", num(st, SS_PID),
 		 *tool ? tool : "process", text(st, SS_REASON));
-	if (!(l = log_of(b, &ids, (uint64_t)num(st, SS_SINCE), OTLP_SEV_WARN, body)) ||
-	    attrs_begin(&as, b))
+	if (!(l = log_of(b, &ids, (uint64_t)num(st, SS_SINCE), OTLP_SEV_WARN, body)))
 		return -ENOMEM;
+	attrs_begin(&as, b);
 	attr_str(&as, "tracer.event", "stall.start", strlen("stall.start"));
 	attr_num(&as, "process.pid", st, SS_PID);
 	attr_col(&as, "tracer.tool", st, SS_TOOL);
 	attr_col(&as, "tracer.stall_reason", st, SS_REASON);
 	attrs_unit(&as, st, SS_UNIT);
-	if (as.oom)
-		return -ENOMEM;
-	l->attrs = as.a;
-	l->nattrs = as.n;
-	return 0;
+	return attrs_end(&as, &l->attrs, &l->nattrs);
 }

@@ -7,13 +7,33 @@
 
 #include "items_attrs.h"
 
-int attrs_begin(struct attrs *as, struct export_batch *b)
+void attrs_begin(struct attrs *as, struct export_batch *b)
 {
 	as->b = b;
 	as->n = 0;
 	as->oom = 0;
-	as->a = batch_attrs(b, ATTRS_MAX);
-	return as->a ? 0 : -ENOMEM;
+}
+
+int attrs_end(struct attrs *as, const struct otlp_attr **out, size_t *n)
+{
+	struct otlp_attr *a;
+
+	if (as->oom || !(a = batch_alloc(as->b, as->n * sizeof(*a) + 1)))
+		return -ENOMEM;
+	memcpy(a, as->a, as->n * sizeof(*a));
+	*out = a;
+	*n = as->n;
+	return 0;
+}
+
+void attrs_add(struct attrs *as, const struct otlp_attr *a, size_t n)
+{
+	if (n > ATTRS_MAX - as->n) {
+		as->oom = 1;
+		return;
+	}
+	memcpy(&as->a[as->n], a, n * sizeof(*a));
+	as->n += n;
 }
 
 struct otlp_attr *attr(struct attrs *as, const char *key, enum otlp_value_type type)
@@ -25,8 +45,7 @@ struct otlp_attr *attr(struct attrs *as, const char *key, enum otlp_value_type t
 		return NULL;
 	}
 	a = &as->a[as->n++];
-	a->key = key;
-	a->type = type;
+	*a = (struct otlp_attr){ .key = key, .type = type };
 	return a;
 }
 

@@ -8,9 +8,11 @@
 
 #define ATTRS_MAX 48 /* attributes of one item at most */
 
+/* Built here, then copied to the batch at their number (attrs_end): an item's array takes what
+ * it holds, not ATTRS_MAX. */
 struct attrs {
 	struct export_batch *b;
-	struct otlp_attr *a;
+	struct otlp_attr a[ATTRS_MAX];
 	size_t n;
 	int oom; /* out of memory on the way, or past ATTRS_MAX: the item is left out */
 };
@@ -28,8 +30,12 @@ static inline int64_t num(sqlite3_stmt *st, int col)
 	return sqlite3_column_int64(st, col);
 }
 
-/* Begin an item's attributes in b: 0 or -ENOMEM. */
-int attrs_begin(struct attrs *as, struct export_batch *b);
+/* Begin an item's attributes in b. */
+void attrs_begin(struct attrs *as, struct export_batch *b);
+/* The attributes as the batch's, into *out and *n: 0, or -ENOMEM (as->oom on the way too). */
+int attrs_end(struct attrs *as, const struct otlp_attr **out, size_t *n);
+/* n attributes made before (their values the batch's already), appended */
+void attrs_add(struct attrs *as, const struct otlp_attr *a, size_t n);
 /* One more attribute of type; NULL (and as->oom) past ATTRS_MAX. */
 struct otlp_attr *attr(struct attrs *as, const char *key, enum otlp_value_type type);
 /* A string (len bytes, copied), left out when empty */

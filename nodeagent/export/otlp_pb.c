@@ -175,37 +175,99 @@ static void pb_any_string(struct otlp_w *w, unsigned field, const char *t, size_
 	pb_close(w, any);
 }
 
-static void pb_attr(struct otlp_w *w, unsigned field, const struct otlp_attr *a)
+static size_t varint_len(uint64_t v)
 {
-	size_t kv = pb_open(w, field), any, arr, n;
-	struct otlp_strings it;
-	char t[OTLP_TEXT_ROOM];
-	uint64_t bits;
+	size_t n = 1;
 
-	pb_text(w, KV_KEY, a->key, 0);
-	any = pb_open(w, KV_VALUE);
+	while (v > 0x7f) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* A tag and a length, at p: the bytes written */
+static size_t head_to(uint8_t *p, unsigned field, size_t len)
+{
+	size_t n = varint_to(p, (uint64_t)field << 3 | WIRE_LEN);
+
+	return n + varint_to(p + n, len);
+}
+
+/* A KeyValue whose AnyValue holds one scalar: both lengths counted first, the whole written
+ * at once. Attributes are most of what a span is, and this is most of them. */
+static void pb_attr_scalar(struct otlp_w *w, unsigned field, const char *key, size_t klen,
+			   const struct otlp_attr *a, const char *t, size_t tlen)
+{
+	uint8_t val[10];
+	size_t vlen = 0, any, kv, at;
+	uint64_t bits;
+	uint8_t *p;
+
 	switch (a->type) {
 	case OTLP_STR:
-		pb_text(w, ANY_STRING, a->s, 1);
 		break;
-	case OTLP_INT:
-		pb_uint(w, ANY_INT, (uint64_t)a->i); /* int64: two's complement, 10 bytes if < 0 */
+	case OTLP_INT: /* int64: two's complement, 10 bytes if < 0 */
+		vlen = varint_to(val, (uint64_t)a->i);
 		break;
 	case OTLP_BOOL:
-		pb_uint(w, ANY_BOOL, a->i != 0);
+		vlen = varint_to(val, a->i != 0);
 		break;
-	case OTLP_DOUBLE:
+	default: /* OTLP_DOUBLE */
 		memcpy(&bits, &a->d, sizeof(bits));
-		pb_fixed64(w, ANY_DOUBLE, bits);
-		break;
-	case OTLP_STRINGS:
-		arr = pb_open(w, ANY_ARRAY);
-		otlp_strings_start(&it, a);
-		while (otlp_strings_next(&it, t, &n))
-			pb_any_string(w, ARRAY_VALUES, t, n);
-		pb_close(w, arr);
+		for (int i = 0; i < 8; i++)
+			val[i] = (uint8_t)(bits >> (8 * i));
+		vlen = 8;
 		break;
 	}
+	any = a->type == OTLP_STR ? 1 + varint_len(tlen) + tlen : 1 + vlen;
+	kv = (klen ? 1 + varint_len(klen) + klen : 0) + 1 + varint_len(any) + any;
+	if (!(p = (uint8_t *)otlp_w_room(w, kv + 10)))
+		return;
+	at = varint_to(p, (uint64_t)field << 3 | WIRE_LEN);
+	at += varint_to(p + at, kv);
+	if (klen) {
+		at += head_to(p + at, KV_KEY, klen);
+		memcpy(p + at, key, klen);
+		at += klen;
+	}
+	at += head_to(p + at, KV_VALUE, any);
+	if (a->type == OTLP_STR) {
+		at += head_to(p + at, ANY_STRING, tlen);
+		memcpy(p + at, t, tlen);
+		at += tlen;
+	} else {
+		p[at++] = (uint8_t)((a->type == OTLP_INT    ? ANY_INT
+				     : a->type == OTLP_BOOL ? ANY_BOOL
+							    : ANY_DOUBLE)
+					    << 3 |
+				    (a->type == OTLP_DOUBLE ? WIRE_FIXED64 : WIRE_VARINT));
+		memcpy(p + at, val, vlen);
+		at += vlen;
+	}
+	w->b->len += at;
+}
+
+static void pb_attr(struct otlp_w *w, unsigned field, const struct otlp_attr *a)
+{
+	char key[OTLP_TEXT_ROOM], t[OTLP_TEXT_ROOM];
+	size_t kv, any, arr, n, klen = otlp_text(key, a->key);
+	struct otlp_strings it;
+
+	if (a->type != OTLP_STRINGS) {
+		pb_attr_scalar(w, field, key, klen, a, t,
+			       a->type == OTLP_STR ? otlp_text(t, a->s) : 0);
+		return;
+	}
+	kv = pb_open(w, field);
+	if (klen)
+		pb_bytes(w, KV_KEY, key, klen);
+	any = pb_open(w, KV_VALUE);
+	arr = pb_open(w, ANY_ARRAY);
+	otlp_strings_start(&it, a);
+	while (otlp_strings_next(&it, t, &n))
+		pb_any_string(w, ARRAY_VALUES, t, n);
+	pb_close(w, arr);
 	pb_close(w, any);
 	pb_close(w, kv);
 }

@@ -19,7 +19,7 @@ int otlp_w_end(struct otlp_w *w)
 	return w->err;
 }
 
-char *otlp_w_room(struct otlp_w *w, size_t n)
+char *otlp_w_grow(struct otlp_w *w, size_t n)
 {
 	struct otlp_buf *b = w->b;
 	size_t cap;
@@ -44,17 +44,6 @@ char *otlp_w_room(struct otlp_w *w, size_t n)
 		b->cap = cap;
 	}
 	return b->data + b->len;
-}
-
-void otlp_w_put(struct otlp_w *w, const void *p, size_t n)
-{
-	char *at = otlp_w_room(w, n);
-
-	if (!at)
-		return;
-	if (n)
-		memcpy(at, p, n);
-	w->b->len += n;
 }
 
 void otlp_w_str(struct otlp_w *w, const char *s)

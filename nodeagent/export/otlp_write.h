@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "otlp.h"
 
 /* Marks a string that was cut: U+2026 HORIZONTAL ELLIPSIS */
@@ -23,9 +24,29 @@ struct otlp_w {
 void otlp_w_init(struct otlp_w *w, struct otlp_buf *b);
 /* 0, or the first error with b's length as it was at otlp_w_init */
 int otlp_w_end(struct otlp_w *w);
-/* Room for n more bytes at b->data + b->len (b->len unchanged); NULL after a failure */
-char *otlp_w_room(struct otlp_w *w, size_t n);
-void otlp_w_put(struct otlp_w *w, const void *p, size_t n);
+/* otlp_w_room's slow path: grows b */
+char *otlp_w_grow(struct otlp_w *w, size_t n);
+/* Room for n more bytes at b->data + b->len (b->len unchanged); NULL after a failure. Inline:
+ * the encoders call it for every field of every item. */
+static inline char *otlp_w_room(struct otlp_w *w, size_t n)
+{
+	struct otlp_buf *b = w->b;
+
+	if (!w->err && n <= b->cap - b->len)
+		return b->data + b->len;
+	return otlp_w_grow(w, n);
+}
+
+static inline void otlp_w_put(struct otlp_w *w, const void *p, size_t n)
+{
+	char *at = otlp_w_room(w, n);
+
+	if (!at)
+		return;
+	if (n)
+		memcpy(at, p, n);
+	w->b->len += n;
+}
 void otlp_w_str(struct otlp_w *w, const char *s);
 /* n bytes of id as lowercase hex */
 void otlp_w_hex(struct otlp_w *w, const uint8_t *id, size_t n);

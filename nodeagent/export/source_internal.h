@@ -13,6 +13,21 @@ struct arena_block {
 	char data[];
 };
 
+/* An item's trace, span and parent span ids */
+struct ids {
+	uint8_t trace[16], span[8], parent[8];
+};
+
+/* The unit of the process rows read last: its ids and attributes, made once for all of them
+ * (a storm's thousands of rows share one unit), their values the batch's. */
+struct unit_part {
+	int64_t id; /* 0: none made yet */
+	int stored; /* 0: the unit has no row (yet): its processes are left for later */
+	struct ids ids;
+	const struct otlp_attr *attrs;
+	size_t nattrs;
+};
+
 struct export_batch {
 	char node[64]; /* the exporter's node */
 	enum export_signal signal;
@@ -27,6 +42,7 @@ struct export_batch {
 		const char *name;
 	} owners[OWNERS_CACHED];
 	unsigned nowners;
+	struct unit_part unit;
 };
 
 /* Empty b for up to max rows of signal: a row makes one span, or at most ITEMS_LOGS_MAX log
@@ -36,7 +52,6 @@ int batch_reset(struct export_batch *b, enum export_signal signal, size_t max);
  * caller), or when a span or log array is full. */
 void *batch_alloc(struct export_batch *b, size_t n);
 const char *batch_text(struct export_batch *b, const void *s, size_t n);
-struct otlp_attr *batch_attrs(struct export_batch *b, size_t n);
 struct otlp_span *batch_span(struct export_batch *b);
 struct otlp_log *batch_log(struct export_batch *b);
 
