@@ -1,22 +1,8 @@
 /* A stored row as OTLP items: a process or a unit as a span, and what went wrong in it as log
- * records. The one place that decides an exported id, name or attribute.
- *
- * Ids are derived, never random, so that a row sent again is the same span:
- * - a Slurm job's trace id is the one its TRACEPARENT carries: the user's, or the one the
- *   SPANK plugin derived from (cluster, job) (protocol/traceparent.h);
- * - a task's span is its step's derived span id for task 0, else one of (step, task): the
- *   same on every node. Its parent is the span its TRACEPARENT names when that is another's
- *   (an srun step's parent is the batch script that ran it; a user's own TRACEPARENT hangs
- *   the job under the user's span), else the job's allocation on its node;
- * - the allocation (the prolog's unit) is one span per node (by its name: several nodes may
- *   share a host), the trace's root unless the user's TRACEPARENT gives it a parent;
- * - a `tracerctl run` is one span, under its TRACEPARENT's span when it had one;
- * - a process's span is one of (boot id, pid, start), under its parent process's when that
- *   one was tracked in the same unit, else under its unit's. */
+ * records. The one place that decides an exported name or attribute (ids: items_ids.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -29,40 +15,9 @@
 #include "log.h"
 #include "source_internal.h"
 #include "stmt.h"
-#include "traceparent.h"
 #include "unit.h"
 
 #define MEM_NEAR_LIMIT_PCT 90 /* a unit's peak this close to its --mem is said */
-
-/* The unit's columns, after a row's own (source.c's queries end with them) */
-#define UNIT_COLUMNS                                                                          \
-	"u.id, u.kind, u.name, u.uid, u.cluster, u.job_id, u.array_job_id, u.array_task_id, " \
-	"u.step_id, u.task_id, u.job_name, u.traceparent, u.pipeline, u.run, u.step_name, "   \
-	"u.wildcards, u.engine, u.boot_id, u.account, u.partition, u.nodelist"
-enum {
-	U_ID,
-	U_KIND,
-	U_NAME,
-	U_UID,
-	U_CLUSTER,
-	U_JOB,
-	U_ARRAY_JOB,
-	U_ARRAY_TASK,
-	U_STEP,
-	U_TASK,
-	U_JOB_NAME,
-	U_TRACEPARENT,
-	U_PIPELINE,
-	U_RUN,
-	U_STEP_NAME,
-	U_WILDCARDS,
-	U_ENGINE,
-	U_BOOT,
-	U_ACCOUNT,
-	U_PARTITION,
-	U_NODELIST,
-	U_COLUMNS
-};
 
 #define PROCESS_SELECT                                                                       \
 	"SELECT p.seq, p.boot_id, p.pid, p.ppid, p.start_boot_ns, p.parent_start_boot_ns, "  \
@@ -145,82 +100,6 @@ const char items_stall_start_sql[] =
 	"t.reason, " UNIT_COLUMNS " FROM stall_starts t LEFT JOIN units u ON u.id = t.unit"
 	" WHERE t.seq > ?1 ORDER BY t.seq LIMIT ?2";
 enum { SS_SEQ, SS_BOOT, SS_PID, SS_START_BOOT, SS_SINCE, SS_COMM, SS_TOOL, SS_REASON, SS_UNIT };
-
-/* ---- ids */
-
-static void put64(uint8_t *out, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		out[i] = (uint8_t)v;
-}
-
-static uint64_t hex64(const char *s)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 16; i++)
-		v = v << 4 | (uint64_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10);
-	return v;
-}
-
-static uint64_t id_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static uint64_t id_of(const char *fmt, ...)
-{
-	char name[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	return traceparent_id(TRACEPARENT_SEED, name);
-}
-
-/* The unit's ids (its columns from at): -ENOENT when the row has no stored unit. */
-static int unit_ids(const struct export_batch *b, sqlite3_stmt *st, int at, struct ids *ids)
-{
-	const char *tp = text(st, at + U_TRACEPARENT), *cluster = text(st, at + U_CLUSTER);
-	const char *boot = text(st, at + U_BOOT);
-	int64_t unit = num(st, at + U_ID), job = num(st, at + U_JOB), task = num(st, at + U_TASK);
-	uint32_t step = (uint32_t)num(st, at + U_STEP);
-	int valid = traceparent_valid(tp);
-	uint64_t trace[2], span, parent = 0, tp_span = valid ? hex64(tp + 36) : 0;
-
-	if (sqlite3_column_type(st, at + U_ID) == SQLITE_NULL)
-		return -ENOENT;
-	if (job > 0) {
-		uint64_t alloc = id_of("tracer/%s/%" PRId64 "/alloc/%s", cluster, job, b->node);
-		int ours;
-
-		traceparent_job_trace(cluster, (uint64_t)job, trace);
-		ours = !valid || (hex64(tp + 3) == trace[0] && hex64(tp + 19) == trace[1]);
-		if (step == STEP_NONE) {
-			span = alloc;
-			parent = ours ? 0 : tp_span;
-		} else {
-			span = traceparent_step_span(cluster, (uint64_t)job, step);
-			if (task > 0)
-				span = id_of("tracer/%s/%" PRId64 "/%u/%" PRId64, cluster, job,
-					     step, task);
-			parent = valid && tp_span != span ? tp_span : alloc;
-		}
-	} else {
-		trace[0] = id_of("tracer/%s/unit/%" PRId64, boot, unit);
-		trace[1] = traceparent_id(TRACEPARENT_SEED2, boot) ^ (uint64_t)unit;
-		span = id_of("tracer/%s/unit/%" PRId64 "/span", boot, unit);
-		parent = tp_span;
-	}
-	if (valid) {
-		trace[0] = hex64(tp + 3);
-		trace[1] = hex64(tp + 19);
-	}
-	put64(ids->trace, trace[0]);
-	put64(ids->trace + 8, trace[1]);
-	put64(ids->span, span);
-	memset(ids->parent, 0, sizeof(ids->parent));
-	if (parent)
-		put64(ids->parent, parent);
-	return 0;
-}
 
 /* ---- attributes of a row's unit */
 
@@ -375,43 +254,6 @@ static void attrs_process(struct attrs *as, sqlite3_stmt *st)
 		attr_bool(as, "tracer.oom_killed", 1);
 }
 
-/* v in decimal at p, as PRId64 writes it: returns the end */
-static char *put_dec(char *p, int64_t v)
-{
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	char d[20];
-	size_t n = 0;
-
-	if (v < 0)
-		*p++ = '-';
-	do {
-		d[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	while (n)
-		*p++ = d[--n];
-	return p;
-}
-
-/* A process's span id, of its identity (boot id, pid, start): the id of the name
- * "tracer/BOOT/PID/START", written without printf (a row takes two: its own and its parent's) */
-static uint64_t process_span(const char *boot, int64_t pid, int64_t start_boot_ns)
-{
-	char name[512], *p = name;
-	size_t n = strlen(boot);
-
-	if (n > sizeof(name) - 64) /* as id_of cuts it */
-		return id_of("tracer/%s/%" PRId64 "/%" PRId64, boot, pid, start_boot_ns);
-	p = mempcpy(p, "tracer/", 7);
-	p = mempcpy(p, boot, n);
-	*p++ = '/';
-	p = put_dec(p, pid);
-	*p++ = '/';
-	p = put_dec(p, start_boot_ns);
-	*p = 0;
-	return traceparent_id(TRACEPARENT_SEED, name);
-}
-
 static void process_ids(sqlite3_stmt *st, struct ids *ids)
 {
 	const char *boot = text(st, PR_BOOT);
@@ -419,8 +261,9 @@ static void process_ids(sqlite3_stmt *st, struct ids *ids)
 	/* under its unit's span (unit_ids), or its parent's */
 	memcpy(ids->parent, ids->span, sizeof(ids->parent));
 	if (num(st, PR_PARENT_START) > 0)
-		put64(ids->parent, process_span(boot, num(st, PR_PPID), num(st, PR_PARENT_START)));
-	put64(ids->span, process_span(boot, num(st, PR_PID), num(st, PR_START_BOOT)));
+		items_put64(ids->parent,
+			    items_process_span(boot, num(st, PR_PPID), num(st, PR_PARENT_START)));
+	items_put64(ids->span, items_process_span(boot, num(st, PR_PID), num(st, PR_START_BOOT)));
 }
 
 /* What makes a record here is in items_process_logs_sql's WHERE too: a condition added here is
@@ -474,7 +317,7 @@ static const struct unit_part *unit_part(struct export_batch *b, int64_t id, int
 	}
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && unit_ids(b, st, 0, &u->ids) == 0) {
+	if (rc == SQLITE_ROW && items_unit_ids(b, st, 0, &u->ids) == 0) {
 		attrs_begin(&as, b);
 		attrs_unit(&as, st, 0);
 		if (attrs_end(&as, &u->attrs, &u->nattrs))
@@ -622,7 +465,7 @@ int items_unit(struct export_batch *b, sqlite3_stmt *st)
 	const char *name;
 
 	unit_state_parse(text(st, UR_STATE), &state);
-	if (unit_ids(b, st, UR_UNIT, &ids) < 0)
+	if (items_unit_ids(b, st, UR_UNIT, &ids) < 0)
 		return 0;
 	if (!(name = unit_name(b, st, UR_UNIT)))
 		return -ENOMEM;
@@ -669,9 +512,10 @@ int items_stall_start(struct export_batch *b, sqlite3_stmt *st)
 	struct ids ids;
 	char body[512];
 
-	if (b->signal != EXPORT_LOGS || unit_ids(b, st, SS_UNIT, &ids) < 0)
+	if (b->signal != EXPORT_LOGS || items_unit_ids(b, st, SS_UNIT, &ids) < 0)
 		return 0;
-	put64(ids.span, process_span(text(st, SS_BOOT), num(st, SS_PID), num(st, SS_START_BOOT)));
+	items_put64(ids.span,
+		    items_process_span(text(st, SS_BOOT), num(st, SS_PID), num(st, SS_START_BOOT)));
 	snprintf(body, sizeof(body),
 		 "process %" PRId64 " (%s) stalled: no CPU, I/O or network (%s)", num(st, SS_PID),
 		 *tool ? tool : "process", text(st, SS_REASON));

@@ -13,6 +13,36 @@ struct arena_block {
 	char data[];
 };
 
+/* A unit's columns, as the queries of items.c name them (after a row's own, or alone) */
+#define UNIT_COLUMNS                                                                          \
+	"u.id, u.kind, u.name, u.uid, u.cluster, u.job_id, u.array_job_id, u.array_task_id, " \
+	"u.step_id, u.task_id, u.job_name, u.traceparent, u.pipeline, u.run, u.step_name, "   \
+	"u.wildcards, u.engine, u.boot_id, u.account, u.partition, u.nodelist"
+enum {
+	U_ID,
+	U_KIND,
+	U_NAME,
+	U_UID,
+	U_CLUSTER,
+	U_JOB,
+	U_ARRAY_JOB,
+	U_ARRAY_TASK,
+	U_STEP,
+	U_TASK,
+	U_JOB_NAME,
+	U_TRACEPARENT,
+	U_PIPELINE,
+	U_RUN,
+	U_STEP_NAME,
+	U_WILDCARDS,
+	U_ENGINE,
+	U_BOOT,
+	U_ACCOUNT,
+	U_PARTITION,
+	U_NODELIST,
+	U_COLUMNS
+};
+
 /* An item's trace, span and parent span ids */
 struct ids {
 	uint8_t trace[16], span[8], parent[8];
@@ -54,6 +84,14 @@ void *batch_alloc(struct export_batch *b, size_t n);
 const char *batch_text(struct export_batch *b, const void *s, size_t n);
 struct otlp_span *batch_span(struct export_batch *b);
 struct otlp_log *batch_log(struct export_batch *b);
+
+/* The ids (items_ids.c). A unit's, of its columns (UNIT_COLUMNS) from at in st: -ENOENT
+ * when the row has no stored unit. */
+int items_unit_ids(const struct export_batch *b, sqlite3_stmt *st, int at, struct ids *ids);
+/* A process's span id, of its identity (boot id, pid, start) */
+uint64_t items_process_span(const char *boot, int64_t pid, int64_t start_boot_ns);
+/* v as 8 bytes, most significant first, as ids are sent */
+void items_put64(uint8_t *out, uint64_t v);
 
 /* The queries of a signal's rows after a cursor (?1), at most ?2 of them, ordered by their
  * number (first column): a process's joined to its unit (for logs, only those that can make a
