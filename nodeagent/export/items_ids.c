@@ -96,7 +96,6 @@ int items_unit_ids(const struct export_batch *b, sqlite3_stmt *st, int at, struc
 	return 0;
 }
 
-
 /* v in decimal at p, as PRId64 writes it: returns the end */
 static char *put_dec(char *p, int64_t v)
 {

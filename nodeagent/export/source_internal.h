@@ -94,8 +94,9 @@ uint64_t items_process_span(const char *boot, int64_t pid, int64_t start_boot_ns
 void items_put64(uint8_t *out, uint64_t v);
 
 /* The queries of a signal's rows after a cursor (?1), at most ?2 of them, ordered by their
- * number (first column): a process's joined to its unit (for logs, only those that can make a
- * log record), a finished unit's, and a stall's start joined to its unit. */
+ * number (first column): a process's (for logs, only those that can make a log record; its
+ * unit is read once for a batch's rows of it: struct unit_part), a finished unit's, and a
+ * stall's start joined to its unit. */
 extern const char items_process_sql[], items_process_logs_sql[], items_unit_sql[],
 	items_stall_start_sql[];
 /* A row of one of them process or unit query into b's items of its signal: 0 or -ENOMEM. */
