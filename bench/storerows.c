@@ -66,8 +66,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	want = argv[5];
-	for (v = 0; v < sizeof(variants) / sizeof(*variants) && strcmp(variants[v].name, want);
-	     v++)
+	for (v = 0; v < sizeof(variants) / sizeof(*variants) && strcmp(variants[v].name, want); v++)
 		;
 	if (v == sizeof(variants) / sizeof(*variants)) {
 		fprintf(stderr, "storerows: no variant %s\n", want);
@@ -129,7 +128,9 @@ int main(int argc, char **argv)
 	while (nrows < (int)(sizeof(rows) / sizeof(*rows)) && sqlite3_step(q) == SQLITE_ROW) {
 		rows[nrows] = calloc((size_t)ncols, sizeof(**rows));
 		for (int c = 0; c < ncols; c++)
-			rows[nrows][c] = at[c] < 0 ? NULL : sqlite3_value_dup(sqlite3_column_value(q, at[c]));
+			rows[nrows][c] =
+				at[c] < 0 ? NULL
+					  : sqlite3_value_dup(sqlite3_column_value(q, at[c]));
 		nrows++;
 	}
 	sqlite3_finalize(q);
@@ -138,7 +139,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	run(dst, "DETACH src");
-	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO processes(%s) VALUES(%s)", names, params);
+	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO processes(%s) VALUES(%s)", names,
+		 params);
 	if (sqlite3_prepare_v3(dst, sql, -1, SQLITE_PREPARE_PERSISTENT, &ins, NULL) != SQLITE_OK) {
 		fprintf(stderr, "storerows: %s\n", sqlite3_errmsg(dst));
 		return 1;
