@@ -197,6 +197,50 @@ static void test_slurm_job_shape(void **state)
 	assert_int_equal(attr_of(c, "slurm.job_id")->i, 42);
 }
 
+/* A batch whose processes go back and forth between units (the exporter reads a unit once
+ * while its rows follow each other): each span has its own unit's trace and attributes, and a
+ * process of a unit with no row is left for later, not given its neighbour's unit. */
+static void test_units_interleaved(void **state)
+{
+	struct fixture *f = *state;
+	struct unit a = mkunit(1, 42, 0, 0), b = mkunit(2, 43, 0, 0);
+	static const struct {
+		uint64_t unit;
+		const char *comm;
+	} rows[] = {
+		{ 1, "a1" }, { 2, "b1" }, { 1, "a2" }, { 9, "lost" }, { 2, "b2" }, { 1, "a3" }
+	};
+	uint64_t trace[2][2];
+	size_t i;
+
+	store_put_unit(f->s, &a);
+	store_put_unit(f->s, &b);
+	for (i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		struct proc p = mkproc(rows[i].unit, (uint32_t)(200 + i), 1000 + i);
+
+		strcpy(p.comm, rows[i].comm);
+		assert_int_equal(store_add_process(f->s, &p, 0), 0);
+	}
+	read_after(f, EXPORT_TRACES, 0, 100);
+	assert_int_equal(f->b->nspans, 5);
+	traceparent_job_trace("c1", 42, trace[0]);
+	traceparent_job_trace("c1", 43, trace[1]);
+	for (i = 0; i < sizeof(rows) / sizeof(*rows); i++) {
+		const struct otlp_span *s;
+		int k = rows[i].unit == 1 ? 0 : 1;
+
+		if (rows[i].unit == 9)
+			continue;
+		s = span_named(f->b, rows[i].comm);
+		assert_int_equal(get64(s->trace_id), trace[k][0]);
+		assert_int_equal(attr_of(s, "slurm.job_id")->i, k ? 43 : 42);
+		assert_string_equal(attr_of(s, "tracer.unit.name")->s, k ? "u2" : "u1");
+		assert_int_equal(attr_of(s, "process.pid")->i, (int64_t)(200 + i));
+	}
+	for (i = 0; i < f->b->nspans; i++)
+		assert_string_not_equal(f->b->spans[i].name, "lost");
+}
+
 /* In pieces: each item once, in order, whatever the batch size; nothing new: the cursor stays */
 static void test_cursor_pieces(void **state)
 {
@@ -484,6 +528,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_slurm_job_shape, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_units_interleaved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursor_pieces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursor_pieces_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequence_survives, setup, teardown),
