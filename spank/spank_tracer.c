@@ -600,6 +600,8 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 		json_object_object_add(req, "kernel_key",
 				       json_object_new_int64((int64_t)st.tasks[i].key));
 	json_object_object_add(req, "status", json_object_new_int(status));
+	/* the reply is not read: tracerd need not count the task's processes for it */
+	json_object_object_add(req, "totals", json_object_new_boolean(0));
 	call_tracerd(sp, st.tasks[i].pid, req, &reply, st.tasks[i].key != 0);
 	json_object_put(reply);
 	json_object_put(req);

@@ -105,11 +105,23 @@ static struct json_object *unit_refused(int r, uint64_t id, const char *err)
 	return NULL;
 }
 
-static struct json_object *with_totals(struct agent *a, struct json_object *r, uint64_t id)
+/* A client that has no use for a unit's totals says "totals": false, exactly (a listing's that
+ * has them from its units listing, the SPANK plugin at a task's end): counting them is a pass
+ * over the unit's processes on the loop. */
+static int totals_unwanted(struct json_object *req)
 {
 	struct json_object *totals;
 
-	if (store_unit_totals(agent_store(a), id, &totals) == 0) {
+	return json_object_object_get_ex(req, "totals", &totals) &&
+	       json_object_is_type(totals, json_type_boolean) && !json_object_get_boolean(totals);
+}
+
+static struct json_object *with_totals(struct agent *a, struct json_object *r, uint64_t id,
+				       int no_totals)
+{
+	struct json_object *totals;
+
+	if (!no_totals && store_unit_totals(agent_store(a), id, &totals) == 0) {
 		live_add_totals(a, id, totals);
 		json_object_object_add(r, "totals", totals);
 	}
@@ -125,7 +137,7 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
 	uint64_t id = 0;
 	struct json_object *refused;
 	struct unit *u, stored;
-	int r;
+	int r, no_totals = totals_unwanted(req);
 
 	if (admin_only && !agent_is_admin(a, peer))
 		return ERR_REPLY(DENIED,
@@ -143,19 +155,23 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
 	if (r && r != -ENOENT)
 		return ERR_REPLY(MALFORMED, "%s", err);
 	if (!u) /* ended before a restart, or twice: answer what is stored */
-		return with_totals(a, request_reply_unit(&stored), id);
-	*park = (struct parked){ .kind = PARK_UNIT_END, .id = id, .status = status, .peer = *peer };
+		return with_totals(a, request_reply_unit(&stored), id, no_totals);
+	*park = (struct parked){ .kind = PARK_UNIT_END,
+				 .id = id,
+				 .status = status,
+				 .peer = *peer,
+				 .no_totals = no_totals };
 	return NULL;
 }
 
-/* A stored unit's reply, with its totals. */
-static struct json_object *stored_unit(struct agent *a, uint64_t id)
+/* A stored unit's reply, with its totals unless no_totals. */
+static struct json_object *stored_unit(struct agent *a, uint64_t id, int no_totals)
 {
 	struct unit stored;
 
 	if (store_get_unit(agent_store(a), id, &stored) < 0)
 		return ERR_REPLY(NOT_FOUND, "unit %" PRIu64 " not found", id);
-	return with_totals(a, request_reply_unit(&stored), id);
+	return with_totals(a, request_reply_unit(&stored), id, no_totals);
 }
 
 static struct json_object *resume_unit_end(struct agent *a, const struct parked *park)
@@ -164,11 +180,11 @@ static struct json_object *resume_unit_end(struct agent *a, const struct parked 
 	struct unit *u = units_find(a, park->id);
 
 	if (!u) /* ended meanwhile (another client, the orphan check): what is stored */
-		return stored_unit(a, park->id);
+		return stored_unit(a, park->id, park->no_totals);
 	units_end(a, u, park->status, unit_state_of_status(park->status));
 	log_info("unit %" PRIu64 " (%s) ended, status %" PRId64 ", %u processes still running",
 		 u->id, u->name, park->status, u->live);
-	reply = with_totals(a, request_reply_unit(u), u->id);
+	reply = with_totals(a, request_reply_unit(u), u->id, park->no_totals);
 	if (!u->live)
 		units_drop(a, u);
 	return reply;
@@ -278,23 +294,18 @@ static struct json_object *unit_listing(struct agent *a, const struct peer *peer
 	uint64_t id = 0;
 	int rc;
 
-	struct json_object *names = NULL, *totals;
+	struct json_object *names = NULL;
 	struct row_fields fields;
-	int no_totals;
 
 	/* a processes listing may name its columns: a client that reads a few takes less */
 	if (kind == STREAM_PROCESSES)
 		json_object_object_get_ex(req, "fields", &names);
 	if (process_row_fields(names, &fields, err, sizeof(err)))
 		return ERR_REPLY(MALFORMED, "%s", err);
-	/* a client that has the totals from its units listing leaves them out: false, exactly */
-	no_totals = json_object_object_get_ex(req, "totals", &totals) &&
-		    json_object_is_type(totals, json_type_boolean) &&
-		    !json_object_get_boolean(totals);
 	rc = peer_unit(a, peer, req, &id, &u, &stored, err, sizeof(err));
 	if ((refused = unit_refused(rc, id, err)))
 		return refused;
-	return listing(a, kind, id, NULL, &fields, no_totals,
+	return listing(a, kind, id, NULL, &fields, totals_unwanted(req),
 		       agent_is_admin(a, peer) ? ANY_UID : peer->uid, stream, park);
 }
 

@@ -34,7 +34,7 @@ struct parked {
 	int has_select;
 	char select[257];
 	struct row_fields fields; /* a processes listing's columns */
-	int no_totals;		  /* a unit's listing without its totals ("totals": false) */
+	int no_totals;		  /* a unit's listing or end without its totals ("totals": false) */
 };
 
 /* Requests; each returns a reply object (never NULL unless out of memory), or NULL with

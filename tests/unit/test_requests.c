@@ -198,6 +198,40 @@ static void test_parked_end(void **state)
 	assert_int_equal(code_of(a, &user, OP_RUN_END, "{\"unit\": 5}"), -1);
 }
 
+/* "totals": false (the SPANK plugin's, at a task's end) leaves the totals out of an end's
+ * reply, parked or at once; only false exactly does. */
+static void test_end_without_totals(void **state)
+{
+	struct agent *a = *state;
+	struct reply_stream *stream;
+	struct parked park;
+	struct json_object *reply, *u;
+
+	units_find(a, 11)->live = 1;
+	reply = ask(a, &slurm, OP_UNREGISTER, "{\"unit\": 11, \"status\": 0, \"totals\": false}",
+		    &stream, &park);
+	assert_null(reply);
+	assert_int_equal(park.kind, PARK_UNIT_END);
+	assert_true(park.no_totals);
+	units_drop(a, units_find(a, 11));
+	reply = request_resume(a, &park, NULL);
+	assert_non_null(reply);
+	assert_true(json_object_object_get_ex(reply, proto_ops[OP_UNREGISTER].reply, &u));
+	assert_int_equal(geti(u, "id"), 11);
+	assert_false(has(reply, "totals"));
+	json_object_put(reply);
+	/* ended already: the stored unit, at once, without them; with them unless false */
+	reply = ask(a, &slurm, OP_UNREGISTER, "{\"unit\": 11, \"totals\": false}", &stream, &park);
+	assert_non_null(reply);
+	assert_true(json_object_object_get_ex(reply, proto_ops[OP_UNREGISTER].reply, &u));
+	assert_false(has(reply, "totals"));
+	json_object_put(reply);
+	reply = ask(a, &slurm, OP_UNREGISTER, "{\"unit\": 11, \"totals\": 0}", &stream, &park);
+	assert_non_null(reply);
+	assert_true(has(reply, "totals"));
+	json_object_put(reply);
+}
+
 /* Another user's unit is not told from one that does not exist; a Slurm unit is Slurm's. */
 static void test_run_end_not_yours(void **state)
 {
@@ -456,6 +490,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_who_may_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_op, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parked_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_without_totals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_end_not_yours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_waits_for_commit, setup, teardown),
