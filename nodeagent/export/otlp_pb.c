@@ -106,14 +106,20 @@ static void pb_uint(struct otlp_w *w, unsigned field, uint64_t v)
 	pb_varint(w, v);
 }
 
+/* v little-endian, as fixed64 and double are sent: 8 bytes */
+static size_t fixed64_to(uint8_t out[8], uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = (uint8_t)(v >> (8 * i));
+	return 8;
+}
+
 static void pb_fixed64(struct otlp_w *w, unsigned field, uint64_t v)
 {
 	uint8_t b[8];
 
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
 	pb_tag(w, field, WIRE_FIXED64);
-	otlp_w_put(w, b, 8);
+	otlp_w_put(w, b, fixed64_to(b, v));
 }
 
 static void pb_bytes(struct otlp_w *w, unsigned field, const void *p, size_t n)
@@ -194,38 +200,38 @@ static size_t head_to(uint8_t *p, unsigned field, size_t len)
 	return n + varint_to(p + n, len);
 }
 
-/* A KeyValue whose AnyValue holds one scalar: both lengths counted first, the whole written
- * at once. Attributes are most of what a span is, and this is most of them. */
+/* A scalar's AnyValue field (int, bool or double: its tag and value) at out: the bytes */
+static size_t scalar_to(uint8_t out[19], const struct otlp_attr *a)
+{
+	uint64_t bits;
+	size_t n;
+
+	if (a->type == OTLP_DOUBLE) {
+		memcpy(&bits, &a->d, sizeof(bits));
+		n = varint_to(out, ANY_DOUBLE << 3 | WIRE_FIXED64);
+		return n + fixed64_to(out + n, bits);
+	}
+	n = varint_to(out, (a->type == OTLP_BOOL ? ANY_BOOL : ANY_INT) << 3 | WIRE_VARINT);
+	/* int64: two's complement, 10 bytes if < 0 */
+	return n + varint_to(out + n, a->type == OTLP_BOOL ? a->i != 0 : (uint64_t)a->i);
+}
+
+/* A KeyValue whose AnyValue holds one string (t, tlen) or another scalar: both lengths counted
+ * first, the whole written at once. Attributes are most of what a span is, and this is most of
+ * them. */
 static void pb_attr_scalar(struct otlp_w *w, unsigned field, const char *key, size_t klen,
 			   const struct otlp_attr *a, const char *t, size_t tlen)
 {
-	uint8_t val[10];
-	size_t vlen = 0, any, kv, at;
-	uint64_t bits;
+	uint8_t val[19];
+	size_t vlen = a->type == OTLP_STR ? 0 : scalar_to(val, a), any, kv, at;
 	uint8_t *p;
 
-	switch (a->type) {
-	case OTLP_STR:
-		break;
-	case OTLP_INT: /* int64: two's complement, 10 bytes if < 0 */
-		vlen = varint_to(val, (uint64_t)a->i);
-		break;
-	case OTLP_BOOL:
-		vlen = varint_to(val, a->i != 0);
-		break;
-	default: /* OTLP_DOUBLE */
-		memcpy(&bits, &a->d, sizeof(bits));
-		for (int i = 0; i < 8; i++)
-			val[i] = (uint8_t)(bits >> (8 * i));
-		vlen = 8;
-		break;
-	}
-	any = a->type == OTLP_STR ? 1 + varint_len(tlen) + tlen : 1 + vlen;
+	any = a->type == OTLP_STR ? 1 + varint_len(tlen) + tlen : vlen;
 	kv = (klen ? 1 + varint_len(klen) + klen : 0) + 1 + varint_len(any) + any;
-	if (!(p = (uint8_t *)otlp_w_room(w, kv + 10)))
+	if (!(p = (uint8_t *)otlp_w_room(w,
+					 varint_len((uint64_t)field << 3) + varint_len(kv) + kv)))
 		return;
-	at = varint_to(p, (uint64_t)field << 3 | WIRE_LEN);
-	at += varint_to(p + at, kv);
+	at = head_to(p, field, kv);
 	if (klen) {
 		at += head_to(p + at, KV_KEY, klen);
 		memcpy(p + at, key, klen);
@@ -237,11 +243,6 @@ static void pb_attr_scalar(struct otlp_w *w, unsigned field, const char *key, si
 		memcpy(p + at, t, tlen);
 		at += tlen;
 	} else {
-		p[at++] = (uint8_t)((a->type == OTLP_INT    ? ANY_INT
-				     : a->type == OTLP_BOOL ? ANY_BOOL
-							    : ANY_DOUBLE)
-					    << 3 |
-				    (a->type == OTLP_DOUBLE ? WIRE_FIXED64 : WIRE_VARINT));
 		memcpy(p + at, val, vlen);
 		at += vlen;
 	}
