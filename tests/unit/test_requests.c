@@ -167,13 +167,25 @@ static void test_unknown_op(void **state)
 	}
 }
 
+/* An end's reply of op: unit id, with its totals or not; the reply is put */
+static void end_reply(struct json_object *reply, enum tracer_op op, int64_t id, int totals)
+{
+	struct json_object *u;
+
+	assert_non_null(reply);
+	assert_true(json_object_object_get_ex(reply, proto_ops[op].reply, &u));
+	assert_int_equal(geti(u, "id"), id);
+	assert_int_equal(has(reply, "totals"), totals);
+	json_object_put(reply);
+}
+
 /* The end of a running unit waits for its last exits, then answers with the unit. */
 static void test_parked_end(void **state)
 {
 	struct agent *a = *state;
 	struct reply_stream *stream;
 	struct parked park;
-	struct json_object *reply, *u;
+	struct json_object *reply;
 
 	units_find(a, 5)->live = 1;
 	reply = ask(a, &user, OP_RUN_END, "{\"unit\": 5, \"status\": 256}", &stream, &park);
@@ -188,12 +200,7 @@ static void test_parked_end(void **state)
 	/* ended meanwhile (units_end needs the kernel's counters, not here): what is stored */
 	units_drop(a, units_find(a, 5));
 	assert_true(request_ready(a, &park));
-	reply = request_resume(a, &park, NULL);
-	assert_non_null(reply);
-	assert_true(json_object_object_get_ex(reply, proto_ops[OP_RUN_END].reply, &u));
-	assert_int_equal(geti(u, "id"), 5);
-	assert_true(has(reply, "totals"));
-	json_object_put(reply);
+	end_reply(request_resume(a, &park, NULL), OP_RUN_END, 5, 1);
 	/* ended already: the stored unit is the answer, at once */
 	assert_int_equal(code_of(a, &user, OP_RUN_END, "{\"unit\": 5}"), -1);
 }
@@ -205,7 +212,7 @@ static void test_end_without_totals(void **state)
 	struct agent *a = *state;
 	struct reply_stream *stream;
 	struct parked park;
-	struct json_object *reply, *u;
+	struct json_object *reply;
 
 	units_find(a, 11)->live = 1;
 	reply = ask(a, &slurm, OP_UNREGISTER, "{\"unit\": 11, \"status\": 0, \"totals\": false}",
@@ -214,22 +221,13 @@ static void test_end_without_totals(void **state)
 	assert_int_equal(park.kind, PARK_UNIT_END);
 	assert_true(park.no_totals);
 	units_drop(a, units_find(a, 11));
-	reply = request_resume(a, &park, NULL);
-	assert_non_null(reply);
-	assert_true(json_object_object_get_ex(reply, proto_ops[OP_UNREGISTER].reply, &u));
-	assert_int_equal(geti(u, "id"), 11);
-	assert_false(has(reply, "totals"));
-	json_object_put(reply);
+	end_reply(request_resume(a, &park, NULL), OP_UNREGISTER, 11, 0);
 	/* ended already: the stored unit, at once, without them; with them unless false */
-	reply = ask(a, &slurm, OP_UNREGISTER, "{\"unit\": 11, \"totals\": false}", &stream, &park);
-	assert_non_null(reply);
-	assert_true(json_object_object_get_ex(reply, proto_ops[OP_UNREGISTER].reply, &u));
-	assert_false(has(reply, "totals"));
-	json_object_put(reply);
-	reply = ask(a, &slurm, OP_UNREGISTER, "{\"unit\": 11, \"totals\": 0}", &stream, &park);
-	assert_non_null(reply);
-	assert_true(has(reply, "totals"));
-	json_object_put(reply);
+	end_reply(
+		ask(a, &slurm, OP_UNREGISTER, "{\"unit\": 11, \"totals\": false}", &stream, &park),
+		OP_UNREGISTER, 11, 0);
+	end_reply(ask(a, &slurm, OP_UNREGISTER, "{\"unit\": 11, \"totals\": 0}", &stream, &park),
+		  OP_UNREGISTER, 11, 1);
 }
 
 /* Another user's unit is not told from one that does not exist; a Slurm unit is Slurm's. */
