@@ -298,9 +298,31 @@ int process_row_add_tools(const struct rec_row *r, struct json_object *rows,
 	return 0;
 }
 
+/* TOTALS_RECORD's columns by name: TOT_nprocs */
+#define TOT_INDEX(name, kind, sql, len, flags) TOT_##name,
+enum { TOTALS_RECORD(TOT_INDEX) TOT_COLS };
+
+/* What TOTALS_RECORD's SQL counts of finished rows that no live total has (no REC_LIVE): its
+ * OOM kills and its first start. */
+static void sum_finished(const struct rec_row *r, struct row_sums *sums)
+{
+	int64_t start = r->i[PCOL_start_ns];
+
+	sums->oom_kills += r->set[PCOL_flags] && (r->i[PCOL_flags] & PROC_OOM_KILLED);
+	sums->set[TOT_oom_kills] = 1;
+	if (r->set[PCOL_start_ns] &&
+	    (!sums->set[TOT_first_start_ns] || start < sums->first_start_ns)) {
+		sums->first_start_ns = start;
+		sums->set[TOT_first_start_ns] = 1;
+	}
+}
+
 void process_row_sum(const struct rec_row *r, struct row_sums *sums)
 {
 	int finished = r->set[PCOL_end_ns];
+
+	if (finished)
+		sum_finished(r, sums);
 
 	for (size_t i = 0; i < NTOTALS; i++) {
 		unsigned from = REC_LIVE_COL(totals_cols[i].flags);
@@ -318,6 +340,21 @@ void process_row_sum(const struct rec_row *r, struct row_sums *sums)
 		*acc = y;
 		sums->set[i] = 1;
 	}
+}
+
+struct json_object *process_row_sums_json(const struct row_sums *sums)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; o && i < NTOTALS; i++) {
+		const int64_t *v = (const int64_t *)((const char *)sums + sums_off[i]);
+
+		/* SQL's: a COUNT is 0 over no row, a SUM, MIN or MAX of none is NULL (absent) */
+		if (sums->set[i] || i == TOT_nprocs)
+			json_object_object_add(o, totals_cols[i].name,
+					       json_object_new_int64(sums->set[i] ? *v : 0));
+	}
+	return o;
 }
 
 void process_row_sums_merge(struct row_sums *to, const struct row_sums *from)

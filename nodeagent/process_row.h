@@ -109,6 +109,10 @@ struct row_sums {
  * process_row_add_totals), a finished one's as the store's SQL sums it (its pre-exec CPU
  * counted as system too). */
 void process_row_sum(const struct rec_row *r, struct row_sums *sums);
+/* sums as the store's totals of the same rows say them (store_unit_totals' columns, without
+ * its samples'): each column that has a value, and the count of processes always. NULL: no
+ * memory. */
+struct json_object *process_row_sums_json(const struct row_sums *sums);
 /* from's sums added into to's (the totals of units taken together). */
 void process_row_sums_merge(struct row_sums *to, const struct row_sums *from);
 

@@ -182,6 +182,8 @@ void registry_adopt(struct agent *a, struct unit *u)
 		return;
 	live = move_key(a, u->kernel_key, u, &rows);
 	u->finished += rows;
+	if (rows) /* stored before it was a unit: not in its sums */
+		u->done_whole = 0;
 	if (rows || live)
 		log_info("unit %" PRIu64 " (%s): %" PRIu64 " processes ended and %u running were "
 			 "tracked from its registration in the kernel, before tracerd heard of it",

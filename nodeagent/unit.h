@@ -104,6 +104,9 @@ struct unit {
 	/* the totals of its processes stored while it was in memory (this daemon's life): with
 	 * its live ones, what the Prometheus endpoint says of it without reading the store */
 	struct row_sums done;
+	/* done holds all the store holds of it: made in this daemon's life, no row adopted from
+	 * before its registration, none lost on the way (unstored) */
+	int done_whole;
 	struct row_sums metrics_seen; /* its counters as the endpoint last said them */
 };
 

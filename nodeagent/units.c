@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/json.h>
 
 #include "clock.h"
 #include "agent_internal.h"
@@ -77,6 +78,7 @@ struct unit *units_new(struct agent *a, const char *kind, const char *name, uid_
 	u->idle_since_ns = u->start_ns;
 	u->state = UNIT_RUNNING;
 	u->sample_peak_mcores = -1;
+	u->done_whole = 1;
 	cgroup_node_memory_pressure(&u->mem_pressure_at_start_us);
 	u->next = a->units;
 	a->units = u;
@@ -90,6 +92,7 @@ struct unit *units_adopt(struct agent *a, const struct unit *stored)
 	if (!u)
 		return NULL;
 	*u = *stored;
+	u->done_whole = 0; /* its processes stored before are not in done */
 	u->next = a->units;
 	a->units = u;
 	u->live = 0;
@@ -186,10 +189,14 @@ void units_folded(struct agent *a, uint64_t unit, unsigned rows, size_t bytes)
 
 int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 {
+	struct rec_row row;
 	int r;
 
+	/* filled once: stored, then added into the unit's sums, which storing leaves alone */
+	rec_row_clear(&row);
+	process_row_fill(p, NULL, a->offset_ns, &row);
 	if (!u || u->stored_bytes < units_store_cap(a)) {
-		r = store_add_process(a->store, p, a->offset_ns);
+		r = store_add_process_row(a->store, p, &row);
 		if (!r && u)
 			u->stored_bytes += store_row_bytes(p);
 	} else {
@@ -198,22 +205,38 @@ int units_store_process(struct agent *a, struct unit *u, const struct proc *p)
 				 "(StoreUnitMaxSize): its further processes are counted per tool, "
 				 "not listed",
 				 u->id, u->name, u->stored_bytes);
-		r = store_fold_process(a->store, p, a->offset_ns,
-				       u->fold_groups >= FOLD_GROUPS_MAX);
+		r = store_fold_process_row(a->store, p, &row, u->fold_groups >= FOLD_GROUPS_MAX);
 		if (!r)
 			u->procs_folded++;
 	}
 	/* its share and counts: its row is written on the next tick (units_flush), in that
 	 * tick's one commit; an ended unit stays in memory until then (units_drop) */
 	if (!r && u) {
-		struct rec_row row;
-
 		u->dirty = 1;
-		memset(row.set, 0, sizeof(row.set));
-		process_row_fill(p, NULL, a->offset_ns, &row);
 		process_row_sum(&row, &u->done);
 	}
 	return r;
+}
+
+int units_totals(const struct unit *u, struct json_object **out)
+{
+	struct json_object *o;
+
+	if (!u->done_whole || u->unstored)
+		return -ENODATA;
+	if (!(o = process_row_sums_json(&u->done)))
+		return -ENOMEM;
+	/* the samples' figures, as its record holds them (store_query.c's sample_totals) */
+	json_object_object_add(o, "sample_rounds", json_object_new_int64(u->sample_rounds));
+	if (u->sample_peak_mcores >= 0) /* a process sampled twice: cores busy known */
+		json_object_object_add(
+			o, "peak_cores",
+			json_object_new_double((double)u->sample_peak_mcores / 1000.0));
+	if (u->sample_peak_rss_kb) /* stored as NULL when 0: unknown */
+		json_object_object_add(o, "peak_sampled_rss_kb",
+				       json_object_new_int64(u->sample_peak_rss_kb));
+	*out = o;
+	return 0;
 }
 
 void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, uint64_t now_ns)

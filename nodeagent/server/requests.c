@@ -116,12 +116,17 @@ static int totals_unwanted(struct json_object *req)
 	       json_object_is_type(totals, json_type_boolean) && !json_object_get_boolean(totals);
 }
 
+/* A unit's totals: from memory when it holds them all (units_totals), else from the store, a
+ * pass over the unit's rows once what is queued is committed. */
 static struct json_object *with_totals(struct agent *a, struct json_object *r, uint64_t id,
-				       int no_totals)
+				       const struct unit *u, int no_totals)
 {
 	struct json_object *totals;
 
-	if (!no_totals && store_unit_totals(agent_store(a), id, &totals) == 0) {
+	if (no_totals)
+		return r;
+	if ((u && units_totals(u, &totals) == 0) ||
+	    store_unit_totals(agent_store(a), id, &totals) == 0) {
 		live_add_totals(a, id, totals);
 		json_object_object_add(r, "totals", totals);
 	}
@@ -155,7 +160,7 @@ static struct json_object *op_unit_end(struct agent *a, const struct peer *peer,
 	if (r && r != -ENOENT)
 		return ERR_REPLY(MALFORMED, "%s", err);
 	if (!u) /* ended before a restart, or twice: answer what is stored */
-		return with_totals(a, request_reply_unit(&stored), id, no_totals);
+		return with_totals(a, request_reply_unit(&stored), id, NULL, no_totals);
 	*park = (struct parked){ .kind = PARK_UNIT_END,
 				 .id = id,
 				 .status = status,
@@ -171,7 +176,7 @@ static struct json_object *stored_unit(struct agent *a, uint64_t id, int no_tota
 
 	if (store_get_unit(agent_store(a), id, &stored) < 0)
 		return ERR_REPLY(NOT_FOUND, "unit %" PRIu64 " not found", id);
-	return with_totals(a, request_reply_unit(&stored), id, no_totals);
+	return with_totals(a, request_reply_unit(&stored), id, NULL, no_totals);
 }
 
 static struct json_object *resume_unit_end(struct agent *a, const struct parked *park)
@@ -184,7 +189,7 @@ static struct json_object *resume_unit_end(struct agent *a, const struct parked 
 	units_end(a, u, park->status, unit_state_of_status(park->status));
 	log_info("unit %" PRIu64 " (%s) ended, status %" PRId64 ", %u processes still running",
 		 u->id, u->name, park->status, u->live);
-	reply = with_totals(a, request_reply_unit(u), u->id, park->no_totals);
+	reply = with_totals(a, request_reply_unit(u), u->id, u, park->no_totals);
 	if (!u->live)
 		units_drop(a, u);
 	return reply;

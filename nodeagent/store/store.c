@@ -447,14 +447,31 @@ int store_next_unit_id(struct store *s, uint64_t *out)
 	return err;
 }
 
+int store_add_process_row(struct store *s, const struct proc *p, struct rec_row *r)
+{
+	rec_int(r, PCOL_seq, s->next_seq++);
+	return store_queue_row(s, ROW_PROCESS, p->unit, &store_processes, r, store_row_bytes(p));
+}
+
 int store_add_process(struct store *s, const struct proc *p, int64_t offset_ns)
 {
 	struct rec_row r;
 
 	rec_row_clear(&r);
 	process_row_fill(p, NULL, offset_ns, &r);
-	rec_int(&r, PCOL_seq, s->next_seq++);
-	return store_queue_row(s, ROW_PROCESS, p->unit, &store_processes, &r, store_row_bytes(p));
+	return store_add_process_row(s, p, &r);
+}
+
+int store_fold_process_row(struct store *s, const struct proc *p, struct rec_row *r,
+			   int no_new_tool)
+{
+	/* the process's figures; who it was is not kept (its row's key is the thread's) */
+	rec_int(r, PCOL_folded, 1);
+	r->set[PCOL_ppid] = r->set[PCOL_exe] = r->set[PCOL_argv] = r->set[PCOL_interpreter] = 0;
+	r->set[PCOL_stall_reason] = r->set[PCOL_stall_start_ns] = 0;
+	r->set[PCOL_parent_start_boot_ns] = 0;
+	return store_queue_row(s, no_new_tool ? ROW_FOLD_OTHER : ROW_FOLD, p->unit,
+			       &store_processes, r, 0);
 }
 
 int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool)
@@ -462,14 +479,8 @@ int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns,
 	struct rec_row r;
 
 	rec_row_clear(&r);
-	/* the process's figures; who it was is not kept (its row's key is the thread's) */
 	process_row_fill(p, NULL, offset_ns, &r);
-	rec_int(&r, PCOL_folded, 1);
-	r.set[PCOL_ppid] = r.set[PCOL_exe] = r.set[PCOL_argv] = r.set[PCOL_interpreter] = 0;
-	r.set[PCOL_stall_reason] = r.set[PCOL_stall_start_ns] = 0;
-	r.set[PCOL_parent_start_boot_ns] = 0;
-	return store_queue_row(s, no_new_tool ? ROW_FOLD_OTHER : ROW_FOLD, p->unit,
-			       &store_processes, &r, 0);
+	return store_fold_process_row(s, p, &r, no_new_tool);
 }
 
 size_t store_sample_bytes(void)

@@ -139,6 +139,12 @@ size_t store_sample_bytes(void);
  * not there yet goes to the "(other tools)" row of its exit status instead. A row made for it
  * is said to on_folded (store_on_folded) once written. */
 int store_fold_process(struct store *s, const struct proc *p, int64_t offset_ns, int no_new_tool);
+/* Both with the process's row already filled (process_row_fill, with offset_ns): the row is
+ * the caller's, and only who the process is changes in it (its export sequence number set,
+ * or, folded, its identity left out), never its figures. */
+int store_add_process_row(struct store *s, const struct proc *p, struct rec_row *r);
+int store_fold_process_row(struct store *s, const struct proc *p, struct rec_row *r,
+			   int no_new_tool);
 /* A stall of running process p has begun (p->stall.open_start_ns): its row for the export's log
  * record, of about STORE_STALL_START_BYTES. 0 or -errno. */
 #define STORE_STALL_START_BYTES 200
