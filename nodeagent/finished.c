@@ -48,7 +48,9 @@ void finished_add(struct finished *f, uint32_t pid, uint64_t start_ns)
 	struct finished_key *g;
 	unsigned i;
 
-	if (!f->gen[0] || !start_ns || finished_has(f, pid, start_ns))
+	/* the only caller adds what the table held, which is no key: a key twice would only
+	 * take one slot more */
+	if (!f->gen[0] || !start_ns)
 		return;
 	if (f->n[f->cur] >= FINISHED_GEN) { /* the older generation is forgotten */
 		f->cur ^= 1;
@@ -61,10 +63,12 @@ void finished_add(struct finished *f, uint32_t pid, uint64_t start_ns)
 	g[i].start_ns = start_ns;
 	g[i].pid = pid;
 	f->n[f->cur]++;
+	if (start_ns > f->newest)
+		f->newest = start_ns;
 }
 
 int finished_has(const struct finished *f, uint32_t pid, uint64_t start_ns)
 {
-	return f->gen[0] && start_ns &&
+	return f->gen[0] && start_ns && start_ns <= f->newest &&
 	       (gen_has(f->gen[0], pid, start_ns) || gen_has(f->gen[1], pid, start_ns));
 }

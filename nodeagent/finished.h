@@ -5,7 +5,9 @@
  * programs of an old pin set of another layout run on beside the new ones, until the running
  * units are found again (collector_retire). Without this, an exit that came twice would be a
  * second process of its unit, with no command. Two generations of FINISHED_GEN keys each: the
- * last FINISHED_GEN to 2 * FINISHED_GEN processes are remembered, in a fixed 512 KiB. */
+ * last FINISHED_GEN to 2 * FINISHED_GEN processes are remembered, in a fixed 512 KiB. Most
+ * events are of processes in the table, and a new one's fork is later than every key's start:
+ * neither looks the keys up, which are seldom in the cache. */
 #ifndef TRACER_FINISHED_H
 #define TRACER_FINISHED_H
 
@@ -20,6 +22,7 @@ struct finished {
 	} * gen[2];	  /* 2 * FINISHED_GEN slots each (open addressing, at most half full) */
 	unsigned n[2];	  /* keys in each */
 	unsigned cur;	  /* the generation keys go into */
+	uint64_t newest;  /* no key started later: a process forked since is none of them */
 	uint64_t repeats; /* events ignored as repeats */
 };
 

@@ -278,6 +278,10 @@ static void test_finished_bounded(void **state)
 	assert_false(finished_has(&f, 1, 1001));
 	assert_false(finished_has(&f, 5 * FINISHED_GEN, 999)); /* another start */
 	assert_false(finished_has(&f, 0, 0));
+	assert_false(finished_has(&f, 7, 1001 + 5 * FINISHED_GEN)); /* later than every key */
+	finished_add(&f, 7, 500);				    /* started before others */
+	assert_true(finished_has(&f, 7, 500));
+	assert_true(finished_has(&f, 5 * FINISHED_GEN, 1000 + 5 * FINISHED_GEN));
 	assert_true(f.n[0] <= FINISHED_GEN && f.n[1] <= FINISHED_GEN);
 	finished_free(&f);
 }
