@@ -220,6 +220,7 @@ int agent_on_event(void *ctx, const void *data, size_t size)
 			goto bad;
 		p = get_proc(a, h);
 		if (p) {
+			finished_prefetch(&a->finished, h->pid, h->start_ns);
 			finish_proc(a, p, e);
 			finished_add(&a->finished, h->pid, h->start_ns);
 		}

@@ -27,12 +27,16 @@ static int gen_has(const struct finished_key *g, uint32_t pid, uint64_t start_ns
 int finished_init(struct finished *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->gen[0] = calloc(SLOTS, sizeof(*f->gen[0]));
-	f->gen[1] = calloc(SLOTS, sizeof(*f->gen[1]));
+	f->gen[0] = malloc(SLOTS * sizeof(*f->gen[0]));
+	f->gen[1] = malloc(SLOTS * sizeof(*f->gen[1]));
 	if (!f->gen[0] || !f->gen[1]) {
 		finished_free(f);
 		return -ENOMEM;
 	}
+	/* written now, not at the first exits of a storm, page by page (calloc leaves fresh
+	 * pages untouched) */
+	memset(f->gen[0], 0, SLOTS * sizeof(*f->gen[0]));
+	memset(f->gen[1], 0, SLOTS * sizeof(*f->gen[1]));
 	return 0;
 }
 
@@ -65,6 +69,12 @@ void finished_add(struct finished *f, uint32_t pid, uint64_t start_ns)
 	f->n[f->cur]++;
 	if (start_ns > f->newest)
 		f->newest = start_ns;
+}
+
+void finished_prefetch(const struct finished *f, uint32_t pid, uint64_t start_ns)
+{
+	if (f->gen[0])
+		__builtin_prefetch(&f->gen[f->cur][slot_of(pid, start_ns)], 1);
 }
 
 int finished_has(const struct finished *f, uint32_t pid, uint64_t start_ns)

@@ -29,6 +29,9 @@ struct finished {
 int finished_init(struct finished *f);
 void finished_free(struct finished *f);
 void finished_add(struct finished *f, uint32_t pid, uint64_t start_ns);
+/* The slot finished_add will take for the key, fetched into the cache meanwhile: a process's
+ * exit is handled first, then its key is added. */
+void finished_prefetch(const struct finished *f, uint32_t pid, uint64_t start_ns);
 int finished_has(const struct finished *f, uint32_t pid, uint64_t start_ns);
 
 #endif
