@@ -117,7 +117,9 @@ static int totals_unwanted(struct json_object *req)
 }
 
 /* A unit's totals: from memory when it holds them all (units_totals), else from the store, a
- * pass over the unit's rows once what is queued is committed. */
+ * pass over the unit's rows. Either way what is queued is committed first, as it was when
+ * every unit's came from the store: a reply with totals says its rows are on disk, for
+ * whoever reads the store next. */
 static struct json_object *with_totals(struct agent *a, struct json_object *r, uint64_t id,
 				       const struct unit *u, int no_totals)
 {
@@ -125,11 +127,12 @@ static struct json_object *with_totals(struct agent *a, struct json_object *r, u
 
 	if (no_totals)
 		return r;
-	if ((u && units_totals(u, &totals) == 0) ||
-	    store_unit_totals(agent_store(a), id, &totals) == 0) {
-		live_add_totals(a, id, totals);
-		json_object_object_add(r, "totals", totals);
-	}
+	if (u && units_totals(u, &totals) == 0)
+		store_commit(agent_store(a)); /* a failure is said and counted there */
+	else if (store_unit_totals(agent_store(a), id, &totals) != 0)
+		return r;
+	live_add_totals(a, id, totals);
+	json_object_object_add(r, "totals", totals);
 	return r;
 }
 
