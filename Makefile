@@ -137,6 +137,12 @@ $(B)/tests/test_%: tests/unit/test_%.c $(TESTLIB) $(TESTAGENT) $(LIBAGENT) $(LIB
 	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(TESTAGENT) $(LIBAGENT) $(LIBCOMMON) \
 	  -lcmocka $(AGENT_LIBS)
 
+# bench/agent-replay's program: the agent as the unit tests put it together, fed events
+$(B)/bench/replay: bench/replay.c $(TESTLIB) $(TESTAGENT) $(LIBAGENT) $(LIBCOMMON)
+	@mkdir -p $(B)/bench
+	$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB) $(TESTAGENT) $(LIBAGENT) \
+	  $(LIBCOMMON) -lcmocka $(AGENT_LIBS)
+
 # request bodies of the OTLP encoders for tests/integration/test_otlp_encode.sh
 OTLP_SAMPLES := $(B)/tests/otlp_samples
 $(OTLP_SAMPLES): tests/otlp/otlp_samples.c $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
