@@ -192,17 +192,24 @@ sleep 2
 jobstat -j big -P -n -X -o NProcs > "$T/big.n"
 echo "  processes recorded: $(cat "$T/big.n")"
 jobstat -j big --processes -P -o JobID > /dev/null 2>&1 # tracerd's store read once: warm
-t0=$(date +%s%N)
-jobstat -j big --html "$T/big.html" 2> "$T/big.err"
-rc=$?
-ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-size=$(stat -c %s "$T/big.html")
 # the target is 2 s in all; what the page costs beyond collect is measured against fetching the
 # same processes for --processes (tracerd's 55 MB reply, parsed and decoded); the page also
-# fetches the samples and the tool records
-t0=$(date +%s%N)
-jobstat -j big --processes -P -o JobID > /dev/null 2>&1
-fetch_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+# fetches the samples and the tool records. Each the best of 3, in turns: a timing taken once on
+# a loaded machine says more about the load than about the page.
+ms=999999 fetch_ms=999999
+for _ in 1 2 3; do
+  t0=$(date +%s%N)
+  jobstat -j big --html "$T/big.html" 2> "$T/big.err"
+  rc=$?
+  t=$(( ($(date +%s%N) - t0) / 1000000 ))
+  [ $t -lt $ms ] && ms=$t
+  [ $rc -eq 0 ] || break
+  t0=$(date +%s%N)
+  jobstat -j big --processes -P -o JobID > /dev/null 2>&1
+  t=$(( ($(date +%s%N) - t0) / 1000000 ))
+  [ $t -lt $fetch_ms ] && fetch_ms=$t
+done
+size=$(stat -c %s "$T/big.html")
 echo "  --html of 100 000 processes: $ms ms (target 2000 ms), $size bytes; --processes of the same run: $fetch_ms ms"
 check "100k: exit 0" [ $rc -eq 0 ]
 check "100k: at least 100 000 processes in the run" [ "$(cat "$T/big.n")" -ge 100000 ]
