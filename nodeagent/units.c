@@ -226,15 +226,9 @@ int units_totals(const struct unit *u, struct json_object **out)
 		return -ENODATA;
 	if (!(o = process_row_sums_json(&u->done)))
 		return -ENOMEM;
-	/* the samples' figures, as its record holds them (store_query.c's sample_totals) */
+	/* the one sample figure its record gives before any round; its peaks are live_add_totals'
+	 * to add from memory, once a round has made them, as they were over the store's */
 	json_object_object_add(o, "sample_rounds", json_object_new_int64(u->sample_rounds));
-	if (u->sample_peak_mcores >= 0) /* a process sampled twice: cores busy known */
-		json_object_object_add(
-			o, "peak_cores",
-			json_object_new_double((double)u->sample_peak_mcores / 1000.0));
-	if (u->sample_peak_rss_kb) /* stored as NULL when 0: unknown */
-		json_object_object_add(o, "peak_sampled_rss_kb",
-				       json_object_new_int64(u->sample_peak_rss_kb));
 	*out = o;
 	return 0;
 }

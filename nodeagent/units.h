@@ -42,9 +42,9 @@ uint64_t units_store_cap(const struct agent *a);
  * takes in u's share of the store. Past u's cap (StoreUnitMaxSize), the process is added into
  * the unit's per-tool rows instead (store_fold_process) and counted in u->procs_folded. */
 int units_store_process(struct agent *a, struct unit *u, const struct proc *p);
-/* Its totals as store_unit_totals says them, from memory (its processes' sums, its samples'
- * peaks): without a pass over its rows, nor a wait for their commit. -ENODATA when memory does
- * not hold them all (done_whole), -ENOMEM. */
+/* Its totals as store_unit_totals says them, from memory (its processes' sums, its sampling
+ * rounds), without a pass over its rows; with live_add_totals after either, the same reply.
+ * -ENODATA when memory does not hold them all (done_whole), -ENOMEM. */
 int units_totals(const struct unit *u, struct json_object **out);
 /* Store a live process's sample, unless its unit is past its cap. */
 void units_store_sample(struct agent *a, struct unit *u, const struct proc *p, uint64_t now_ns);

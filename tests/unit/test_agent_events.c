@@ -18,6 +18,7 @@
 #include "testlib.h"
 
 #include "agent_internal.h" /* the agent is put together by hand */
+#include "live.h"
 #include "log.h"
 #include "units.h"
 
@@ -36,13 +37,15 @@ static struct unit *add_unit(struct agent *a, uint64_t id, enum unit_state state
 	snprintf(t.kind, sizeof(t.kind), "local");
 	u = units_adopt(a, &t);
 	assert_non_null(u);
-	u->done_whole = 1; /* no row yet: as units_new makes one */
+	u->done_whole = 1; /* no row yet, no sample: as units_new makes one */
+	u->sample_peak_mcores = -1;
 	return u;
 }
 
 /* A unit's totals from memory (units_totals, what its end answers) are the store's of the same
- * rows, key for key, in the same order and of the same types; its record saved and committed,
- * as its end leaves it. */
+ * rows, key for key, in the same order and of the same types, each with what memory adds after
+ * it (live_add_totals, as the end's reply has them); its record saved and committed, as its end
+ * leaves it. */
 static void same_totals(struct agent *a, uint64_t id)
 {
 	struct unit *u = units_find(a, id);
@@ -52,6 +55,8 @@ static void same_totals(struct agent *a, uint64_t id)
 	assert_int_equal(store_commit(a->store), 0);
 	assert_int_equal(store_unit_totals(a->store, id, &stored), 0);
 	assert_int_equal(units_totals(u, &mem), 0);
+	assert_int_equal(live_add_totals(a, id, stored), 0);
+	assert_int_equal(live_add_totals(a, id, mem), 0);
 	assert_string_equal(json_object_to_json_string(mem), json_object_to_json_string(stored));
 	json_object_put(stored);
 	json_object_put(mem);
@@ -827,6 +832,11 @@ static void test_totals_from_memory(void **state)
 		e.flags = i == 3 ? EXIT_NO_WAITS | EXIT_NO_NET : 0;
 		deliver(a, &e, sizeof(e));
 	}
+	same_totals(a, 1);
+	/* sampled: its rounds and peaks, saved in its record and kept in memory alike */
+	u->sample_rounds = 3;
+	u->sample_peak_mcores = 1500;
+	u->sample_peak_rss_kb = 2048;
 	same_totals(a, 1);
 	u->unstored = 1;
 	assert_int_equal(units_totals(u, &t), -ENODATA);
