@@ -36,6 +36,8 @@ static int run(sqlite3 *db, const char *sql)
  * recreated keeps tracerd's columns (CREATE TABLE ... AS SELECT) but no key. */
 static const struct {
 	const char *name, *sql;
+	const char *edit[3][2]; /* the table's CREATE TABLE with these texts replaced */
+	int boot_int;		/* boot_id bound as a small integer */
 } variants[] = {
 	{ "tracerd", "" },
 	{ "no-seq-index", "DROP INDEX processes_seq" },
@@ -47,7 +49,35 @@ static const struct {
 	  "DROP TABLE processes; CREATE TABLE processes AS SELECT boot_id, pid, start_boot_ns,"
 	  " unit, ppid, start_ns, end_ns, comm, exe, argv, cpu_ns, seq FROM src.processes"
 	  " WHERE 0" },
+	{ "seq-rowid",
+	  "DROP INDEX processes_seq",
+	  { { "seq INTEGER", "seq INTEGER PRIMARY KEY" },
+	    { "PRIMARY KEY(boot_id", "UNIQUE(boot_id" } } },
+	{ "seq-rowid-boot-int",
+	  "DROP INDEX processes_seq",
+	  { { "seq INTEGER", "seq INTEGER PRIMARY KEY" },
+	    { "PRIMARY KEY(boot_id", "UNIQUE(boot_id" },
+	    { "boot_id TEXT", "boot_id INTEGER" } },
+	  1 },
 };
+
+/* s with each edit's first text replaced by its second, into out; -1 when one is not there */
+static int edit_sql(const char *s, const char *const edit[][2], size_t n, char *out, size_t len)
+{
+	char tmp[8192];
+
+	snprintf(out, len, "%s", s);
+	for (size_t e = 0; e < n && edit[e][0]; e++) {
+		const char *at = strstr(out, edit[e][0]);
+
+		if (!at)
+			return -1;
+		snprintf(tmp, sizeof(tmp), "%.*s%s%s", (int)(at - out), out, edit[e][1],
+			 at + strlen(edit[e][0]));
+		snprintf(out, len, "%s", tmp);
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -55,7 +85,7 @@ int main(int argc, char **argv)
 	sqlite3_stmt *q = NULL, *ins = NULL;
 	sqlite3_value **rows[4096];
 	char sql[8192], wal[4096], names[4096] = "", params[1024] = "", col[COLS_MAX][64];
-	int ncols = 0, nrows = 0, at[COLS_MAX], pid = -1, start = -1, seq = -1;
+	int ncols = 0, nrows = 0, at[COLS_MAX], pid = -1, start = -1, seq = -1, boot = -1;
 	long n, batch, i;
 	const char *want;
 	size_t v;
@@ -93,9 +123,18 @@ int main(int argc, char **argv)
 			       " sql IS NOT NULL ORDER BY type DESC",
 			       -1, &q, NULL) != SQLITE_OK)
 		return 1;
-	while (sqlite3_step(q) == SQLITE_ROW)
-		if (run(dst, (const char *)sqlite3_column_text(q, 0)))
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *create = (const char *)sqlite3_column_text(q, 0);
+
+		if (!strncmp(create, "CREATE TABLE", 12) &&
+		    edit_sql(create, variants[v].edit, 3, sql, sizeof(sql))) {
+			fprintf(stderr, "storerows: %s: the table is not as the variant expects\n",
+				want);
 			return 1;
+		}
+		if (run(dst, strncmp(create, "CREATE TABLE", 12) ? create : sql))
+			return 1;
+	}
 	sqlite3_finalize(q);
 	if (*variants[v].sql && run(dst, variants[v].sql))
 		return 1;
@@ -114,6 +153,7 @@ int main(int argc, char **argv)
 		pid = strcmp(col[ncols], "pid") ? pid : ncols;
 		start = strcmp(col[ncols], "start_boot_ns") ? start : ncols;
 		seq = strcmp(col[ncols], "seq") ? seq : ncols;
+		boot = strcmp(col[ncols], "boot_id") ? boot : ncols;
 		ncols++;
 	}
 	sqlite3_finalize(q);
@@ -158,6 +198,8 @@ int main(int argc, char **argv)
 					sqlite3_bind_int64(ins, c + 1, 1000000000LL + i * 1000);
 				else if (c == seq)
 					sqlite3_bind_int64(ins, c + 1, i + 1);
+				else if (c == boot && variants[v].boot_int)
+					sqlite3_bind_int64(ins, c + 1, 1);
 				else if (r[c] && sqlite3_value_type(r[c]) != SQLITE_NULL)
 					sqlite3_bind_value(ins, c + 1, r[c]);
 			}

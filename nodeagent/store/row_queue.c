@@ -33,25 +33,25 @@ static int col_kind(const struct rec_table *t, const struct rec_row *r, size_t i
 	}
 }
 
-static size_t row_bytes(const struct rec_table *t, const struct rec_row *r)
+/* q's buffer with room for need more bytes; its rows stay where they are, relative to it */
+static int reserve(struct row_queue *q, size_t need)
 {
-	size_t b = sizeof(struct row_head);
+	size_t cap;
+	uint8_t *buf;
 
-	for (size_t i = 0; i < t->n; i++) {
-		if (!r->set[i])
-			continue;
-		switch (col_kind(t, r, i)) {
-		case COL_BLOB:
-			b += 2 + 4 + r->len[i];
-			break;
-		case COL_TEXT:
-			b += 2 + 4 + strlen(r->s[i]) + 1;
-			break;
-		default:
-			b += 2 + 8;
-		}
-	}
-	return b;
+	if (need <= q->cap - q->len)
+		return 0;
+	if (need > UINT32_MAX)
+		return -EINVAL;
+	cap = q->cap ? q->cap : 65536;
+	while (cap - q->len < need)
+		cap *= 2;
+	buf = realloc(q->buf, cap);
+	if (!buf)
+		return -ENOMEM;
+	q->buf = buf;
+	q->cap = cap;
+	return 0;
 }
 
 static uint8_t *put(uint8_t *at, const void *v, size_t len)
@@ -60,45 +60,41 @@ static uint8_t *put(uint8_t *at, const void *v, size_t len)
 	return at + len;
 }
 
+/* One pass over the columns: room for each integer is made for all of them at once, and for a
+ * string when its length is known (working the lengths out first cost as much as the copy) */
 int row_queue_put(struct row_queue *q, enum row_op op, uint64_t unit, const struct rec_table *t,
 		  const struct rec_row *r)
 {
-	size_t need = row_bytes(t, r), cap;
-	struct row_head h = { .len = (uint32_t)need, .op = (uint8_t)op, .unit = unit };
-	uint8_t *at, *buf, kind;
+	struct row_head h = { .op = (uint8_t)op, .unit = unit };
+	size_t end = sizeof(h), fixed = sizeof(h) + t->n * (2 + 8);
+	uint8_t *at, kind;
 	uint32_t len;
+	int err;
 
-	if (t->n > REC_MAX || need > UINT32_MAX)
+	if (t->n > REC_MAX)
 		return -EINVAL;
-	if (q->len + need > q->cap) {
-		cap = q->cap ? q->cap : 65536;
-		while (cap < q->len + need)
-			cap *= 2;
-		buf = realloc(q->buf, cap);
-		if (!buf)
-			return -ENOMEM;
-		q->buf = buf;
-		q->cap = cap;
-	}
-	at = q->buf + q->len + sizeof(h);
+	if ((err = reserve(q, fixed)))
+		return err;
 	for (size_t i = 0; i < t->n; i++) {
 		if (!r->set[i])
 			continue;
 		h.cols++;
-		*at++ = (uint8_t)i;
 		kind = (uint8_t)col_kind(t, r, i);
-		if (kind == COL_INT) {
-			*at++ = kind;
-			at = put(at, &r->i[i], 8);
-			continue;
+		if (kind != COL_INT) {
+			len = kind == COL_BLOB ? r->len[i] : (uint32_t)strlen(r->s[i]) + 1;
+			fixed = fixed + 4 + (size_t)len - 8; /* its 8 bytes counted above */
+			if ((err = reserve(q, fixed)))
+				return err; /* q's rows as they were: its length has not moved */
 		}
-		len = kind == COL_BLOB ? r->len[i] : (uint32_t)strlen(r->s[i]) + 1;
+		at = q->buf + q->len + end;
+		*at++ = (uint8_t)i;
 		*at++ = kind;
-		at = put(at, &len, 4);
-		at = put(at, r->s[i], len);
+		at = kind == COL_INT ? put(at, &r->i[i], 8) : put(put(at, &len, 4), r->s[i], len);
+		end = (size_t)(at - (q->buf + q->len));
 	}
+	h.len = (uint32_t)end;
 	memcpy(q->buf + q->len, &h, sizeof(h));
-	q->len += need;
+	q->len += end;
 	q->n++;
 	if (op == ROW_PROCESS || op == ROW_FOLD || op == ROW_FOLD_OTHER)
 		unit_counts_add(&q->procs, unit, 1);

@@ -70,6 +70,44 @@ static void test_roundtrip(void **state)
 	row_queue_free(&q);
 }
 
+/* A row's buffer grows in the middle of the row, where a string comes that does not fit: rows
+ * before it and the row itself read back whole; empty strings and every column set too */
+static void test_growth(void **state)
+{
+	static char big[300000];
+	struct row_queue q = {};
+	struct rec_row in, out;
+	enum row_op op;
+	uint64_t unit;
+	size_t at = 0;
+	int i;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(big); k++)
+		big[k] = (char)(k % 251);
+	for (i = 0; i < 300; i++) {
+		memset(&in, 0, sizeof(in));
+		for (size_t c = 0; c < store_processes.n; c++)
+			rec_int(&in, (int)c, (int64_t)c * i);
+		rec_text(&in, PCOL_comm, "");
+		rec_text(&in, PCOL_exe, i % 2 ? "/usr/bin/x" : "");
+		rec_blob(&in, PCOL_argv, big, i % 50 == 7 ? sizeof(big) : 3);
+		assert_int_equal(row_queue_put(&q, ROW_PROCESS, 1, &store_processes, &in), 0);
+	}
+	for (i = 0; i < 300; i++) {
+		assert_int_equal(row_queue_next(&q, &at, &op, &unit, &out), 1);
+		assert_string_equal(out.s[PCOL_comm], "");
+		assert_string_equal(out.s[PCOL_exe], i % 2 ? "/usr/bin/x" : "");
+		assert_int_equal(out.len[PCOL_argv], i % 50 == 7 ? sizeof(big) : 3);
+		assert_memory_equal(out.s[PCOL_argv], big, out.len[PCOL_argv]);
+		assert_int_equal(out.i[PCOL_pid], (int64_t)PCOL_pid * i);
+		assert_int_equal(out.i[PCOL_seq], (int64_t)PCOL_seq * i);
+	}
+	assert_int_equal(row_queue_next(&q, &at, &op, &unit, &out), 0);
+	assert_int_equal(at, q.len);
+	row_queue_free(&q);
+}
+
 /* Every truncation and every flipped byte of a queued row reads as an error or as a row whose
  * strings end within the buffer. */
 static void test_damaged(void **state)
@@ -112,6 +150,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_damaged),
 	};
 
