@@ -38,6 +38,7 @@ static const struct {
 	const char *name, *sql;
 	const char *edit[3][2]; /* the table's CREATE TABLE with these texts replaced */
 	int boot_int;		/* boot_id bound as a small integer */
+	const char *pre;	/* run on the new store before its tables */
 } variants[] = {
 	{ "tracerd", "" },
 	{ "no-seq-index", "DROP INDEX processes_seq" },
@@ -59,6 +60,25 @@ static const struct {
 	    { "PRIMARY KEY(boot_id", "UNIQUE(boot_id" },
 	    { "boot_id TEXT", "boot_id INTEGER" } },
 	  1 },
+	{ "boot-int", "", { { "boot_id TEXT", "boot_id INTEGER" } }, 1 },
+	{ "boot-int-no-seq-index",
+	  "DROP INDEX processes_seq",
+	  { { "boot_id TEXT", "boot_id INTEGER" } },
+	  1 },
+	{ "unit-key",
+	  "DROP INDEX processes_unit_start",
+	  { { "boot_id TEXT", "boot_id INTEGER" },
+	    { "PRIMARY KEY(boot_id, pid, start_boot_ns)",
+	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } },
+	  1 },
+	{ "unit-key-no-seq-index",
+	  "DROP INDEX processes_unit_start; DROP INDEX processes_seq",
+	  { { "boot_id TEXT", "boot_id INTEGER" },
+	    { "PRIMARY KEY(boot_id, pid, start_boot_ns)",
+	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } },
+	  1 },
+	{ "page-8k", "", {}, 0, "PRAGMA page_size=8192" },
+	{ "page-16k", "", {}, 0, "PRAGMA page_size=16384" },
 };
 
 /* s with each edit's first text replaced by its second, into out; -1 when one is not there */
@@ -110,6 +130,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "storerows: cannot open the stores\n");
 		return 1;
 	}
+	if (variants[v].pre && run(dst, variants[v].pre))
+		return 1;
 	/* tracerd's pragmas (nodeagent/store/store.c) */
 	if (run(dst, "PRAGMA secure_delete=FAST; PRAGMA cache_size=-32768;"
 		     " PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"

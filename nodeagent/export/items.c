@@ -28,11 +28,10 @@
 	" FROM processes p WHERE p.seq > ?1"
 const char items_process_sql[] = PROCESS_SELECT " ORDER BY p.seq LIMIT ?2";
 /* The rows that can make a log record (process_logs: an outcome, a stall), of the many that
- * make none: a storm's successful processes are no longer read twice. A superset of them is
- * enough; process_logs decides. */
+ * make none, through their own index (STORE_LOG_ROWS): a storm's successful processes are
+ * read once, for their spans. A superset of them is enough; process_logs decides. */
 const char items_process_logs_sql[] =
-	PROCESS_SELECT " AND (p.status != 0 OR p.flags & :oom_killed OR p.stall_ns > 0)"
-		       " ORDER BY p.seq LIMIT ?2";
+	PROCESS_SELECT " AND " STORE_LOG_ROWS " ORDER BY p.seq LIMIT ?2";
 enum {
 	PR_SEQ,
 	PR_BOOT,
@@ -266,8 +265,8 @@ static void process_ids(sqlite3_stmt *st, struct ids *ids)
 	items_put64(ids->span, items_process_span(boot, num(st, PR_PID), num(st, PR_START_BOOT)));
 }
 
-/* What makes a record here is in items_process_logs_sql's WHERE too: a condition added here is
- * added there, or its rows are never read for logs. */
+/* What makes a record here is in STORE_LOG_ROWS too: a condition added here is added there,
+ * or its rows are never read for logs. */
 static int process_logs(struct export_batch *b, sqlite3_stmt *st, const struct ids *ids)
 {
 	char how[64], body[512];

@@ -107,8 +107,18 @@ uint64_t store_export_dropped(const struct store *s);
  * one the cursor was kept for (it was removed and made again). Its statement stays with db
  * (stmt.h): close db with stmt_close_db. */
 int store_export_latest(sqlite3 *db, int64_t *seq);
+/* The process rows that make log records in the export (export/items.c's process_logs): a
+ * failure, an OOM kill, a stall. They have a partial index of their own (processes_logs), so
+ * that the export's logs read a storm's successful rows not at all: read through the export
+ * sequence's index, each row was fetched to be found wanting. An index's condition cannot name
+ * a bound parameter, so this one writes the flag from its definition (records.h); the export's
+ * query holds this text as it is, which is what lets SQLite take the index. */
+#define STORE_STR_(x) #x
+#define STORE_STR(x) STORE_STR_(x)
+#define STORE_LOG_ROWS \
+	"(status != 0 OR (flags & " STORE_STR(PROC_OOM_KILLED) ") != 0 OR stall_ns > 0)"
 /* The process flags a statement names (:oom_killed), bound to their values: SQL names them,
- * never writes them as numbers. */
+ * never writes them as numbers (but in STORE_LOG_ROWS). */
 void store_bind_flags(sqlite3_stmt *st);
 /* The last number of the export sequence given so far */
 int64_t store_export_head(const struct store *s);
