@@ -43,7 +43,7 @@ static const struct {
 	{ "tracerd", "" },
 	{ "no-seq-index", "DROP INDEX processes_seq" },
 	{ "no-index", "DROP INDEX processes_seq; DROP INDEX processes_unit_start;"
-		      " DROP INDEX processes_folded" },
+		      " DROP INDEX processes_folded; DROP INDEX IF EXISTS processes_logs" },
 	{ "heap", "DROP TABLE processes; CREATE TABLE processes AS SELECT * FROM src.processes"
 		  " WHERE 0" },
 	{ "heap-12-columns",
@@ -77,8 +77,8 @@ static const struct {
 	    { "PRIMARY KEY(boot_id, pid, start_boot_ns)",
 	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } },
 	  1 },
+	{ "page-4k", "", {}, 0, "PRAGMA page_size=4096" },
 	{ "page-8k", "", {}, 0, "PRAGMA page_size=8192" },
-	{ "page-16k", "", {}, 0, "PRAGMA page_size=16384" },
 };
 
 /* s with each edit's first text replaced by its second, into out; -1 when one is not there */
@@ -130,7 +130,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "storerows: cannot open the stores\n");
 		return 1;
 	}
-	if (variants[v].pre && run(dst, variants[v].pre))
+	/* the page size of the store tracerd made, unless the variant sets one */
+	if (sqlite3_prepare_v2(src, "PRAGMA page_size", -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_step(q) != SQLITE_ROW)
+		return 1;
+	snprintf(sql, sizeof(sql), "PRAGMA page_size=%d", sqlite3_column_int(q, 0));
+	sqlite3_finalize(q);
+	if (run(dst, variants[v].pre ? variants[v].pre : sql))
 		return 1;
 	/* tracerd's pragmas (nodeagent/store/store.c) */
 	if (run(dst, "PRAGMA secure_delete=FAST; PRAGMA cache_size=-32768;"
