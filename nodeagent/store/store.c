@@ -103,12 +103,8 @@ static int seq_open(struct store *s)
 	s->next_seq = (saved > procs ? saved : procs);
 	s->next_seq = (s->next_seq > units ? s->next_seq : units) + 1;
 	return store_prepare(
-		       s, "INSERT OR REPLACE INTO meta(key, value) VALUES('" STORE_META_SEQ "', ?)",
-		       &s->save_seq) ||
-			       store_prepare(s, "INSERT OR REPLACE INTO meta VALUES('alive_ns', ?)",
-					     &s->save_alive)
-		       ? -EIO
-		       : 0;
+		s, "INSERT OR REPLACE INTO meta(key, value) VALUES('" STORE_META_SEQ "', ?)",
+		&s->save_seq);
 }
 
 static int check_version(struct store *s)
@@ -137,7 +133,8 @@ static int check_version(struct store *s)
  * -wal and -shm files it creates the database file's mode. */
 static int secure_files(const char *dir)
 {
-	static const char *const names[] = { "tracer.db", "tracer.db-wal", "tracer.db-shm" };
+	static const char *const names[] = { "tracer.db", "tracer.db-wal", "tracer.db-shm",
+					     STORE_ALIVE_FILE };
 	struct stat st;
 	size_t i;
 	int dfd, fd, err = 0;
@@ -206,6 +203,22 @@ int store_reader_open(struct store *s, sqlite3 **out)
 	return 0;
 }
 
+/* The heartbeat's file beside the store: a line written in place each CommitInterval, which
+ * costs no commit (a page of the log each, 16 KiB, while nothing else is written) */
+static int alive_open(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/" STORE_ALIVE_FILE, dir) >= sizeof(path))
+		return -1;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		log_warn("cannot open %s: %m: a restart will not know when tracerd went away",
+			 path);
+	return fd;
+}
+
 int store_open(struct store **out, const char *dir, const char *boot_id)
 {
 	char path[PATH_MAX];
@@ -227,6 +240,7 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		return -ENOMEM;
 	s->commit.fd = -1;
 	snprintf(s->boot_id, sizeof(s->boot_id), "%s", boot_id);
+	s->alive_fd = alive_open(dir);
 	/* no count of SQLite's memory, and so no lock around each of its allocations (a
 	 * no-op once SQLite is initialised: an earlier store did it) */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
@@ -307,6 +321,8 @@ void store_close(struct store *s)
 	row_queue_free(&s->queue[1]);
 	free(s->sums.o);
 	free(s->shares.o);
+	if (s->alive_fd >= 0)
+		close(s->alive_fd);
 	free(s);
 }
 
@@ -527,15 +543,42 @@ int store_add_sample(struct store *s, const struct proc *p, uint64_t time_boot_n
 	return store_queue_row(s, ROW_SAMPLE, p->unit, &store_samples, &r, STORE_SAMPLE_BYTES);
 }
 
-/* The daemon's heartbeat, from which a restart learns how long tracerd was away */
+/* The heartbeat's line: unix ns, of one width, so that each write covers the last whole */
+#define ALIVE_LINE_LEN 21
+
 int store_set_alive(struct store *s, int64_t now_ns)
 {
-	s->alive_ns = now_ns; /* written with the next batch (store_commit.c) */
+	char line[ALIVE_LINE_LEN + 1];
+
+	if (s->alive_fd < 0)
+		return -EBADF;
+	snprintf(line, sizeof(line), "%020" PRId64 "\n", now_ns);
+	if (pwrite(s->alive_fd, line, ALIVE_LINE_LEN, 0) != ALIVE_LINE_LEN) {
+		int err = errno ? -errno : -EIO;
+
+		log_debug("store: heartbeat: %s", strerror(-err));
+		return err;
+	}
 	return 0;
 }
 
 int store_last_alive(struct store *s, int64_t *out)
 {
+	char line[ALIVE_LINE_LEN + 1] = "", *end;
+	long long v;
+
+	if (s->alive_fd >= 0 && pread(s->alive_fd, line, ALIVE_LINE_LEN, 0) == ALIVE_LINE_LEN &&
+	    line[ALIVE_LINE_LEN - 1] == '\n') {
+		errno = 0;
+		v = strtoll(line, &end, 10);
+		if (!errno && end == line + ALIVE_LINE_LEN - 1 && v > 0) {
+			*out = v;
+			return 0;
+		}
+		log_warn(
+			"store: the heartbeat's file holds no time: the store's older one is read");
+	}
+	/* a store from before the file: its heartbeat went with each commit into meta */
 	return store_query_int(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='alive_ns'",
 			       "heartbeat", out);
 }

@@ -122,9 +122,13 @@ int store_export_latest(sqlite3 *db, int64_t *seq);
 void store_bind_flags(sqlite3_stmt *st);
 /* The last number of the export sequence given so far */
 int64_t store_export_head(const struct store *s);
-/* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away. */
-int store_set_alive(struct store *s, int64_t now_ns);
-int store_last_alive(struct store *s, int64_t *out); /* -ENOENT: never written */
+/* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away.
+ * It is a line in a file of its own beside the store (STORE_ALIVE_FILE), written in place at
+ * once, not with a commit: an idle daemon commits nothing. A store from before the file has
+ * its last one in meta, read when the file holds none. */
+#define STORE_ALIVE_FILE "alive"
+int store_set_alive(struct store *s, int64_t now_ns); /* 0 or -errno (said at debug level) */
+int store_last_alive(struct store *s, int64_t *out);  /* -ENOENT: never written */
 /* Units still running on this boot, for rediscovery after a restart. */
 int store_running_units(struct store *s, int (*fn)(const struct unit *u, void *ctx), void *ctx);
 

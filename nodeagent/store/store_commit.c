@@ -55,12 +55,6 @@ static int run_job(struct store *s, struct commit_job *j)
 		s->commit.write_rows(s, j);
 	if (j->rolled_back) /* nothing left to commit */
 		return j->err_code ? j->err_code : SQLITE_ERROR;
-	if (j->alive_ns) {
-		sqlite3_bind_int64(s->save_alive, 1, j->alive_ns);
-		if (sqlite3_step(s->save_alive) != SQLITE_DONE)
-			log_debug("store: heartbeat: %s", sqlite3_errmsg(s->db));
-		sqlite3_reset(s->save_alive);
-	}
 	if (j->commit) {
 		if (j->seq) {
 			sqlite3_bind_int64(s->save_seq, 1, j->seq);
@@ -271,10 +265,10 @@ int store_settle(struct store *s)
 	return commit_finished(s, &c->job, rc);
 }
 
-/* Anything for the next commit: the loop's own writes, queued rows, the heartbeat */
+/* Anything for the next commit: the loop's own writes, queued rows */
 static int has_writes(const struct store *s)
 {
-	return s->in_txn || s->queue[s->filling].n || s->alive_ns;
+	return s->in_txn || s->queue[s->filling].n;
 }
 
 /* Hand the open batch (the queued rows, the loop's own writes) and its commit, if any, then the
@@ -302,8 +296,6 @@ static int commit_start(struct store *s, int min_frames, const struct prune_job 
 	j->min_frames = min_frames;
 	j->in_txn = s->in_txn;
 	j->commit = has_writes(s);
-	j->alive_ns = s->alive_ns;
-	s->alive_ns = 0;
 	if (q->n) {
 		j->rows = q;
 		j->procs = q->procs;
@@ -336,7 +328,7 @@ static int commit_start(struct store *s, int min_frames, const struct prune_job 
 sqlite3 *store_db(struct store *s)
 {
 	store_settle(s);
-	if (s->queue[s->filling].n || s->alive_ns) { /* what is queued goes first, in order */
+	if (s->queue[s->filling].n) { /* what is queued goes first, in order */
 		commit_start(s, STORE_WAL_CHECKPOINT_NOW, NULL);
 		store_settle(s);
 	}

@@ -52,7 +52,6 @@ struct commit_job {
 	int min_frames;		/* then a checkpoint, once the log is this long */
 	int64_t seq;		/* the export sequence's highest number to keep in meta; 0: none */
 	int in_txn;		/* the loop's writes began the transaction: the rows join it */
-	int64_t alive_ns;	/* the heartbeat to write; 0: none */
 	struct row_queue *rows; /* written first (store_rows.c); NULL: none */
 	struct unit_counts batch; /* processes the loop wrote itself in the transaction */
 	struct unit_counts procs; /* the rows' processes */
@@ -110,9 +109,8 @@ struct store {
 	/* the export sequence (store.h): the next number, and the last one written to meta */
 	int64_t next_seq, seq_saved;
 	sqlite3_stmt *save_seq;
-	/* the heartbeat, for the next batch (0: none); its statement */
-	int64_t alive_ns;
-	sqlite3_stmt *save_alive;
+	/* the heartbeat's file (store.h: store_set_alive), -1 when it cannot be opened */
+	int alive_fd;
 	/* store_fold.c's, prepared at its first use */
 	sqlite3_stmt *fold, *fold_find, *fold_key;
 	/* each user's (owner_uid's) holding, summed once a round and kept up to date as units

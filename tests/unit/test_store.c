@@ -1043,17 +1043,63 @@ static void test_write_failures_counted_once(void **state)
 	store_close(s);
 }
 
+static off_t file_size(const char *name)
+{
+	char path[192];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dbpath, name);
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+static void write_alive(const char *text)
+{
+	char path[192];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" STORE_ALIVE_FILE, dbpath);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The heartbeat is a line of its own file, written at once and costing no commit (an idle
+ * daemon writes nothing to the store); it outlives the daemon; a store from before the file,
+ * or a file that holds no time, gives the one in meta. */
 static void test_heartbeat(void **state)
 {
 	struct store *s = open_store(BOOT_A);
 	int64_t t = 0;
+	off_t wal;
 
 	(void)state;
 	assert_int_equal(store_last_alive(s, &t), -ENOENT);
+	assert_int_equal(store_commit(s), 0);
+	wal = file_size("tracer.db-wal");
 	assert_int_equal(store_set_alive(s, 1234567890123456789ll), 0);
 	assert_int_equal(store_set_alive(s, 1234567890123456790ll), 0);
+	assert_int_equal(store_pending(s), 0);
+	assert_int_equal(store_commit(s), 0);
+	assert_int_equal(file_size("tracer.db-wal"), wal); /* no commit, no page of the log */
 	assert_int_equal(store_last_alive(s, &t), 0);
 	assert_true(t == 1234567890123456790ll);
+	assert_int_equal(file_size(STORE_ALIVE_FILE), 21);
+	store_close(s);
+	s = open_store(BOOT_A);
+	assert_int_equal(store_last_alive(s, &t), 0);
+	assert_true(t == 1234567890123456790ll);
+	store_close(s);
+
+	exec_sql("INSERT OR REPLACE INTO meta VALUES('alive_ns', '777')");
+	write_alive("");
+	s = open_store(BOOT_A);
+	assert_int_equal(store_last_alive(s, &t), 0);
+	assert_int_equal(t, 777);
+	store_close(s);
+	write_alive("12345678901234567x90\n");
+	s = open_store(BOOT_A);
+	assert_int_equal(store_last_alive(s, &t), 0);
+	assert_int_equal(t, 777);
 	store_close(s);
 }
 
