@@ -1103,12 +1103,36 @@ static void test_heartbeat(void **state)
 	store_close(s);
 }
 
+/* The heartbeat's file is checked as the store's are: made 0600 whatever it was, and never
+ * reached through a link (a link to a file elsewhere would have it rewritten each second) */
+static void test_heartbeat_file_checked(void **state)
+{
+	char path[192], target[192];
+	struct store *s;
+	struct stat st;
+
+	(void)state;
+	store_close(open_store(BOOT_A));
+	snprintf(path, sizeof(path), "%s/" STORE_ALIVE_FILE, dbpath);
+	assert_int_equal(chmod(path, 0666), 0);
+	store_close(open_store(BOOT_A));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	snprintf(target, sizeof(target), "%s/elsewhere", dir);
+	write_alive(""); /* the file stays a file until it is replaced by the link */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_not_equal(store_open(&s, dbpath, BOOT_A), 0);
+	assert_int_equal(access(target, F_OK), -1); /* nothing made through the link */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_creates_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_heartbeat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_heartbeat_file_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_units_and_ids, setup, teardown),
