@@ -565,20 +565,29 @@ int store_set_alive(struct store *s, int64_t now_ns)
 int store_last_alive(struct store *s, int64_t *out)
 {
 	char line[ALIVE_LINE_LEN + 1] = "", *end;
+	int64_t file = 0, meta = 0;
 	long long v;
+	int err;
 
 	if (s->alive_fd >= 0 && pread(s->alive_fd, line, ALIVE_LINE_LEN, 0) == ALIVE_LINE_LEN &&
 	    line[ALIVE_LINE_LEN - 1] == '\n') {
 		errno = 0;
 		v = strtoll(line, &end, 10);
-		if (!errno && end == line + ALIVE_LINE_LEN - 1 && v > 0) {
-			*out = v;
-			return 0;
-		}
-		log_warn(
-			"store: the heartbeat's file holds no time: the store's older one is read");
+		if (!errno && end == line + ALIVE_LINE_LEN - 1 && v > 0)
+			file = v;
+		else
+			log_warn("store: the heartbeat's file holds no time: only the store's "
+				 "older one is read");
 	}
-	/* a store from before the file: its heartbeat went with each commit into meta */
-	return store_query_int(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='alive_ns'",
-			       "heartbeat", out);
+	/* an earlier version's heartbeat went with each commit into meta: the later of the two,
+	 * for a store that an earlier tracerd wrote since this one last ran (a downgrade, then
+	 * this version again) */
+	err = store_query_int(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key='alive_ns'",
+			      "heartbeat", &meta);
+	if (err)
+		meta = 0; /* none (-ENOENT), or said by store_query_int */
+	if (!file && err)
+		return err;
+	*out = file > meta ? file : meta;
+	return 0;
 }

@@ -124,8 +124,8 @@ void store_bind_flags(sqlite3_stmt *st);
 int64_t store_export_head(const struct store *s);
 /* The daemon's heartbeat (unix ns): a restart reads the last one to know when it went away.
  * It is a line in a file of its own beside the store (STORE_ALIVE_FILE), written in place at
- * once, not with a commit: an idle daemon commits nothing. A store from before the file has
- * its last one in meta, read when the file holds none. */
+ * once, not with a commit: an idle daemon commits nothing. An earlier version wrote it into
+ * meta with each commit: the later of the two is the last (one may have run since). */
 #define STORE_ALIVE_FILE "alive"
 int store_set_alive(struct store *s, int64_t now_ns); /* 0 or -errno (said at debug level) */
 int store_last_alive(struct store *s, int64_t *out);  /* -ENOENT: never written */

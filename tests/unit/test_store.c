@@ -1065,7 +1065,8 @@ static void write_alive(const char *text)
 
 /* The heartbeat is a line of its own file, written at once and costing no commit (an idle
  * daemon writes nothing to the store); it outlives the daemon; a store from before the file,
- * or a file that holds no time, gives the one in meta. */
+ * a file that holds no time, or a store an earlier version ran on since, gives the one in
+ * meta. */
 static void test_heartbeat(void **state)
 {
 	struct store *s = open_store(BOOT_A);
@@ -1100,6 +1101,15 @@ static void test_heartbeat(void **state)
 	s = open_store(BOOT_A);
 	assert_int_equal(store_last_alive(s, &t), 0);
 	assert_int_equal(t, 777);
+	store_close(s);
+	/* an earlier version ran on the store after this one: its heartbeat is the later */
+	write_alive("00000000000000000500\n");
+	s = open_store(BOOT_A);
+	assert_int_equal(store_last_alive(s, &t), 0);
+	assert_int_equal(t, 777);
+	assert_int_equal(store_set_alive(s, 900), 0);
+	assert_int_equal(store_last_alive(s, &t), 0);
+	assert_int_equal(t, 900);
 	store_close(s);
 }
 
