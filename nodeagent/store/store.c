@@ -28,15 +28,7 @@
  * writes does not leave the file large; and pruning does not zero every page it frees (as
  * builds with SQLITE_SECURE_DELETE would): that would write all it deletes through the log
  * again. Freed pages stay in the file, which is the daemon's alone, until they are reused. */
-/* Pages of 16 KiB for a new store (an existing one keeps its own: WAL mode fixes the size): a
- * process row is 0.5-1 KiB, so a 4 KiB page split often, and each commit's end walks the
- * whole page cache once a split has renumbered pages (SQLite's balance moves a page through a
- * temporary number past 1 GiB, and the cache then scans itself for pages past the file's end):
- * four times fewer pages, four times shorter walks. The committing thread's CPU per process
- * went to 0.81 of it in bench/agent-replay; an idle daemon's heartbeat commits (one page each)
- * write 33 KB/s instead of 8. */
 static const char schema[] =
-	"PRAGMA page_size=16384;"
 	"PRAGMA secure_delete=FAST;"
 	"PRAGMA cache_size=-" STR(
 		STORE_CACHE_KIB) ";"
@@ -204,7 +196,7 @@ int store_reader_open(struct store *s, sqlite3 **out)
 }
 
 /* The heartbeat's file beside the store: a line written in place each CommitInterval, which
- * costs no commit (a page of the log each, 16 KiB, while nothing else is written) */
+ * costs no commit (a page of the log each while nothing else is written) */
 static int alive_open(const char *dir)
 {
 	char path[PATH_MAX];
