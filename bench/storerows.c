@@ -77,8 +77,8 @@ static const struct {
 	    { "PRIMARY KEY(boot_id, pid, start_boot_ns)",
 	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } },
 	  1 },
-	{ "page-4k", "", {}, 0, "PRAGMA page_size=4096" },
 	{ "page-8k", "", {}, 0, "PRAGMA page_size=8192" },
+	{ "page-16k", "", {}, 0, "PRAGMA page_size=16384" },
 };
 
 /* s with each edit's first text replaced by its second, into out; -1 when one is not there */

@@ -16,8 +16,6 @@
 #include "store_internal.h"
 
 #define SCHEMA_VERSION 1
-#define STR_(x) #x
-#define STR(x) STR_(x)
 /* Tables come from common/records.h (store_record.c): a store written by an older tracerd
  * gains the columns added since. */
 /* The writing connection's page cache: the indexes' pages that each insert walks stay in it,
@@ -30,11 +28,11 @@
  * again. Freed pages stay in the file, which is the daemon's alone, until they are reused. */
 static const char schema[] =
 	"PRAGMA secure_delete=FAST;"
-	"PRAGMA cache_size=-" STR(
+	"PRAGMA cache_size=-" STORE_STR(
 		STORE_CACHE_KIB) ";"
 				 "PRAGMA journal_mode=WAL;"
 				 "PRAGMA synchronous=NORMAL;"
-				 "PRAGMA journal_size_limit=" STR(
+				 "PRAGMA journal_size_limit=" STORE_STR(
 					 STORE_WAL_LIMIT_BYTES) ";"
 								"CREATE TABLE IF NOT EXISTS "
 								"meta(key "
