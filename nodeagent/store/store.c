@@ -26,7 +26,14 @@
  * writes does not leave the file large; and pruning does not zero every page it frees (as
  * builds with SQLITE_SECURE_DELETE would): that would write all it deletes through the log
  * again. Freed pages stay in the file, which is the daemon's alone, until they are reused. */
+/* Pages of 16 KiB for a new store (an existing one keeps its own: WAL mode fixes the size): a
+ * process row is 0.5-1 KiB, so a 4 KiB page split often, and each commit's end walks the
+ * whole page cache once a split has renumbered pages (SQLite's balance moves a page through a
+ * temporary number past 1 GiB, and the cache then scans itself for pages past the file's end):
+ * four times fewer pages, four times shorter walks. The log's bounds are in bytes
+ * (store_internal.h), whatever the size. */
 static const char schema[] =
+	"PRAGMA page_size=16384;"
 	"PRAGMA secure_delete=FAST;"
 	"PRAGMA cache_size=-" STORE_STR(
 		STORE_CACHE_KIB) ";"
@@ -193,6 +200,23 @@ int store_reader_open(struct store *s, sqlite3 **out)
 	return 0;
 }
 
+/* The size the store's pages have: the one it was made with */
+static int read_page_size(struct store *s)
+{
+	sqlite3_stmt *st;
+	int size = 0;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA page_size", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(s, "page size");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		size = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (size <= 0)
+		return store_fail(s, "page size");
+	s->page_bytes = size;
+	return 0;
+}
+
 /* The heartbeat's file beside the store: a line written in place each CommitInterval, which
  * costs no commit (a page of the log each while nothing else is written) */
 static int alive_open(const char *dir)
@@ -241,11 +265,14 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 2000);
-	s->wal_frames_max = STORE_WAL_FRAMES_MAX;
+	s->wal_bytes_max = STORE_WAL_BYTES_MAX;
 	if (sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
 		err = store_fail(s, "schema");
 		goto fail;
 	}
+	err = read_page_size(s);
+	if (err)
+		goto fail;
 	err = rec_ensure_table(s, &store_units);
 	if (!err)
 		err = rec_ensure_table(s, &store_processes);

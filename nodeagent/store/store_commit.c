@@ -27,16 +27,16 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 
 	(void)db;
 	(void)name;
-	__atomic_store_n(&s->wal_frames, frames, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->wal_bytes, (int64_t)frames * s->page_bytes, __ATOMIC_RELAXED);
 	return SQLITE_OK;
 }
 
-/* A passive checkpoint once the log holds min_frames: it copies what no reader still needs
+/* A passive checkpoint once the log holds min_bytes: it copies what no reader still needs
  * back into the database, and the next commit starts the log over (truncated to
  * STORE_WAL_LIMIT_BYTES) if nothing was left. */
-static void checkpoint(struct store *s, int min_frames)
+static void checkpoint(struct store *s, int64_t min_bytes)
 {
-	if (__atomic_load_n(&s->wal_frames, __ATOMIC_RELAXED) < min_frames)
+	if (__atomic_load_n(&s->wal_bytes, __ATOMIC_RELAXED) < min_bytes)
 		return;
 	if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
 	    SQLITE_OK)
@@ -66,7 +66,7 @@ static int run_job(struct store *s, struct commit_job *j)
 	if (rc == SQLITE_OK && j->prune.on)
 		s->commit.prune_run(s, &j->prune);
 	if (rc == SQLITE_OK)
-		checkpoint(s, j->min_frames);
+		checkpoint(s, j->min_bytes);
 	return rc;
 }
 
@@ -272,10 +272,10 @@ static int has_writes(const struct store *s)
 }
 
 /* Hand the open batch (the queued rows, the loop's own writes) and its commit, if any, then the
- * pruning round prune (NULL: none), then the checkpoint of a log of min_frames, to the
+ * pruning round prune (NULL: none), then the checkpoint of a log of min_bytes, to the
  * committing thread. Nothing to do, or a job already running: nothing handed. Without the
  * thread (before it starts, after it ends), done here at once. */
-static int commit_start(struct store *s, int min_frames, const struct prune_job *prune)
+static int commit_start(struct store *s, int64_t min_bytes, const struct prune_job *prune)
 {
 	struct store_commit *c = &s->commit;
 	struct row_queue *q = &s->queue[s->filling];
@@ -284,7 +284,7 @@ static int commit_start(struct store *s, int min_frames, const struct prune_job 
 	if (c->busy)
 		return 0;
 	if (!prune && !has_writes(s) &&
-	    __atomic_load_n(&s->wal_frames, __ATOMIC_RELAXED) < min_frames)
+	    __atomic_load_n(&s->wal_bytes, __ATOMIC_RELAXED) < min_bytes)
 		return 0;
 	memset(j, 0, sizeof(*j));
 	if (prune) {
@@ -293,7 +293,7 @@ static int commit_start(struct store *s, int min_frames, const struct prune_job 
 		j->prune.floor_set = s->export_floor_set;
 		j->prune.floor = s->export_floor;
 	}
-	j->min_frames = min_frames;
+	j->min_bytes = min_bytes;
 	j->in_txn = s->in_txn;
 	j->commit = has_writes(s);
 	if (q->n) {

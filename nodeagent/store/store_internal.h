@@ -12,15 +12,17 @@
 /* ... or this many bytes of rows: the write-ahead log holds a whole batch until its commit,
  * whatever the checkpoints, so a storm of large rows must not make one large batch */
 #define BATCH_BYTES (1u << 20)
-/* Pages the write-ahead log may hold before streamed replies are cut (64 MiB of 4 KiB pages):
- * a reader's snapshot keeps the log from being checkpointed back to its start, and it would
- * otherwise grow for as long as a slow client keeps taking a listing, or several in turn. */
-#define STORE_WAL_FRAMES_MAX 16384
-/* ... and the checkpoint of the tick that finds it this long (2 MiB, store_checkpoint), or of a
- * commit that left it longer than STORE_WAL_CHECKPOINT_NOW (2.5 MiB: a storm's commits, each of
- * at most a batch, between two ticks): the log stays within 4 MiB */
-#define STORE_WAL_CHECKPOINT 512
-#define STORE_WAL_CHECKPOINT_NOW 640
+/* The write-ahead log's bounds are in bytes, its pages times the store's page size (a store
+ * keeps the size it was made with: 4 KiB before, 16 KiB now), so that they hold for both.
+ * What the log may hold before streamed replies are cut: a reader's snapshot keeps the log
+ * from being checkpointed back to its start, and it would otherwise grow for as long as a slow
+ * client keeps taking a listing, or several in turn. */
+#define STORE_WAL_BYTES_MAX (64LL << 20)
+/* ... and the checkpoint of the tick that finds it this long (store_checkpoint), or of a
+ * commit that left it longer than STORE_WAL_CHECKPOINT_NOW (a storm's commits, each of at most
+ * a batch, between two ticks): the log stays within 4 MiB */
+#define STORE_WAL_CHECKPOINT (2LL << 20)
+#define STORE_WAL_CHECKPOINT_NOW (5LL << 19)
 /* What the log file is truncated back to once checkpointed (journal_size_limit) */
 #define STORE_WAL_LIMIT_BYTES 2097152
 /* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
@@ -49,7 +51,7 @@ struct prune_job {
 /* A commit handed to the committing thread (store_commit.c) */
 struct commit_job {
 	int commit;		/* the open batch's; else a checkpoint alone */
-	int min_frames;		/* then a checkpoint, once the log is this long */
+	int64_t min_bytes;	/* then a checkpoint, once the log is this long */
 	int64_t seq;		/* the export sequence's highest number to keep in meta; 0: none */
 	int in_txn;		/* the loop's writes began the transaction: the rows join it */
 	struct row_queue *rows; /* written first (store_rows.c); NULL: none */
@@ -140,8 +142,10 @@ struct store {
 	int export_floor_set;
 	int64_t export_floor;
 	uint64_t export_dropped;
-	int wal_frames;	    /* pages in the write-ahead log after the last commit (atomic) */
-	int wal_frames_max; /* STORE_WAL_FRAMES_MAX (tests make it smaller) */
+	int page_bytes;	   /* the store's page size */
+	int64_t wal_bytes; /* the write-ahead log's pages after the last commit, in bytes (atomic)
+			    */
+	int64_t wal_bytes_max; /* STORE_WAL_BYTES_MAX (tests make it smaller) */
 	/* built from common/records.h at open: what the reads select */
 	char unit_columns[2048];    /* every column of units, in the record's order */
 	char process_columns[2048]; /* the columns of processes that listings show */

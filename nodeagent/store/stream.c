@@ -1,6 +1,7 @@
 /* Streamed replies: one row at a time from a read-only store connection into the client's
  * output buffer. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,10 +224,11 @@ int reply_stream_fill(struct reply_stream *rs, size_t want,
 		return 0;
 	/* the log grew past its bound while snapshots were held (this one or others): they all
 	 * go, for the log to start over (a client that does not read is let go when idle) */
-	if (__atomic_load_n(&rs->store->wal_frames, __ATOMIC_RELAXED) > rs->store->wal_frames_max) {
-		log_warn("store log at %d pages: a streamed reply is cut, for the log to be"
+	if (__atomic_load_n(&rs->store->wal_bytes, __ATOMIC_RELAXED) > rs->store->wal_bytes_max) {
+		log_warn("store log at %" PRId64
+			 " bytes: a streamed reply is cut, for the log to be"
 			 " checkpointed",
-			 __atomic_load_n(&rs->store->wal_frames, __ATOMIC_RELAXED));
+			 __atomic_load_n(&rs->store->wal_bytes, __ATOMIC_RELAXED));
 		return -ENOBUFS;
 	}
 	if (!rs->lead_sent) {

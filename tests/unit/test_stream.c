@@ -23,6 +23,7 @@
 #define OFFSET 1700000000000000000ll
 
 static char dir[64];
+static int made_with_pages; /* fill_store's store made by an earlier tracerd with pages this size */
 
 struct buf {
 	char *data;
@@ -55,6 +56,20 @@ static struct store *fill_store(unsigned n)
 	snprintf(dir, sizeof(dir), "/tmp/test_stream.XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/db", dir);
+	if (made_with_pages) {
+		char sql[128], file[160];
+		sqlite3 *db;
+
+		assert_int_equal(mkdir(path, 0750), 0);
+		snprintf(file, sizeof(file), "%s/tracer.db", path);
+		snprintf(sql, sizeof(sql),
+			 "PRAGMA page_size=%d; PRAGMA journal_mode=WAL;"
+			 " CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);",
+			 made_with_pages);
+		assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+	}
 	assert_int_equal(store_open(&s, path, BOOT), 0);
 	for (i = 1; i <= 3; i++) {
 		struct unit u = { .id = i,
@@ -307,11 +322,11 @@ static void test_log_bound(void **state)
 	unsigned round;
 
 	(void)state;
-	s->wal_frames_max = 200;
+	s->wal_bytes_max = STORE_WAL_CHECKPOINT / 2;
 	rs = begin(s, STREAM_PROCESSES, 2, NULL, &b);
 	assert_int_equal(reply_stream_fill(rs, 10, emit, &b), 1); /* its snapshot is held */
 	/* a busy node's writes, committed, past where a checkpoint would start the log over */
-	for (round = 0; s->wal_frames <= STORE_WAL_CHECKPOINT; round++)
+	for (round = 0; s->wal_bytes <= STORE_WAL_CHECKPOINT; round++)
 		add_units(s, 100 + round, 1, 1000);
 	assert_int_equal(reply_stream_fill(rs, 10, emit, &b), -ENOBUFS);
 	reply_stream_free(rs);
@@ -319,35 +334,54 @@ static void test_log_bound(void **state)
 	store_checkpoint(s); /* the next tick's */
 	for (round = 0; round < 2; round++)
 		add_units(s, 20 + round, 1, 10);
-	assert_true(s->wal_frames < 200);
+	assert_true(s->wal_bytes < STORE_WAL_CHECKPOINT / 2);
 	done(s);
 }
 
 /* The log is checkpointed by the tick once it is long, not by each commit; a commit checkpoints
- * only a log past STORE_WAL_CHECKPOINT_NOW (a storm between two ticks). */
-static void test_checkpoint_on_tick(void **state)
+ * only a log past STORE_WAL_CHECKPOINT_NOW (a storm between two ticks). Bounds in bytes: a new
+ * store's 16 KiB pages and an older store's 4 KiB ones are held to the same. */
+static void checkpoints(struct store *s)
 {
-	struct store *s = fill_store(10);
+	char wal[128];
+	struct stat st;
 	unsigned round;
-	int frames;
+	int64_t bytes;
 
-	(void)state;
-	for (round = 0; s->wal_frames < STORE_WAL_CHECKPOINT; round++)
+	for (round = 0; s->wal_bytes < STORE_WAL_CHECKPOINT; round++)
 		add_units(s, 100 + round, 1, 20);
-	assert_true(s->wal_frames < STORE_WAL_CHECKPOINT_NOW);
-	frames = s->wal_frames;
+	assert_true(s->wal_bytes < STORE_WAL_CHECKPOINT_NOW);
+	bytes = s->wal_bytes;
 	add_units(s, 10000, 1, 1);
-	assert_true(s->wal_frames > frames); /* the commit left it as it was, and added to it */
+	assert_true(s->wal_bytes > bytes); /* the commit left it as it was, and added to it */
 	store_checkpoint(s);
 	add_units(s, 10001, 1, 1);
-	assert_true(s->wal_frames < 64); /* checkpointed: the log started over */
+	assert_true(s->wal_bytes < 64 * s->page_bytes); /* checkpointed: the log started over */
 	/* commits alone, past the bound: checkpointed all the same */
-	for (round = 0; round < 2000 && s->wal_frames < STORE_WAL_CHECKPOINT_NOW; round++)
+	for (round = 0; round < 2000 && s->wal_bytes < STORE_WAL_CHECKPOINT_NOW; round++)
 		add_units(s, 20000 + round, 1, 20);
-	assert_true(s->wal_frames >= STORE_WAL_CHECKPOINT_NOW);
+	assert_true(s->wal_bytes >= STORE_WAL_CHECKPOINT_NOW);
+	snprintf(wal, sizeof(wal), "%s/db/tracer.db-wal", dir);
+	assert_int_equal(stat(wal, &st), 0);
+	assert_true(st.st_size <= 4 << 20); /* the file itself, what tracerd(8) says it stays in */
 	add_units(s, 30000, 1, 1);
-	assert_true(s->wal_frames < 64);
+	assert_true(s->wal_bytes < 64 * s->page_bytes);
 	done(s);
+}
+
+static void test_checkpoint_on_tick(void **state)
+{
+	struct store *s;
+
+	(void)state;
+	s = fill_store(10);
+	assert_int_equal(s->page_bytes, 16384);
+	checkpoints(s);
+	made_with_pages = 4096;
+	s = fill_store(10);
+	made_with_pages = 0;
+	assert_int_equal(s->page_bytes, 4096); /* it keeps its own */
+	checkpoints(s);
 }
 
 /* Rows written while a reply streams do not shift it: the reader keeps its snapshot. */
