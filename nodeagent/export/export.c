@@ -221,6 +221,7 @@ int exporter_start(struct exporter **out, const struct tracer_config *cfg, const
 		exporter_free(e);
 		return -r;
 	}
+	pthread_setname_np(e->thread, "tracerd-export"); /* ps -L, top -H, perf tell it apart */
 	for (int sig = 0; sig < EXPORT_TARGETS; sig++) {
 		if (!set.sig[sig].url[0])
 			continue;

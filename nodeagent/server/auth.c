@@ -102,6 +102,7 @@ static int decode_bounded(const char *socket, const char *cred, struct decode **
 		proto_errf(err, errlen, "cannot start a MUNGE decode");
 		return -EAGAIN;
 	}
+	pthread_setname_np(t, "tracerd-munge");
 	pthread_detach(t);
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_nsec += (long)DECODE_MS * 1000000;

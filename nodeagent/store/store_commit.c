@@ -123,6 +123,7 @@ int store_commit_init(struct store *s, store_rows_fn write_rows, store_prune_fn 
 		log_error("store: cannot start the committing thread: %s", strerror(-err));
 		return err;
 	}
+	pthread_setname_np(c->thread, "tracerd-store"); /* ps -L, top -H, perf tell it apart */
 	c->running = 1;
 	return 0;
 }

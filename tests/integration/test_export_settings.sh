@@ -98,6 +98,10 @@ unit_arrived() {
   return 1
 }
 check "and delivery works with it" unit_arrived envkey
+threads=$(cat /proc/$DAEMON_PID/task/*/comm | sort | tr '\n' ' ')
+echo "  tracerd's threads: $threads"
+check "its threads are named for what they do (ps -L, top -H)" \
+  bash -c "echo '$threads' | grep -q 'tracerd tracerd-export tracerd-store'"
 check "the env file is root's alone" bash -c "! setpriv --reuid=$ATTACKER --regid=\$(id -g $ATTACKER) --clear-groups cat '$T/otlp.env' 2>/dev/null"
 stop_daemon
 chmod 600 "$T/tracer.conf"
