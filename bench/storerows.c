@@ -84,7 +84,7 @@ static const struct {
 	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } },
 	  1 },
 	{ "page-8k", "", {}, 0, "PRAGMA page_size=8192" },
-	{ "page-4k", "", {}, 0, "PRAGMA page_size=4096" },
+	{ "page-16k", "", {}, 0, "PRAGMA page_size=16384" },
 };
 
 /* s with each edit's first text replaced by its second, into out; -1 when one is not there */

@@ -26,14 +26,15 @@
  * writes does not leave the file large; and pruning does not zero every page it frees (as
  * builds with SQLITE_SECURE_DELETE would): that would write all it deletes through the log
  * again. Freed pages stay in the file, which is the daemon's alone, until they are reused. */
-/* Pages of 16 KiB for a new store (an existing one keeps its own: WAL mode fixes the size): a
- * process row is 0.5-1 KiB, so a 4 KiB page split often, and each commit's end walks the
- * whole page cache once a split has renumbered pages (SQLite's balance moves a page through a
- * temporary number past 1 GiB, and the cache then scans itself for pages past the file's end):
- * four times fewer pages, four times shorter walks. The log's bounds are in bytes
- * (store_internal.h), whatever the size. */
+/* Pages of SQLite's default 4 KiB. Pages of 16 KiB commit faster (each commit's end walks the
+ * page cache, four times shorter with a quarter of the pages: bench/README.md), but a row of
+ * more than 5.4 KiB (a long command line, up to what the store keeps of it) then takes a page of
+ * its own, half of it empty: in test_store_fairness the same history took 21 % more pages, and
+ * the file's peak came within StoreMaxSize's margin by less than 1 MB. A store made by an
+ * earlier tracerd with 16 KiB pages keeps them (WAL mode fixes the size); the log's bounds are
+ * in bytes (store_internal.h), whatever the size. */
 static const char schema[] =
-	"PRAGMA page_size=16384;"
+	"PRAGMA page_size=4096;"
 	"PRAGMA secure_delete=FAST;"
 	"PRAGMA cache_size=-" STORE_STR(
 		STORE_CACHE_KIB) ";"

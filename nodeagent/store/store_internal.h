@@ -13,7 +13,8 @@
  * whatever the checkpoints, so a storm of large rows must not make one large batch */
 #define BATCH_BYTES (1u << 20)
 /* The write-ahead log's bounds are in bytes, its pages times the store's page size (a store
- * keeps the size it was made with: 4 KiB before, 16 KiB now), so that they hold for both.
+ * keeps the size it was made with: 4 KiB, or 16 KiB for one an earlier tracerd made), so
+ * that they hold for both.
  * What the log may hold before streamed replies are cut: a reader's snapshot keeps the log
  * from being checkpointed back to its start, and it would otherwise grow for as long as a slow
  * client keeps taking a listing, or several in turn. */

@@ -340,7 +340,8 @@ static void test_log_bound(void **state)
 
 /* The log is checkpointed by the tick once it is long, not by each commit; a commit checkpoints
  * only a log past STORE_WAL_CHECKPOINT_NOW (a storm between two ticks). Bounds in bytes: a new
- * store's 16 KiB pages and an older store's 4 KiB ones are held to the same. */
+ * store's 4 KiB pages and the 16 KiB ones of a store an earlier tracerd made are held to the
+ * same. */
 static void checkpoints(struct store *s)
 {
 	char wal[128];
@@ -375,12 +376,12 @@ static void test_checkpoint_on_tick(void **state)
 
 	(void)state;
 	s = fill_store(10);
-	assert_int_equal(s->page_bytes, 16384);
+	assert_int_equal(s->page_bytes, 4096);
 	checkpoints(s);
-	made_with_pages = 4096;
+	made_with_pages = 16384;
 	s = fill_store(10);
 	made_with_pages = 0;
-	assert_int_equal(s->page_bytes, 4096); /* it keeps its own */
+	assert_int_equal(s->page_bytes, 16384); /* it keeps its own */
 	checkpoints(s);
 }
 
