@@ -20,8 +20,12 @@
  * gains the columns added since. */
 /* The writing connection's page cache: the indexes' pages that each insert walks stay in it,
  * instead of being read again from a store of gigabytes (on a busy disk, each such read
- * waited for the disk, on the loop). Held only as the store grows to need it. */
-#define STORE_CACHE_KIB 32768
+ * waited for the disk, on the loop). Held only as the store grows to need it. No larger: a
+ * commit whose b-tree balance moved a page through its temporary number past the file's end
+ * ends by scanning the whole cache (SQLite's truncation of it to the file's size), so each
+ * cached page costs every such commit; 32 MiB made the committing thread 1.1-1.6x slower
+ * (bench/agent-replay, stores of 20 000 to 1 000 000 processes). */
+#define STORE_CACHE_KIB 8192
 /* The log is truncated back to STORE_WAL_LIMIT_BYTES after a checkpoint, so that a burst of
  * writes does not leave the file large; and pruning does not zero every page it frees (as
  * builds with SQLITE_SECURE_DELETE would): that would write all it deletes through the log
