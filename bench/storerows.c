@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sqlite3.h>
+#include "store_pragmas.h" /* nodeagent/store: tracerd's settings */
 
 #define COLS_MAX 128
 
@@ -144,10 +145,7 @@ int main(int argc, char **argv)
 	sqlite3_finalize(q);
 	if (run(dst, variants[v].pre ? variants[v].pre : sql))
 		return 1;
-	/* tracerd's pragmas (nodeagent/store/store.c) */
-	if (run(dst, "PRAGMA secure_delete=FAST; PRAGMA cache_size=-32768;"
-		     " PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-		     " PRAGMA journal_size_limit=2097152"))
+	if (run(dst, STORE_PRAGMAS)) /* tracerd's */
 		return 1;
 	snprintf(sql, sizeof(sql), "ATTACH '%s' AS src", argv[1]);
 	if (run(dst, sql))

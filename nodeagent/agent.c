@@ -317,6 +317,7 @@ static void store_committed(void *ctx)
 
 	collector_release_to(a->collector, a->handed);
 	units_committed(a);
+	exporter_set_head(a->exporter, store_export_head(a->store));
 }
 
 /* What the events read so far became is the batch handed to the store's thread */
@@ -463,6 +464,7 @@ void agent_set_exporter(struct agent *a, struct exporter *e)
 {
 	a->exporter = e;
 	store_set_export_floor(a->store, exporter_floor(e));
+	exporter_set_head(e, store_export_head(a->store));
 }
 
 void agent_set_metrics_status(struct agent *a, agent_status_fn fn, const void *ctx)

@@ -189,6 +189,7 @@ int exporter_start(struct exporter **out, const struct tracer_config *cfg, const
 	if (!(e = calloc(1, sizeof(*e))))
 		return -ENOMEM;
 	e->set = set;
+	e->head = -1;
 	snprintf(e->store_path, sizeof(e->store_path), "%s", store_path);
 	snprintf(e->node, sizeof(e->node), "%s", node);
 	if (gethostname(e->host, sizeof(e->host) - 1) < 0)
@@ -297,6 +298,12 @@ void exporter_put_metrics(struct exporter *e, struct metrics_snapshot *s)
 	pthread_mutex_lock(&e->lock); /* the thread sends it now, not at its next look */
 	pthread_cond_signal(&e->wake);
 	pthread_mutex_unlock(&e->lock);
+}
+
+void exporter_set_head(struct exporter *e, int64_t head)
+{
+	if (e)
+		__atomic_store_n(&e->head, head, __ATOMIC_RELAXED);
 }
 
 int64_t exporter_floor(struct exporter *e)

@@ -39,6 +39,11 @@ int exporter_metrics_on(const struct exporter *e);
  * once; one not sent yet is replaced (metrics_box.h). Frees s when metrics are off. */
 struct metrics_snapshot;
 void exporter_put_metrics(struct exporter *e, struct metrics_snapshot *s);
+/* The store's export head (store_export_head) after a commit, from the loop: a signal whose
+ * cursor has reached it has nothing to read, and the thread spares itself that look at the store
+ * (a read transaction and six queries a second per signal on an idle node). Never said (an
+ * exporter of a store that another process writes): every look reads. NULL: nothing. */
+void exporter_set_head(struct exporter *e, int64_t head);
 /* The slowest exported signal's cursor (store_set_export_floor's floor); -1 for NULL. */
 int64_t exporter_floor(struct exporter *e);
 /* For status: {"signals":[{signal, endpoint, cursor, behind, oldest_ns, last_success_ns,

@@ -47,6 +47,9 @@ struct exporter {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct metrics_box *metrics; /* the loop puts snapshots, the thread takes; NULL: none */
+	/* the store's export head as the loop last said it (exporter_set_head), atomic; -1 never
+	 * said: every look reads the store */
+	int64_t head;
 	/* under lock */
 	struct export_signal_status st[EXPORT_TARGETS];
 };

@@ -34,6 +34,7 @@ struct run_signal {
 	unsigned attempt;    /* failed tries of the batch waiting */
 	int64_t next_try_ms; /* monotonic */
 	size_t max_items;    /* the batch's size: halved while bodies are too large */
+	int looked;	     /* the store read once: the cursor is known to be its */
 };
 
 struct run {
@@ -299,14 +300,24 @@ static enum posted post(struct run *r, int sig, size_t n, int once)
 static int step(struct run *r, int sig)
 {
 	struct run_signal *rs = &r->sig[sig];
-	int64_t cursor, next = 0;
+	int64_t cursor, head, next = 0;
 	size_t n;
 	int err, more;
 
 	pthread_mutex_lock(&r->e->lock);
 	cursor = r->e->st[sig].cursor;
+	head = __atomic_load_n(&r->e->head, __ATOMIC_RELAXED);
+	if (rs->looked && head >= 0 && cursor >= head) {
+		/* nothing numbered after the cursor: nothing to read, nothing behind */
+		r->e->st[sig].behind = 0;
+		r->e->st[sig].oldest_ns = 0;
+		pthread_mutex_unlock(&r->e->lock);
+		return 0;
+	}
 	pthread_mutex_unlock(&r->e->lock);
 	err = read_batch(r, sig, cursor, &next);
+	if (!err)
+		rs->looked = 1;
 	if (err == -ESTALE) {
 		/* a new store under old cursors: all it holds was never sent */
 		log_warn("export: %s: the store's records end below the cursor %" PRId64

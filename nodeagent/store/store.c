@@ -18,18 +18,6 @@
 #define SCHEMA_VERSION 1
 /* Tables come from common/records.h (store_record.c): a store written by an older tracerd
  * gains the columns added since. */
-/* The writing connection's page cache: the indexes' pages that each insert walks stay in it,
- * instead of being read again from a store of gigabytes (on a busy disk, each such read
- * waited for the disk, on the loop). Held only as the store grows to need it. No larger: a
- * commit whose b-tree balance moved a page through its temporary number past the file's end
- * ends by scanning the whole cache (SQLite's truncation of it to the file's size), so each
- * cached page costs every such commit; 32 MiB made the committing thread 1.1-1.6x slower
- * (bench/agent-replay, stores of 20 000 to 1 000 000 processes). */
-#define STORE_CACHE_KIB 8192
-/* The log is truncated back to STORE_WAL_LIMIT_BYTES after a checkpoint, so that a burst of
- * writes does not leave the file large; and pruning does not zero every page it frees (as
- * builds with SQLITE_SECURE_DELETE would): that would write all it deletes through the log
- * again. Freed pages stay in the file, which is the daemon's alone, until they are reused. */
 /* Pages of SQLite's default 4 KiB. Pages of 16 KiB commit faster (each commit's end walks the
  * page cache, four times shorter with a quarter of the pages: bench/README.md), but a row of
  * more than 5.4 KiB (a long command line, up to what the store keeps of it) then takes a page of
@@ -37,18 +25,8 @@
  * the file's peak came within StoreMaxSize's margin by less than 1 MB. A store made by an
  * earlier tracerd with 16 KiB pages keeps them (WAL mode fixes the size); the log's bounds are
  * in bytes (store_internal.h), whatever the size. */
-static const char schema[] =
-	"PRAGMA page_size=4096;"
-	"PRAGMA secure_delete=FAST;"
-	"PRAGMA cache_size=-" STORE_STR(
-		STORE_CACHE_KIB) ";"
-				 "PRAGMA journal_mode=WAL;"
-				 "PRAGMA synchronous=NORMAL;"
-				 "PRAGMA journal_size_limit=" STORE_STR(
-					 STORE_WAL_LIMIT_BYTES) ";"
-								"CREATE TABLE IF NOT EXISTS "
-								"meta(key "
-								"TEXT PRIMARY KEY, value TEXT);";
+static const char schema[] = "PRAGMA page_size=4096;" STORE_PRAGMAS
+			     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);";
 
 /* units written before owner_uid was: their owner is their uid */
 static const char indexes[] =

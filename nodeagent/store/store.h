@@ -16,6 +16,7 @@
 #include "process_row.h"
 #include "proctable.h"
 #include "records.h"
+#include "store_pragmas.h"
 #include "unit.h"
 
 #define ANY_UID UINT32_MAX /* queries: units of every user */
@@ -113,8 +114,6 @@ int store_export_latest(sqlite3 *db, int64_t *seq);
  * sequence's index, each row was fetched to be found wanting. An index's condition cannot name
  * a bound parameter, so this one writes the flag from its definition (records.h); the export's
  * query holds this text as it is, which is what lets SQLite take the index. */
-#define STORE_STR_(x) #x
-#define STORE_STR(x) STORE_STR_(x) /* a number's #define as SQL text (store.c's pragmas too) */
 #define STORE_LOG_ROWS \
 	"(status != 0 OR (flags & " STORE_STR(PROC_OOM_KILLED) ") != 0 OR stall_ns > 0)"
 /* The process flags a statement names (:oom_killed), bound to their values: SQL names them,

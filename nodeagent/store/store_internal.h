@@ -24,8 +24,6 @@
  * a batch, between two ticks): the log stays within 4 MiB */
 #define STORE_WAL_CHECKPOINT (2LL << 20)
 #define STORE_WAL_CHECKPOINT_NOW (5LL << 19)
-/* What the log file is truncated back to once checkpointed (journal_size_limit) */
-#define STORE_WAL_LIMIT_BYTES 2097152
 /* Bytes a process's row takes in the store besides its strings: its numbers, its keys in the
  * table and in the indexes, page slack. An estimate, what a user's share is counted in. */
 #define ROW_FIXED_BYTES 320
