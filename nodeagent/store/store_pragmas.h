@@ -21,11 +21,10 @@
  * writes does not leave the file large; and pruning does not zero every page it frees (as
  * builds with SQLITE_SECURE_DELETE would): that would write all it deletes through the log
  * again. Freed pages stay in the file, which is the daemon's alone, until they are reused. */
-#define STORE_PRAGMAS                                                  \
-	"PRAGMA secure_delete=FAST;"                                   \
-	"PRAGMA cache_size=-" STORE_STR(STORE_CACHE_KIB) ";"           \
-	"PRAGMA journal_mode=WAL;"                                     \
-	"PRAGMA synchronous=NORMAL;"                                   \
-	"PRAGMA journal_size_limit=" STORE_STR(STORE_WAL_LIMIT_BYTES) ";"
+#define STORE_PRAGMA_CACHE "PRAGMA cache_size=-" STORE_STR(STORE_CACHE_KIB) ";"
+#define STORE_PRAGMA_LOG_LIMIT "PRAGMA journal_size_limit=" STORE_STR(STORE_WAL_LIMIT_BYTES) ";"
+#define STORE_PRAGMAS                                                              \
+	"PRAGMA secure_delete=FAST;" STORE_PRAGMA_CACHE "PRAGMA journal_mode=WAL;" \
+	"PRAGMA synchronous=NORMAL;" STORE_PRAGMA_LOG_LIMIT
 
 #endif
