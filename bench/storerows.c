@@ -33,12 +33,14 @@ static int run(sqlite3 *db, const char *sql)
 	return -1;
 }
 
+#define BOOT_ID "0b1d7a44-5e1f-4000-8000-00000000000a" /* one as the kernel gives it */
+
 /* The variants: SQL run on the new store once it has tracerd's table and indexes. A table
  * recreated keeps tracerd's columns (CREATE TABLE ... AS SELECT) but no key. */
 static const struct {
 	const char *name, *sql;
 	const char *edit[3][2]; /* the table's CREATE TABLE with these texts replaced */
-	int boot_int;		/* boot_id bound as a small integer */
+	int boot_id;		/* the boot id itself in each row, as before the boots table */
 	const char *pre;	/* run on the new store before its tables */
 } variants[] = {
 	{ "tracerd", "" },
@@ -55,35 +57,18 @@ static const struct {
 	  "DROP INDEX processes_seq",
 	  { { "seq INTEGER", "seq INTEGER PRIMARY KEY" },
 	    { "PRIMARY KEY(boot_id", "UNIQUE(boot_id" } } },
-	{ "seq-rowid-boot-int",
-	  "DROP INDEX processes_seq",
-	  { { "seq INTEGER", "seq INTEGER PRIMARY KEY" },
-	    { "PRIMARY KEY(boot_id", "UNIQUE(boot_id" },
-	    { "boot_id TEXT", "boot_id INTEGER" } },
-	  1 },
-	{ "boot-int", "", { { "boot_id TEXT", "boot_id INTEGER" } }, 1 },
+	{ "boot-id", "", {}, 1 },
 	{ "without-rowid", "", { { "start_boot_ns))", "start_boot_ns)) WITHOUT ROWID" } } },
-	{ "without-rowid-boot-int",
-	  "",
-	  { { "start_boot_ns))", "start_boot_ns)) WITHOUT ROWID" },
-	    { "boot_id TEXT", "boot_id INTEGER" } },
-	  1 },
-	{ "boot-int-no-seq-index",
-	  "DROP INDEX processes_seq",
-	  { { "boot_id TEXT", "boot_id INTEGER" } },
-	  1 },
 	{ "unit-key",
 	  "DROP INDEX processes_unit_start",
 	  { { "boot_id TEXT", "boot_id INTEGER" },
 	    { "PRIMARY KEY(boot_id, pid, start_boot_ns)",
-	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } },
-	  1 },
+	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } } },
 	{ "unit-key-no-seq-index",
 	  "DROP INDEX processes_unit_start; DROP INDEX processes_seq",
 	  { { "boot_id TEXT", "boot_id INTEGER" },
 	    { "PRIMARY KEY(boot_id, pid, start_boot_ns)",
-	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } },
-	  1 },
+	      "UNIQUE(unit, start_boot_ns, pid, boot_id)" } } },
 	{ "page-8k", "", {}, 0, "PRAGMA page_size=8192" },
 	{ "page-16k", "", {}, 0, "PRAGMA page_size=16384" },
 };
@@ -230,8 +215,8 @@ int main(int argc, char **argv)
 					sqlite3_bind_int64(ins, c + 1, 1000000000LL + i * 1000);
 				else if (c == seq)
 					sqlite3_bind_int64(ins, c + 1, i + 1);
-				else if (c == boot && variants[v].boot_int)
-					sqlite3_bind_int64(ins, c + 1, 1);
+				else if (c == boot && variants[v].boot_id)
+					sqlite3_bind_text(ins, c + 1, BOOT_ID, -1, SQLITE_STATIC);
 				else if (r[c] && sqlite3_value_type(r[c]) != SQLITE_NULL)
 					sqlite3_bind_value(ins, c + 1, r[c]);
 			}

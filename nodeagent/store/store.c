@@ -266,6 +266,8 @@ int store_open(struct store **out, const char *dir, const char *boot_id)
 	if (!err && sqlite3_exec(s->db, indexes, NULL, NULL, NULL) != SQLITE_OK)
 		err = store_fail(s, "indexes");
 	if (!err)
+		err = store_boot_open(s);
+	if (!err)
 		err = rec_list(&store_units, REC_NAMES, s->unit_columns, sizeof(s->unit_columns));
 	if (!err)
 		err = rec_list(&store_processes, REC_LISTED, s->process_columns,

@@ -116,6 +116,9 @@ int store_export_latest(sqlite3 *db, int64_t *seq);
  * query holds this text as it is, which is what lets SQLite take the index. */
 #define STORE_LOG_ROWS \
 	"(status != 0 OR (flags & " STORE_STR(PROC_OOM_KILLED) ") != 0 OR stall_ns > 0)"
+/* The boot id of a row of processes or stall starts, whose column col holds its boot's key
+ * (store_boot.c): the id itself for a boot whose rows an earlier tracerd wrote */
+#define STORE_BOOT_ID(col) "COALESCE((SELECT b.boot FROM boots b WHERE b.key = " col "), " col ")"
 /* The process flags a statement names (:oom_killed), bound to their values: SQL names them,
  * never writes them as numbers (but in STORE_LOG_ROWS). */
 void store_bind_flags(sqlite3_stmt *st);

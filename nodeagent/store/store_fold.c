@@ -112,7 +112,7 @@ static int fold_row_find(struct store *s, const struct rec_row *r, const char *t
 	int rc;
 
 	sqlite3_bind_int64(st, 1, r->i[PCOL_unit]);
-	sqlite3_bind_text(st, 2, s->boot_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, s->boot_key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, tool, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, sub, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, r->i[PCOL_status]);
@@ -134,7 +134,7 @@ static int fold_new_key(struct store *s, int64_t *key)
 	int64_t lowest = 0;
 	int rc;
 
-	sqlite3_bind_text(s->fold_key, 1, s->boot_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s->fold_key, 1, s->boot_key, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s->fold_key);
 	if (rc == SQLITE_ROW) /* NULL, as 0: no folded row yet */
 		lowest = sqlite3_column_int64(s->fold_key, 0);

@@ -91,6 +91,7 @@ struct store {
 		db; /* the loop's through store_db() once open, the committing thread's meanwhile */
 	struct store_commit commit;
 	char boot_id[40];
+	char boot_key[40]; /* this boot's in rows of processes and stall starts (store_boot.c) */
 	int in_txn;
 	unsigned pending;
 	size_t pending_bytes; /* of rows in the open batch, roughly */
@@ -301,5 +302,8 @@ int store_count_dropped(struct store *s, struct prune_job *p);
 
 /* A read-only connection of its own to the store's file, with a small page cache. */
 int store_reader_open(struct store *s, sqlite3 **out);
+
+/* This boot's key (store_boot.c): the one kept, or a new one; 0 or -EIO */
+int store_boot_open(struct store *s);
 
 #endif

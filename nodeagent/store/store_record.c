@@ -169,8 +169,9 @@ void rec_bind(struct store *s, sqlite3_stmt *st, const struct rec_table *t, cons
 		int at = (int)i + 1;
 
 		switch (c->kind) {
-		case REC_BOOT:
-			sqlite3_bind_text(st, at, s->boot_id, -1, SQLITE_STATIC);
+		case REC_BOOT: /* units keep the id itself (store_boot.c) */
+			sqlite3_bind_text(st, at, t == &store_units ? s->boot_id : s->boot_key, -1,
+					  SQLITE_STATIC);
 			break;
 		case REC_INT:
 		case REC_INT0:

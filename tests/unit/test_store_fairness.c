@@ -213,7 +213,7 @@ static void test_fold_keys(void **state)
 		 " tool_excluded, tool_wrapper, cpu_ns, folded)"
 		 " VALUES('%s', 0, %lld, 6, 'bwa', 0, 0, 0, 0, 1000, 1),"
 		 " ('%s', 0, -7, 5, 'samtools', 0, 0, 0, 0, 20, 2)",
-		 BOOT, (long long)hashed_key(5, "bwa", 0), BOOT);
+		 s->boot_key, (long long)hashed_key(5, "bwa", 0), s->boot_key); /* this boot's */
 	assert_int_equal(sqlite3_exec(s->db, sql, NULL, NULL, NULL), SQLITE_OK);
 	p = mkproc(5, 1, "bwa", 0);
 	assert_int_equal(store_fold_process(s, &p, OFFSET, 0), 0);
