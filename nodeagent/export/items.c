@@ -19,18 +19,15 @@
 
 #define MEM_NEAR_LIMIT_PCT 90 /* a unit's peak this close to its --mem is said */
 
-#define PROCESS_SELECT                                                                            \
-	"SELECT p.seq, " STORE_BOOT_ID(                                                           \
-		"p.boot_id") ", p.pid, p.ppid, p.start_boot_ns, p.parent_start_boot_ns, "         \
-			     "p.start_ns, p.exec_ns, p.end_ns, p.comm, p.exe, p.argv, p.uid, "    \
-			     "p.status, p.flags, "                                                \
-			     "p.tool, p.subcommand, p.cpu_ns, p.user_ns, p.sys_ns, p.maxrss_kb, " \
-			     "p.read_bytes, "                                                     \
-			     "p.write_bytes, p.rchar, p.wchar, p.cpu_wait_ns, p.iowait_ns, "      \
-			     "p.offcpu_ns, "                                                      \
-			     "p.net_rx_bytes, p.net_tx_bytes, p.stall_ns, p.stall_reason, "       \
-			     "p.threads, p.unit"                                                  \
-			     " FROM processes p WHERE p.seq > ?1"
+/* the span ids are made of the boot id, which the row holds as its boot's key */
+#define PROCESS_BOOT STORE_BOOT_ID("p.boot_id")
+#define PROCESS_SELECT                                                                     \
+	"SELECT p.seq, " PROCESS_BOOT ", p.pid, p.ppid, p.start_boot_ns, "                 \
+	"p.parent_start_boot_ns, p.start_ns, p.exec_ns, p.end_ns, p.comm, p.exe, p.argv, " \
+	"p.uid, p.status, p.flags, p.tool, p.subcommand, p.cpu_ns, p.user_ns, p.sys_ns, "  \
+	"p.maxrss_kb, p.read_bytes, p.write_bytes, p.rchar, p.wchar, p.cpu_wait_ns, "      \
+	"p.iowait_ns, p.offcpu_ns, p.net_rx_bytes, p.net_tx_bytes, p.stall_ns, "           \
+	"p.stall_reason, p.threads, p.unit FROM processes p WHERE p.seq > ?1"
 const char items_process_sql[] = PROCESS_SELECT " ORDER BY p.seq LIMIT ?2";
 /* The rows that can make a log record (process_logs: an outcome, a stall), of the many that
  * make none, through their own index (STORE_LOG_ROWS): a storm's successful processes are
@@ -99,11 +96,11 @@ enum {
 	UR_UNIT
 };
 
-const char items_stall_start_sql[] = "SELECT t.seq, " STORE_BOOT_ID(
-	"t.boot_id") ", t.pid, t.start_boot_ns, t.since_ns, t.comm, t.tool, "
-		     "t.reason, " UNIT_COLUMNS
-		     " FROM stall_starts t LEFT JOIN units u ON u.id = t.unit"
-		     " WHERE t.seq > ?1 ORDER BY t.seq LIMIT ?2";
+#define STALL_BOOT STORE_BOOT_ID("t.boot_id")
+const char items_stall_start_sql[] =
+	"SELECT t.seq, " STALL_BOOT ", t.pid, t.start_boot_ns, t.since_ns, t.comm, t.tool, "
+	"t.reason, " UNIT_COLUMNS " FROM stall_starts t LEFT JOIN units u ON u.id = t.unit"
+	" WHERE t.seq > ?1 ORDER BY t.seq LIMIT ?2";
 enum { SS_SEQ, SS_BOOT, SS_PID, SS_START_BOOT, SS_SINCE, SS_COMM, SS_TOOL, SS_REASON, SS_UNIT };
 
 /* ---- attributes of a row's unit */

@@ -57,7 +57,7 @@ static int rows_under_id(struct store *s)
 int store_boot_open(struct store *s)
 {
 	sqlite3_stmt *st;
-	int err, rc;
+	int err, under_id, rc;
 
 	if (sqlite3_exec(s->db,
 			 "CREATE TABLE IF NOT EXISTS boots(key TEXT PRIMARY KEY,"
@@ -66,15 +66,15 @@ int store_boot_open(struct store *s)
 		return store_fail(s, "boots");
 	if ((err = kept_key(s)))
 		return err < 0 ? err : 0;
-	if ((err = rows_under_id(s)) < 0)
-		return err;
-	/* a new key: one more than the boots kept (keys are never taken back) */
+	if ((under_id = rows_under_id(s)) < 0)
+		return under_id;
+	/* the id itself, or a new key: one more than the boots kept (never taken back) */
 	if (prepare_boot(s,
 			 "INSERT INTO boots(key, boot) SELECT CASE WHEN ?2 THEN ?1 ELSE"
 			 " CAST((SELECT COUNT(*) + 1 FROM boots) AS TEXT) END, ?1 RETURNING key",
 			 &st))
 		return -EIO;
-	sqlite3_bind_int(st, 2, err);
+	sqlite3_bind_int(st, 2, under_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		snprintf(s->boot_key, sizeof(s->boot_key), "%s",

@@ -15,6 +15,7 @@
 
 #include "testagent.h"
 #include "testlib.h"
+#include <sqlite3.h>
 
 #include "agent_internal.h" /* the agent is put together by hand */
 #include "ops.h"
@@ -340,6 +341,23 @@ static void test_samples(void **state)
 	json_object_put(rows);
 }
 
+/* Another connection holding the store's write lock: a commit handed over now waits for it
+ * (the store's busy timeout), so that it cannot be over before a request looks */
+static sqlite3 *hold_writes(struct agent *a)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(store_file(a->store), &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	return db;
+}
+
+static void release_writes(sqlite3 *db)
+{
+	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
 /* A listing asked while rows wait for the store's thread is parked, never committed on the
  * loop: it is ready once the thread committed them, and then lists them. Past its time it is
  * answered all the same. */
@@ -350,43 +368,41 @@ static void test_listing_waits_for_commit(void **state)
 	struct reply_stream *stream = NULL;
 	struct json_object *req, *reply, *rows;
 	struct parked park;
+	sqlite3 *blocker;
 
 	p.sample_cpu_ns = 1000000000;
 	assert_int_equal(store_add_sample(a->store, &p, 6000000000ULL, a->offset_ns), 0);
 	req = proto_request(OP_SAMPLES);
 	json_object_object_add(req, "unit", json_object_new_int64(11));
+	blocker = hold_writes(a);
 	reply = request_handle(a, &user, req, &stream, &park);
-	if (reply) {
-		/* the committing thread was done before the request looked: answered at once */
-		assert_non_null(stream);
-		json_object_put(reply);
-		reply_stream_free(stream);
-	} else {
-		assert_null(stream);
-		assert_int_equal(park.kind, PARK_LISTING);
-		assert_int_equal(park.id, 11);
-		assert_true(park.deadline_ns > 0);
-		while (!request_ready(a, &park))
-			usleep(1000);
-		assert_true(store_flushed(a->store, park.ticket));
-		reply = request_resume(a, &park, &stream);
-		assert_non_null(reply);
-		assert_non_null(stream);
-		json_object_put(reply);
-		reply_stream_free(stream);
-	}
+	assert_null(reply);
+	release_writes(blocker);
+	assert_null(stream);
+	assert_int_equal(park.kind, PARK_LISTING);
+	assert_int_equal(park.id, 11);
+	assert_true(park.deadline_ns > 0);
+	while (!request_ready(a, &park))
+		usleep(1000);
+	assert_true(store_flushed(a->store, park.ticket));
+	reply = request_resume(a, &park, &stream);
+	assert_non_null(reply);
+	assert_non_null(stream);
+	json_object_put(reply);
+	reply_stream_free(stream);
 	/* committed by now: listed at once */
 	rows = streamed(a, &user, OP_SAMPLES, "{\"unit\": 11}");
 	assert_int_equal(json_object_array_length(rows), 1);
 	json_object_put(rows);
 	/* queued again, and its time up: answered at once, the rows committed first */
 	assert_int_equal(store_add_sample(a->store, &p, 7000000000ULL, a->offset_ns), 0);
+	blocker = hold_writes(a);
 	reply = request_handle(a, &user, req, &stream, &park);
-	if (!reply) { /* parked (unless the commit was over already) */
-		park.deadline_ns = 0;
-		assert_true(request_ready(a, &park));
-		reply = request_resume(a, &park, &stream);
-	}
+	assert_null(reply);
+	release_writes(blocker);
+	park.deadline_ns = 0;
+	assert_true(request_ready(a, &park));
+	reply = request_resume(a, &park, &stream);
 	assert_non_null(stream);
 	json_object_put(reply);
 	reply_stream_free(stream);
