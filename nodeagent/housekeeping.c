@@ -19,6 +19,7 @@
 #define LOST_BATCH 256	/* processes closed per sample round */
 #define GONE_ROUNDS 2	/* sample rounds a process must be missing from /proc before it is closed */
 #define ORPHAN_MS 10000 /* a local unit with no process left this long has lost its tracerctl */
+#define SAMPLE_IO_THREADS 64 /* threads whose I/O a process's sample reads at most */
 
 /* ---- live samples and lost exits */
 
@@ -116,10 +117,13 @@ static int sample_one(struct proc *p, void *ctx)
 	p->sample_cpu_ns = cpu;
 	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
-	/* unreadable (gone meanwhile): the last sample's figures stand */
-	if (procfs_read_io(p->pid, &io) == 0) {
-		p->sample_read_bytes = io.read_bytes;
-		p->sample_write_bytes = io.write_bytes;
+	/* its own I/O, never less than the last sample's (a thread that ended leaves the sum
+	 * until the exit counts it); unreadable (gone meanwhile): the last sample's stand */
+	if (procfs_read_own_io(p->pid, st.threads, SAMPLE_IO_THREADS, &io) == 0) {
+		if (io.read_bytes > p->sample_read_bytes)
+			p->sample_read_bytes = io.read_bytes;
+		if (io.write_bytes > p->sample_write_bytes)
+			p->sample_write_bytes = io.write_bytes;
 	}
 	check_stall(r, u, p, &st, &io);
 	if (u || registry_hold(r->a, p->unit, store_sample_bytes()))

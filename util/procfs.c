@@ -102,6 +102,7 @@ int procfs_parse_stat(const char *text, struct procfs_stat *out)
 	}
 	st.ppid = f[4];
 	st.cpu_ticks = f[14] + f[15];
+	st.threads = (uint32_t)f[20];
 	st.start_ticks = f[22];
 	st.rss_pages = f[24];
 	st.tgid = st.pid;
@@ -208,12 +209,53 @@ int procfs_parse_io(const char *text, struct procfs_io *out)
 	return 0;
 }
 
-int procfs_read_io(pid_t pid, struct procfs_io *out)
+static int read_thread_io(pid_t pid, pid_t tid, struct procfs_io *out)
 {
-	char buf[512];
-	ssize_t n = read_pid_file(pid, "io", buf, sizeof(buf));
+	char path[64], buf[512];
+	ssize_t n;
 
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/io", pid, tid);
+	n = read_file(path, buf, sizeof(buf));
 	return n < 0 ? (int)n : procfs_parse_io(buf, out);
+}
+
+struct io_sum {
+	pid_t pid;
+	unsigned left; /* threads still to read */
+	unsigned read; /* threads read */
+	struct procfs_io sum;
+};
+
+/* 1 once max_threads are read; a thread that ended meanwhile is passed over */
+static int add_thread_io(pid_t tid, void *ctx)
+{
+	struct io_sum *s = ctx;
+	struct procfs_io io;
+
+	if (read_thread_io(s->pid, tid, &io) == 0) {
+		s->sum.rchar += io.rchar;
+		s->sum.wchar += io.wchar;
+		s->sum.read_bytes += io.read_bytes;
+		s->sum.write_bytes += io.write_bytes;
+		s->read++;
+	}
+	return --s->left ? 0 : 1;
+}
+
+int procfs_read_own_io(pid_t pid, uint32_t threads, unsigned max_threads, struct procfs_io *out)
+{
+	struct io_sum s = { .pid = pid, .left = max_threads };
+	int err;
+
+	if (threads <= 1 || max_threads <= 1)
+		return read_thread_io(pid, pid, out);
+	err = procfs_threads(pid, add_thread_io, &s);
+	if (err < 0)
+		return err;
+	if (!s.read)
+		return -ESRCH;
+	*out = s.sum;
+	return 0;
 }
 
 int procfs_read_wchan(pid_t pid, char *buf, size_t len)

@@ -15,6 +15,7 @@ struct procfs_stat {
 	uint64_t start_ticks; /* since boot, in clock ticks */
 	uint64_t cpu_ticks;   /* utime + stime */
 	uint64_t rss_pages;
+	uint32_t threads; /* live threads (num_threads) */
 };
 
 int procfs_boot_id(char *out, size_t len);
@@ -30,13 +31,19 @@ int procfs_parse_status_kb(const char *text, const char *key, uint64_t *kb);
 /* The peak resident set of the process's current image (VmHWM), in kB; kernel threads and
  * zombies have none (-ENOENT). */
 int procfs_read_hwm(pid_t pid, uint64_t *hwm_kb);
-/* /proc/PID/io: the process's I/O so far (from its fork). */
+/* A process's or a thread's I/O so far, as /proc/.../io counts it. */
 struct procfs_io {
 	uint64_t rchar, wchar, read_bytes, write_bytes;
 };
-/* Parse the text of /proc/PID/io (exposed for tests). */
+/* Parse the text of an io file (exposed for tests). */
 int procfs_parse_io(const char *text, struct procfs_io *out);
-int procfs_read_io(pid_t pid, struct procfs_io *out);
+/* The process's own I/O so far (from its fork): the sum of its first max_threads live threads'
+ * /proc/PID/task/TID/io; threads is its count of them (procfs_stat.threads), 1 reading the
+ * leader's alone. Not /proc/PID/io, which adds the I/O of every child it has reaped: those
+ * children's own figures hold it already. Threads that ended are left out as well (the kernel
+ * keeps theirs with the reaped children's), so the sum may drop when one ends: a reader keeps
+ * the largest it has seen, and the process's exit counts everything. */
+int procfs_read_own_io(pid_t pid, uint32_t threads, unsigned max_threads, struct procfs_io *out);
 /* The kernel function a sleeping process waits in (/proc/PID/wchan), "0" when running. */
 int procfs_read_wchan(pid_t pid, char *buf, size_t len);
 /* Whether one of the process's first max_threads threads is in state (e.g. 'D'); or -errno. */

@@ -1,5 +1,6 @@
 /* A job's samples into intervals (timeline.h). Pure. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "aggregate.h"
@@ -169,34 +170,66 @@ static void spread(const struct tl_grid *g, int64_t t1, int64_t t2, const double
 	}
 }
 
+/* a point's counters, in TL_* order */
+static const size_t counter_off[TL_COUNTERS] = {
+	[TL_CPU] = offsetof(struct tl_point, cpu_ns),
+	[TL_READ] = offsetof(struct tl_point, read_bytes),
+	[TL_WRITE] = offsetof(struct tl_point, write_bytes),
+	[TL_CPUWAIT] = offsetof(struct tl_point, cpu_wait_ns),
+	[TL_IOWAIT] = offsetof(struct tl_point, iowait_ns),
+};
+
+static int64_t *counter(struct tl_point *p, int k)
+{
+	return (int64_t *)((char *)p + counter_off[k]);
+}
+
+static int64_t counter_of(const struct tl_point *p, int k)
+{
+	return *(const int64_t *)((const char *)p + counter_off[k]);
+}
+
 /* what grew from a to b (a NULL: from nothing, at the process's start); an unknown or
  * shrinking counter adds nothing */
 static int growth(const struct tl_point *a, const struct tl_point *b, double *d)
 {
-	const int64_t *from[TL_COUNTERS],
-		*to[TL_COUNTERS] = { &b->cpu_ns, &b->read_bytes, &b->write_bytes, &b->cpu_wait_ns,
-				     &b->iowait_ns };
-	static const int64_t zero = 0;
 	int waits = 1;
 
-	if (a) {
-		from[TL_CPU] = &a->cpu_ns;
-		from[TL_READ] = &a->read_bytes;
-		from[TL_WRITE] = &a->write_bytes;
-		from[TL_CPUWAIT] = &a->cpu_wait_ns;
-		from[TL_IOWAIT] = &a->iowait_ns;
-	} else {
-		for (int k = 0; k < TL_COUNTERS; k++)
-			from[k] = &zero;
-	}
 	for (int k = 0; k < TL_COUNTERS; k++) {
-		int known = *from[k] != JS_NONE && *to[k] != JS_NONE;
+		int64_t from = a ? counter_of(a, k) : 0, to = counter_of(b, k);
+		int known = from != JS_NONE && to != JS_NONE;
 
-		d[k] = known && *to[k] > *from[k] ? (double)(*to[k] - *from[k]) : 0;
+		d[k] = known && to > from ? (double)(to - from) : 0;
 		if (!known && (k == TL_CPUWAIT || k == TL_IOWAIT))
 			waits = 0;
 	}
 	return waits;
+}
+
+/* The points of one process (pts[0..n), its exit last if any) made to count its work once: a
+ * sample never above its exit, which counts everything, nor below an earlier point. A sample
+ * can read more (an older tracerd read /proc/PID/io, which adds the I/O of the children the
+ * process reaped: theirs already) or less (a thread that ended leaves the threads' sum); a
+ * counter that fell and rose again would add the rise twice. */
+static void even_process(struct tl_point *pts, size_t n)
+{
+	const struct tl_point *exit = n && pts[n - 1].exit ? &pts[n - 1] : NULL;
+
+	for (int k = 0; k < TL_COUNTERS; k++) {
+		int64_t top = exit ? counter_of(exit, k) : JS_NONE, last = JS_NONE;
+
+		for (size_t i = 0; i < n; i++) {
+			int64_t *v = counter(&pts[i], k);
+
+			if (*v == JS_NONE)
+				continue;
+			if (top != JS_NONE && *v > top)
+				*v = top;
+			if (last != JS_NONE && *v < last)
+				*v = last;
+			last = *v;
+		}
+	}
 }
 
 /* the sampling rounds of the node (points of one time), the largest of each interval's */
@@ -232,6 +265,11 @@ int tl_add_node(const struct tl_grid *g, struct tl_point *pts, size_t n, struct 
 	if (!node)
 		return -ENOMEM;
 	qsort(pts, n, sizeof(*pts), by_process);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && same_process(&pts[i], &pts[j]); j++)
+			;
+		even_process(&pts[i], j - i);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tl_point *p = &pts[i];
 		int same = i && same_process(&pts[i - 1], p);

@@ -72,10 +72,10 @@ int tl_grid_choose(int64_t start_ns, int64_t end_ns, int64_t sample_ns, int64_t 
 /* The interval time_ns falls in, or -1 outside the grid. */
 long tl_cell_of(const struct tl_grid *g, int64_t time_ns);
 
-/* Add the points of one node's units of a series (in any order: pts is sorted here) into
- * cells (g->n of them): counters spread between a process's points (from its start for its
- * first, when known); resident sets and processes summed per sampling round, the largest of
- * the interval's rounds. 0 or -ENOMEM. */
+/* Add the points of one node's units of a series (in any order: pts is sorted here, and a
+ * process's samples evened to count its work once) into cells (g->n of them): counters spread
+ * between a process's points (from its start for its first, when known); resident sets and
+ * processes summed per sampling round, the largest of the interval's rounds. 0 or -ENOMEM. */
 int tl_add_node(const struct tl_grid *g, struct tl_point *pts, size_t n, struct tl_cell *cells);
 
 /* Add series from into series into (n cells each): a job's from its steps'. */

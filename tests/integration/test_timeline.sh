@@ -1,8 +1,9 @@
 # tracer-jobstat --timeline against a workload of a known shape, sampled every 500 ms: one busy
 # core for 3 s of CPU, then two busy processes for 3 s of CPU each, then 200 MiB held 2 s, then
-# 64 MiB written and synced. The timeline must show that shape, in order, in its table, in -P
-# and in --json (parsed strictly), its CPU must add up to the run's TotalCPU, and its writes to
-# the 64 MiB. tracerd away for 3 s in another run: the intervals it missed say so and count the
+# 64 MiB written and synced, then the shell sampled with dd reaped. The timeline must show that
+# shape, in order, in its table, in -P and in --json (parsed strictly), its CPU must add up to
+# the run's TotalCPU, and its writes to the 64 MiB (once: /proc/PID/io of the shell holds dd's
+# writes once it has reaped dd). tracerd away for 3 s in another run: the intervals it missed say so and count the
 # CPU once. Another user asking for a run's samples, by jobstat or by a request of their own
 # making, is told nothing about it.
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,7 @@ $BURN 3 & $BURN 3 & wait
 python3 -c "import time; b = bytes([1]) * (200 << 20); time.sleep(2)"
 dd if=/dev/zero of=$T/out bs=1M count=64 conv=fsync status=none
 rm -f $T/out
+sleep 1.2
 W
 ctl run --name shape -- bash "$T/work.sh" 2> "$T/run.out"
 check "the workload ran" grep -q "COMPLETED" "$T/run.out"

@@ -124,7 +124,8 @@ static void test_rounds_and_gaps(void **state)
 		pt(2, T0 + 1500 * MS, 0, 300),
 		/* process 2 again 4 s later: tracerd away; 4 s of CPU and 4 MB written */
 		pt(2, T0 + 5500 * MS, 4 * S, 50),
-		/* process 1's exit: its counter from another clock, a little lower */
+		/* process 1's exit: its counter from another clock, a little lower; the exit counts
+		 * everything, so the sample is held to it */
 		exit_pt(1, T0 + 1600 * MS, 6 * S - 1000),
 	};
 
@@ -133,8 +134,8 @@ static void test_rounds_and_gaps(void **state)
 	p[4].iowait_ns = JS_NONE;
 	assert_int_equal(tl_add_node(&g, p, sizeof(p) / sizeof(*p), c), 0);
 	/* process 1's 5 s before its first point are not the timeline's: its start is unknown */
-	assert_near(c[0].c[TL_CPU], 0.5e9);
-	assert_near(c[1].c[TL_CPU], 0.5e9 + 0.5e9);
+	assert_near(c[0].c[TL_CPU], 0.5e9 - 500);
+	assert_near(c[1].c[TL_CPU], 0.5e9 - 500 + 0.5e9);
 	for (int i = 2; i <= 4; i++) {
 		assert_near(c[i].c[TL_CPU], 1e9);
 		assert_near(c[i].c[TL_WRITE], 1 << 20);
@@ -174,6 +175,56 @@ static void test_rounds_and_gaps(void **state)
 	assert_near(c[0].c[TL_CPU], 1e9);
 	assert_near(c[5].c[TL_CPU], 1e9);
 	assert_int_equal(c[0].rounds + c[1].rounds + c[5].rounds, 1);
+}
+
+/* A process's work counted once: a parent whose samples read its reaped child's 64 MiB (an
+ * older tracerd read /proc/PID/io, which adds them) and whose exit does not; a sum that fell (a
+ * thread ended) and rose again */
+static void test_counted_once(void **state)
+{
+	struct tl_grid g = { T0, S, 4 };
+	struct tl_cell c[4] = {};
+	struct tl_point p[] = {
+		pt(1, T0 + 500 * MS, S, 10),   pt(1, T0 + 1500 * MS, S, 10),
+		pt(1, T0 + 2500 * MS, S, 10),  exit_pt(1, T0 + 3500 * MS, S),
+		pt(2, T0 + 1000 * MS, 0, 10), /* the child: writes 64 MiB, exits at 1.2 s */
+		exit_pt(2, T0 + 1200 * MS, 0),
+	};
+	double written = 0, cpu = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(p) / sizeof(*p); i++)
+		p[i].start_ns = T0 + (p[i].pid == 2 ? 900 * MS : 0);
+	p[2].write_bytes = 64 << 20; /* the parent's sample after the reap */
+	p[3].write_bytes = 4096;     /* its own, at its exit */
+	p[5].write_bytes = 64 << 20;
+	assert_int_equal(tl_add_node(&g, p, sizeof(p) / sizeof(*p), c), 0);
+	for (int i = 0; i < 4; i++)
+		written += c[i].c[TL_WRITE];
+	assert_near(written, (64 << 20) + 4096);
+	assert_near(c[1].c[TL_WRITE],
+		    (64 << 20) + 2048); /* the parent's 4 KiB from 1.5 s to 2.5 s */
+
+	/* threads' sums: 10 MiB, 4 MiB (a thread with 8 ended), 12 MiB, exit 20 MiB */
+	memset(c, 0, sizeof(c));
+	struct tl_point q[] = { pt(3, T0 + 500 * MS, S, 10), pt(3, T0 + 1500 * MS, 2 * S, 10),
+				pt(3, T0 + 2500 * MS, 3 * S, 10),
+				exit_pt(3, T0 + 3500 * MS, 4 * S) };
+	q[0].write_bytes = 10 << 20;
+	q[1].write_bytes = 4 << 20;
+	q[2].write_bytes = 12 << 20;
+	q[3].write_bytes = 20 << 20;
+	for (int i = 0; i < 4; i++)
+		q[i].start_ns = T0;
+	assert_int_equal(tl_add_node(&g, q, 4, c), 0);
+	written = 0;
+	for (int i = 0; i < 4; i++) {
+		written += c[i].c[TL_WRITE];
+		cpu += c[i].c[TL_CPU];
+	}
+	assert_near(written, 20 << 20);
+	assert_near(cpu, 4e9);
+	assert_near(c[1].c[TL_WRITE], 1 << 20); /* the dip adds nothing; half the 2 MiB to 2.5 s */
 }
 
 /* a step on two nodes: counters and resident sets add up, the nodes are counted */
@@ -307,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_grid),
 		cmocka_unit_test(test_one_process),
 		cmocka_unit_test(test_rounds_and_gaps),
+		cmocka_unit_test(test_counted_once),
 		cmocka_unit_test(test_nodes_and_steps),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_point_json),
