@@ -20,6 +20,10 @@
 #define GONE_ROUNDS 2	/* sample rounds a process must be missing from /proc before it is closed */
 #define ORPHAN_MS 10000 /* a local unit with no process left this long has lost its tracerctl */
 #define SAMPLE_IO_THREADS 64 /* threads whose I/O a process's sample reads at most */
+/* threads read beyond each process's first in one round: past it, a process's sample reads its
+ * first thread's alone, so that wide processes cannot lengthen the loop's round without end
+ * (the rest of their I/O shows at their exit) */
+#define SAMPLE_IO_ROUND_THREADS 4096
 
 /* ---- live samples and lost exits */
 
@@ -29,7 +33,19 @@ struct sample_round {
 	long page_kb;
 	struct proc *gone[LOST_BATCH];
 	unsigned ngone;
+	unsigned io_threads_left; /* of SAMPLE_IO_ROUND_THREADS */
 };
+
+/* How many of p's threads its sample reads the I/O of, taken from the round's budget */
+static unsigned io_threads(struct sample_round *r, uint32_t threads)
+{
+	unsigned n = threads < SAMPLE_IO_THREADS ? threads : SAMPLE_IO_THREADS;
+
+	if (n <= 1 || n - 1 > r->io_threads_left)
+		return 1;
+	r->io_threads_left -= n - 1;
+	return n;
+}
 
 /* srun and a workflow engine wait for the steps and jobs they started (other units), whose
  * work is their progress. Their tool is named once per command (see ELSEWHERE_*). */
@@ -87,6 +103,7 @@ static int sample_one(struct proc *p, void *ctx)
 	struct procfs_io io = {};
 	uint64_t cpu, dcpu, iowait;
 	struct unit *u;
+	unsigned n;
 
 	if (procfs_read_stat(p->pid, &st) < 0 || st.start_ticks != p->start_ns / r->a->tick_ns ||
 	    st.state == 'Z' || st.state == 'X') {
@@ -119,7 +136,8 @@ static int sample_one(struct proc *p, void *ctx)
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
 	/* its own I/O, never less than the last sample's (a thread that ended leaves the sum
 	 * until the exit counts it); unreadable (gone meanwhile): the last sample's stand */
-	if (procfs_read_own_io(p->pid, st.threads, SAMPLE_IO_THREADS, &io) == 0) {
+	n = io_threads(r, st.threads);
+	if (procfs_read_own_io(p->pid, n, n, &io) == 0) {
 		if (io.read_bytes > p->sample_read_bytes)
 			p->sample_read_bytes = io.read_bytes;
 		if (io.write_bytes > p->sample_write_bytes)
@@ -159,7 +177,8 @@ static int round_unit(struct unit *u, void *ctx)
 
 int agent_sample(struct agent *a)
 {
-	struct sample_round r = { a, clock_boot_ns(), sysconf(_SC_PAGESIZE) / 1024 };
+	struct sample_round r = { a, clock_boot_ns(), sysconf(_SC_PAGESIZE) / 1024,
+				  .io_threads_left = SAMPLE_IO_ROUND_THREADS };
 	unsigned i;
 	int err;
 

@@ -1,5 +1,6 @@
 # Per-process totals agree with what the kernel reports to wait4(2) (/usr/bin/time -v) and
-# with /proc/PID/io: CPU within 1 % or 10 ms, peak RSS within 1 % or 256 KiB, I/O exact.
+# with /proc/PID/io: CPU within 1 % or 10 ms, peak RSS within 1 % or 256 KiB, I/O exact; live
+# samples count a process's own I/O as its exit does.
 # wait4 counts CPU from the fork; tracer counts a program's from its first exec and keeps the
 # part before (pre_exec_cpu_ns) apart: their sum is what wait4 reports.
 . "$(dirname "$0")/lib.sh"
@@ -65,4 +66,31 @@ check "io: write_bytes equals /proc/PID/io (8 MiB written)" [ "$wb" -eq "$(get w
 ctl run --name parent -- bash -c 'head -c 4000000 /dev/zero > /dev/null; true' 2>/dev/null
 check "parent: bash's rchar excludes its child's 4 MB" \
   [ "$(db "SELECT rchar < 1000000 FROM processes WHERE comm='bash' AND unit=(SELECT id FROM units WHERE name='parent')")" = 1 ]
+
+# live samples (every 1 s) read the same own I/O: a shell sampled after it reaped a writer
+# holds none of its 8 MiB (the shell ends with a builtin: bash -c would exec a last command),
+# a writer's threads' 4 x 4 MiB are its own while they sleep
+sampled() { # sampled UNIT COMM: the most write_bytes of COMM's samples, and of its exit
+  db -separator ' ' "SELECT COALESCE((SELECT MAX(s.write_bytes) FROM samples s WHERE s.unit=p.unit AND s.pid=p.pid), 'none'),
+    p.write_bytes FROM processes p WHERE p.comm='$2' AND p.unit=(SELECT id FROM units WHERE name='$1')"
+}
+ctl run --name reaped -- bash -c "dd if=/dev/zero of='$T/reaped' bs=1M count=8 conv=fsync status=none; sleep 2.5; rm -f '$T/reaped'; true" 2>/dev/null
+read -r sh_sampled sh_exit < <(sampled reaped bash)
+read -r dd_sampled dd_exit < <(sampled reaped dd)
+echo "  reaped: bash's samples ${sh_sampled:-none} B, its exit ${sh_exit:-none} B; dd's exit ${dd_exit:-none} B"
+shell_own() { [ "${sh_sampled:-none}" != none ] && [ "$sh_sampled" -lt 1048576 ] && [ "${dd_exit:-0}" -ge 8388608 ]; }
+check "samples: a shell that reaped dd holds none of its writes" shell_own
+ctl run --name wide -- python3 -c '
+import os, sys, threading, time
+def write(i):
+    with open("%s.%d" % (sys.argv[1], i), "wb") as f:
+        f.write(bytes(4 << 20)); f.flush(); os.fsync(f.fileno())
+    time.sleep(2.5)
+threads = [threading.Thread(target=write, args=(i,)) for i in range(4)]
+[t.start() for t in threads]; [t.join() for t in threads]' "$T/wide" 2>/dev/null
+rm -f "$T"/wide.*
+read -r py_sampled py_exit < <(sampled wide python3)
+echo "  wide: python3's samples ${py_sampled:-none} B, its exit ${py_exit:-none} B"
+threads_own() { [ "${py_sampled:-none}" != none ] && [ "$py_sampled" -ge 16777216 ] && [ "$py_sampled" -le "${py_exit:-0}" ]; }
+check "samples: a process's threads' writes while they run, no more than its exit's" threads_own
 finish

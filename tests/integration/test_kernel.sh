@@ -125,7 +125,7 @@ for how in live-leader leader-gone; do
   check "exec from a thread ($how): the program is recorded in the unit, exit status 3 (${st:-none})" \
     [ "$(( ${st:--1} >> 8 ))" -eq 3 ]
   check "exec from a thread ($how): its exit came from the kernel, not lost (flags ${fl:-none})" \
-    [ -n "$fl" ] && [ $(( fl & 0x400 )) -eq 0 ]
+    [ $(( ${fl:-0x400} & 0x400 )) -eq 0 ]
 done
 
 # a process the kernel side tracks already (a tracked shell's child), registered later as the

@@ -58,7 +58,7 @@ wait $RUN
 check "same layout: the run finished across the swap" [ $? -eq 0 ]
 check "same layout: the new tracerd took the set over" grep -q "pin set .* taken over" "$T/tracerd.log"
 check "same layout: the programs stayed attached (link, program: $before → $after)" \
-  [ -n "$before" ] && [ "$before" = "$after" ]
+  [ -n "$before" -a "$before" = "$after" ]
 counts same
 check "same layout: every short process is recorded ($rec of $N)" [ "$rec" -eq $N ]
 check "same layout: the long one too" [ "$long" -eq 1 ]
@@ -89,7 +89,7 @@ dups=$(db "SELECT COUNT(*) FROM (SELECT pid, start_ns FROM processes GROUP BY pi
 check "another layout: no process twice ($dups)" [ "$dups" -eq 0 ]
 jobstat -j layout > "$T/report" 2>&1
 check "another layout: no incomplete note" bash -c "! grep -q incomplete '$T/report'"
-check "another layout: the new set is pinned" [ -e "$SET/link_handle_exec" ] && [ -e "$SET/layout" ]
+check "another layout: the new set is pinned" [ -e "$SET/link_handle_exec" -a -e "$SET/layout" ]
 
 # -- from the build before pinned programs (the registry alone pinned)
 "$BUILD/tracerctl" -N $NODE shutdown --unpin > /dev/null
@@ -102,7 +102,7 @@ start_run prepin
 swap "$BUILD/tracerd" || { fail "swap from the build before pins"; finish; exit 1; }
 wait $RUN
 check "from before pins: the run finished across the swap" [ $? -eq 0 ]
-check "from before pins: the new set is whole" [ -e "$SET/link_handle_exec" ] && [ -e "$SET/layout" ]
+check "from before pins: the new set is whole" [ -e "$SET/link_handle_exec" -a -e "$SET/layout" ]
 counts prepin
 check "from before pins: the long one is recorded (found again in /proc)" [ "$long" -eq 1 ]
 check "from before pins: most short processes are recorded ($rec of $N)" [ "$rec" -ge $((N / 2)) ]
