@@ -61,8 +61,9 @@ static int works_elsewhere_now(struct sample_round *r, struct proc *p, const cha
 	return p->elsewhere == ELSEWHERE_YES;
 }
 
-/* Progress is any of CPU, I/O or network moving; a process that shows none for StallAfter is
- * stalled until one moves again. */
+/* Progress is any of CPU, I/O or network moving, its own or that of the children it waited
+ * for since (a shell whose short commands each end between two rounds); a process that shows
+ * none for StallAfter is stalled until one moves again. */
 static void check_stall(struct sample_round *r, struct unit *u, struct proc *p,
 			const struct procfs_stat *st, const struct procfs_io *io)
 {
@@ -73,8 +74,8 @@ static void check_stall(struct sample_round *r, struct unit *u, struct proc *p,
 		stall_parent(&p->stall, r->now_ns);
 		return;
 	}
-	progress = st->cpu_ticks + io->rchar + io->wchar + p->sample_w.net_rx_bytes +
-		   p->sample_w.net_tx_bytes;
+	progress = st->cpu_ticks + st->child_cpu_ticks + io->rchar + io->wchar +
+		   p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
 	if (!stall_sample(&p->stall, p->pid, progress, r->now_ns,
 			  (uint64_t)r->a->cfg.stall_after_ms * 1000000))
 		return;

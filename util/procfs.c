@@ -102,6 +102,7 @@ int procfs_parse_stat(const char *text, struct procfs_stat *out)
 	}
 	st.ppid = f[4];
 	st.cpu_ticks = f[14] + f[15];
+	st.child_cpu_ticks = f[16] + f[17];
 	st.threads = (uint32_t)f[20];
 	st.start_ticks = f[22];
 	st.rss_pages = f[24];

@@ -12,8 +12,9 @@ struct procfs_stat {
 	uint32_t pid, ppid, tgid;
 	char state;
 	char comm[16];
-	uint64_t start_ticks; /* since boot, in clock ticks */
-	uint64_t cpu_ticks;   /* utime + stime */
+	uint64_t start_ticks;	  /* since boot, in clock ticks */
+	uint64_t cpu_ticks;	  /* utime + stime */
+	uint64_t child_cpu_ticks; /* cutime + cstime: of the children it reaped */
 	uint64_t rss_pages;
 	uint32_t threads; /* live threads (num_threads) */
 };

@@ -44,6 +44,7 @@ static void test_parse_plain(void **state)
 	assert_int_equal(st.start_ticks, 987654);
 	assert_int_equal(st.rss_pages, 1234);
 	assert_int_equal(st.threads, 4);
+	assert_int_equal(st.child_cpu_ticks, 3 + 1);
 }
 
 static void test_parse_odd_comm(void **state)
