@@ -143,6 +143,8 @@ void agent_close_lost(struct agent *a, struct proc *p)
 	e.h.time_ns = clock_boot_ns();
 	e.status = -1;
 	e.runtime_ns = p->sample_cpu_ns;
+	e.read_bytes = p->sample_read_bytes;
+	e.write_bytes = p->sample_write_bytes;
 	e.flags = EXIT_PEAK_UNREAD | EXIT_NO_WAITS | EXIT_NO_NET; /* MaxRSS from the last sample */
 	memcpy(e.comm, p->comm, sizeof(e.comm));
 	p->flags |= PROC_EXIT_LOST;

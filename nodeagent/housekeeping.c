@@ -20,10 +20,12 @@
 #define GONE_ROUNDS 2	/* sample rounds a process must be missing from /proc before it is closed */
 #define ORPHAN_MS 10000 /* a local unit with no process left this long has lost its tracerctl */
 #define SAMPLE_IO_THREADS 64 /* threads whose I/O a process's sample reads at most */
-/* threads read beyond each process's first in one round: past it, a process's sample reads its
- * first thread's alone, so that wide processes cannot lengthen the loop's round without end
- * (the rest of their I/O shows at their exit) */
-#define SAMPLE_IO_ROUND_THREADS 4096
+/* Threads read beyond each process's first in one round, for one unit and for all: past
+ * either, a process's sample reads its first thread's alone, so that wide processes neither
+ * lengthen the loop's round without end nor take another job's share (the rest of their I/O
+ * shows at their exit). */
+#define SAMPLE_IO_UNIT_THREADS 1024
+#define SAMPLE_IO_ROUND_THREADS 16384
 
 /* ---- live samples and lost exits */
 
@@ -36,14 +38,17 @@ struct sample_round {
 	unsigned io_threads_left; /* of SAMPLE_IO_ROUND_THREADS */
 };
 
-/* How many of p's threads its sample reads the I/O of, taken from the round's budget */
-static unsigned io_threads(struct sample_round *r, uint32_t threads)
+/* How many of a process's threads its sample reads the I/O of, taken from its unit's share of
+ * the round and from the round's (no unit: its first thread alone) */
+static unsigned io_threads(struct sample_round *r, struct unit *u, uint32_t threads)
 {
 	unsigned n = threads < SAMPLE_IO_THREADS ? threads : SAMPLE_IO_THREADS;
 
-	if (n <= 1 || n - 1 > r->io_threads_left)
+	if (n <= 1 || !u || n - 1 > r->io_threads_left ||
+	    n - 1 > SAMPLE_IO_UNIT_THREADS - u->round_io_threads)
 		return 1;
 	r->io_threads_left -= n - 1;
+	u->round_io_threads += n - 1;
 	return n;
 }
 
@@ -65,7 +70,7 @@ static int works_elsewhere_now(struct sample_round *r, struct proc *p, const cha
  * for since (a shell whose short commands each end between two rounds); a process that shows
  * none for StallAfter is stalled until one moves again. */
 static void check_stall(struct sample_round *r, struct unit *u, struct proc *p,
-			const struct procfs_stat *st, const struct procfs_io *io)
+			const struct procfs_stat *st)
 {
 	uint64_t progress;
 
@@ -74,7 +79,7 @@ static void check_stall(struct sample_round *r, struct unit *u, struct proc *p,
 		stall_parent(&p->stall, r->now_ns);
 		return;
 	}
-	progress = st->cpu_ticks + st->child_cpu_ticks + io->rchar + io->wchar +
+	progress = st->cpu_ticks + st->child_cpu_ticks + p->sample_chars +
 		   p->sample_w.net_rx_bytes + p->sample_w.net_tx_bytes;
 	if (!stall_sample(&p->stall, p->pid, progress, r->now_ns,
 			  (uint64_t)r->a->cfg.stall_after_ms * 1000000))
@@ -95,6 +100,12 @@ static int note_parent(struct proc *p, void *ctx)
 	if (parent && parent != p && parent->start_ns <= p->start_ns)
 		parent->child_seen_ns = r->now_ns;
 	return 0;
+}
+
+static void raise_to(uint64_t *held, uint64_t now)
+{
+	if (now > *held)
+		*held = now;
 }
 
 static int sample_one(struct proc *p, void *ctx)
@@ -135,16 +146,16 @@ static int sample_one(struct proc *p, void *ctx)
 	p->sample_cpu_ns = cpu;
 	p->sample_ns = r->now_ns;
 	p->sample_rss_kb = st.rss_pages * r->page_kb;
-	/* its own I/O, never less than the last sample's (a thread that ended leaves the sum
-	 * until the exit counts it); unreadable (gone meanwhile): the last sample's stand */
-	n = io_threads(r, st.threads);
+	/* its own I/O, never less than the last sample's: a thread that ended, or fewer threads
+	 * read this round, leave the sum (the exit counts them), and a stall is no counter
+	 * moving. Unreadable (gone meanwhile): the last sample's stand. */
+	n = io_threads(r, u, st.threads);
 	if (procfs_read_own_io(p->pid, n, n, &io) == 0) {
-		if (io.read_bytes > p->sample_read_bytes)
-			p->sample_read_bytes = io.read_bytes;
-		if (io.write_bytes > p->sample_write_bytes)
-			p->sample_write_bytes = io.write_bytes;
+		raise_to(&p->sample_read_bytes, io.read_bytes);
+		raise_to(&p->sample_write_bytes, io.write_bytes);
+		raise_to(&p->sample_chars, io.rchar + io.wchar);
 	}
-	check_stall(r, u, p, &st, &io);
+	check_stall(r, u, p, &st);
 	if (u || registry_hold(r->a, p->unit, store_sample_bytes()))
 		units_store_sample(r->a, u, p, r->now_ns);
 	return 0;
@@ -173,6 +184,7 @@ static int round_unit(struct unit *u, void *ctx)
 	u->round_rss_kb = 0;
 	u->round_samples = 0;
 	u->round_pairs = 0;
+	u->round_io_threads = 0;
 	return 0;
 }
 

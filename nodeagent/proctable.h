@@ -25,9 +25,11 @@ struct proc {
 	char *exe;
 	char *argv; /* NUL-separated, redacted */
 	uint32_t argv_len;
-	uint64_t sample_cpu_ns, sample_rss_kb;		/* last live sample */
-	uint64_t sample_ns;				/* its time (boot ns), 0 before the first */
-	uint64_t sample_read_bytes, sample_write_bytes; /* /proc/PID/io at the last sample */
+	uint64_t sample_cpu_ns, sample_rss_kb; /* last live sample */
+	uint64_t sample_ns;		       /* its time (boot ns), 0 before the first */
+	/* its own I/O (its threads', not its reaped children's) at the last sample, and its
+	 * rchar + wchar: each the most read so far (housekeeping.c) */
+	uint64_t sample_read_bytes, sample_write_bytes, sample_chars;
 	struct proc_waits sample_w; /* the kernel's live counts at the last sample */
 	struct stall stall;
 	uint64_t child_seen_ns; /* the sample round (boot ns) that last found a live child of it */

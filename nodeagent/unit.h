@@ -100,6 +100,8 @@ struct unit {
 	int64_t round_rss_kb;	/* and their RSS */
 	unsigned round_samples; /* its processes sampled this round */
 	unsigned round_pairs;	/* of them, those sampled in an earlier round too */
+	unsigned
+		round_io_threads; /* threads its processes' I/O was read from, beyond their first */
 	uint64_t mem_pressure_at_start_us;
 	/* the totals of its processes stored while it was in memory (this daemon's life): with
 	 * its live ones, what the Prometheus endpoint says of it without reading the store */

@@ -288,7 +288,8 @@ int store_query_samples(struct store *s, sqlite3 *db, uint64_t unit, int64_t off
 	sqlite3_stmt *st;
 
 	/* a process's start in unix time only where its boot time is this boot's; an exit's CPU
-	 * from the fork, as /proc counts a sample's (the row leaves out the work before exec) */
+	 * from the fork, as /proc counts a sample's (the row leaves out the work before exec); a
+	 * lost exit's I/O unknown, which its samples hold (an earlier tracerd stored it as 0) */
 	if (prepare_on(
 		    s, db,
 		    "WITH b AS (SELECT boot_id IS :boot AS here FROM units WHERE id=:unit)"
@@ -298,7 +299,9 @@ int store_query_samples(struct store *s, sqlite3 *db, uint64_t unit, int64_t off
 		    "  NULL AS exit"
 		    "  FROM samples WHERE unit=:unit"
 		    " UNION ALL SELECT pid, start_boot_ns, start_ns, end_ns AS time_ns,"
-		    "  cpu_ns + COALESCE(pre_exec_cpu_ns, 0), NULL, read_bytes, write_bytes,"
+		    "  cpu_ns + COALESCE(pre_exec_cpu_ns, 0), NULL,"
+		    "  CASE WHEN flags & :exit_lost THEN NULL ELSE read_bytes END,"
+		    "  CASE WHEN flags & :exit_lost THEN NULL ELSE write_bytes END,"
 		    "  cpu_wait_ns, iowait_ns, 1 AS exit"
 		    "  FROM processes WHERE unit=:unit AND folded IS NULL",
 		    &st))
@@ -307,6 +310,7 @@ int store_query_samples(struct store *s, sqlite3 *db, uint64_t unit, int64_t off
 			  SQLITE_STATIC);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":unit"), (sqlite3_int64)unit);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":offset"), offset_ns);
+	store_bind_flags(st);
 	*out = st;
 	return 0;
 }

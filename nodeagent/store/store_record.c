@@ -69,6 +69,7 @@ static const struct {
 	int64_t value;
 } flag_params[] = {
 	{ ":oom_killed", PROC_OOM_KILLED },
+	{ ":exit_lost", PROC_EXIT_LOST },
 };
 
 void store_bind_flags(sqlite3_stmt *st)

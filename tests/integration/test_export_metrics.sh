@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 BURN=$(prog cpuburn) || exit 1
-KEEPER=$T/keeper # a tool of its own name
+KEEPER=$T/keeper-$$ # a tool of its own name, this test's alone
 cp /bin/sleep "$KEEPER"
 otlp_receiver_start || { finish; exit 1; }
 write_config
@@ -40,8 +40,8 @@ PY
 }
 
 echo "== a run burning 6 s of CPU, then sleeping 3 s, beside a run that sleeps on"
-# (it sleeps past the test's end, slow machine or not: ended once the failed request is seen)
-ctl run --name keep -- "$KEEPER" 300 > /dev/null 2>&1 &
+# (it sleeps past the checks, slow machine or not: ended once the failed request is seen)
+ctl run --name keep -- "$KEEPER" 120 > /dev/null 2>&1 &
 KEEP=$!
 t_start=$(date +%s%N)
 ctl run --name burn -- sh -c "'$BURN' 6; sleep 3" > "$T/burn.out" 2>&1
@@ -96,7 +96,7 @@ rm -f "$T/otlp/control"
 refused=$(metric_status refused) retries=$(metric_status retries)
 check "a failed metrics request is counted ($refused0 -> $refused refused) and not retried ($retries)" \
   [ "${refused:-0}" -gt "${refused0:-0}" -a "$retries" = 0 ]
-pkill -x keeper
+pkill -x "keeper-$$"
 wait $KEEP 2>/dev/null
 
 echo "== http/json with gzip"

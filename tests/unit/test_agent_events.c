@@ -18,6 +18,7 @@
 #include "testlib.h"
 
 #include "agent_internal.h" /* the agent is put together by hand */
+#include "store_internal.h" /* the timeline's query */
 #include "live.h"
 #include "log.h"
 #include "units.h"
@@ -902,6 +903,47 @@ static void test_late_exit(void **state)
 	assert_int_equal(stored.stored_bytes, bytes); /* with its last process's */
 }
 
+/* An exit the kernel side never sent: the process is closed from its last sample, its I/O
+ * too; the timeline's query leaves that exit's I/O unknown, which its samples hold (an earlier
+ * tracerd stored it as 0, which would have cut them down to nothing) */
+static void test_lost_exit(void **state)
+{
+	struct agent *a = *state;
+	uint64_t start = 100 * SEC;
+	json_object *rows, *r;
+	sqlite3_stmt *st;
+	struct proc *p;
+	int exits = 0;
+
+	fork_ev(a, 300, start, 1, 100, 50 * SEC);
+	p = proctable_find(&a->procs, 300, start);
+	assert_non_null(p);
+	p->sample_cpu_ns = SEC;
+	p->sample_read_bytes = 1 << 20;
+	p->sample_write_bytes = 8 << 20;
+	agent_close_lost(a, p);
+	tick(a);
+	rows = processes(a, 1);
+	assert_int_equal(json_object_array_length(rows), 1);
+	r = json_object_array_get_idx(rows, 0);
+	assert_int_equal(geti(r, "read_bytes"), 1 << 20);
+	assert_int_equal(geti(r, "write_bytes"), 8 << 20);
+	assert_int_equal(geti(r, "flags") & PROC_EXIT_LOST, PROC_EXIT_LOST);
+	json_object_put(rows);
+
+	assert_int_equal(store_query_samples(a->store, store_db(a->store), 1, 0, &st), 0);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 10) == SQLITE_NULL) /* a sample, not an exit */
+			continue;
+		exits++;
+		assert_int_equal(sqlite3_column_int64(st, 0), 300);
+		assert_int_equal(sqlite3_column_type(st, 6), SQLITE_NULL); /* read_bytes */
+		assert_int_equal(sqlite3_column_type(st, 7), SQLITE_NULL); /* write_bytes */
+	}
+	sqlite3_finalize(st);
+	assert_int_equal(exits, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -921,6 +963,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fold_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_totals_from_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repeated_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_exit, setup, teardown),
 		cmocka_unit_test(test_finished_bounded),
 	};
 

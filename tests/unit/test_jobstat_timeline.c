@@ -179,7 +179,7 @@ static void test_rounds_and_gaps(void **state)
 
 /* A process's work counted once: a parent whose samples read its reaped child's 64 MiB (an
  * older tracerd read /proc/PID/io, which adds them) and whose exit does not; a sum that fell (a
- * thread ended) and rose again */
+ * thread ended) and rose again; an exit whose I/O is unknown leaves the samples' */
 static void test_counted_once(void **state)
 {
 	struct tl_grid g = { T0, S, 4 };
@@ -225,6 +225,21 @@ static void test_counted_once(void **state)
 	assert_near(written, 20 << 20);
 	assert_near(cpu, 4e9);
 	assert_near(c[1].c[TL_WRITE], 1 << 20); /* the dip adds nothing; half the 2 MiB to 2.5 s */
+
+	/* an exit never sent: its I/O unknown, the samples' stands */
+	memset(c, 0, sizeof(c));
+	struct tl_point l[] = { pt(4, T0 + 500 * MS, S, 10), pt(4, T0 + 1500 * MS, S, 10),
+				exit_pt(4, T0 + 2500 * MS, S) };
+	l[0].write_bytes = 8 << 20;
+	l[1].write_bytes = 16 << 20;
+	l[2].write_bytes = JS_NONE;
+	for (int i = 0; i < 3; i++)
+		l[i].start_ns = T0;
+	assert_int_equal(tl_add_node(&g, l, 3, c), 0);
+	written = 0;
+	for (int i = 0; i < 4; i++)
+		written += c[i].c[TL_WRITE];
+	assert_near(written, 16 << 20);
 }
 
 /* a step on two nodes: counters and resident sets add up, the nodes are counted */

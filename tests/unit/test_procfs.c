@@ -693,21 +693,33 @@ static void *write_then_wait(void *arg)
 	return read(w->fd, &c, 1) < 0 ? NULL : arg;
 }
 
+/* This process's live threads, once the kernel has let go of any just joined */
+static uint32_t settled_threads(uint32_t want)
+{
+	struct procfs_stat st = { .threads = 0 };
+
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(procfs_read_stat(getpid(), &st), 0);
+		if (st.threads == want)
+			break;
+		usleep(1000);
+	}
+	return st.threads;
+}
+
 /* A process's own I/O: its threads', never a reaped child's (which /proc/PID/io adds: a
- * parent's samples would count its children's writes again) */
+ * parent's samples would count its children's writes again); as many threads as asked */
 static void test_own_io(void **state)
 {
 	struct procfs_io before, whole, own;
-	struct procfs_stat st;
-	struct waiter w = { 0 };
-	pthread_t th;
+	struct waiter w[2] = { { 0 }, { 0 } };
+	pthread_t th[2];
 	int hold[2], status;
 	pid_t child;
 
 	(void)state;
-	assert_int_equal(procfs_read_stat(getpid(), &st), 0);
-	assert_int_equal(st.threads, 1);
-	assert_int_equal(procfs_read_own_io(getpid(), st.threads, 64, &before), 0);
+	assert_int_equal(settled_threads(1), 1);
+	assert_int_equal(procfs_read_own_io(getpid(), 1, 64, &before), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
@@ -720,23 +732,28 @@ static void test_own_io(void **state)
 	assert_int_equal(procfs_read_own_io(getpid(), 1, 64, &own), 0);
 	assert_true(own.wchar >= before.wchar && own.wchar < before.wchar + MIB);
 
-	/* a second thread's writes are the process's own */
+	/* two more threads, 1 MiB each: the process's own */
 	assert_int_equal(pipe(hold), 0);
-	w.fd = hold[0];
-	assert_int_equal(pthread_create(&th, NULL, write_then_wait, &w), 0);
-	while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
-		usleep(1000);
-	assert_int_equal(procfs_read_stat(getpid(), &st), 0);
-	assert_int_equal(st.threads, 2);
-	assert_int_equal(procfs_read_own_io(getpid(), st.threads, 64, &own), 0);
+	for (int i = 0; i < 2; i++) {
+		w[i].fd = hold[0];
+		assert_int_equal(pthread_create(&th[i], NULL, write_then_wait, &w[i]), 0);
+		while (!__atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE))
+			usleep(1000);
+	}
+	assert_int_equal(settled_threads(3), 3);
+	assert_int_equal(procfs_read_own_io(getpid(), 3, 64, &own), 0);
+	assert_true(own.wchar >= before.wchar + 2 * MIB && own.wchar < before.wchar + 3 * MIB);
+	/* bounded: the first two listed (the leader, then the first made), the first alone */
+	assert_int_equal(procfs_read_own_io(getpid(), 3, 2, &own), 0);
 	assert_true(own.wchar >= before.wchar + MIB && own.wchar < before.wchar + 2 * MIB);
-	/* bounded: the first thread listed (the leader) alone */
-	assert_int_equal(procfs_read_own_io(getpid(), st.threads, 1, &own), 0);
+	assert_int_equal(procfs_read_own_io(getpid(), 3, 1, &own), 0);
 	assert_true(own.wchar < before.wchar + MIB);
 	close(hold[1]);
-	assert_int_equal(pthread_join(th, NULL), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
 	close(hold[0]);
 	assert_int_equal(procfs_read_own_io(-1, 1, 64, &own), -ENOENT);
+	assert_int_equal(procfs_read_own_io(-1, 3, 64, &own), -ENOENT);
 }
 
 int main(void)
