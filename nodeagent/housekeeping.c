@@ -23,9 +23,10 @@
 /* Threads read beyond each process's first in one round, for one unit and for all: past
  * either, a process's sample reads its first thread's alone, so that wide processes neither
  * lengthen the loop's round without end nor take another job's share (the rest of their I/O
- * shows at their exit). */
-#define SAMPLE_IO_UNIT_THREADS 1024
-#define SAMPLE_IO_ROUND_THREADS 16384
+ * shows at their exit). Each thread's file costs about what a process's /proc/PID/io did
+ * (bench/sample-io). */
+#define SAMPLE_IO_UNIT_THREADS 512
+#define SAMPLE_IO_ROUND_THREADS 4096
 
 /* ---- live samples and lost exits */
 
