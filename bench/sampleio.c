@@ -70,7 +70,8 @@ static double per_read(pid_t pid, unsigned threads, int own, long n)
 	double t0 = now_us();
 
 	for (long i = 0; i < n; i++)
-		if ((own ? procfs_read_own_io(pid, threads, threads, &io) : whole_io(pid, &io)) < 0) {
+		if ((own ? procfs_read_own_io(pid, threads, threads, &io) : whole_io(pid, &io)) <
+		    0) {
 			fprintf(stderr, "sampleio: cannot read %d's I/O\n", pid);
 			exit(1);
 		}
@@ -117,7 +118,8 @@ int main(int argc, char **argv)
 		qsort(m[k][1], reps, sizeof(double), cmp);
 		base = m[k][0][reps / 2];
 		own = m[k][1][reps / 2];
-		printf("%3u thread%s: /proc/PID/io %.2f us, its threads' io %.2f us per read: %.2fx\n",
+		printf("%3u thread%s: /proc/PID/io %.2f us, its threads' io %.2f us per read: "
+		       "%.2fx\n",
 		       counts[k], counts[k] > 1 ? "s" : " ", base, own, own / base);
 	}
 	return 0;

@@ -6,7 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 RUSAGE=$(prog rusage) && CPUBURN=$(prog cpuburn) && THREADS=$(prog threads) &&
-  ALLOC=$(prog alloc) && IO=$(prog io) || { fail "building test programs"; finish; exit 1; }
+  ALLOC=$(prog alloc) && IO=$(prog io) && THREADIO=$(prog threadio) ||
+  { fail "building test programs"; finish; exit 1; }
 
 within() { # within MEASURED REFERENCE REL ABS: |m - r| <= max(REL * r, ABS)
   awk -v m="$1" -v r="$2" -v rel="$3" -v abs="$4" 'BEGIN {
@@ -80,17 +81,10 @@ read -r dd_sampled dd_exit < <(sampled reaped dd)
 echo "  reaped: bash's samples ${sh_sampled:-none} B, its exit ${sh_exit:-none} B; dd's exit ${dd_exit:-none} B"
 shell_own() { [ "${sh_sampled:-none}" != none ] && [ "$sh_sampled" -lt 1048576 ] && [ "${dd_exit:-0}" -ge 8388608 ]; }
 check "samples: a shell that reaped dd holds none of its writes" shell_own
-ctl run --name wide -- python3 -c '
-import os, sys, threading, time
-def write(i):
-    with open("%s.%d" % (sys.argv[1], i), "wb") as f:
-        f.write(bytes(4 << 20)); f.flush(); os.fsync(f.fileno())
-    time.sleep(2.5)
-threads = [threading.Thread(target=write, args=(i,)) for i in range(4)]
-[t.start() for t in threads]; [t.join() for t in threads]' "$T/wide" 2>/dev/null
+ctl run --name wide -- "$THREADIO" "$T/wide" 4 4 3 2>/dev/null
 rm -f "$T"/wide.*
-read -r py_sampled py_exit < <(sampled wide python3)
-echo "  wide: python3's samples ${py_sampled:-none} B, its exit ${py_exit:-none} B"
-threads_own() { [ "${py_sampled:-none}" != none ] && [ "$py_sampled" -ge 16777216 ] && [ "$py_sampled" -le "${py_exit:-0}" ]; }
+read -r wide_sampled wide_exit < <(sampled wide threadio)
+echo "  wide: threadio's samples ${wide_sampled:-none} B, its exit ${wide_exit:-none} B"
+threads_own() { [ "${wide_sampled:-none}" != none ] && [ "$wide_sampled" -ge 16777216 ] && [ "$wide_sampled" -le "${wide_exit:-0}" ]; }
 check "samples: a process's threads' writes while they run, no more than its exit's" threads_own
 finish
