@@ -19,6 +19,7 @@
 #define LOST_BATCH 256	/* processes closed per sample round */
 #define GONE_ROUNDS 2	/* sample rounds a process must be missing from /proc before it is closed */
 #define ORPHAN_MS 10000 /* a local unit with no process left this long has lost its tracerctl */
+#define CLOCK_SET_NS 1000000 /* a wall clock set by less is not followed */
 #define SAMPLE_IO_THREADS 64 /* threads whose I/O a process's sample reads at most */
 /* Threads read beyond each process's first in one round, for one unit and for all: past
  * either, a process's sample reads its first thread's alone, so that wide processes neither
@@ -246,10 +247,25 @@ static int end_orphan(struct unit *u, void *ctx)
 	return 0;
 }
 
+/* The wall clock set (an NTP step once the node has booted, a virtual machine's clock brought
+ * up to date): kernel times are turned into unix times as it now reads, not as it read when
+ * tracerd started. Two readings of the clocks differ by less than CLOCK_SET_NS. */
+static void follow_wall_clock(struct agent *a)
+{
+	int64_t offset = clock_unix_ns() - (int64_t)clock_boot_ns(), moved = offset - a->offset_ns;
+
+	if (moved > -CLOCK_SET_NS && moved < CLOCK_SET_NS)
+		return;
+	log_info("the wall clock was set %+.3f s: times from now on follow it", moved / 1e9);
+	a->offset_ns = offset;
+}
+
 void agent_tick(struct agent *a)
 {
 	struct orphan_check orphans = { a, clock_unix_ns() };
 	int64_t now = orphans.now;
+
+	follow_wall_clock(a);
 
 	store_set_alive(a->store, now);
 	units_flush(a);

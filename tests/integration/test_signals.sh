@@ -67,14 +67,16 @@ wait
 JOB
 JW=$(submit tracertest "$JOBS/waiters.sh")
 
-# --- idle: 3 s of work, then a 20 s sleep
+# --- idle: 3 s of work, then a 20 s sleep, timed by the shell's own clock ($EPOCHREALTIME, a
+# decimal point whatever the locale): a date(1) to fork and load can start seconds late beside
+# the pipeline's synced writes
 cat > "$JOBS/idle.sh" <<JOB
 #!/bin/bash
 #SBATCH -w n2 -n1 --mem=50M -t 2 -o $JOBS/idle.out -J idle
 $HOLD 3
-date +%s.%N
+echo \${EPOCHREALTIME/,/.}
 sleep 20
-date +%s.%N
+echo \${EPOCHREALTIME/,/.}
 JOB
 JI=$(submit tracertest "$JOBS/idle.sh")
 
