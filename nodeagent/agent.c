@@ -354,6 +354,7 @@ static int agent_init(struct agent *a, const struct tracer_config *cfg, const ch
 	a->cfg = *cfg;
 	snprintf(a->node, sizeof(a->node), "%s", node);
 	a->offset_ns = clock_unix_ns() - (int64_t)clock_boot_ns();
+	clock_unix_offset(&a->offset_ns); /* a whole reading if it is one (each tick reads again) */
 	a->started_ns = clock_unix_ns();
 	a->subuid_gen = UINT64_MAX;
 	a->tick_ns = procfs_tick_ns();

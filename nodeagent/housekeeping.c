@@ -249,11 +249,14 @@ static int end_orphan(struct unit *u, void *ctx)
 
 /* The wall clock set (an NTP step once the node has booted, a virtual machine's clock brought
  * up to date): kernel times are turned into unix times as it now reads, not as it read when
- * tracerd started. Two readings of the clocks differ by less than CLOCK_SET_NS. */
+ * tracerd started. A reading the scheduler cut in two is left for the next tick. */
 static void follow_wall_clock(struct agent *a)
 {
-	int64_t offset = clock_unix_ns() - (int64_t)clock_boot_ns(), moved = offset - a->offset_ns;
+	int64_t offset, moved;
 
+	if (clock_unix_offset(&offset) < 0)
+		return;
+	moved = offset - a->offset_ns;
 	if (moved > -CLOCK_SET_NS && moved < CLOCK_SET_NS)
 		return;
 	log_info("the wall clock was set %+.3f s: times from now on follow it", moved / 1e9);
