@@ -487,6 +487,8 @@ void agent_reload(struct agent *a, const struct tracer_config *cfg)
 	a->cfg.sample_interval_ms = cfg->sample_interval_ms;
 	a->cfg.stall_after_ms = cfg->stall_after_ms;
 	a->cfg.commit_interval_ms = cfg->commit_interval_ms;
+	a->cfg.housekeeping_ms = cfg->housekeeping_ms;
+	a->cfg.orphan_after_ms = cfg->orphan_after_ms;
 	a->cfg.log_level = cfg->log_level;
 	log_set_level(cfg->log_level);
 	agent_load_rules(a, cfg->tool_rules);

@@ -41,7 +41,8 @@ void agent_set_metrics_status(struct agent *a, agent_status_fn fn, const void *c
 /* Find tracked work of running units again after a restart. */
 int agent_rediscover(struct agent *a);
 /* SIGHUP: take the settings of cfg that can change live (SampleInterval, StallAfter,
- * CommitInterval, LogLevel, ToolRules); warn of those that wait for a restart. */
+ * CommitInterval, HousekeepingInterval, OrphanAfter, LogLevel, ToolRules); warn of those that
+ * wait for a restart. */
 void agent_reload(struct agent *a, const struct tracer_config *cfg);
 
 /* ---- the event loop (main.c) */
@@ -58,10 +59,9 @@ int agent_commit_fd(const struct agent *a);
 void agent_commit_ended(struct agent *a);
 /* Sample live processes for timelines; close those gone from /proc whose exit never came. */
 int agent_sample(struct agent *a);
-/* On every commit tick: the heartbeat, units' records the store refused before, orphaned local
- * units ended, the store committed; every AGENT_HOUSEKEEPING_MS (every tick while there is a
- * backlog, or an eighth of StoreMaxSize was written since), store pruning. */
-#define AGENT_HOUSEKEEPING_MS 10000
+/* On every commit tick: the heartbeat, units' records the store refused before, local units
+ * orphaned for OrphanAfter ended, the store committed; every HousekeepingInterval (every tick
+ * while there is a backlog, or an eighth of StoreMaxSize was written since), store pruning. */
 void agent_tick(struct agent *a);
 
 /* At start and on every commit tick: the kernel side charges the events of a subordinate uid

@@ -18,7 +18,6 @@
 #define PRUNE_BATCH 200 /* units per round: a round stays short, the next tick goes on */
 #define LOST_BATCH 256	/* processes closed per sample round */
 #define GONE_ROUNDS 2	/* sample rounds a process must be missing from /proc before it is closed */
-#define ORPHAN_MS 10000 /* a local unit with no process left this long has lost its tracerctl */
 #define CLOCK_SET_NS 1000000 /* a wall clock set by less is not followed */
 #define SAMPLE_IO_THREADS 64 /* threads whose I/O a process's sample reads at most */
 /* Threads read beyond each process's first in one round, for one unit and for all: past
@@ -226,7 +225,7 @@ static int prune(struct agent *a, int64_t now)
 }
 
 /* A `tracerctl run` that was killed never sends run_end: once its unit has had no process for
- * ORPHAN_MS (its client ends it within milliseconds of its command's end), it is ended LOST. */
+ * OrphanAfter (its client ends it within milliseconds of its command's end), it is ended LOST. */
 struct orphan_check {
 	struct agent *a;
 	int64_t now;
@@ -237,11 +236,11 @@ static int end_orphan(struct unit *u, void *ctx)
 	struct orphan_check *c = ctx;
 
 	if (u->state != UNIT_RUNNING || u->live || strcmp(u->kind, UNIT_KIND_LOCAL) ||
-	    c->now - u->idle_since_ns < (int64_t)ORPHAN_MS * 1000000)
+	    c->now - u->idle_since_ns < (int64_t)c->a->cfg.orphan_after_ms * 1000000)
 		return 0;
-	log_warn("unit %llu (%s): no process left and no word from its tracerctl for %d s: "
+	log_warn("unit %llu (%s): no process left and no word from its tracerctl for %g s: "
 		 "ended as LOST",
-		 (unsigned long long)u->id, u->name, ORPHAN_MS / 1000);
+		 (unsigned long long)u->id, u->name, c->a->cfg.orphan_after_ms / 1e3);
 	units_end(c->a, u, -1, UNIT_LOST);
 	units_drop(c->a, u);
 	return 0;
@@ -276,7 +275,7 @@ void agent_tick(struct agent *a)
 	/* and as soon as a flood of writes may have filled an eighth of StoreMaxSize: the file
 	 * then stays near it, whatever a user writes in a housekeeping period */
 	if (a->prune_backlog || store_prune_backlog(a->store) ||
-	    now - a->housekept_ns >= (int64_t)AGENT_HOUSEKEEPING_MS * 1000000 ||
+	    now - a->housekept_ns >= (int64_t)a->cfg.housekeeping_ms * 1000000 ||
 	    (a->cfg.store_max_bytes &&
 	     store_written(a->store) - a->pruned_written >= a->cfg.store_max_bytes / 8)) {
 		a->housekept_ns = now;

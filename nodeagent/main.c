@@ -208,6 +208,7 @@ static void reload(struct daemon *d)
 	}
 	agent_reload(d->agent, &cfg);
 	exporter_reload(d->exporter, &cfg);
+	metrics_http_set_retry(d->metrics, cfg.metrics_retry_ms);
 	set_nice(cfg.nice);
 	timer_set(d->commit_fd, cfg.commit_interval_ms);
 	timer_set(d->sample_fd, cfg.sample_interval_ms);
@@ -587,7 +588,8 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto out_agent;
 	/* off unless set; a port alone is loopback's */
-	if (cfg.metrics_listen[0] && metrics_http_open(&d.metrics, cfg.metrics_listen, d.epfd) < 0)
+	if (cfg.metrics_listen[0] &&
+	    metrics_http_open(&d.metrics, cfg.metrics_listen, cfg.metrics_retry_ms, d.epfd) < 0)
 		goto out_server;
 	agent_set_metrics_status(d.agent, metrics_status, d.metrics);
 	agent_sync_subuids(d.agent, server_subuids(d.server));

@@ -26,6 +26,11 @@
 #define SAMPLE_MAX_MS (24u * 3600u * 1000u)
 #define COMMIT_MIN_MS 10u
 #define COMMIT_MAX_MS (60u * 1000u)
+#define HOUSEKEEPING_MIN_MS 100u
+#define HOUSEKEEPING_MAX_MS (3600u * 1000u)
+#define METRICS_RETRY_MIN_MS 1000u
+#define METRICS_RETRY_MAX_MS (3600u * 1000u)
+#define BACKOFF_MIN_MS 1000u
 #define RING_MIN (64ull * 1024)
 #define RING_MAX (1024ull * 1024 * 1024)
 #define CLIENTS_MIN 1u
@@ -52,6 +57,11 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->stall_after_ms = STALL_AFTER_DEFAULT_MS;
 	cfg->otlp_metrics_interval_ms = 30 * 1000;
 	cfg->commit_interval_ms = 1000;
+	cfg->housekeeping_ms = 10 * 1000;
+	/* a tracerctl ends its run within milliseconds of its command's end: 10 s is ample */
+	cfg->orphan_after_ms = 10 * 1000;
+	cfg->metrics_retry_ms = 60 * 1000;
+	cfg->otlp_backoff_max_ms = OTLP_BACKOFF_MAX_DEFAULT_MS;
 	cfg->ring_buffer_bytes = 4ull * 1024 * 1024;
 	cfg->max_clients = 64;
 	cfg->max_clients_per_user = 8;
@@ -78,6 +88,9 @@ enum key_type {
 	K_PATH,
 	K_SAMPLE,
 	K_COMMIT,
+	K_HOUSEKEEPING,
+	K_METRICS_RETRY,
+	K_BACKOFF,
 	K_RING,
 	K_CLIENTS,
 	K_RESERVED,
@@ -119,6 +132,8 @@ static const struct key_def keys[] = {
 	KEY("SampleInterval", K_SAMPLE, sample_interval_ms),
 	KEY("StallAfter", K_OFF_OR_SECONDS, stall_after_ms),
 	KEY("CommitInterval", K_COMMIT, commit_interval_ms),
+	KEY("HousekeepingInterval", K_HOUSEKEEPING, housekeeping_ms),
+	KEY("OrphanAfter", K_TIMEOUT, orphan_after_ms),
 	KEY("RingBufferSize", K_RING, ring_buffer_bytes),
 	KEY("MaxClients", K_CLIENTS, max_clients),
 	KEY("MaxClientsPerUser", K_CLIENTS, max_clients_per_user),
@@ -141,6 +156,7 @@ static const struct key_def keys[] = {
 	KEY("SubUidFile", K_PATH, sub_uid_file),
 	KEY("Nice", K_NICE, nice),
 	KEY("MetricsListen", K_METRICS, metrics_listen),
+	KEY("MetricsRetryInterval", K_METRICS_RETRY, metrics_retry_ms),
 	KEY("OtlpEndpoint", K_OTLP_URL, otlp_endpoint),
 	KEY("OtlpProtocol", K_OTLP_PROTOCOL, otlp_protocol),
 	KEY("OtlpHeaders", K_OTLP_HEADERS, otlp_headers),
@@ -149,6 +165,7 @@ static const struct key_def keys[] = {
 	KEY("OtlpClientCertificate", K_PATH, otlp_client_certificate),
 	KEY("OtlpClientKey", K_PATH, otlp_client_key),
 	KEY("OtlpTimeout", K_TIMEOUT, otlp_timeout_ms),
+	KEY("OtlpBackoffMax", K_BACKOFF, otlp_backoff_max_ms),
 	KEY("OtlpMetricsInterval", K_OFF_OR_SECONDS, otlp_metrics_interval_ms),
 };
 #undef KEY
@@ -199,6 +216,27 @@ static const char *set_value(struct tracer_config *cfg, const struct key_def *k,
 		if (n < COMMIT_MIN_MS || n > COMMIT_MAX_MS)
 			return "must be between 10ms and 60s";
 		cfg->commit_interval_ms = (uint32_t)n;
+		return NULL;
+	case K_HOUSEKEEPING:
+		if ((why = conf_parse_duration(v, &n)))
+			return why;
+		if (n < HOUSEKEEPING_MIN_MS || n > HOUSEKEEPING_MAX_MS)
+			return "must be between 100ms and 1h";
+		cfg->housekeeping_ms = (uint32_t)n;
+		return NULL;
+	case K_METRICS_RETRY:
+		if ((why = conf_parse_duration(v, &n)))
+			return why;
+		if (n < METRICS_RETRY_MIN_MS || n > METRICS_RETRY_MAX_MS)
+			return "must be between 1s and 1h";
+		cfg->metrics_retry_ms = (uint32_t)n;
+		return NULL;
+	case K_BACKOFF: /* no wait between tries is longer than OTLP_WAIT_MAX_MS */
+		if ((why = conf_parse_duration(v, &n)))
+			return why;
+		if (n < BACKOFF_MIN_MS || n > OTLP_WAIT_MAX_MS)
+			return "must be between 1s and 5m";
+		cfg->otlp_backoff_max_ms = (uint32_t)n;
 		return NULL;
 	case K_RING:
 		if ((why = conf_parse_size(v, &n)))

@@ -30,6 +30,10 @@ struct tracer_config {
 	uint32_t stall_after_ms; /* StallAfter: no CPU, I/O or network this long = stalled; 0 off
 				    (STALL_AFTER_DEFAULT_MS) */
 	uint32_t commit_interval_ms; /* CommitInterval: store batching period (default 1s) */
+	uint32_t housekeeping_ms;    /* HousekeepingInterval: store pruning and the registry's
+					sweep, at most this often (default 10s) */
+	uint32_t orphan_after_ms;    /* OrphanAfter: a traced run with no process this long is ended
+					LOST (default 10s) */
 	uint64_t ring_buffer_bytes; /* RingBufferSize: kernel→daemon ring, power of two (default 4M)
 				     */
 	uint32_t max_clients;	    /* MaxClients: concurrent control connections (default 64) */
@@ -43,9 +47,11 @@ struct tracer_config {
 	uint64_t client_buffer_bytes; /* ClientBufferSize: pending reply bytes per client (default
 					 1M) */
 	uint32_t listen_port;	      /* ListenPort: TCP port for other nodes' queries, 0 = off */
-	char node_ports[1024];	 /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
-	char metrics_listen[64]; /* MetricsListen: Prometheus endpoint, PORT (loopback) or
-				    ADDR:PORT; empty = off */
+	char node_ports[1024];	   /* NodePorts: "NODE:PORT,..." ports of nodes that share a host */
+	char metrics_listen[64];   /* MetricsListen: Prometheus endpoint, PORT (loopback) or
+				      ADDR:PORT; empty = off */
+	uint32_t metrics_retry_ms; /* MetricsRetryInterval: a taken MetricsListen address is
+				      tried again this often (default 60s) */
 	uint32_t otlp_metrics_interval_ms; /* OtlpMetricsInterval: running units' metrics sent
 					      this often; 0 off (default 30s) */
 	char munge_socket[PATH_MAX]; /* MungeSocket: munged's socket; empty = libmunge's default */
@@ -75,6 +81,8 @@ struct tracer_config {
 	char otlp_client_certificate[PATH_MAX];		/* OtlpClientCertificate */
 	char otlp_client_key[PATH_MAX];			/* OtlpClientKey */
 	uint32_t otlp_timeout_ms;			/* OtlpTimeout */
+	uint32_t otlp_backoff_max_ms; /* OtlpBackoffMax: the retries' longest backoff (no variable
+					 sets it: OTLP_BACKOFF_MAX_DEFAULT_MS) */
 };
 
 /* Fill *cfg with defaults. */

@@ -11,6 +11,12 @@
 #define OTLP_HEADER_MAX 1024	      /* one header, "Key: value", decoded */
 #define OTLP_HEADERS_MAX 32	      /* headers in one setting */
 #define OTLP_TIMEOUT_DEFAULT_MS 10000 /* the specification's */
+/* OtlpBackoffMax's default: the longest wait of the retries' backoff, within which a collector
+ * back after an outage of any length is delivered to (OpenTelemetry's collectors use the same) */
+#define OTLP_BACKOFF_MAX_DEFAULT_MS (30 * 1000)
+/* No wait between tries is longer, Retry-After's or OtlpBackoffMax's: a backend cannot park
+ * delivery for a day */
+#define OTLP_WAIT_MAX_MS (300 * 1000)
 
 enum otlp_protocol_setting { OTLP_PROTOCOL_UNSET, OTLP_PROTOCOL_PROTOBUF, OTLP_PROTOCOL_JSON };
 enum otlp_compression_setting {

@@ -151,6 +151,7 @@ int export_settings_resolve(const struct tracer_config *cfg, export_getenv_fn en
 			return r;
 	if (!cfg->otlp_metrics_interval_ms)
 		s.sig[EXPORT_METRICS].url[0] = 0;
+	s.backoff_max_ms = cfg->otlp_backoff_max_ms;
 	*out = s;
 	return 0;
 }

@@ -22,6 +22,8 @@ struct export_target {
 
 struct export_settings {
 	struct export_target sig[EXPORT_TARGETS];
+	/* OtlpBackoffMax, every signal's: no OTEL_EXPORTER_OTLP_* variable sets it */
+	uint32_t backoff_max_ms;
 };
 
 /* The variables' names' signal part, and the path appended to a base endpoint */

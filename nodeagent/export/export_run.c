@@ -103,7 +103,8 @@ static void again_later(struct run *r, int sig, size_t n, int has_retry_after,
 
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		rnd = (uint32_t)clock_mono_ns();
-	wait = retry_wait_ms(++rs->attempt, rnd, has_retry_after, retry_after_ms);
+	wait = retry_wait_ms(++rs->attempt, r->e->set.backoff_max_ms, rnd, has_retry_after,
+			     retry_after_ms);
 	rs->next_try_ms = clock_mono_ms() + wait;
 	pthread_mutex_lock(&r->e->lock);
 	r->e->st[sig].retries++;

@@ -27,14 +27,16 @@ enum retry_verdict retry_verdict_of(long http, size_t rows)
 	return RETRY_AGAIN;
 }
 
-uint32_t retry_backoff_ms(unsigned attempt, uint32_t random)
+uint32_t retry_backoff_ms(unsigned attempt, uint32_t max_ms, uint32_t random)
 {
 	uint64_t d = RETRY_BASE_MS, half;
 
-	for (unsigned i = 1; i < attempt && d < RETRY_BACKOFF_MAX_MS; i++)
+	if (max_ms > OTLP_WAIT_MAX_MS) /* no wait is longer (tracer.conf bounds it too) */
+		max_ms = OTLP_WAIT_MAX_MS;
+	for (unsigned i = 1; i < attempt && d < max_ms; i++)
 		d *= 2;
-	if (d > RETRY_BACKOFF_MAX_MS)
-		d = RETRY_BACKOFF_MAX_MS;
+	if (d > max_ms)
+		d = max_ms;
 	half = d / 2;
 	return (uint32_t)(half + (uint64_t)random % (d - half + 1));
 }
@@ -64,10 +66,10 @@ int retry_after_parse(const char *v, time_t now, uint32_t *ms)
 		for (i = 0; i < n; i++) {
 			if (!isdigit((unsigned char)v[i]))
 				return -EINVAL;
-			if (secs < RETRY_MAX_MS)
+			if (secs < OTLP_WAIT_MAX_MS)
 				secs = secs * 10 + (uint64_t)(v[i] - '0');
 		}
-		*ms = secs * 1000 > RETRY_MAX_MS ? RETRY_MAX_MS : (uint32_t)(secs * 1000);
+		*ms = secs * 1000 > OTLP_WAIT_MAX_MS ? OTLP_WAIT_MAX_MS : (uint32_t)(secs * 1000);
 		return 0;
 	}
 	for (i = 0; i < sizeof(date_formats) / sizeof(*date_formats); i++) {
@@ -86,18 +88,18 @@ int retry_after_parse(const char *v, time_t now, uint32_t *ms)
 		if (at <= now)
 			*ms = 0;
 		else
-			*ms = (uint64_t)(at - now) * 1000 > RETRY_MAX_MS
-				      ? RETRY_MAX_MS
+			*ms = (uint64_t)(at - now) * 1000 > OTLP_WAIT_MAX_MS
+				      ? OTLP_WAIT_MAX_MS
 				      : (uint32_t)((at - now) * 1000);
 		return 0;
 	}
 	return -EINVAL;
 }
 
-uint32_t retry_wait_ms(unsigned attempt, uint32_t random, int has_retry_after,
+uint32_t retry_wait_ms(unsigned attempt, uint32_t max_ms, uint32_t random, int has_retry_after,
 		       uint32_t retry_after_ms)
 {
-	uint32_t d = retry_backoff_ms(attempt, random);
+	uint32_t d = retry_backoff_ms(attempt, max_ms, random);
 
 	return has_retry_after && retry_after_ms > d ? retry_after_ms : d;
 }

@@ -1,6 +1,6 @@
 /* When a delivery is tried again, and whether at all: what a collector's answer means for the
  * batch (the OTLP/HTTP specification's retryable codes), the exponential backoff with jitter,
- * and Retry-After. Pure: the caller gives the time and the randomness. */
+ * and Retry-After. Pure: the caller gives the time, the randomness and the backoff's cap. */
 #ifndef TRACER_EXPORT_RETRY_H
 #define TRACER_EXPORT_RETRY_H
 
@@ -8,12 +8,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "otlp_settings.h"
+
 #define RETRY_BASE_MS 1000 /* the first wait */
-/* The backoff's longest wait: a collector back after an outage of any length is delivered to
- * within it (OpenTelemetry's collectors use the same) */
-#define RETRY_BACKOFF_MAX_MS (30 * 1000)
-/* No wait is longer, Retry-After's included: a backend cannot park delivery for a day */
-#define RETRY_MAX_MS (300 * 1000)
 
 enum retry_verdict {
 	RETRY_DELIVERED, /* 2xx: the cursor moves on */
@@ -37,16 +34,18 @@ enum retry_verdict {
 enum retry_verdict retry_verdict_of(long http, size_t rows);
 
 /* The wait before try number attempt (1 for the first retry): RETRY_BASE_MS doubled each
- * time, capped at RETRY_BACKOFF_MAX_MS, of which random (any 32 bits) takes between a half and the
- * whole ("equal jitter": nodes that failed together do not retry together). */
-uint32_t retry_backoff_ms(unsigned attempt, uint32_t random);
+ * time, capped at max_ms (OtlpBackoffMax; itself at most OTLP_WAIT_MAX_MS), of which random
+ * (any 32 bits) takes between a half and the whole ("equal jitter": nodes that failed together
+ * do not retry together). */
+uint32_t retry_backoff_ms(unsigned attempt, uint32_t max_ms, uint32_t random);
 
 /* A Retry-After value: delay-seconds or an HTTP date (IMF-fixdate, RFC 850 or asctime) as of
- * now, into *ms, capped at RETRY_MAX_MS; a date past is 0. -EINVAL for anything else. */
+ * now, into *ms, capped at OTLP_WAIT_MAX_MS; a date past is 0. -EINVAL for anything else. */
 int retry_after_parse(const char *v, time_t now, uint32_t *ms);
 
-/* The wait after a failed try: the backoff, or Retry-After's when it is longer. */
-uint32_t retry_wait_ms(unsigned attempt, uint32_t random, int has_retry_after,
+/* The wait after a failed try: the backoff (capped at max_ms), or Retry-After's when it is
+ * longer. */
+uint32_t retry_wait_ms(unsigned attempt, uint32_t max_ms, uint32_t random, int has_retry_after,
 		       uint32_t retry_after_ms);
 
 #endif

@@ -42,9 +42,10 @@ struct metrics_http {
 	char listen[64];	      /* MetricsListen, as given */
 	struct sockaddr_storage addr; /* what it says */
 	unsigned addr_len;
-	int error;	     /* the last try's errno while not listening */
-	unsigned tries;	     /* failed in a row */
-	int64_t next_try_ms; /* monotonic */
+	int error;	   /* the last try's errno while not listening */
+	unsigned tries;	   /* failed in a row */
+	int64_t tried_ms;  /* monotonic: the last try that failed */
+	uint32_t retry_ms; /* MetricsRetryInterval */
 	struct conn conns[METRICS_SCRAPERS_MAX];
 	uint64_t refused;
 	unsigned refused_unlogged;
@@ -101,14 +102,14 @@ static void try_listen(struct metrics_http *m)
 	}
 	if (!m->tries || -err != m->error)
 		log_error("metrics: cannot listen on %s: %s; tracerd runs without its Prometheus "
-			  "endpoint and tries again every %d s",
-			  m->listen, strerror(-err), METRICS_RETRY_MS / 1000);
+			  "endpoint and tries again every %g s",
+			  m->listen, strerror(-err), m->retry_ms / 1e3);
 	m->error = -err;
 	m->tries++;
-	m->next_try_ms = clock_mono_ms() + METRICS_RETRY_MS;
+	m->tried_ms = clock_mono_ms();
 }
 
-int metrics_http_open(struct metrics_http **out, const char *listen_on, int epfd)
+int metrics_http_open(struct metrics_http **out, const char *listen_on, uint32_t retry_ms, int epfd)
 {
 	struct metrics_http *m = calloc(1, sizeof(*m));
 
@@ -125,6 +126,7 @@ int metrics_http_open(struct metrics_http **out, const char *listen_on, int epfd
 		m->conns[i].fd = -1;
 	m->fd = -1;
 	m->epfd = epfd;
+	m->retry_ms = retry_ms;
 	try_listen(m);
 	*out = m;
 	return 0;
@@ -132,8 +134,14 @@ int metrics_http_open(struct metrics_http **out, const char *listen_on, int epfd
 
 void metrics_http_retry(struct metrics_http *m)
 {
-	if (m && m->fd < 0 && clock_mono_ms() >= m->next_try_ms)
+	if (m && m->fd < 0 && clock_mono_ms() - m->tried_ms >= m->retry_ms)
 		try_listen(m);
+}
+
+void metrics_http_set_retry(struct metrics_http *m, uint32_t retry_ms)
+{
+	if (m)
+		m->retry_ms = retry_ms;
 }
 
 struct json_object *metrics_http_status_json(const struct metrics_http *m)
@@ -148,7 +156,7 @@ struct json_object *metrics_http_status_json(const struct metrics_http *m)
 	json_object_object_add(o, "listening", json_object_new_boolean(m->fd >= 0));
 	if (m->fd >= 0)
 		return o;
-	left = m->next_try_ms - clock_mono_ms();
+	left = m->tried_ms + m->retry_ms - clock_mono_ms();
 	json_object_object_add(o, "error", json_object_new_string(strerror(m->error)));
 	json_object_object_add(o, "tries", json_object_new_int64(m->tries));
 	json_object_object_add(o, "retry_in_ms", json_object_new_int64(left > 0 ? left : 0));

@@ -19,20 +19,21 @@
 #define METRICS_HEAD_MAX 8192
 #define METRICS_HEAD_MS 3000
 #define METRICS_CONN_MS 10000
-/* while its address is another's (any local user may take a free port first), tracerd runs
- * without the endpoint and tries the address again this often */
-#define METRICS_RETRY_MS 60000
 
 struct metrics_http;
 
 /* The endpoint on MetricsListen's address (config_metrics_addr), its socket added to epfd.
  * An address that cannot be listened on now (EADDRINUSE: another program holds the port) is
  * said and tried again by metrics_http_retry: 0 either way; -EINVAL (a malformed address) or
- * -ENOMEM, said. */
-int metrics_http_open(struct metrics_http **out, const char *listen, int epfd);
-/* Listen, when not listening and METRICS_RETRY_MS have passed since the last try (call now
- * and then: the housekeeping tick). m may be NULL (off). */
+ * -ENOMEM, said. While its address is another's (any local user may take a free port first),
+ * tracerd runs without the endpoint and tries the address again every retry_ms
+ * (MetricsRetryInterval). */
+int metrics_http_open(struct metrics_http **out, const char *listen, uint32_t retry_ms, int epfd);
+/* Listen, when not listening and retry_ms have passed since the last try (call now and then:
+ * the commit tick). m may be NULL (off). */
 void metrics_http_retry(struct metrics_http *m);
+/* SIGHUP: MetricsRetryInterval's new value, the wait under way included. m may be NULL. */
+void metrics_http_set_retry(struct metrics_http *m, uint32_t retry_ms);
 /* For tracerctl status: {"enabled"}, and when on {"listen", "listening"}, and while not
  * listening {"error", "tries", "retry_in_ms"}. m may be NULL (off). */
 struct json_object *metrics_http_status_json(const struct metrics_http *m);

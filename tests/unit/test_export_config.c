@@ -299,6 +299,7 @@ static void test_conf_keys(void **state)
 	assert_string_equal(c.otlp_headers, "a=1,b=2");
 	assert_string_equal(c.otlp_client_key, "/etc/k.pem");
 	assert_int_equal(c.otlp_timeout_ms, 3000);
+	assert_int_equal(c.otlp_backoff_max_ms, OTLP_BACKOFF_MAX_DEFAULT_MS);
 	assert_int_equal(
 		config_parse("OtlpEndpoint = collector:4318\n", 29, "t.conf", &c, err, sizeof(err)),
 		-EINVAL);
@@ -310,6 +311,24 @@ static void test_conf_keys(void **state)
 	assert_int_equal(config_parse("OtlpProtocol = grpc\n", 20, "t.conf", &c, err, sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "grpc is not supported"));
+}
+
+/* OtlpBackoffMax: no variable sets it; every signal's retries wait at most that */
+static void test_backoff_max(void **state)
+{
+	static const char *const env[] = { "OTEL_EXPORTER_OTLP_ENDPOINT=http://env:4318", NULL };
+	struct export_settings s;
+	char err[256];
+	(void)state;
+
+	assert_int_equal(resolve("", env, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.backoff_max_ms, OTLP_BACKOFF_MAX_DEFAULT_MS);
+	assert_int_equal(resolve("OtlpBackoffMax = 2s\n", env, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.backoff_max_ms, 2000);
+	assert_int_equal(resolve("OtlpEndpoint = http://c:4318\nOtlpBackoffMax = 5m\n", NULL, &s,
+				 err, sizeof(err)),
+			 0);
+	assert_int_equal(s.backoff_max_ms, OTLP_WAIT_MAX_MS);
 }
 
 /* What tracer.conf must not hold while every user reads it */
@@ -335,7 +354,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_target), cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_env_refused),    cmocka_unit_test(test_headers),
 		cmocka_unit_test(test_conf_keys),      cmocka_unit_test(test_url_shown),
-		cmocka_unit_test(test_conf_secret),
+		cmocka_unit_test(test_conf_secret),    cmocka_unit_test(test_backoff_max),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

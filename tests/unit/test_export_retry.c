@@ -58,31 +58,63 @@ static void test_verdicts(void **state)
 				 cases[i].want);
 }
 
-/* Doubling from RETRY_BASE_MS, within [half, whole] of each step, capped */
-static void test_backoff(void **state)
+/* Doubling from RETRY_BASE_MS, within [half, whole] of each step, capped at max */
+static void check_backoff(uint32_t max)
 {
 	static const uint32_t randoms[] = { 0, 1, 12345, 0x7fffffff, 0xffffffff };
-	(void)state;
 
 	for (unsigned attempt = 1; attempt < 40; attempt++) {
 		uint64_t d = RETRY_BASE_MS;
 
-		for (unsigned i = 1; i < attempt && d < RETRY_BACKOFF_MAX_MS; i++)
+		for (unsigned i = 1; i < attempt && d < max; i++)
 			d *= 2;
-		if (d > RETRY_BACKOFF_MAX_MS)
-			d = RETRY_BACKOFF_MAX_MS;
+		if (d > max)
+			d = max;
 		for (size_t i = 0; i < sizeof(randoms) / sizeof(*randoms); i++) {
-			uint32_t w = retry_backoff_ms(attempt, randoms[i]);
+			uint32_t w = retry_backoff_ms(attempt, max, randoms[i]);
 
-			assert_true(w >= d / 2);
-			assert_true(w <= d);
-			assert_true(w <= RETRY_BACKOFF_MAX_MS);
+			if (w < d / 2 || w > d || w > max)
+				fail_msg("attempt %u, cap %u, random %u: %u, not within %u..%u",
+					 attempt, max, randoms[i], w, (unsigned)(d / 2),
+					 (unsigned)d);
 		}
 	}
+}
+
+static void test_backoff(void **state)
+{
+	const uint32_t max = OTLP_BACKOFF_MAX_DEFAULT_MS;
+	(void)state;
+
+	check_backoff(max);
 	/* the jitter spreads: two randoms, two waits */
-	assert_int_not_equal(retry_backoff_ms(5, 1), retry_backoff_ms(5, 9999));
-	assert_int_equal(retry_backoff_ms(1, 0), RETRY_BASE_MS / 2);
-	assert_int_equal(retry_backoff_ms(100, 0xffffffff) <= RETRY_BACKOFF_MAX_MS, 1);
+	assert_int_not_equal(retry_backoff_ms(5, max, 1), retry_backoff_ms(5, max, 9999));
+	assert_int_equal(retry_backoff_ms(1, max, 0), RETRY_BASE_MS / 2);
+	assert_int_equal(retry_backoff_ms(100, max, 0xffffffff) <= max, 1);
+	assert_int_equal(retry_backoff_ms(100, max, 0xffffffff) >= max / 2, 1);
+}
+
+/* OtlpBackoffMax: a small cap (tests set one) is reached at once and kept; the least, 1 s,
+ * keeps every wait to the first one's; none passes OTLP_WAIT_MAX_MS, whatever is asked */
+static void test_backoff_cap(void **state)
+{
+	(void)state;
+
+	check_backoff(2000);
+	check_backoff(1000);
+	check_backoff(OTLP_WAIT_MAX_MS);
+	for (unsigned attempt = 2; attempt < 40; attempt++) {
+		assert_int_equal(retry_backoff_ms(attempt, 2000, 0), 1000);
+		assert_int_equal(retry_backoff_ms(attempt, 2000, 1000), 2000);
+		assert_int_equal(retry_backoff_ms(attempt, 1000, 500), 1000);
+	}
+	assert_int_equal(retry_backoff_ms(1, 1000, 0), RETRY_BASE_MS / 2);
+	assert_int_equal(retry_backoff_ms(100, 5000, 0xffffffff) <= 5000, 1);
+	assert_int_equal(retry_backoff_ms(100, UINT32_MAX, 0xffffffff) <= OTLP_WAIT_MAX_MS, 1);
+	assert_int_equal(retry_backoff_ms(100, UINT32_MAX, 0), OTLP_WAIT_MAX_MS / 2);
+	/* Retry-After still wins when longer than the small cap */
+	assert_int_equal(retry_wait_ms(9, 2000, 0, 1, 30000), 30000);
+	assert_int_equal(retry_wait_ms(9, 2000, 0, 1, 10), 1000);
 }
 
 static void test_retry_after_seconds(void **state)
@@ -96,9 +128,9 @@ static void test_retry_after_seconds(void **state)
 	assert_int_equal(ms, 0);
 	/* a backend cannot park delivery for longer than the cap, however large its number */
 	assert_int_equal(retry_after_parse("86400", 0, &ms), 0);
-	assert_int_equal(ms, RETRY_MAX_MS);
+	assert_int_equal(ms, OTLP_WAIT_MAX_MS);
 	assert_int_equal(retry_after_parse("99999999999999999999999999999999", 0, &ms), 0);
-	assert_int_equal(ms, RETRY_MAX_MS);
+	assert_int_equal(ms, OTLP_WAIT_MAX_MS);
 	ms = 7;
 	assert_int_equal(retry_after_parse("-5", 0, &ms), -EINVAL);
 	assert_int_equal(retry_after_parse("5s", 0, &ms), -EINVAL);
@@ -126,18 +158,20 @@ static void test_retry_after_dates(void **state)
 	assert_int_equal(ms, 0);
 	/* far ahead: capped */
 	assert_int_equal(retry_after_parse("Fri, 01 Jan 2100 00:00:00 GMT", at, &ms), 0);
-	assert_int_equal(ms, RETRY_MAX_MS);
+	assert_int_equal(ms, OTLP_WAIT_MAX_MS);
 	assert_int_equal(retry_after_parse("Sun, 06 Nov 1994 08:49:37 GMT junk", at, &ms), -EINVAL);
 	assert_int_equal(retry_after_parse("Sun, 06 Nov 1994", at, &ms), -EINVAL);
 }
 
 static void test_wait(void **state)
 {
+	const uint32_t max = OTLP_BACKOFF_MAX_DEFAULT_MS;
 	(void)state;
+
 	/* Retry-After when longer than the backoff, the backoff otherwise */
-	assert_int_equal(retry_wait_ms(1, 0, 1, 30000), 30000);
-	assert_int_equal(retry_wait_ms(1, 0, 1, 10), RETRY_BASE_MS / 2);
-	assert_int_equal(retry_wait_ms(1, 0, 0, 30000), RETRY_BASE_MS / 2);
+	assert_int_equal(retry_wait_ms(1, max, 0, 1, 30000), 30000);
+	assert_int_equal(retry_wait_ms(1, max, 0, 1, 10), RETRY_BASE_MS / 2);
+	assert_int_equal(retry_wait_ms(1, max, 0, 0, 30000), RETRY_BASE_MS / 2);
 }
 
 int main(void)
@@ -145,6 +179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_backoff_cap),
 		cmocka_unit_test(test_retry_after_seconds),
 		cmocka_unit_test(test_retry_after_dates),
 		cmocka_unit_test(test_wait),

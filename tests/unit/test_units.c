@@ -32,9 +32,11 @@ static char dir[64], path[128];
 static int setup(void **state)
 {
 	struct agent *a = calloc(1, sizeof(*a));
+	struct tracer_config d;
 
 	if (!a)
 		return -1;
+	config_defaults(&d);
 	snprintf(dir, sizeof(dir), "/tmp/test_units.XXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
@@ -48,6 +50,8 @@ static int setup(void **state)
 	a->cfg.store_unit_max_bytes = 256ull << 20; /* config.c's defaults */
 	a->cfg.max_units_per_user = 64;
 	a->cfg.unit_rate_per_user = 10;
+	a->cfg.housekeeping_ms = d.housekeeping_ms;
+	a->cfg.orphan_after_ms = d.orphan_after_ms;
 	if (proctable_init(&a->procs, a->tick_ns))
 		return -1;
 	*state = a;
@@ -244,7 +248,7 @@ static void test_drop_and_reap(void **state)
 /* ---- housekeeping.c */
 
 /* A tick writes the heartbeat and the units waiting to be written; a traced run with no
- * process is not ended before ORPHAN_MS, nor ever is a Slurm unit by it. */
+ * process is not ended before OrphanAfter, nor ever is a Slurm unit by it. */
 static void test_tick(void **state)
 {
 	struct agent *a = *state;
@@ -268,6 +272,36 @@ static void test_tick(void **state)
 	assert_int_equal(job->state, UNIT_RUNNING);
 	assert_true(a->housekept_ns >= before); /* the first tick housekeeps */
 	assert_int_equal(store_pending(a->store), 0);
+}
+
+/* HousekeepingInterval and OrphanAfter as set: a tick housekeeps once the interval has passed
+ * since the last round, and a traced run idle past the default's 10 s stays while within a
+ * longer OrphanAfter (ending one needs the kernel's counters: not here). */
+static void test_tick_intervals(void **state)
+{
+	struct agent *a = *state;
+	struct unit *run;
+	int64_t now;
+
+	open_store(a);
+	run = units_new(a, UNIT_KIND_LOCAL, "idle", 1000, 1000);
+	assert_non_null(run);
+	a->cfg.orphan_after_ms = 3600 * 1000;
+	run->idle_since_ns = clock_unix_ns() - 30 * SEC;
+
+	now = clock_unix_ns();
+	a->housekept_ns = now - SEC;
+	a->cfg.housekeeping_ms = 5000; /* not passed yet: no round */
+	agent_tick(a);
+	assert_int_equal(store_settle(a->store), 0);
+	assert_int_equal(a->housekept_ns, now - SEC);
+	assert_int_equal(run->state, UNIT_RUNNING);
+
+	a->cfg.housekeeping_ms = 500; /* passed: a round */
+	agent_tick(a);
+	assert_int_equal(store_settle(a->store), 0);
+	assert_true(a->housekept_ns >= now);
+	assert_int_equal(run->state, UNIT_RUNNING);
 }
 
 /* StoreRetention: finished units ended before it go, running ones and recent ones stay; a
@@ -406,6 +440,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_end_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_drop_and_reap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tick, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tick_intervals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tick_prunes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tick_without_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rediscover, setup, teardown),

@@ -23,14 +23,19 @@ int ta_store_open(const char *name, const char *boot, char *dir, struct store **
 struct agent *ta_agent_new(const char *name, const char *boot, char *dir)
 {
 	struct agent *a = calloc(1, sizeof(*a));
+	struct tracer_config d;
 
 	if (!a)
 		return NULL;
+	config_defaults(&d);
 	snprintf(a->boot_id, sizeof(a->boot_id), "%s", boot);
 	snprintf(a->node, sizeof(a->node), "node");
 	a->tick_ns = 10000000;
 	a->slurm_uid = (uid_t)-1;
 	a->cfg.store_unit_max_bytes = 256ull << 20; /* config.c's default: the least is 64 KiB */
+	/* config.c's: at 0, every tick would housekeep and end every traced run with no process */
+	a->cfg.housekeeping_ms = d.housekeeping_ms;
+	a->cfg.orphan_after_ms = d.orphan_after_ms;
 	if (proctable_init(&a->procs, a->tick_ns) < 0) {
 		free(a);
 		return NULL;
