@@ -51,7 +51,7 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 .SECONDARY:
-.PHONY: all deps install check unit integration vmtest demo fuzz bench clean format format-check
+.PHONY: all deps install check unit itest upgrade-builds FORCE integration vmtest demo fuzz bench clean format format-check
 all: $(BINS)
 
 deps:
@@ -121,7 +121,7 @@ $(B)/tracer-epilog: $(B)/tracer-prolog
 $(B)/spank_tracer.so: $(SPANK_SRC) spank/exports.map $(wildcard util/*.h protocol/*.h) bpf/process.h | $(B)
 	$(CC) $(CFLAGS) -fPIC -shared -Wl,--version-script=spank/exports.map -o $@ $(SPANK_SRC) $(LIBS_JSON) -lbpf -ldl
 
-$(B) $(B)/bpf $(B)/obj $(B)/tests:
+$(B) $(B)/bpf $(B)/obj $(B)/tests $(B)/itest:
 	mkdir -p $@
 
 # ---- tests: one cmocka binary per module; integration scripts run the real daemon as root
@@ -152,12 +152,44 @@ $(OTLP_SAMPLES): tests/otlp/otlp_samples.c $(LIBAGENT) $(LIBCOMMON) | $(B)/tests
 PRODUCT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(RULES_GEN),$(NODEAGENT_SRC)) nodeagent/main.c \
                $(COMMON_SRC) $(JOBSTAT_SRC) $(JOBSTAT_MAIN) $(TRACERCTL_SRC) prolog/prolog.c)
 unit: $(UNIT_BINS) $(LIBJOBSTAT) $(BINS) $(OTLP_SAMPLES)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	@n=0; for t in $(UNIT_BINS); do echo "== $$t"; out=$$($$t 2>&1); rc=$$?; echo "$$out"; \
+	  [ $$rc = 0 ] || exit 1; n=$$((n + $$(echo "$$out" | grep -c '^\[       OK \]'))); done; \
+	  echo "unit: $$n tests passed in $(words $(UNIT_BINS)) binaries"
 	scripts/check-jobstat-stages $(B)/obj "$(JOBSTAT_COLLECT)" "$(JOBSTAT_COMPUTE)" "$(JOBSTAT_RENDER)"
 	@scripts/check-circles $(PRODUCT_OBJ)
 	@scripts/check-plugin-symbols $(B)/spank_tracer.so
 
-integration: all $(OTLP_SAMPLES)
+# what the integration tests run beside the programs, built before they start, by make's own
+# parallelism: the test programs (tests/integration/progs, the Python ones copied beside them),
+# the other tracerd builds test_upgrade.sh swaps in, the OTLP encoders' sample bodies
+ITEST_PROGS := $(patsubst tests/integration/progs/%.c,$(B)/itest/%,$(wildcard tests/integration/progs/*.c)) \
+               $(patsubst tests/integration/progs/%.py,$(B)/itest/%.py,$(wildcard tests/integration/progs/*.py))
+$(B)/itest/%: tests/integration/progs/%.c $(wildcard tests/integration/progs/*.c) | $(B)/itest
+	gcc -O1 -g -pthread -o $@ $<
+# plays slurmstepd: the plugin looks up Slurm's symbols in it
+$(B)/itest/spank_host: tests/integration/progs/spank_host.c | $(B)/itest
+	gcc -O1 -g -Wall -Wextra -rdynamic -o $@ $<
+$(B)/itest/%.py: tests/integration/progs/%.py | $(B)/itest
+	install -m 755 $< $@
+# the other tracerd builds test_upgrade.sh swaps with $(B)/tracerd (tests/integration/upgrade-builds):
+# these sources with another map layout, these sources built otherwise (frame pointers: the same
+# layout), each checked by its own make; and the build just before pinned programs, from git, once
+UPGRADE_BUILDS := $(B)/upgrade/layout/tracerd $(B)/upgrade/same/tracerd $(B)/upgrade/prepin/tracerd
+$(B)/upgrade/layout/tracerd: FORCE
+	+$(MAKE) -s B=$(B)/upgrade/layout PIN_LAYOUT_VARIANT=1 $@
+$(B)/upgrade/same/tracerd: FORCE
+	+CFLAGS="-O2 -g -fno-omit-frame-pointer" $(MAKE) -s B=$(B)/upgrade/same $@
+$(B)/upgrade/prepin/tracerd:
+	+tests/integration/upgrade-builds prepin $(B)/upgrade/prepin
+upgrade-builds: $(UPGRADE_BUILDS)
+FORCE:
+# the test OTLP receiver's decoders (tests/otlp/package.json), from npm
+tests/otlp/node_modules/.installed: tests/otlp/package.json
+	cd tests/otlp && npm install --no-audit --no-fund > /dev/null
+	touch $@
+itest: all $(OTLP_SAMPLES) $(ITEST_PROGS) $(UPGRADE_BUILDS) tests/otlp/node_modules/.installed
+
+integration: itest
 	tests/integration/run-all
 
 # the kernel matrix: Debian's own kernels under qemu, the kernel-facing tests inside each
@@ -170,12 +202,14 @@ format:
 format-check:
 	scripts/check-format
 
+# everything built at once by make's own parallelism, the unit tests, then the integration files
+# side by side by lane with the kernel matrix beside them (tests/integration/run-all)
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps
 	$(MAKE) format-check
-	$(MAKE) all
-	$(MAKE) unit
-	$(MAKE) integration
-	$(MAKE) vmtest
+	$(MAKE) -j$(NPROC) all itest $(UNIT_BINS)
+	@t0=$$(date +%s); $(MAKE) unit && echo "unit: $$(($$(date +%s) - t0)) s"
+	tests/integration/run-all --beside "$(CURDIR)/tests/vm/run $(VM_KERNELS)"
 
 demo: deps
 	$(MAKE) all

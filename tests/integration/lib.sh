@@ -3,6 +3,10 @@
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=$TOP/build
+# what unprivileged users run, where they can read it (a clone in root's 0700 home hides it);
+# the kernel matrix's guests have the tree readable and no scripts/
+if [ -n "${TRACER_IT_BUILD:-}" ]; then BUILD=$TRACER_IT_BUILD # run-all made it once for all
+elif [ -x "$TOP/scripts/readable-build" ]; then BUILD=$("$TOP/scripts/readable-build" "$BUILD") || exit 1; fi
 T=$(mktemp -d /tmp/tracer-it.XXXXXX)
 chmod 755 "$T"
 NODE=${TRACER_IT_NODE:-itest} # another name lets two checkouts run tests at once
@@ -63,7 +67,9 @@ finish() {
   echo "$PASSED passed, $FAILED failed"
   [ $FAILED -eq 0 ]
 }
-trap 'stop_daemon; cluster_export_off; otlp_receiver_stop; rm -rf "$T" "$PINS"' INT TERM
+# stopped from outside (run-all ending, ^C): cleaned up, and stopped for good
+trap 'stop_daemon; cluster_export_off; otlp_receiver_stop; rm -rf "$T" "$PINS"; exit 130' INT
+trap 'stop_daemon; cluster_export_off; otlp_receiver_stop; rm -rf "$T" "$PINS"; exit 143' TERM
 
 # The test OTLP/HTTP receiver (tests/otlp/receiver.js, its options at its top): started on a
 # free port, its packages installed first when missing. Sets OTLP_PORT, OTLP_URL, OTLP_PID; what
@@ -74,8 +80,10 @@ otlp_receiver_start() { # [receiver options...]
   local dir=$TOP/tests/otlp
   mkdir -p "$T/otlp"
   if [ ! -d "$dir/node_modules/@opentelemetry/otlp-transformer" ]; then
+    # make itest installs them; a test run by hand, here (one test at a time)
     command -v npm > /dev/null || { fail "npm is not installed (scripts/install-deps)"; return 1; }
-    (cd "$dir" && npm install --no-audit --no-fund > "$T/otlp/npm.log" 2>&1) ||
+    flock "$dir/.npm.lock" bash -c 'cd "$0" && { [ -d node_modules/@opentelemetry/otlp-transformer ] ||
+      npm install --no-audit --no-fund; }' "$dir" > "$T/otlp/npm.log" 2>&1 ||
       { tail -5 "$T/otlp/npm.log"; fail "npm install in tests/otlp"; return 1; }
   fi
   rm -f "$T/otlp/port"
@@ -90,22 +98,21 @@ otlp_receiver_start() { # [receiver options...]
   done
   cat "$T/otlp/receiver.log"; fail "OTLP receiver did not start"; return 1
 }
-# The test cluster's tracerds (after cluster_up and otlp_receiver_start) export to the
+# The test's own nodes of the cluster (after cluster_up and otlp_receiver_start) export to the
 # receiver in PROTOCOL (http/protobuf, http/json), with more tracer.conf lines if given, until
-# cluster_export_off (finish's): they are restarted either way.
+# cluster_export_off (finish's): their tracerds alone are restarted, either way.
 CLUSTER_EXPORT=
 cluster_export() { # PROTOCOL [LINES]
-  export TRACER_CLUSTER_CONF_EXTRA="OtlpEndpoint = $OTLP_URL
-OtlpProtocol = $1
-${2:-}"
   CLUSTER_EXPORT=1
-  cluster_up
+  TRACER_NODE_CONF_EXTRA="OtlpEndpoint = $OTLP_URL
+OtlpProtocol = $1
+${2:-}" "$CLUSTER" tracerd $MY_NODES > "$T/cluster.log" 2>&1 ||
+    { tail -20 "$T/cluster.log"; fail "the tracerds of $MY_NODES export"; finish; exit 1; }
 }
 cluster_export_off() {
   [ -n "$CLUSTER_EXPORT" ] || return 0
-  unset TRACER_CLUSTER_CONF_EXTRA
   CLUSTER_EXPORT=
-  "$TOP/tests/slurm-docker/cluster" up > /dev/null 2>&1
+  TRACER_NODE_CONF_EXTRA= "$CLUSTER" tracerd $MY_NODES > /dev/null 2>&1
 }
 # JOB...: until every process the cluster's stores hold for them arrived as a span (60 s at
 # most); their rows in $T/procs-JOB.json. otlp_shape ENCODING JOB...: the shape of their
@@ -138,29 +145,41 @@ ctl() { "$BUILD/tracerctl" -N $NODE "$@"; }
 jobstat() { "$BUILD/tracer-jobstat" -N $NODE "$@"; }
 db() { sqlite3 "$T/state/$NODE/tracer.db" "$@"; }
 
-# Build a test program from progs/NAME.c once per run, again when any source in progs/ is newer
-# (one may include another: argstorm.c is storm.c); prebuilt where there is no compiler: the
-# kernel matrix's guests.
+# A test program: progs/NAME.c built (make itest builds them all before the tests; here once
+# per run for a test run by hand, again when any source in progs/ is newer: argstorm.c includes
+# storm.c), or progs/NAME.py copied, where unprivileged users can run it; prebuilt where there is
+# no compiler: the kernel matrix's guests.
 prog() {
-  local out=$BUILD/itest/$1
+  local out=$BUILD/itest/$1 src=$TOP/tests/integration/progs/$1
   mkdir -p "$BUILD/itest"
-  { [ -e "$out" ] && [ -z "$(find "$TOP/tests/integration/progs" -name '*.[ch]' -newer "$out" -print -quit)" ]; } ||
-    { [ -x "$out" ] && ! command -v gcc >/dev/null; } ||
-    gcc -O1 -g -pthread -o "$out" "$TOP/tests/integration/progs/$1.c" || return 1
+  case $1 in
+    *.py) { [ -e "$out" ] && [ ! "$src" -nt "$out" ]; } || install -m 755 "$src" "$out" || return 1 ;;
+    *) { [ -e "$out" ] && [ -z "$(find "$TOP/tests/integration/progs" -name '*.[ch]' -newer "$out" -print -quit)" ]; } ||
+         { [ -x "$out" ] && ! command -v gcc >/dev/null; } ||
+         gcc -O1 -g -pthread -o "$out" "$src.c" || return 1 ;;
+  esac
   echo "$out"
 }
 
-# The shared Slurm test cluster (tests/slurm-docker/cluster), brought up (idempotent); its
-# environment and tracer.conf for the rest of the test. Ends the test when it cannot start.
+# The Slurm test cluster (tests/slurm-docker/cluster), brought up (idempotent; run-all has it up
+# already: TRACER_IT_CLUSTER_UP); its environment and tracer.conf for the rest of the test, and
+# the test's own nodes: N1 and N2, MY_NODES all of them (TRACER_IT_NODES, handed out by
+# run-all; n1 and n2 when run by hand). Ends the test when the cluster cannot start.
 cluster_up() {
   CLUSTER=$TOP/tests/slurm-docker/cluster
   BASE=${TRACER_SLURM_DIR:-/var/tmp/tracer-slurm}
-  if ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
+  if [ -z "${TRACER_IT_CLUSTER_UP:-}" ] && ! "$CLUSTER" up > "$T/cluster.log" 2>&1; then
     tail -30 "$T/cluster.log"; fail "test cluster up"; finish; exit 1
   fi
   . "$BASE/env.sh"
   export TRACER_CONF=$BASE/etc/tracer.conf
+  MY_NODES=${TRACER_IT_NODES:-n1 n2}
+  read -r N1 N2 _ <<< "$MY_NODES $MY_NODES"
+  # a job on all the test's nodes: -N2 on N1 and N2
+  BOTH=$N1,$N2
 }
+# the TCP port of a node's tracerd (NodePorts in the cluster's tracer.conf): 17201 for n1
+node_port() { echo $((17200 + ${1#n})); }
 
 # Jobs on the test cluster (after cluster_up): as USER COMMAND, submit USER SBATCH-ARGS (prints
 # the job id), wait_jobs JOBID... (until Slurm has them all finished; 60 s at most)
@@ -189,9 +208,10 @@ wait_ended() {
 # The real tools of the workflow tests (tests/integration/workflow), from Debian's packages:
 # installed when missing. Returns 1 after a SKIP line when snakemake cannot be installed, or a
 # FAIL for a tool that cannot.
-apt_install() { # quietly, once per package set
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > "$T/apt.log" 2>&1 ||
-    { apt-get update -qq > /dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" > "$T/apt.log" 2>&1; }
+apt_install() { # quietly, once per package set; one test at a time (tests run side by side)
+  flock /var/tmp/tracer-it-apt.lock bash -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" ||
+    { apt-get update -qq > /dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; }' \
+    apt_install "$@" > "$T/apt.log" 2>&1
 }
 workflow_tools() {
   if ! command -v snakemake > /dev/null && ! apt_install snakemake; then

@@ -3,6 +3,7 @@
 # samples count a process's own I/O as its exit does.
 # wait4 counts CPU from the fork; tracer counts a program's from its first exec and keeps the
 # part before (pre_exec_cpu_ns) apart: their sum is what wait4 reports.
+# lane: daemon cpu: 0.4
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 RUSAGE=$(prog rusage) && CPUBURN=$(prog cpuburn) && THREADS=$(prog threads) &&

@@ -10,6 +10,7 @@
 # the attacker's, tracerd's peak RSS (VmHWM) stays within 64 MiB and a status request is
 # answered within 100 ms. The timeouts (ClientIdleTimeout, ClientRequestTimeout) are checked on
 # this test's daemon, which sets them short.
+# lane: alone
 . "$(dirname "$0")/lib.sh"
 write_config
 cat >> "$T/tracer.conf" <<CONF
@@ -28,24 +29,26 @@ BYSTANDER=tracertest2
 AUID=$(id -u $ATTACKER)
 BUID=$(id -u $BYSTANDER)
 SOCK=$T/run/tracerd-$NODE.sock
-N1_SOCK=$BASE/run/tracerd-n1.sock
-ATK_PY=$TOP/tests/integration/progs/attacker.py
+N1_SOCK=$BASE/run/tracerd-$N1.sock
+ATK_PY=$(prog attacker.py)
 ATK="/usr/bin/python3 $ATK_PY $SOCK"
 N1_ATK="/usr/bin/python3 $ATK_PY $N1_SOCK"
 HWM_MAX_KB=65536
 STATUS_MAX_MS=100
 asattacker() { setpriv --reuid=$ATTACKER --regid="$(id -g $ATTACKER)" --clear-groups "$@"; }
-n1_pid() { cat "$BASE/run/tracerd-n1.pid"; }
+n1_pid() { cat "$BASE/run/tracerd-$N1.pid"; }
 hwm_kb() { awk '/^VmHWM/ {print $2}' /proc/$1/status; }
-ndb() { sqlite3 "$BASE/state/n1/tracer.db" "$@"; }
-n1ctl() { TRACER_CONF=$N1_CONF "$BUILD/tracerctl" -N n1 "$@"; }
+ndb() { sqlite3 "$BASE/state/$N1/tracer.db" "$@"; }
+n1ctl() { TRACER_CONF=$N1_CONF "$BUILD/tracerctl" -N $N1 "$@"; }
+# the node's store has earlier tests' and runs' units: this test reads only those after these
+N1_UNITS0=$(ndb "SELECT COALESCE(MAX(id), 0) FROM units")
 JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
 
 # another user's job beside each attack on n1: 40 true and 30 sleep in its batch step, 20 true
 # and 20 sleep in step 0 (some 6 s)
 cat > "$JOBS/beside.sh" <<'JOB'
 #!/bin/bash
-#SBATCH -w n1 -n1 --mem=100M -o /dev/null
+#SBATCH -n1 --mem=100M -o /dev/null
 for i in $(seq 30); do /bin/true; /bin/sleep 0.1; done
 srun -n1 bash -c 'for i in $(seq 20); do /bin/true; /bin/sleep 0.05; done'
 for i in $(seq 10); do /bin/true; done
@@ -54,7 +57,7 @@ chmod 644 "$JOBS/beside.sh"
 # begin_job USER SCRIPT-OR-ARGS: submitted, and running on n1 (prints its id)
 begin_job() {
   local j
-  j=$(submit "$1" "$2")
+  j=$(submit "$1" "-w $N1 $2")
   for _ in $(seq 150); do [ "$(squeue -h -j "$j" -o %T 2>/dev/null)" = RUNNING ] && break; sleep 0.1; done
   echo "$j"
 }
@@ -197,7 +200,7 @@ grow_unit() { # grow_unit DBFILE UNIT: to 200 000 processes, in one transaction
 }
 asattacker env TRACER_CONF="$TRACER_CONF" "$BUILD/tracerctl" -N $NODE run --name big -- \
   /bin/sh -c '/bin/true; :' 2> "$T/big.out"
-asattacker env TRACER_CONF="$N1_CONF" "$BUILD/tracerctl" -N n1 run --name big -- \
+asattacker env TRACER_CONF="$N1_CONF" "$BUILD/tracerctl" -N $N1 run --name big -- \
   /bin/sh -c '/bin/true; :' 2> "$T/big-n1.out"
 stop_daemon
 BIG=$(db "SELECT id FROM units WHERE name='big' AND uid=$AUID")
@@ -205,8 +208,8 @@ grow_unit "$T/state/$NODE/tracer.db" "$BIG"
 start_daemon || { finish; exit 1; }
 kill "$(n1_pid)"; while kill -0 "$(n1_pid)" 2>/dev/null; do sleep 0.1; done
 BIG_N1=$(ndb "SELECT MAX(id) FROM units WHERE name='big' AND uid=$AUID")
-grow_unit "$BASE/state/n1/tracer.db" "$BIG_N1"
-"$CLUSTER" up > "$T/cluster-n1.log" 2>&1 || { tail "$T/cluster-n1.log"; fail "n1's tracerd back"; }
+grow_unit "$BASE/state/$N1/tracer.db" "$BIG_N1"
+"$CLUSTER" tracerd $N1 > "$T/cluster-n1.log" 2>&1 || { tail "$T/cluster-n1.log"; fail "n1's tracerd back"; }
 check "the attacker's unit has 200 000 processes here (r$BIG) and on n1 (r$BIG_N1)" \
   [ "$(db "SELECT COUNT(*) FROM processes WHERE unit=$BIG") $(ndb "SELECT COUNT(*) FROM processes WHERE unit=$BIG_N1")" = "200000 200000" ]
 # n1 keeps its readers for its own ClientIdleTimeout: its attacker closes them after the slow part
@@ -240,7 +243,7 @@ kill $victim 2>/dev/null
 # units end when Slurm ends them, traced whole
 cat > "$JOBS/own.sh" <<'JOB'
 #!/bin/bash
-#SBATCH -w n1 -n1 --mem=50M -o /dev/null
+#SBATCH -n1 --mem=50M -o /dev/null
 srun -n1 bash -c 'for i in $(seq 20); do /bin/true; /bin/sleep 0.1; done'
 JOB
 chmod 644 "$JOBS/own.sh"
@@ -329,12 +332,12 @@ trap 'stop_daemon; rm -rf "$T"' INT TERM
 trap - EXIT
 wait_jobs "$job"
 kill -TERM $wpid $nwpid 2>/dev/null; wait $wpid $nwpid
-for where in "this node:db:zombies" "n1:ndb:zombies-n1"; do
-  IFS=: read -r who fn out <<< "$where"
+for where in "this node:db:zombies:0" "n1:ndb:zombies-n1:$N1_UNITS0"; do
+  IFS=: read -r who fn out since <<< "$where"
   check "planting: $who: every zombie's registration is refused ($(grep -c refused "$T/$out.atk") of 20)" \
     [ "$(grep -c refused "$T/$out.atk")" -eq 20 ]
   check "planting: $who: none of root's processes that got those pids is in a unit of the attacker's" \
-    [ "$($fn "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit = u.id WHERE u.uid = $AUID AND p.exe = '/bin/echo'")" -eq 0 ]
+    [ "$($fn "SELECT COUNT(*) FROM processes p JOIN units u ON p.unit = u.id WHERE u.uid = $AUID AND u.id > $since AND p.exe = '/bin/echo'")" -eq 0 ]
   check "planting: $who: nothing of another uid in the attacker's units" none_foreign $fn
   check "planting: $who: no unit was made of a zombie" [ "$($fn "SELECT COUNT(*) FROM units WHERE name LIKE 'plant%'")" -eq 0 ]
 done
@@ -364,6 +367,7 @@ wait $apid
 status_ok() { for _ in $(seq 10); do ctl status > /dev/null 2>&1 && return 0; sleep 0.1; done; ctl status > /dev/null; }
 check "out of files: status is answered again once the connections are gone" status_ok
 # n1's store without the grown unit (the cluster's state outlives this test)
-"$CLUSTER" down > /dev/null 2>&1
+kill "$(n1_pid)"; while kill -0 "$(n1_pid)" 2>/dev/null; do sleep 0.1; done
 ndb "DELETE FROM processes WHERE unit=$BIG_N1; DELETE FROM units WHERE id=$BIG_N1;"
+"$CLUSTER" tracerd $N1 > "$T/cluster-n1.log" 2>&1 || fail "n1's tracerd back at the end"
 finish

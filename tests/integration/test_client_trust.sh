@@ -5,17 +5,18 @@
 # no request; a reply without end is cut at 64 KiB with the client's memory flat; a step whose
 # arguments exceed the request limit is registered with them cut. The plugin runs in
 # progs/spank_host.c, which plays slurmstepd; the prolog and epilog are run as Slurm runs them.
+# lane: daemon cpu: 0.3
 . "$(dirname "$0")/lib.sh"
 
 ATTACKER=tracer-attacker
 id $ATTACKER >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin $ATTACKER
 asattacker() { setpriv --reuid=$ATTACKER --regid="$(id -g $ATTACKER)" --clear-groups "$@"; }
 
+# built by make itest (it needs -rdynamic: the plugin finds Slurm's symbols in it), or here
 HOST=$BUILD/itest/spank_host
-mkdir -p "$BUILD/itest"
 [ "$HOST" -nt "$TOP/tests/integration/progs/spank_host.c" ] ||
   gcc -O1 -g -Wall -Wextra -rdynamic -o "$HOST" "$TOP/tests/integration/progs/spank_host.c" || exit 1
-FAKE="/usr/bin/python3 $TOP/tests/integration/progs/fake_tracerd.py"
+FAKE="/usr/bin/python3 $(prog fake_tracerd.py)"
 PLUGIN=$BUILD/spank_tracer.so
 
 sleep 300 & TASK=$!   # the task the plugin registers

@@ -1,6 +1,7 @@
 # The control socket: malformed input gets an error and a closed connection while the daemon
 # carries on; SO_PEERCRED decides who may register, trace and read what; config errors name
 # file:line and stop the start.
+# lane: daemon cpu: 0.2
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 SOCK=$T/run/tracerd-$NODE.sock

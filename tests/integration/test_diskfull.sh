@@ -1,6 +1,7 @@
 # Disk full: with the state directory on a small file system that fills up, tracerd stays up and
 # answers, counts for each unit the processes it could not write (its Lost), writes the unit's
 # record once space returns, and records completely again from then on.
+# lane: daemon cpu: 0.5
 . "$(dirname "$0")/lib.sh"
 SMALL=$T/small
 mkdir -p "$SMALL"

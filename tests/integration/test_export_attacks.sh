@@ -15,6 +15,7 @@
 #  5. the user runs 1600 programs of distinct names at once in one traced run while root runs
 #     a tool: root's tool series is still in the scrape (a unit writes 16 tool series at most,
 #     the rest summed as "(other tools)"), and nothing is cut.
+# lane: daemon cpu: 1
 . "$(dirname "$0")/lib.sh"
 
 ATTACKER=tracer-attacker

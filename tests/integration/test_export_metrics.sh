@@ -5,6 +5,7 @@
 # sleeps: its CPU sum grows, ends within 5 % of what it burned, carries no pid, and stops when
 # the run ends while another run's points go on. A failed request is counted, not retried.
 # Then once more in http/json with gzip.
+# lane: daemon cpu: 0.3
 . "$(dirname "$0")/lib.sh"
 
 BURN=$(prog cpuburn) || exit 1

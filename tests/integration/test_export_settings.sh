@@ -4,6 +4,7 @@
 # tracer.conf that every user reads and that holds OtlpHeaders or an endpoint's password is
 # warned about, and the same settings through the environment (a root-only EnvironmentFile)
 # are not. Status says metrics have nothing to send while no unit runs.
+# lane: daemon cpu: 0.4
 . "$(dirname "$0")/lib.sh"
 
 otlp_receiver_start || { finish; exit 1; }

@@ -5,6 +5,7 @@
 # span for every process the store holds (otlp_trace.py). The Snakemake workflow's traces, in
 # protobuf, are test_workflow.sh's. The cluster's tracerds export while this runs and are
 # restarted without export at its end.
+# lane: cluster nodes: 2 cpu: 0.3
 . "$(dirname "$0")/lib.sh"
 OUT=$T/otlp/items.jsonl
 
@@ -29,7 +30,7 @@ urllib.request.urlopen(req, timeout=5).read()
 '
 EOF
 chmod 755 "$T/job.sh"
-J=$(submit tracertest "-N2 -o /dev/null $T/job.sh")
+J=$(submit tracertest "-N2 -w $BOTH -o /dev/null $T/job.sh")
 wait_ended "$J"
 check "every process of the 2-node job $J arrived as a span" otlp_arrived "$J"
 otlp_shape json "$J"

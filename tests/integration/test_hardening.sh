@@ -1,6 +1,7 @@
 # tracerd under the hardening of etc/systemd/tracerd.service still loads its BPF programs and
 # traces: through systemd-run with the unit's own settings when systemd runs the machine, else
 # with as many of them as can be had without it (see below), each checked on the daemon.
+# lane: daemon cpu: 0.4
 . "$(dirname "$0")/lib.sh"
 UNIT_FILE=$TOP/etc/systemd/tracerd.service
 setting() { sed -n "s/^$1=//p" "$UNIT_FILE"; }

@@ -8,6 +8,7 @@
 # its processes drawn or folded as the page says (the time is printed; what the page adds to
 # fetching the processes is asserted). A file that cannot be written is an error,
 # and no partial file is left.
+# lane: daemon cpu: 1
 . "$(dirname "$0")/lib.sh"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 command -v chromium > /dev/null || { fail "chromium is not installed (scripts/install-deps)"; finish; exit 1; }

@@ -3,6 +3,7 @@
 # The first waits its timeout and notes that tracerd does not answer; the others leave their
 # request without the wait. After SIGCONT every request is carried out, though they are many
 # more than MaxClients: a full table leaves connections queued in the kernel, not refused.
+# lane: daemon cpu: 0.4
 . "$(dirname "$0")/lib.sh"
 N=40
 write_config

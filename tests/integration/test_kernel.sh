@@ -2,6 +2,7 @@
 # the programs load, an exec storm is recorded whole, a program's own peak memory, OOM kills,
 # tracking by cgroup v2, untracked processes left alone, a pid's next owner never tracked, an
 # exec from a thread, a tracked process registered again.
+# lane: daemon cpu: 1
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 ALLOC=$(prog alloc) && SPAWN=$(prog spawn) || { fail "building test programs"; finish; exit 1; }

@@ -12,6 +12,7 @@
 #   stdout no terminal: one snapshot (table, -P, --json that parses) and exit 0.
 # The screen is saved to docs/live-screen.txt for the README when TRACER_LIVE_SCREEN_OUT names
 # the file.
+# lane: daemon cpu: 0.2
 . "$(dirname "$0")/lib.sh"
 command -v tmux > /dev/null || { fail "tmux is not installed (scripts/install-deps)"; finish; exit 1; }
 write_config

@@ -5,6 +5,7 @@
 #   a node whose tracerd accepts and never answers costs one per-node timeout (5 s), is named
 #   ("no answer from n2"), and the other node's processes still show.
 # The cluster is shared: it is brought up (idempotent) and left running.
+# lane: cluster nodes: 2 cpu: 1
 . "$(dirname "$0")/lib.sh"
 command -v tmux > /dev/null || { fail "tmux is not installed (scripts/install-deps)"; finish; exit 1; }
 cluster_up
@@ -21,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-J=$(submit tracertest "-N2 -n2 --mem=200M -t 5 -J live2 -o /dev/null --wrap 'srun -N2 -n2 $JOBS/aligner 40'")
+J=$(submit tracertest "-N2 -w $BOTH -n2 --mem=200M -t 5 -J live2 -o /dev/null --wrap 'srun -N2 -n2 $JOBS/aligner 40'")
 running=
 for _ in $(seq 300); do
   [ "$(squeue -h -j "$J" -o %T 2>/dev/null)" = RUNNING ] && running=1 && break
@@ -36,7 +37,7 @@ check "the snapshot has the job" grep -q "^job|$J live2|RUNNING" <<< "$out"
 check "the snapshot has step $J.0" grep -q "^step|$J.0 aligner|RUNNING" <<< "$out"
 check "the snapshot has the tool aligner" grep -q "^tool|aligner|RUNNING" <<< "$out"
 check "a running aligner process on each node" \
-  bash -c 'grep -q "^process|.*aligner 40|RUNNING.*on n1" <<< "$1" && grep -q "^process|.*aligner 40|RUNNING.*on n2" <<< "$1"' _ "$out"
+  bash -c 'grep -q "^process|.*aligner 40|RUNNING.*on $N1" <<< "$1" && grep -q "^process|.*aligner 40|RUNNING.*on $N2" <<< "$1"' _ "$out"
 check "no warning" [ ! -s "$T/err" ]
 
 all=$("$BUILD/tracer-jobstat" --live -a --json)
@@ -89,19 +90,19 @@ while True:
 HANG_PID=$!
 for _ in $(seq 50); do [ -s "$T/hang.port" ] && break; sleep 0.1; done
 mkdir -p "$T/socks"
-ln -s "$BASE/run/tracerd-n1.sock" "$T/socks/tracerd-n1.sock"
+ln -s "$BASE/run/tracerd-$N1.sock" "$T/socks/tracerd-$N1.sock"
 grep -v '^NodePorts\|^SocketDir' "$TRACER_CONF" > "$T/hang.conf"
-printf 'NodePorts = n1:17201,n2:%s\nSocketDir = %s\n' "$(cat "$T/hang.port")" "$T/socks" >> "$T/hang.conf"
+printf 'NodePorts = %s:%s,%s:%s\nSocketDir = %s\n' $N1 $((17200 + ${N1#n})) $N2 "$(cat "$T/hang.port")" "$T/socks" >> "$T/hang.conf"
 t0=$(date +%s%N)
 out=$(timeout 60 "$BUILD/tracer-jobstat" -c "$T/hang.conf" --live -j "$J" -P 2> "$T/err")
 rc=$?
 took=$((($(date +%s%N) - t0) / 1000000))
-echo "  with n2 silent: one refresh took $took ms, exit $rc"
+echo "  with $N2 silent: one refresh took $took ms, exit $rc"
 echo "$out" | cut -c1-150 | head -6
-check "with n2 silent the snapshot still ends, status 0" [ $rc = 0 ]
+check "with $N2 silent the snapshot still ends, status 0" [ $rc = 0 ]
 check "within two per-node timeouts (units, then processes: at most 12 s)" [ $took -lt 12000 ]
-check "the job's flags name n2 as not answering" grep -q "^job|$J live2|.*no answer from n2" <<< "$out"
-check "n1's aligner still shows" grep -q "^process|.*aligner 40|RUNNING.*on n1\|^process|.*aligner 40|RUNNING" <<< "$out"
+check "the job's flags name $N2 as not answering" grep -q "^job|$J live2|.*no answer from $N2" <<< "$out"
+check "$N1's aligner still shows" grep -q "^process|.*aligner 40|RUNNING.*on $N1\|^process|.*aligner 40|RUNNING" <<< "$out"
 
 scancel "$J" 2>/dev/null
 wait_jobs "$J" # gone from the queue: the next test finds the nodes idle

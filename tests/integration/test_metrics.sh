@@ -11,6 +11,7 @@
 # run named with quotes, newlines, terminal escapes and invalid UTF-8, leave tracing whole,
 # `tracerctl status` quick and tracerd's VmHWM within 64 MiB. No Slurm cluster: traced runs,
 # and one unit registered as a Slurm task by root.
+# lane: alone
 source "$(dirname "$0")/lib.sh"
 
 command -v promtool >/dev/null && command -v prometheus >/dev/null ||
@@ -21,7 +22,7 @@ URL=http://127.0.0.1:$PORT/metrics
 PROM=http://127.0.0.1:$PPORT
 HWM_MAX_KB=65536
 STATUS_MAX_MS=100
-RETRY_S=60 # METRICS_RETRY_MS
+RETRY_S=5 # MetricsRetryInterval: the wait for a taken port means the same at 5 s as at 60
 SLURM_JOB=4242
 BURN=$(prog cpuburn) || exit 1
 KEEPER=$T/keeper # a tool of its own name (sleep is shell plumbing, kept out of tool series)
@@ -33,6 +34,7 @@ otlp_receiver_start || { finish; exit 1; }
 write_config
 cat >> "$T/tracer.conf" <<CONF
 MetricsListen = $PORT
+MetricsRetryInterval = ${RETRY_S}s
 OtlpEndpoint = $OTLP_URL
 OtlpMetricsInterval = 1s
 CONF

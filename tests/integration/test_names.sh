@@ -5,6 +5,7 @@
 # named in the log and the built-in rules stay in force. With Debian's cwltool installed, a real
 # 2-step CWL workflow (sort, then gzip) under `tracerctl run` shows cwltool, sort and gzip as
 # tools; without it, that part is skipped with a message.
+# lane: daemon cpu: 0.3
 . "$(dirname "$0")/lib.sh"
 write_config
 if [ -e /etc/tracer/tools.rules ]; then # not "no rules file": point ToolRules at none instead

@@ -6,6 +6,7 @@
 # (worked out here on their own: Python's UTF-8 decoding, the cut rule of otlp.h), the same
 # whichever the encoding. The receiver is shown to refuse what it should (invalid UTF-8, base64
 # ids), so that its yes means something. No daemon, no cluster.
+# lane: daemon cpu: 0.4
 . "$(dirname "$0")/lib.sh"
 
 SAMPLES=$BUILD/tests/otlp_samples

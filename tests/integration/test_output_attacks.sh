@@ -19,6 +19,7 @@
 #    namespace; a uid in no range keeps its own share; a changed file is read again; root's
 #    connections count against no uid of a range of root's; a traced run of such a uid is
 #    stored as its owner's (owner_uid).
+# lane: cluster cpu: 0.2
 . "$(dirname "$0")/lib.sh"
 write_config
 ATTACKER=tracertest
@@ -73,7 +74,7 @@ n_of() { local v; v=$(cat "$1" 2> /dev/null); echo "${v:-0}"; } # a count from a
 asuid() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --clear-groups "$@"; }
 asattacker() { setpriv --reuid=$ATTACKER --regid="$(id -g $ATTACKER)" --clear-groups "$@"; }
 SOCK=$T/run/tracerd-$NODE.sock
-ATK_PY=$TOP/tests/integration/progs/attacker.py
+ATK_PY=$(prog attacker.py)
 
 # ---- 1. text that acts on a terminal
 ESC=$'\x1b[2J\x1b]0;OWNED\x07'
@@ -233,7 +234,7 @@ PROG2="$B/"$'\x1b]0;T\x07\xc2\x9d\xe2\x81\xa6\xfex'
 printf '#!/bin/sh\nexit 3\n' > "$PROG2"
 chmod 755 "$PROG2"
 {
-  printf '#!/bin/bash\n#SBATCH -w n1 -n1 --mem=50M -t 2 -o /dev/null -J %s\n' "$EVIL"
+  printf '#!/bin/bash\n#SBATCH -w %s -n1 --mem=50M -t 2 -o /dev/null -J %s\n' "$N1" "$EVIL"
   printf '"%s" "%s" "%s" "%s"\n' "$PROG2" "$EVIL" "$ESC" "$BAD"
   printf 'srun -n1 "%s" "%s" "%s"\n' "$PROG2" "$C1" "$BIDI"
 } > "$JOBS/evil.sh"

@@ -5,6 +5,7 @@
 # and in its tool row, must be within 1 % or 256 KiB of the same command's peak under
 # /usr/bin/time -v started from a small parent (bash), the median of 5 runs on each side; the
 # store's raw ru_maxrss_kb keeps the kernel's figure, which holds the parent's copy.
+# lane: daemon cpu: 0.5
 . "$(dirname "$0")/lib.sh"
 # no pyenv or other shims in between: they would start extra processes
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C

@@ -5,6 +5,7 @@
 # goes on, it links what it recorded under each task's key to the unit the request makes. The
 # attacker's side: the registry is root's alone, a user cannot open it, and a PinDir another
 # user could have made is refused, with the reason in status.
+# lane: cluster cpu: 0.2
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 ATTACKER=tracertest
@@ -29,23 +30,23 @@ check "nothing was pinned in it" [ -z "$(ls -A "$PLANTED")" ]
 rm -rf "$PLANTED"
 stop_daemon
 
-# -- the cluster: a job while n1's tracerd does not answer
+# -- the cluster: a job while its node's tracerd does not answer
 if ! command -v sbatch >/dev/null; then
   echo "  skip the Slurm job: no Slurm here (the kernel matrix's guests)"
   finish; exit
 fi
 cluster_up
-PIDF=$BASE/run/tracerd-n1.pid
-ndb() { sqlite3 "$BASE/state/n1/tracer.db" "$@"; }
+PIDF=$BASE/run/tracerd-$N1.pid
+ndb() { sqlite3 "$BASE/state/$N1/tracer.db" "$@"; }
 cat > "$T/job.sh" <<'JOB'
 #!/bin/bash
-#SBATCH -w n1 -n2 --mem=100M -o /dev/null
+#SBATCH -n2 --mem=100M -o /dev/null
 for i in $(seq 100); do /bin/true; done
 srun -n2 bash -c 'for i in $(seq 20); do /bin/true; done'
 JOB
 chmod 644 "$T/job.sh"
 kill -STOP "$(cat "$PIDF")"
-j=$(submit tracertest2 "$T/job.sh")
+j=$(submit tracertest2 "-w $N1 $T/job.sh")
 wait_jobs "$j"
 kill -CONT "$(cat "$PIDF")"
 for _ in $(seq 150); do
@@ -56,16 +57,16 @@ for _ in $(seq 150); do
   sleep 0.2
 done
 echo "  job $j: $b of 100 true in its batch step, $s of 40 in step 0, units $st"
-grep "\[$j\." "$BASE/log/slurmd-n1.log" | grep "tracer:" | sed 's/^/    slurmd: /' | head -4
+grep "\[$j\." "$BASE/log/slurmd-$N1.log" | grep "tracer:" | sed 's/^/    slurmd: /' | head -4
 check "the plugin said the tasks are tracked in the kernel" \
-  grep -q "\[$j\.batch\].*tracked in the kernel" "$BASE/log/slurmd-n1.log"
+  grep -q "\[$j\.batch\].*tracked in the kernel" "$BASE/log/slurmd-$N1.log"
 check "the batch step's 100 processes were recorded ($b)" [ "$b" = 100 ]
 check "step 0's 2 tasks' 40 processes were recorded ($s)" [ "$s" = 40 ]
 check "every unit of the job ended COMPLETED ($st)" [ "$st" = COMPLETED ]
 check "no row is left under a task's key" [ "$(ndb "SELECT COUNT(*) FROM processes WHERE unit < 0")" = 0 ]
-check "tracerd said what it linked" grep -q "tracked from its registration in the kernel" "$BASE/log/tracerd-n1.log"
+check "tracerd said what it linked" grep -q "($j\.[a-z0-9]*): .*tracked from its registration in the kernel" "$BASE/log/tracerd-$N1.log"
 # the tasks' ends, sent without a reply to wait for, name their units by key: each ends with its
 # task's own status, not only at the epilog
 check "step 0's 2 tasks ended by their own exits (status 0)" \
-  [ "$(grep -c "($j\.0) ended, status 0" "$BASE/log/tracerd-n1.log")" = 2 ]
+  [ "$(grep -c "($j\.0) ended, status 0" "$BASE/log/tracerd-$N1.log")" = 2 ]
 finish

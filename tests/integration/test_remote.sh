@@ -1,6 +1,7 @@
 # Queries from other nodes over TCP, each vouched for by a MUNGE credential that a real munged
 # checks: a user still sees only their own units; forged, replayed and re-targeted credentials
 # are refused; only queries are served.
+# lane: daemon cpu: 0.3
 . "$(dirname "$0")/lib.sh"
 PORT=$((20000 + $$ % 20000))
 MSOCK=$T/munge.sock

@@ -2,7 +2,11 @@
 # was away: test_restart_pinned.sh has the restart that loses nothing): what finished before is
 # stored, what finishes after a restart is recorded too, the running unit's processes are found
 # again, and its record says when tracerd was away.
+# lane: daemon cpu: 0.2
 . "$(dirname "$0")/lib.sh"
+write_config
+# an orphaned run ends LOST 2 s after its last process, not 10 s: the wait means the same
+printf 'OrphanAfter = 2s\nHousekeepingInterval = 1s\n' >> "$T/tracer.conf"
 start_daemon || exit 1
 
 ctl run --name survivor -- bash -c "

@@ -4,6 +4,7 @@
 # long absence under an exec storm records what the ring held and counts the rest per unit;
 # `tracerctl shutdown --unpin` leaves no program, link or pin; a user can neither reach the pins
 # nor plant a PinDir.
+# lane: daemon cpu: 1
 . "$(dirname "$0")/lib.sh"
 ATTACKER=nobody
 SET=$PINS/$NODE

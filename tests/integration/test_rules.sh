@@ -3,6 +3,7 @@
 # file is refused with FILE:LINE, the rules in force stay in force and the daemon carries on;
 # a file removed leaves the built-in rules; a malformed file at start stops tracerd with
 # FILE:LINE.
+# lane: daemon cpu: 0.2
 . "$(dirname "$0")/lib.sh"
 RULES=$T/tools.rules
 printf '# local rules, read after the built-in ones\n' > "$RULES"

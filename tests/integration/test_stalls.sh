@@ -2,6 +2,7 @@
 # stalled; a shell running a short command every 1.5 s is not, though it is seldom sampled with
 # a live child and its own CPU moves a clock tick in 10 s or so: the CPU of the children it
 # waited for is its progress.
+# lane: daemon cpu: 0.1
 . "$(dirname "$0")/lib.sh"
 write_config
 sed -i 's/^SampleInterval = .*/SampleInterval = 500ms/' "$T/tracer.conf"

@@ -4,9 +4,12 @@
 # still adds up, and a flood of run_begin requests is held to MaxUnitsPerUser and
 # UnitRatePerUser with tracerd's peak RSS and its log bounded. Each part runs against this
 # test's own daemon (SECTIONS picks parts: "flood history storm").
+# lane: daemon cpu: 1
 . "$(dirname "$0")/lib.sh"
 write_config
-echo "StoreMaxSize = 8M" >> "$T/tracer.conf"
+# housekeeping a round a second and orphaned runs ended LOST after 2 s, not 10 s each: the
+# flood's and the shares' waits mean the same in less time
+printf 'StoreMaxSize = 8M\nHousekeepingInterval = 1s\nOrphanAfter = 2s\n' >> "$T/tracer.conf"
 start_daemon || exit 1
 ATTACKER=tracertest
 VICTIM=tracertest2
@@ -26,8 +29,9 @@ has() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 if has flood; then
   # 20 s of run_begin of the attacker's own sleeping child, on two connections at once
   lines0=$(wc -l < "$T/tracerd.log")
-  read -r accepted refused < <(as_user $ATTACKER /usr/bin/python3 "$TOP/tests/integration/progs/unitflood.py" "$SOCK" 20 2)
-  sleep 12 # the orphaned runs are ended LOST 10 s after their last process left
+  read -r accepted refused < <(as_user $ATTACKER /usr/bin/python3 "$(prog unitflood.py)" "$SOCK" 20 2)
+  # the orphaned runs are ended LOST OrphanAfter after their last process left
+  for _ in $(seq 100); do [ "$(db "SELECT COUNT(*) FROM units WHERE uid=$AUID AND state='RUNNING'")" = 0 ] && break; sleep 0.2; done
   ctl status > /dev/null
   lines=$(( $(wc -l < "$T/tracerd.log") - lines0 ))
   hwm=$(hwm_kb)
@@ -61,7 +65,8 @@ if has history; then
   check "the attacker's own runs were evicted" [ "$left" -lt 6 ]
   check "the victim's history survives the attacker's flood" [ "$kept" = 3 ]
   check "and its report is there" bash -c "'$BUILD/tracer-jobstat' -N $NODE -j victim-hist-1 > /dev/null"
-  sleep 11 # a housekeeping round: the shares status shows are as it leaves them
+  # a housekeeping round: the shares status shows are as it leaves them
+  for _ in $(seq 50); do ctl status | grep '^  store ' | grep -q "by user: $ATTACKER .*, $VICTIM " && break; sleep 0.2; done
   share=$(ctl status | grep '^  store ')
   echo "  status:$share"
   check "status shows the users' shares, the heaviest first" bash -c "echo '$share' | grep -q 'by user: $ATTACKER .*, $VICTIM '"

@@ -1,4 +1,5 @@
 # Every process of an exec storm is recorded, none lost, even when PIDs are reused.
+# lane: alone
 . "$(dirname "$0")/lib.sh"
 start_daemon || exit 1
 

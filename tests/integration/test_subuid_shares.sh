@@ -15,6 +15,7 @@
 # themselves: 5 lost in one run). Where the storms are too slow to fill 256K (a VM whose exec takes
 # 2.6 ms ran 12 of them at 210 processes/s in all, and lost nothing), the round runs once more on
 # 64K, which they fill.
+# lane: alone
 . "$(dirname "$0")/lib.sh"
 write_config
 ATTACKER=tracertest

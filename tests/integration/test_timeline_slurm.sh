@@ -5,6 +5,7 @@
 # sum of the two tasks' 60 MiB, Cores adding up to the step's TotalCPU, CPUUtil and MemUtil
 # against its allocation; the job's own rows sum its steps. Another user sees none of it.
 # The cluster is shared: it is brought up (idempotent) and left running.
+# lane: cluster nodes: 2 cpu: 0.5
 . "$(dirname "$0")/lib.sh"
 cluster_up
 JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
@@ -29,7 +30,7 @@ C
 gcc -O1 -o "$JOBS/hold" "$JOBS/hold.c" || { fail "build the job program"; finish; exit 1; }
 chmod 755 "$JOBS/hold"
 
-J=$(submit tracertest "-N2 -n2 --mem=200M -t 5 -J tl2 -o /dev/null --wrap 'sleep 1; srun -N2 -n2 $JOBS/hold 60 4'")
+J=$(submit tracertest "-N2 -w $BOTH -n2 --mem=200M -t 5 -J tl2 -o /dev/null --wrap 'sleep 1; srun -N2 -n2 $JOBS/hold 60 4'")
 check "the 2-node job $J ran" wait_ended "$J"
 as tracertest "$BUILD/tracer-jobstat -j $J --timeline --json" > "$T/tl.json" 2> "$T/tl.err"
 as tracertest "$BUILD/tracer-jobstat -j $J --json" > "$T/job.json"

@@ -10,6 +10,7 @@
 #    programs, maps and ring die with it, so what ran between its stop and the new tracerd's
 #    start is missing and the report says so ("incomplete"); the store, the running units and
 #    their live processes (found again in /proc) are kept, and its registry pin is cleared.
+# lane: daemon cpu: 0.4
 . "$(dirname "$0")/lib.sh"
 SET=$PINS/$NODE
 UP=$BUILD/upgrade

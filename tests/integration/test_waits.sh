@@ -1,6 +1,7 @@
 # Wait and network figures against the kernel's own counters: CPU wait against schedstat's
 # run_delay, I/O wait against delay accounting's block-I/O delay, network bytes against what the
 # program's calls returned. Delay accounting is switched on for the test and restored after.
+# lane: alone
 . "$(dirname "$0")/lib.sh"
 WAITS=$(prog waits) || { fail "building the test program"; finish; exit 1; }
 old_delayacct=$(cat /proc/sys/kernel/task_delayacct 2>/dev/null || echo)

@@ -10,7 +10,8 @@
 # tool runs under `/usr/bin/time -v -o FILE`), within the collect core's bounds. The Snakemake
 # jobs arrive at an OTLP receiver as one trace each, in protobuf.
 # Skipped (with the reason) only when snakemake cannot be installed. The cluster is shared:
-# brought up (idempotent) and left running.
+# brought up (idempotent) and left running; the jobs run on the test's own node.
+# lane: cluster cpu: 0.5
 . "$(dirname "$0")/lib.sh"
 CLUSTER=$TOP/tests/slurm-docker/cluster
 BASE=${TRACER_SLURM_DIR:-/var/tmp/tracer-slurm}
@@ -25,7 +26,8 @@ otlp_receiver_start || { finish; exit 1; }
 cluster_up
 cluster_export http/protobuf
 START=$(date +%Y-%m-%dT%H:%M:%S)
-as() { su tracertest -c "cd '$1' && SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $2"; }
+# the engines' jobs keep to this test's node (each node has its name as a feature)
+as() { su tracertest -c "cd '$1' && SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF SBATCH_CONSTRAINT=$N1 $2"; }
 js() { as "$T" "'$JS' -S $START $*"; } # as the user who ran the workflow
 counted() { # FILE: compare.py's "ok   …" / "FAIL …" lines counted as this test's results
   while IFS= read -r line; do
