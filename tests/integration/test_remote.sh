@@ -82,7 +82,7 @@ conns = []
 while True:
     c, _ = s.accept(); conns.append(c)
 " & hung=$!
-sleep 0.3
+for _ in $(seq 100); do [ -S "$T/hung.sock" ] && break; sleep 0.05; done # listening
 sed -i "s|^MungeSocket = .*|MungeSocket = $T/hung.sock|" "$T/tracer.conf"
 start_daemon || { kill $hung; stop_all; finish; exit 1; }
 t0=$(date +%s%N); r1=$(tcp_query root - "$cred"); t1=$(date +%s%N)

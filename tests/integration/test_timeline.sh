@@ -6,7 +6,7 @@
 # writes once it has reaped dd). tracerd away for 3 s in another run: the intervals it missed say so and count the
 # CPU once. Another user asking for a run's samples, by jobstat or by a request of their own
 # making, is told nothing about it.
-# lane: daemon cpu: 0.4
+# lane: daemon cpu: 2
 . "$(dirname "$0")/lib.sh"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 write_config
