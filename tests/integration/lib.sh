@@ -183,7 +183,9 @@ node_port() { echo $((17200 + ${1#n})); }
 
 # Jobs on the test cluster (after cluster_up): as USER COMMAND, submit USER SBATCH-ARGS (prints
 # the job id), wait_jobs JOBID... (until Slurm has them all finished; 60 s at most)
-as() { local u=$1; shift; su "$u" -c "SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }
+# (from the test's own directory: a job starts in its submitter's, and the user may not enter a
+# clone in root's 0700 home, which slurmstepd then says in the job's output)
+as() { local u=$1; shift; su "$u" -c "cd '$T' && SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }
 submit() { as "$1" "sbatch --parsable $2"; }
 wait_jobs() {
   for _ in $(seq 600); do

@@ -9,7 +9,7 @@
 cluster_up
 JS=$BUILD/tracer-jobstat
 CTL=$BUILD/tracerctl
-as() { local u=$1; shift; su "$u" -c "SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }
+as() { local u=$1; shift; su "$u" -c "cd '$T' && SLURM_CONF=$SLURM_CONF TRACER_CONF=$TRACER_CONF $*"; }
 within() { awk -v m="$1" -v r="$2" -v rel="$3" 'BEGIN { d = m - r; if (d < 0) d = -d; exit !(d <= rel * r) }'; }
 secs() { awk -F'[-:]' '{ n = NF; s = $n + 60 * $(n - 1); if (n >= 3) s += 3600 * $(n - 2); printf "%.3f\n", s }' <<< "$1"; }
 wait_gone() { for _ in $(seq 600); do [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0; sleep 0.1; done; return 1; }

@@ -8,7 +8,7 @@ cluster_up
 JOBS=$T/jobs; mkdir -p "$JOBS"; chmod 777 "$JOBS"
 
 ndb() { sqlite3 "$BASE/state/$1/tracer.db" "$2"; }
-as() { local u=$1; shift; su "$u" -c "SLURM_CONF=$SLURM_CONF $*"; }
+as() { local u=$1; shift; su "$u" -c "cd '$T' && SLURM_CONF=$SLURM_CONF $*"; }
 submit() { as "$1" "sbatch --parsable $2"; }
 wait_jobs() { # wait_jobs JOBID...: until Slurm has them all finished (60 s at most)
   for _ in $(seq 600); do
