@@ -5,27 +5,21 @@
 CLUSTER_NODES=${TRACER_IT_CLUSTER_NODES:-8}
 
 # lane_of TEST: daemon, cluster or alone, from its `# lane:` line (daemon when it has none)
-declare -A LANE_CACHE NODES_CACHE
 lane_of() {
-  if [ -z "${LANE_CACHE[$1]:-}" ]; then
-    local l
-    l=$(sed -n 's/^# lane: *\([a-z]*\).*/\1/p' "$1" | head -1)
-    case $l in daemon | cluster | alone) ;; *) l=daemon ;; esac
-    LANE_CACHE[$1]=$l
-  fi
-  echo "${LANE_CACHE[$1]}"
+  local l
+  l=$(sed -n 's/^# lane: *\([a-z]*\).*/\1/p' "$1" | head -1)
+  case $l in cluster | alone) echo "$l" ;; *) echo daemon ;; esac
 }
 # uses_cluster TEST: it brings the test cluster up (a cluster test, or one alone that uses it)
 uses_cluster() { grep -qE '^[^#]*(cluster_up|cluster_export)' "$1"; }
 # nodes_of TEST: how many of the cluster's nodes a cluster test holds (`nodes: K`, 1 by default)
 nodes_of() {
-  if [ -z "${NODES_CACHE[$1]:-}" ]; then
-    local k
-    k=$(sed -n 's/^# lane: *cluster.*nodes: *\([0-9]*\).*/\1/p' "$1" | head -1)
-    NODES_CACHE[$1]=${k:-1}
-  fi
-  echo "${NODES_CACHE[$1]}"
+  local k
+  k=$(sed -n 's/^# lane: *cluster.*nodes: *\([0-9]*\).*/\1/p' "$1" | head -1)
+  echo "${k:-1}"
 }
+# cpu_of TEST: the cores its lane line says it keeps busy (`cpu: C`), empty when it says none
+cpu_of() { sed -n 's/^# lane:.* cpu: *\([0-9.]*\).*/\1/p' "$1" | head -1; }
 
 # tracer_programs: the ids of tracer's BPF collectors loaded on the machine (a handle_fork
 # program each), attached by a running tracerd or left by a stopped one in its pin set

@@ -92,7 +92,7 @@ for _ in $(seq 50); do [ -s "$T/hang.port" ] && break; sleep 0.1; done
 mkdir -p "$T/socks"
 ln -s "$BASE/run/tracerd-$N1.sock" "$T/socks/tracerd-$N1.sock"
 grep -v '^NodePorts\|^SocketDir' "$TRACER_CONF" > "$T/hang.conf"
-printf 'NodePorts = %s:%s,%s:%s\nSocketDir = %s\n' $N1 $((17200 + ${N1#n})) $N2 "$(cat "$T/hang.port")" "$T/socks" >> "$T/hang.conf"
+printf 'NodePorts = %s:%s,%s:%s\nSocketDir = %s\n' $N1 "$(node_port $N1)" $N2 "$(cat "$T/hang.port")" "$T/socks" >> "$T/hang.conf"
 t0=$(date +%s%N)
 out=$(timeout 60 "$BUILD/tracer-jobstat" -c "$T/hang.conf" --live -j "$J" -P 2> "$T/err")
 rc=$?
