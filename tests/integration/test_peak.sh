@@ -3,7 +3,7 @@
 # 300 MiB does the same with ProcessBuilder when a JVM is installed (Debian's
 # default-jre-headless; skipped with a message otherwise). Each tool's MaxRSS, in its process row
 # and in its tool row, must be within 1 % or 256 KiB of the same command's peak under
-# /usr/bin/time -v started from a small parent (bash), the median of 5 runs on each side; the
+# /usr/bin/time -v started from a small parent (bash), the median of 3 runs on each side; the
 # store's raw ru_maxrss_kb keeps the kernel's figure, which holds the parent's copy.
 # lane: daemon cpu: 0.5
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +11,7 @@
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 start_daemon || exit 1
 PARENT_MIB=300
-RUNS=5
+RUNS=3
 
 # a 20 MB input: sort's own peak is tens of MB, gzip's a few MB
 /usr/bin/python3 - "$T/in.txt" <<'PY'

@@ -18,7 +18,7 @@ VUID=$(id -u $VICTIM)
 SOCK=$T/run/tracerd-$NODE.sock
 MAX=$((8 * 1024 * 1024))
 MARGIN=$((MAX / 8 + 4 * 1024 * 1024)) # what is written before pruning starts, and the log
-STORM_S=${STORM_S:-30}
+STORM_S=${STORM_S:-15} # some 4 000 rows of 8 KB: four times StoreMaxSize
 SECTIONS=${SECTIONS:-flood history storm}
 as_user() { local u=$1; shift; setpriv --reuid=$u --regid="$(id -g $u)" --clear-groups env TRACER_CONF="$TRACER_CONF" "$@"; }
 hwm_kb() { awk '/^VmHWM/ {print $2}' /proc/$DAEMON_PID/status; }
